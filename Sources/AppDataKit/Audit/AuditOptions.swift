@@ -1,0 +1,52 @@
+/// What `appdata audit` is asked to do.
+public struct AuditOptions: Sendable {
+  /// `--max-file-size`: a backed-up file above this is a `backup-file-too-large` finding.
+  public var maxFileSize: UInt64?
+  /// `--max-backup-size`: backed-up bytes above this are a `backup-too-large` finding.
+  public var maxBackupSize: UInt64?
+  /// `--list`: the categories whose files are listed one by one.
+  public var listedCategories: Set<Category> = []
+  /// `--top`: how many of the largest backed-up files to report.
+  public var top: Int = 10
+  /// `--jobs`: worker threads for the walk.
+  public var jobs: Int = Syscalls.onlineProcessorCount
+
+  public init() {}
+}
+
+/// A file as `--list` reports it.
+public struct ListedEntry: Sendable, Hashable {
+  public var path: [UInt8]
+  public var category: Category
+  public var bytes: UInt64
+  public var allocatedBytes: UInt64
+  /// The markers that exclude it (its own or its nearest marked folder's).
+  public var marker: MarkerSet
+  /// The path carrying that marker.
+  public var excludedBy: [UInt8]?
+}
+
+/// Files and bytes of one category.
+public struct CategoryTotals: Sendable, Equatable {
+  public var files: UInt64 = 0
+  public var bytes: UInt64 = 0
+  public var allocatedBytes: UInt64 = 0
+
+  mutating func add(_ other: CategoryTotals) {
+    files += other.files
+    bytes += other.bytes
+    allocatedBytes += other.allocatedBytes
+  }
+}
+
+/// One of the largest backed-up files.
+public struct LargeFile: Sendable, Hashable {
+  public var path: [UInt8]
+  public var bytes: UInt64
+  public var category: Category
+
+  /// Largest first; equal sizes by path, so the list does not depend on walk order.
+  static func isLarger(_ a: LargeFile, _ b: LargeFile) -> Bool {
+    a.bytes != b.bytes ? a.bytes > b.bytes : a.path.lexicographicallyPrecedes(b.path)
+  }
+}

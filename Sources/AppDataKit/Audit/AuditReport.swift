@@ -1,0 +1,28 @@
+/// The outcome of an audit: what the JSON, NDJSON and table reports print.
+public struct AuditReport: Sendable {
+  /// The container's absolute path.
+  public var container: String
+  public var categories: [Category: CategoryTotals]
+  /// Folders below the root.
+  public var directories: UInt64
+  public var maxFileSize: UInt64?
+  public var maxBackupSize: UInt64?
+  /// Sorted most severe first.
+  public var findings: [Finding]
+  /// Largest backed-up files, largest first.
+  public var largest: [LargeFile]
+  /// With `--list`: the listed files, sorted by path; nil without `--list`.
+  public var entries: [ListedEntry]?
+
+  /// What the backup carries: the critical category.
+  public var backup: CategoryTotals { categories[.critical] ?? CategoryTotals() }
+
+  /// The most severe finding's severity, if any.
+  public var worstSeverity: Severity? { findings.map(\.severity).max() }
+
+  /// Whether a finding reaches `threshold` (nil: `--fail-on never`).
+  public func fails(at threshold: Severity?) -> Bool {
+    guard let threshold, let worst = worstSeverity else { return false }
+    return worst >= threshold
+  }
+}

@@ -1,0 +1,71 @@
+/// How serious a finding is; `--fail-on` compares against it.
+public enum Severity: String, CaseIterable, Sendable, Comparable {
+  case info, warning, error
+
+  var rank: Int {
+    switch self {
+    case .info: return 0
+    case .warning: return 1
+    case .error: return 2
+    }
+  }
+
+  public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// An audit rule: a stable id (scripts and configs refer to it), a severity, and why it exists.
+public struct AuditRule: Sendable, Hashable {
+  public let id: String
+  public let severity: Severity
+  /// One line: what the rule checks and why, as printed in Docs/rules.md.
+  public let rationale: String
+  /// What to do about a finding.
+  public let remedy: String
+
+  public static func == (lhs: AuditRule, rhs: AuditRule) -> Bool { lhs.id == rhs.id }
+  public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+extension AuditRule {
+  public static let backupFileTooLarge = AuditRule(
+    id: "backup-file-too-large", severity: .error,
+    rationale: "A backed-up (critical) file is larger than --max-file-size; large re-creatable files in the backup are a common App Store rejection (guideline 2.23).",
+    remedy: "Move it to Library/Caches if it can be re-created, or mark it (or its folder) excluded from backup.")
+  public static let backupTooLarge = AuditRule(
+    id: "backup-too-large", severity: .error,
+    rationale: "The bytes the backup would carry exceed --max-backup-size.",
+    remedy: "Exclude offline data from backup and keep re-creatable data in Library/Caches.")
+  public static let excludedSystemFolder = AuditRule(
+    id: "excluded-system-folder", severity: .warning,
+    rationale: "A marker sits on Documents, Library, Library/Application Support or Library/Preferences itself; QA1719: apps should create their own folders for exclusion rather than excluding the system-defined ones.",
+    remedy: "Create a subfolder of your own, move the data there and mark that folder.")
+  public static let legacyMarker = AuditRule(
+    id: "legacy-marker", severity: .warning,
+    rationale: "An item is excluded only by the deprecated com.apple.MobileBackup attribute (iOS 5.0.1); QA1719 says to use NSURLIsExcludedFromBackupKey.",
+    remedy: "Set NSURLIsExcludedFromBackupKey (appdata exclude PATH writes the modern marker).")
+  public static let redundantMarker = AuditRule(
+    id: "redundant-marker", severity: .info,
+    rationale: "A marker inside Library/Caches or tmp, which are never backed up anyway.",
+    remedy: "Nothing is wrong; the marker can be dropped.")
+  public static let cacheInBackup = AuditRule(
+    id: "cache-in-backup", severity: .warning,
+    rationale: "A backed-up folder declares itself a cache (CACHEDIR.TAG or user.xdg.robots.backup=false), which iOS does not honour: the backup carries it regardless.",
+    remedy: "Move the folder under Library/Caches, or mark it excluded from backup.")
+  public static let unknownLocation = AuditRule(
+    id: "unknown-location", severity: .warning,
+    rationale: "A top-level entry outside the standard container layout (Documents, Library, tmp); the backup ignores it and iOS may not keep it.",
+    remedy: "Store app data under Documents, Library or tmp.")
+  public static let unreadable = AuditRule(
+    id: "unreadable", severity: .error,
+    rationale: "An entry could not be read (permission denied, vanished during the walk); the figures do not cover it.",
+    remedy: "Run appdata as a user who can read the whole container.")
+
+  /// Every rule, in the order Docs/rules.md lists them.
+  public static let all: [AuditRule] = [
+    .backupFileTooLarge, .backupTooLarge, .excludedSystemFolder, .legacyMarker,
+    .redundantMarker, .cacheInBackup, .unknownLocation, .unreadable,
+  ]
+
+  /// The rule with this id.
+  public static func named(_ id: String) -> AuditRule? { all.first { $0.id == id } }
+}

@@ -1,0 +1,206 @@
+/// Runs an audit: walks the container with one `AuditAccumulator` per worker, merges them,
+/// settles hard links, and applies the whole-container rules.
+public struct Auditor {
+  public let rootPath: String
+  public let options: AuditOptions
+  /// Called for each listed entry as soon as it is classified (NDJSON streaming), from any
+  /// worker thread; when set, entries are not also kept for the report.
+  public var entrySink: (@Sendable (ListedEntry) -> Void)?
+  public var progress: WalkProgress?
+
+  public init(rootPath: String, options: AuditOptions) {
+    self.rootPath = rootPath
+    self.options = options
+  }
+
+  /// Throws only when the container root cannot be opened.
+  public func run() throws(SystemError) -> AuditReport {
+    let walker = Walker(rootPath: rootPath, jobs: options.jobs)
+    let visitors = try walker.walk(progress: progress) {
+      AuditAccumulator(options: options, sink: entrySink)
+    }
+    var merged = AuditAccumulator(options: options, sink: entrySink)
+    for visitor in visitors { merged.absorb(visitor) }
+    merged.settleHardLinks()
+
+    let backupBytes = merged.totals[Category.critical.index].bytes
+    if let limit = options.maxBackupSize, backupBytes > limit {
+      merged.findings.append(Finding(
+        rule: .backupTooLarge, path: Array(".".utf8),
+        message: "the backup would carry \(backupBytes) bytes, over the limit of \(limit) bytes",
+        bytes: backupBytes))
+    }
+
+    var categories: [Category: CategoryTotals] = [:]
+    for category in Category.allCases { categories[category] = merged.totals[category.index] }
+    return AuditReport(
+      container: Syscalls.absolutePath(rootPath),
+      categories: categories,
+      directories: merged.directories,
+      maxFileSize: options.maxFileSize,
+      maxBackupSize: options.maxBackupSize,
+      findings: merged.findings.sorted(by: Finding.reportOrder),
+      largest: merged.largest,
+      entries: options.listedCategories.isEmpty || entrySink != nil
+        ? nil : merged.entries.sorted { $0.path.lexicographicallyPrecedes($1.path) })
+  }
+}
+
+extension Category {
+  /// Position in `allCases`, for array-indexed totals in the hot loop.
+  var index: Int {
+    switch self {
+    case .critical: return 0
+    case .offline: return 1
+    case .cached: return 2
+    case .temporary: return 3
+    case .system: return 4
+    case .other: return 5
+    }
+  }
+}
+
+// MARK: - The per-worker visitor
+
+/// Identifies a file across hard links.
+struct FileIdentity: Hashable {
+  let device: UInt64
+  let inode: UInt64
+}
+
+/// Accumulates one worker's share of the audit: O(top N + findings + hard-linked files)
+/// memory, plus the listed entries only when `--list` asks for them without streaming.
+struct AuditAccumulator: WalkVisitor {
+  let options: AuditOptions
+  let sink: (@Sendable (ListedEntry) -> Void)?
+  var totals = [CategoryTotals](repeating: CategoryTotals(), count: Category.allCases.count)
+  var directories: UInt64 = 0
+  var findings: [Finding] = []
+  var largest: [LargeFile] = []
+  var entries: [ListedEntry] = []
+  /// Files with more than one link, counted once when the walk is over.
+  var hardLinks: [FileIdentity: [WalkedEntry]] = [:]
+
+  init(options: AuditOptions, sink: (@Sendable (ListedEntry) -> Void)?) {
+    self.options = options
+    self.sink = sink
+  }
+
+  mutating func failed(path: [UInt8], error: SystemError) {
+    findings.append(Finding(
+      rule: .unreadable, path: path, message: "cannot \(error.operation): \(error.reason)", bytes: nil))
+  }
+
+  mutating func visit(_ entry: WalkedEntry) {
+    checkLocationAndMarkers(entry)
+    if entry.status.kind == .directory {
+      directories += 1
+    } else if entry.status.linkCount > 1 {
+      hardLinks[FileIdentity(device: entry.status.device, inode: entry.status.inode), default: []].append(entry)
+    } else {
+      count(entry)
+    }
+  }
+
+  /// The per-path rules: layout and markers.
+  private mutating func checkLocationAndMarkers(_ entry: WalkedEntry) {
+    if entry.depth == 1 && !entry.rule.isStandard {
+      findings.append(Finding(
+        rule: .unknownLocation, path: entry.path,
+        message: "top-level entry outside the standard layout (Documents, Library, tmp); not backed up", bytes: nil))
+    }
+    if !entry.ownMarkers.isEmpty {
+      let path = entry.path
+      let markerName = entry.ownMarkers.name ?? ""
+      if entry.rule.category == .cached || entry.rule.category == .temporary {
+        findings.append(Finding(
+          rule: .redundantMarker, path: path,
+          message: "\(markerName) marker in \(entry.rule.category == .cached ? "Library/Caches" : "tmp"), which is never backed up", bytes: nil))
+      } else if entry.status.kind == .directory,
+                ContainerLayout.systemDefinedFolders.contains(where: { $0.utf8.elementsEqual(path) }) {
+        findings.append(Finding(
+          rule: .excludedSystemFolder, path: path,
+          message: "\(markerName) marker on the system-defined folder \(RelativePath.display(path)); mark a subfolder of your own instead", bytes: nil))
+      }
+      let modernAbove = entry.inheritedExclusion?.markers.contains(.modern) ?? false
+      if entry.ownMarkers == .legacy && entry.rule.category == .critical && !modernAbove {
+        findings.append(Finding(
+          rule: .legacyMarker, path: path,
+          message: "excluded only by the deprecated com.apple.MobileBackup attribute; set NSURLIsExcludedFromBackupKey", bytes: nil))
+      }
+    }
+    if entry.declinesBackup && entry.category == .critical {
+      findings.append(Finding(
+        rule: .cacheInBackup, path: entry.path,
+        message: "user.xdg.robots.backup=false declares a cache, but iOS backs it up regardless", bytes: nil))
+    }
+    if entry.isCacheDirectoryTag && entry.parentCategory == .critical {
+      findings.append(Finding(
+        rule: .cacheInBackup, path: entry.parentPath,
+        message: "CACHEDIR.TAG declares a cache, but iOS backs it up regardless", bytes: nil))
+    }
+  }
+
+  /// Counts a file once: totals, the largest list, size findings and the listing.
+  private mutating func count(_ entry: WalkedEntry) {
+    let category = entry.category
+    let isRegular = entry.status.kind == .regular
+    let bytes = isRegular ? entry.status.size : 0
+    let allocated = isRegular ? entry.status.allocatedSize : 0
+    totals[category.index].files += 1
+    totals[category.index].bytes += bytes
+    totals[category.index].allocatedBytes += allocated
+
+    if category == .critical && isRegular {
+      if let limit = options.maxFileSize, bytes > limit {
+        findings.append(Finding(
+          rule: .backupFileTooLarge, path: entry.path,
+          message: "backed-up file of \(bytes) bytes, over the limit of \(limit) bytes", bytes: bytes))
+      }
+      offerLargest(bytes: bytes, entry: entry)
+    }
+    if options.listedCategories.contains(category) {
+      let listed = ListedEntry(
+        path: entry.path, category: category, bytes: bytes, allocatedBytes: allocated,
+        marker: entry.exclusion?.markers ?? [], excludedBy: entry.exclusion?.path)
+      if let sink { sink(listed) } else { entries.append(listed) }
+    }
+  }
+
+  private mutating func offerLargest(bytes: UInt64, entry: WalkedEntry) {
+    guard options.top > 0 else { return }
+    if largest.count == options.top, let smallest = largest.last, bytes < smallest.bytes { return }
+    insertLargest(LargeFile(path: entry.path, bytes: bytes, category: entry.category))
+  }
+
+  private mutating func insertLargest(_ file: LargeFile) {
+    let position = largest.firstIndex { LargeFile.isLarger(file, $0) } ?? largest.count
+    guard position < options.top else { return }
+    largest.insert(file, at: position)
+    if largest.count > options.top { largest.removeLast() }
+  }
+
+  /// Folds another worker's accumulator into this one.
+  mutating func absorb(_ other: AuditAccumulator) {
+    for index in totals.indices { totals[index].add(other.totals[index]) }
+    directories += other.directories
+    findings.append(contentsOf: other.findings)
+    for file in other.largest { insertLargest(file) }
+    entries.append(contentsOf: other.entries)
+    hardLinks.merge(other.hardLinks) { $0 + $1 }
+  }
+
+  /// Counts each hard-linked file once, through the link the backup is most likely to
+  /// carry (the first category in `Category.allCases`, then the first path), so the figures
+  /// do not depend on which link the walk met first.
+  mutating func settleHardLinks() {
+    let groups = hardLinks.values
+    hardLinks = [:]
+    for links in groups {
+      let chosen = links.min { a, b in
+        a.category != b.category ? a.category < b.category : a.path.lexicographicallyPrecedes(b.path)
+      }!
+      count(chosen)
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Where a command's output goes. Injectable, so tests capture output without a process
+/// (SwiftFormat's print closures); `standard` writes to the real stdout and stderr.
+public struct CommandIO: Sendable {
+  /// Writes text to standard output (already newline-terminated).
+  public var writeOutput: @Sendable (String) -> Void
+  /// Writes text to standard error.
+  public var writeError: @Sendable (String) -> Void
+  /// Whether standard error is a terminal (progress is shown only there).
+  public var isErrorTerminal: Bool
+
+  public init(writeOutput: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
+              isErrorTerminal: Bool = false) {
+    self.writeOutput = writeOutput
+    self.writeError = writeError
+    self.isErrorTerminal = isErrorTerminal
+  }
+
+  /// The process's stdout and stderr. stdout is line-buffered even into a pipe, so a
+  /// consumer such as `jq` sees NDJSON lines as they are made.
+  public static func standard() -> CommandIO {
+    setvbuf(stdout, nil, _IOLBF, 0)
+    let lock = NSLock()
+    return CommandIO(
+      writeOutput: { text in
+        lock.lock()
+        fputs(text, stdout)
+        lock.unlock()
+      },
+      writeError: { text in
+        lock.lock()
+        fflush(stdout)
+        fputs(text, stderr)
+        lock.unlock()
+      },
+      isErrorTerminal: Syscalls.isStandardErrorATerminal && Syscalls.environment("TERM") != "dumb")
+  }
+
+  /// `appdata: error: MESSAGE` on one line.
+  func error(_ message: String) {
+    writeError("\(AppDataVersion.name): error: \(message)\n")
+  }
+
+  /// `appdata: warning: MESSAGE` on one line.
+  func warning(_ message: String) {
+    writeError("\(AppDataVersion.name): warning: \(message)\n")
+  }
+}

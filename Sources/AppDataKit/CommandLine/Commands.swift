@@ -1,0 +1,95 @@
+/// The option tables of every command. Help, the man page, shell-facing docs and the
+/// parser are all generated from these.
+public enum Commands {
+  static let categoryChoices = Category.allCases.map(\.rawValue) + ["all"]
+
+  public static let audit = CommandSpec(
+    name: "audit",
+    summary: "Classify a container's files and report what the backup would carry.",
+    operands: "PATH",
+    minimumOperands: 1, maximumOperands: 1,
+    discussion: [
+      "Walks the app data container at PATH (the folder holding Documents, Library and tmp) without following symlinks, sorts every file into the QA1719 categories (critical, offline, cached, temporary) or system and other, reads the backup-exclusion markers on each entry and the folders above it, and reports the backed-up total, the largest backed-up files and the findings of the audit rules (see Docs/rules.md).",
+      "SIZE is a byte count or a number with a unit: K, M, G, T (powers of 1024), KiB, MiB, GiB, TiB (the same), kB, MB, GB, TB (powers of 1000); 1.5G works.",
+    ],
+    options: [
+      .value("format", short: "f", metavar: "FORMAT", choices: ["table", "json", "ndjson"],
+             help: "Output format: table (default), json or ndjson."),
+      .flag("json", help: "Same as --format json."),
+      .value("max-file-size", metavar: "SIZE", help: "Report a backed-up file larger than SIZE (backup-file-too-large)."),
+      .value("max-backup-size", metavar: "SIZE", help: "Report a backup larger than SIZE in total (backup-too-large)."),
+      .value("fail-on", metavar: "LEVEL", choices: ["error", "warning", "info", "never"],
+             help: "Exit 1 when a finding is at least this severe: error (default), warning, info, or never."),
+      .value("list", metavar: "CATEGORY", choices: categoryChoices,
+             help: "List the files of CATEGORY one by one (repeatable, or comma-separated; all lists every file).",
+             repeatable: true),
+      .value("top", metavar: "N", help: "Show the N largest backed-up files (default 10; 0 for none)."),
+      .flag("bytes", short: "b", help: "Show exact byte counts instead of human sizes in the table."),
+      .value("jobs", short: "j", metavar: "N", help: "Walk with N threads (default: the number of online CPUs)."),
+      .flag("quiet", short: "q", help: "Show no progress line on the terminal."),
+    ],
+    exitStatus: [
+      "0  no finding at or above --fail-on",
+      "1  at least one finding at or above --fail-on",
+      "2  the audit could not run (usage error, PATH missing or not a folder)",
+    ])
+
+  public static let exclude = CommandSpec(
+    name: "exclude",
+    summary: "Mark files or folders excluded from backup.",
+    operands: "PATH...",
+    minimumOperands: 1, maximumOperands: nil,
+    discussion: [
+      "Sets the backup-exclusion marker on each PATH, the way this platform stores it (with the user. prefix on Linux), and reads it back. A marked folder excludes everything inside it. The modern marker (what NSURLIsExcludedFromBackupKey writes) is the default.",
+    ],
+    options: [
+      .flag("legacy", help: "Set only the deprecated com.apple.MobileBackup marker (iOS 5.0.1)."),
+      .flag("both", help: "Set both the modern and the legacy marker."),
+    ],
+    exitStatus: [
+      "0  every PATH was marked",
+      "1  some PATH could not be marked (the others were)",
+      "2  usage error",
+    ])
+
+  public static let include = CommandSpec(
+    name: "include",
+    summary: "Remove the backup-exclusion markers from files or folders.",
+    operands: "PATH...",
+    minimumOperands: 1, maximumOperands: nil,
+    discussion: [
+      "Removes both markers, in every spelling this platform can store, from each PATH. A PATH inside a marked folder stays excluded; appdata says so.",
+    ],
+    options: [],
+    exitStatus: [
+      "0  the markers were removed from every PATH",
+      "1  some PATH could not be changed (the others were)",
+      "2  usage error",
+    ])
+
+  public static let status = CommandSpec(
+    name: "status",
+    summary: "Tell whether files or folders are excluded from backup, and by which marker.",
+    operands: "PATH...",
+    minimumOperands: 1, maximumOperands: nil,
+    discussion: [
+      "For each PATH prints [Excluded] or [Included], like tmutil isexcluded, with the marker and, when it is inherited, the nearest marked folder above PATH (up to the filesystem root).",
+    ],
+    options: [
+      .flag("json", help: "Print a JSON document instead of text."),
+    ],
+    exitStatus: [
+      "0  every PATH was examined",
+      "1  some PATH could not be examined",
+      "2  usage error",
+    ])
+
+  /// Every command, in the order `appdata --help` lists them.
+  public static var all: [CommandSpec] { [audit, migrate, exclude, include, status] }
+
+  /// The options of `appdata` itself (before a command).
+  public static let global: [OptionSpec] = [
+    .help,
+    .flag("version", short: "V", help: "Print the version and exit."),
+  ]
+}

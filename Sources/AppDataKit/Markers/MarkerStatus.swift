@@ -1,0 +1,69 @@
+/// Whether a path is excluded from backup, and by what: `appdata status`.
+public struct MarkerStatus: Sendable {
+  /// The path as given.
+  public var path: String
+  /// Excluding markers on the path itself.
+  public var ownMarkers: MarkerSet
+  /// The nearest marked folder above the path (absolute), and its markers.
+  public var inheritedFrom: (path: String, markers: MarkerSet)?
+
+  public var isExcluded: Bool { ownMarkers.isExcluding || inheritedFrom != nil }
+
+  /// The markers that decide: the path's own, else the inherited ones.
+  public var effectiveMarkers: MarkerSet { ownMarkers.isExcluding ? ownMarkers : (inheritedFrom?.markers ?? []) }
+
+  /// Reads the markers on `path` and on every folder above it up to `/`.
+  public static func read(_ path: String) throws(SystemError) -> MarkerStatus {
+    _ = try Syscalls.status(ofPath: path)  // exists? (lstat: a symlink is examined as itself)
+    let own = try markers(atPath: path)
+    var inherited: (String, MarkerSet)?
+    var folder = parent(of: absolute(path))
+    while let current = folder {
+      let found = (try? markers(atPath: current)) ?? []
+      if found.isExcluding {
+        inherited = (current, found)
+        break
+      }
+      folder = parent(of: current)
+    }
+    return MarkerStatus(path: path, ownMarkers: own, inheritedFrom: inherited)
+  }
+
+  /// The excluding markers on one path, in any recognised spelling.
+  public static func markers(atPath path: String) throws(SystemError) -> MarkerSet {
+    var result: MarkerSet = []
+    let names: [String]
+    do {
+      names = try ExtendedAttributes.names(atPath: path)
+    } catch where error.isUnsupported {
+      return []
+    }
+    for (name, meaning) in MarkerTable.recognised where names.contains(name) {
+      guard case .marker(let marker) = meaning else { continue }
+      if let value = try ExtendedAttributes.value(of: name, atPath: path), marker.isExcluding(value: value) {
+        result.insert(MarkerSet(marker))
+      }
+    }
+    return result
+  }
+
+  /// An absolute path whose folders are resolved but whose last component is kept,
+  /// so a symlink is examined as itself.
+  static func absolute(_ path: String) -> String {
+    var trimmed = path
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+    guard let slash = trimmed.lastIndex(of: "/") else {
+      return Syscalls.absolutePath(".") + "/" + trimmed
+    }
+    let folder = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    let name = String(trimmed[trimmed.index(after: slash)...])
+    if name.isEmpty || name == "." || name == ".." { return Syscalls.absolutePath(trimmed) }
+    let resolved = Syscalls.absolutePath(folder)
+    return (resolved == "/" ? "" : resolved) + "/" + name
+  }
+
+  static func parent(of absolutePath: String) -> String? {
+    guard absolutePath != "/", let slash = absolutePath.lastIndex(of: "/") else { return nil }
+    return slash == absolutePath.startIndex ? "/" : String(absolutePath[..<slash])
+  }
+}

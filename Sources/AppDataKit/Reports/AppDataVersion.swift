@@ -1,0 +1,7 @@
+/// The tool's name and version, as `--version` and reports print them.
+public enum AppDataVersion {
+  public static let name = "appdata"
+  public static let current = "0.1.0"
+  /// The `schemaVersion` of the audit JSON (Docs/audit.schema.json).
+  public static let auditSchemaVersion: Int64 = 1
+}

@@ -1,0 +1,107 @@
+import Foundation  // base64 only
+
+// MARK: - JSON and NDJSON documents (Docs/audit.schema.json)
+
+extension AuditReport {
+  /// The `--format json` document.
+  public func jsonDocument() -> JSONValue {
+    var document = header()
+    document["summary"] = summaryJSON()
+    document["limits"] = limitsJSON()
+    document["findings"] = .array(findings.map { $0.json() })
+    document["largest"] = .array(largest.map { $0.json() })
+    if let entries { document["entries"] = .array(entries.map { $0.json() }) }
+    return .object(document)
+  }
+
+  /// The last NDJSON line: everything the JSON document holds but the arrays streamed before it.
+  public func ndjsonSummaryLine() -> JSONValue {
+    var line = header()
+    line["type"] = .string("summary")
+    line["summary"] = summaryJSON()
+    line["limits"] = limitsJSON()
+    line["largest"] = .array(largest.map { $0.json() })
+    return .object(line)
+  }
+
+  private func header() -> [String: JSONValue] {
+    [
+      "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
+      "tool": .object(["name": .string(AppDataVersion.name), "version": .string(AppDataVersion.current)]),
+      "container": .string(container),
+    ]
+  }
+
+  private func summaryJSON() -> JSONValue {
+    var categoryObjects: [String: JSONValue] = [:]
+    for category in Category.allCases {
+      categoryObjects[category.rawValue] = (categories[category] ?? CategoryTotals()).json()
+    }
+    return .object([
+      "categories": .object(categoryObjects),
+      "backup": .object(["files": .unsigned(backup.files), "bytes": .unsigned(backup.bytes)]),
+      "directories": .unsigned(directories),
+    ])
+  }
+
+  private func limitsJSON() -> JSONValue {
+    .object(["maxFileSize": .optional(maxFileSize), "maxBackupSize": .optional(maxBackupSize)])
+  }
+}
+
+extension CategoryTotals {
+  func json() -> JSONValue {
+    .object(["files": .unsigned(files), "bytes": .unsigned(bytes), "allocatedBytes": .unsigned(allocatedBytes)])
+  }
+}
+
+extension Finding {
+  /// `{rule, severity, path, message, bytes?}`; `type` is added for NDJSON.
+  public func json(type: String? = nil) -> JSONValue {
+    var object = JSONValue.pathFields(path)
+    object["rule"] = .string(rule.id)
+    object["severity"] = .string(severity.rawValue)
+    object["message"] = .string(message)
+    if let bytes { object["bytes"] = .unsigned(bytes) }
+    if let type { object["type"] = .string(type) }
+    return .object(object)
+  }
+}
+
+extension LargeFile {
+  func json() -> JSONValue {
+    var object = JSONValue.pathFields(path)
+    object["bytes"] = .unsigned(bytes)
+    object["category"] = .string(category.rawValue)
+    return .object(object)
+  }
+}
+
+extension ListedEntry {
+  /// `{path, category, bytes, allocatedBytes, marker, excludedBy}`; `type` is added for NDJSON.
+  public func json(type: String? = nil) -> JSONValue {
+    var object = JSONValue.pathFields(path)
+    object["category"] = .string(category.rawValue)
+    object["bytes"] = .unsigned(bytes)
+    object["allocatedBytes"] = .unsigned(allocatedBytes)
+    object["marker"] = marker.name.map { .string($0) } ?? .null
+    object["excludedBy"] = excludedBy.map { .string(RelativePath.display($0)) } ?? .null
+    if let excludedBy, !RelativePath.isValidUTF8(excludedBy) {
+      object["excludedByBase64"] = .string(Data(excludedBy).base64EncodedString())
+    }
+    if let type { object["type"] = .string(type) }
+    return .object(object)
+  }
+}
+
+extension JSONValue {
+  /// `path` (invalid UTF-8 replaced by U+FFFD) and, only when something was replaced,
+  /// `pathBase64` with the exact bytes.
+  static func pathFields(_ path: [UInt8]) -> [String: JSONValue] {
+    var fields: [String: JSONValue] = ["path": .string(RelativePath.display(path))]
+    if !RelativePath.isValidUTF8(path) {
+      fields["pathBase64"] = .string(Data(path).base64EncodedString())
+    }
+    return fields
+  }
+}

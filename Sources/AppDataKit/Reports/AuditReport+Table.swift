@@ -1,0 +1,100 @@
+// MARK: - The table report, for people
+
+extension AuditReport {
+  /// The `--format table` text. `exactBytes` prints sizes as byte counts (`--bytes`).
+  public func table(exactBytes: Bool, failOn: Severity?) -> String {
+    func size(_ bytes: UInt64) -> String { exactBytes ? String(bytes) : ByteSize.human(bytes) }
+    var lines: [String] = []
+    lines.append("Container: \(TerminalText.escaped(container))")
+    lines.append("")
+
+    var rows: [[String]] = [["CATEGORY", "FILES", "SIZE", "ALLOCATED", "BACKED UP"]]
+    var total = CategoryTotals()
+    for category in Category.allCases {
+      let totals = categories[category] ?? CategoryTotals()
+      total.add(totals)
+      rows.append([category.rawValue, String(totals.files), size(totals.bytes), size(totals.allocatedBytes),
+                   category.isBackedUp ? "yes" : "no"])
+    }
+    rows.append(["total", String(total.files), size(total.bytes), size(total.allocatedBytes), ""])
+    lines.append(contentsOf: TextTable.render(rows, rightAligned: [1, 2, 3]))
+    lines.append("")
+
+    var backupLine = "Backup: \(backup.files) files, \(size(backup.bytes))"
+    if let maxBackupSize {
+      backupLine += " of \(size(maxBackupSize)) allowed"
+      backupLine += backup.bytes > maxBackupSize ? " (OVER THE LIMIT)" : ""
+    } else {
+      backupLine += " (no limit: --max-backup-size sets one)"
+    }
+    lines.append(backupLine)
+    lines.append("Folders: \(directories)")
+
+    if !largest.isEmpty {
+      lines.append("")
+      lines.append("Largest backed-up files:")
+      let sizes = largest.map { size($0.bytes) }
+      let width = sizes.map(\.count).max() ?? 0
+      for (file, text) in zip(largest, sizes) {
+        lines.append("  " + String(repeating: " ", count: width - text.count) + text + "  " + TerminalText.escaped(file.path))
+      }
+    }
+
+    lines.append("")
+    if findings.isEmpty {
+      lines.append("Findings: none")
+    } else {
+      var counts: [String] = []
+      for severity in Severity.allCases.reversed() {
+        let count = findings.filter { $0.severity == severity }.count
+        if count > 0 { counts.append("\(count) \(severity.rawValue)\(count == 1 || severity == .info ? "" : "s")") }
+      }
+      lines.append("Findings: " + counts.joined(separator: ", "))
+      for finding in findings {
+        lines.append("  " + finding.severity.rawValue.padding(7) + " " + TerminalText.escaped(finding.path)
+                     + ": " + TerminalText.escaped(finding.message) + " [\(finding.rule.id)]")
+      }
+    }
+    if let entries {
+      lines.append("")
+      lines.append("Files (\(entries.count)):")
+      let sizes = entries.map { size($0.bytes) }
+      let width = sizes.map(\.count).max() ?? 0
+      let categoryWidth = entries.map(\.category.rawValue.count).max() ?? 0
+      for (entry, text) in zip(entries, sizes) {
+        var line = "  " + entry.category.rawValue.padding(categoryWidth) + "  "
+        line += String(repeating: " ", count: width - text.count) + text + "  " + TerminalText.escaped(entry.path)
+        if let by = entry.excludedBy, by != entry.path { line += "  (excluded by \(TerminalText.escaped(by)))" }
+        lines.append(line)
+      }
+    }
+    lines.append("")
+    lines.append(fails(at: failOn) ? "Result: FAIL (findings at or above --fail-on \(failOn!.rawValue))" : "Result: OK")
+    return lines.joined(separator: "\n") + "\n"
+  }
+}
+
+extension String {
+  func padding(_ width: Int) -> String {
+    count >= width ? self : self + String(repeating: " ", count: width - count)
+  }
+}
+
+/// Aligned columns separated by two spaces.
+enum TextTable {
+  static func render(_ rows: [[String]], rightAligned: Set<Int>) -> [String] {
+    let columns = rows.map(\.count).max() ?? 0
+    var widths = [Int](repeating: 0, count: columns)
+    for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+    return rows.map { row in
+      var line = ""
+      for (index, cell) in row.enumerated() {
+        let pad = String(repeating: " ", count: widths[index] - cell.count)
+        if index > 0 { line += "  " }
+        line += rightAligned.contains(index) ? pad + cell : cell + (index == row.count - 1 ? "" : pad)
+      }
+      while line.hasSuffix(" ") { line.removeLast() }
+      return line
+    }
+  }
+}

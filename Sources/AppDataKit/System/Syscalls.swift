@@ -1,0 +1,316 @@
+#if canImport(Glibc)
+import Glibc
+import CLibattr
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - Errno plumbing
+
+/// Reads errno the same way on every platform.
+@inline(__always)
+func currentErrno() -> Int32 {
+  #if canImport(Glibc)
+  return appdata_errno()
+  #else
+  return errno
+  #endif
+}
+
+/// Turns a `-1`/errno result into a thrown `SystemError`, retrying EINTR.
+/// The one place where a C return value becomes a Swift error (swift-system's `valueOrErrno`).
+@inline(__always)
+func valueOrErrno<I: FixedWidthInteger>(
+  _ operation: @autoclosure () -> String, path: @autoclosure () -> String,
+  retryOnInterrupt: Bool = true, _ call: () -> I
+) throws(SystemError) -> I {
+  while true {
+    let result = call()
+    if result != -1 { return result }
+    let code = currentErrno()
+    if retryOnInterrupt && code == EINTR { continue }
+    throw SystemError(code: code, operation: operation(), path: path())
+  }
+}
+
+/// Calls `body` with `name` as a NUL-terminated C string, without Foundation.
+@inline(__always)
+func withCName<R, E: Error>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
+  var terminated = name
+  terminated.append(0)
+  let result: Result<R, E> = terminated.withUnsafeBufferPointer { buffer in
+    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { cName in
+      do throws(E) { return .success(try body(cName)) } catch { return .failure(error) }
+    }
+  }
+  return try result.get()
+}
+
+/// The open(2) flags the walk and the migration use, named for what they promise.
+public struct OpenOptions: OptionSet, Sendable {
+  public let rawValue: Int32
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  /// O_DIRECTORY | O_NOFOLLOW | O_RDONLY: a folder, never through a symlink.
+  public static let directory = OpenOptions(rawValue: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+  /// O_RDONLY | O_NOFOLLOW: read a file, never through a symlink.
+  public static let readFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+  /// O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW: create a new file, never an existing one.
+  public static let createNewFile = OpenOptions(
+    rawValue: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+}
+
+// MARK: - Thin wrappers, one per syscall
+
+/// The calls appdata makes, each a thin wrapper over one C function.
+public enum Syscalls {
+  /// openat(2) relative to `directory`. `displayPath` only names the file in errors.
+  public static func open(
+    _ name: [UInt8], in directory: FileDescriptor, options: OpenOptions, mode: UInt32 = 0o600,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> FileDescriptor {
+    let fd = try withCName(name) { cName throws(SystemError) in
+      try valueOrErrno("open", path: displayPath()) {
+        openat(directory.rawValue, cName, options.rawValue, mode_t(mode))
+      }
+    }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// openat(2) with a C string, for the walk's hot loop.
+  static func open(
+    cName: UnsafePointer<CChar>, in directory: FileDescriptor, options: OpenOptions
+  ) -> Result<FileDescriptor, Errno> {
+    while true {
+      let fd = openat(directory.rawValue, cName, options.rawValue)
+      if fd >= 0 { return .success(FileDescriptor(rawValue: fd)) }
+      let code = currentErrno()
+      if code != EINTR { return .failure(Errno(code: code)) }
+    }
+  }
+
+  /// fstatat(2) with AT_SYMLINK_NOFOLLOW: the entry itself, never a symlink's target.
+  static func status(cName: UnsafePointer<CChar>, in directory: FileDescriptor) -> Result<FileStatus, Errno> {
+    var st = stat()
+    if fstatat(directory.rawValue, cName, &st, AT_SYMLINK_NOFOLLOW) == 0 {
+      return .success(FileStatus(st))
+    }
+    return .failure(Errno(code: currentErrno()))
+  }
+
+  /// fstatat(2) with AT_SYMLINK_NOFOLLOW on a name relative to `directory`.
+  public static func status(
+    of name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> FileStatus {
+    try withCName(name) { cName throws(SystemError) in
+      switch status(cName: cName, in: directory) {
+      case .success(let st): return st
+      case .failure(let error): throw SystemError(code: error.code, operation: "read the status of", path: displayPath())
+      }
+    }
+  }
+
+  /// fstat(2) on an open descriptor.
+  public static func status(of descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> FileStatus {
+    var st = stat()
+    _ = try valueOrErrno("read the status of", path: displayPath()) { fstat(descriptor.rawValue, &st) }
+    return FileStatus(st)
+  }
+
+  /// lstat(2) on a path (used only for paths the user typed).
+  public static func status(ofPath path: String) throws(SystemError) -> FileStatus {
+    var st = stat()
+    _ = try valueOrErrno("read the status of", path: path) { lstat(path, &st) }
+    return FileStatus(st)
+  }
+
+  /// open(2) on a path the user typed, as a folder, following symlinks in it only
+  /// if `followFinalSymlink` (a container root given as a symlink is still a container).
+  public static func openDirectory(atPath path: String, followFinalSymlink: Bool = true) throws(SystemError) -> FileDescriptor {
+    var flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
+    if !followFinalSymlink { flags |= O_NOFOLLOW }
+    let fd = try valueOrErrno("open", path: path) { Glibc_or_Darwin_open(path, flags) }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// read(2) into `buffer`; returns the number of bytes read (0 at end of file).
+  public static func read(
+    _ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> Int {
+    try valueOrErrno("read", path: displayPath()) {
+      Glibc_or_Darwin_read(descriptor.rawValue, buffer.baseAddress, buffer.count)
+    }
+  }
+
+  /// write(2) of all of `buffer`, looping over short writes.
+  public static func writeAll(
+    _ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer, displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    var offset = 0
+    while offset < buffer.count {
+      let written = try valueOrErrno("write", path: displayPath()) {
+        Glibc_or_Darwin_write(descriptor.rawValue, buffer.baseAddress! + offset, buffer.count - offset)
+      }
+      offset += written
+    }
+  }
+
+  /// fsync(2): data and metadata reach the disk before we go on.
+  public static func sync(_ descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
+    _ = try valueOrErrno("flush to disk", path: displayPath()) { fsync(descriptor.rawValue) }
+  }
+
+  /// mkdirat(2).
+  public static func makeDirectory(
+    _ name: [UInt8], in directory: FileDescriptor, mode: UInt32 = 0o755, displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(name) { cName throws(SystemError) in
+      _ = try valueOrErrno("create the folder", path: displayPath()) {
+        mkdirat(directory.rawValue, cName, mode_t(mode))
+      }
+    }
+  }
+
+  /// unlinkat(2) of a file or (with `isDirectory`) an empty folder.
+  public static func remove(
+    _ name: [UInt8], in directory: FileDescriptor, isDirectory: Bool, displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(name) { cName throws(SystemError) in
+      _ = try valueOrErrno("remove", path: displayPath()) {
+        unlinkat(directory.rawValue, cName, isDirectory ? AT_REMOVEDIR : 0)
+      }
+    }
+  }
+
+  /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of overwriting.
+  public static func renameWithoutReplacing(
+    _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(name) { old throws(SystemError) in
+      try withCName(newName) { new throws(SystemError) in
+        _ = try valueOrErrno("move", path: displayPath()) {
+          #if canImport(Glibc)
+          return appdata_rename_noreplace(source.rawValue, old, destination.rawValue, new)
+          #else
+          return renameatx_np(source.rawValue, old, destination.rawValue, new, UInt32(RENAME_EXCL))
+          #endif
+        }
+      }
+    }
+  }
+
+  /// readlinkat(2): a symlink's target bytes, never followed.
+  public static func readLink(
+    _ name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> [UInt8] {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let count = try withCName(name) { cName throws(SystemError) in
+      try valueOrErrno("read the link", path: displayPath()) {
+        buffer.withUnsafeMutableBytes { readlinkat(directory.rawValue, cName, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+      }
+    }
+    return Array(buffer[0..<count])
+  }
+
+  /// symlinkat(2).
+  public static func makeSymbolicLink(
+    _ name: [UInt8], in directory: FileDescriptor, target: [UInt8], displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(target) { cTarget throws(SystemError) in
+      try withCName(name) { cName throws(SystemError) in
+        _ = try valueOrErrno("create the link", path: displayPath()) {
+          symlinkat(cTarget, directory.rawValue, cName)
+        }
+      }
+    }
+  }
+
+  /// fchmod(2).
+  public static func setMode(_ descriptor: FileDescriptor, _ mode: UInt32, displayPath: @autoclosure () -> String) throws(SystemError) {
+    _ = try valueOrErrno("set the mode of", path: displayPath()) { fchmod(descriptor.rawValue, mode_t(mode)) }
+  }
+
+  /// utimensat(2) without following symlinks: access and modification times.
+  public static func setTimes(
+    _ name: [UInt8], in directory: FileDescriptor, access: FileTime, modification: FileTime,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    var times = [
+      timespec(tv_sec: access.seconds, tv_nsec: access.nanoseconds),
+      timespec(tv_sec: modification.seconds, tv_nsec: modification.nanoseconds),
+    ]
+    try withCName(name) { cName throws(SystemError) in
+      _ = try valueOrErrno("set the times of", path: displayPath()) {
+        utimensat(directory.rawValue, cName, &times, AT_SYMLINK_NOFOLLOW)
+      }
+    }
+  }
+
+  /// The number of online CPUs (sysconf(_SC_NPROCESSORS_ONLN)).
+  public static var onlineProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+  /// isatty(3) on standard error.
+  public static var isStandardErrorATerminal: Bool { isatty(2) == 1 }
+  /// isatty(3) on standard output.
+  public static var isStandardOutputATerminal: Bool { isatty(1) == 1 }
+
+  /// Raises the soft open-file limit to the hard one, so a wide walk does not run out of descriptors.
+  public static func raiseOpenFileLimit() {
+    var limit = rlimit()
+    #if canImport(Glibc)
+    let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+    let resource = RLIMIT_NOFILE
+    #endif
+    if getrlimit(resource, &limit) == 0 && limit.rlim_cur < limit.rlim_max {
+      limit.rlim_cur = limit.rlim_max
+      _ = setrlimit(resource, &limit)
+    }
+  }
+
+  /// getenv(3).
+  public static func environment(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    return String(cString: value)
+  }
+
+  /// realpath(3) of the folder a user named, for reports ("container": absolute path).
+  public static func absolutePath(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// getcwd(3).
+  public static func currentDirectory() -> String {
+    guard let cwd = getcwd(nil, 0) else { return "." }
+    defer { free(cwd) }
+    return String(cString: cwd)
+  }
+
+  /// The current process id.
+  public static var processID: Int32 { getpid() }
+}
+
+@inline(__always) func Glibc_or_Darwin_open(_ path: String, _ flags: Int32) -> Int32 {
+  #if canImport(Glibc)
+  return Glibc.open(path, flags)
+  #else
+  return Darwin.open(path, flags)
+  #endif
+}
+@inline(__always) func Glibc_or_Darwin_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+  #if canImport(Glibc)
+  return Glibc.read(fd, buffer, count)
+  #else
+  return Darwin.read(fd, buffer, count)
+  #endif
+}
+@inline(__always) func Glibc_or_Darwin_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+  #if canImport(Glibc)
+  return Glibc.write(fd, buffer, count)
+  #else
+  return Darwin.write(fd, buffer, count)
+  #endif
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Counts shared by the workers, shown on a terminal while a long walk runs.
+public final class WalkProgress: @unchecked Sendable {
+  private let lock = NSLock()
+  private var entries = 0
+  private var bytes: UInt64 = 0
+
+  public init() {}
+
+  func add(entries: Int, bytes: UInt64) {
+    lock.lock()
+    self.entries += entries
+    self.bytes &+= bytes
+    lock.unlock()
+  }
+
+  /// The figures so far.
+  public var snapshot: (entries: Int, bytes: UInt64) {
+    lock.lock()
+    defer { lock.unlock() }
+    return (entries, bytes)
+  }
+}

@@ -1,0 +1,71 @@
+/// A marker that excludes an entry: the path carrying it and which markers it holds.
+public struct Exclusion: Hashable, Sendable {
+  /// The path (relative to the container, `.` for the root) of the marked item.
+  public var path: [UInt8]
+  /// The excluding markers on that item.
+  public var markers: MarkerSet
+}
+
+/// Everything the walk learned about one entry, handed to a `WalkVisitor`.
+public struct WalkedEntry: Sendable {
+  /// The entry's folder, relative to the container root (empty at the top level).
+  public var parentPath: [UInt8]
+  /// The entry's own name.
+  public var name: [UInt8]
+  /// 1 for top-level entries.
+  public var depth: Int
+  public var status: FileStatus
+  /// The location rule the entry falls under.
+  public var rule: LocationRule
+  /// The final category: the rule's, or `offline` when a marker excludes a backed-up location.
+  public var category: Category
+  /// Excluding markers on the entry itself.
+  public var ownMarkers: MarkerSet
+  /// The nearest excluding marker on the entry or a folder above it, inside the container.
+  public var exclusion: Exclusion?
+  /// The nearest excluding marker strictly above the entry.
+  public var inheritedExclusion: Exclusion?
+  /// `user.xdg.robots.backup` = `false` on the entry.
+  public var declinesBackup: Bool
+  /// The entry is a `CACHEDIR.TAG` file with the right signature.
+  public var isCacheDirectoryTag: Bool
+  /// The category the entry's folder would have as a file (for `cache-in-backup` on a tag).
+  public var parentCategory: Category
+
+  /// The entry's path relative to the container root, `/`-separated.
+  public var path: [UInt8] { RelativePath.join(parentPath, name) }
+}
+
+/// Relative paths as bytes: names on disk need not be UTF-8.
+public enum RelativePath {
+  /// `parent/name`, or `name` at the top level.
+  public static func join(_ parent: [UInt8], _ name: [UInt8]) -> [UInt8] {
+    if parent.isEmpty { return name }
+    var path = parent
+    path.reserveCapacity(parent.count + 1 + name.count)
+    path.append(0x2F)
+    path.append(contentsOf: name)
+    return path
+  }
+
+  /// The components of a relative path.
+  public static func components(_ path: [UInt8]) -> [[UInt8]] {
+    path.split(separator: 0x2F, omittingEmptySubsequences: true).map(Array.init)
+  }
+
+  /// A display string: invalid UTF-8 becomes U+FFFD (JSON's `path`; `pathBase64` keeps the bytes).
+  public static func display(_ path: [UInt8]) -> String { String(decoding: path, as: UTF8.self) }
+
+  /// True when the bytes are valid UTF-8, so `display` loses nothing.
+  public static func isValidUTF8(_ path: [UInt8]) -> Bool {
+    var iterator = path.makeIterator()
+    var decoder = UTF8()
+    while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue: continue
+      case .emptyInput: return true
+      case .error: return false
+      }
+    }
+  }
+}

@@ -1,0 +1,307 @@
+import Dispatch
+import Foundation  // NSCondition only; the walk itself uses descriptors, never FileManager or URL.
+
+/// Walks a container below an open root folder, in parallel over folders, without
+/// following symlinks: every folder is opened with `openat(parent, name, O_NOFOLLOW |
+/// O_DIRECTORY)` and every entry is examined with `fstatat(AT_SYMLINK_NOFOLLOW)` and
+/// `listxattrat` relative to its folder's descriptor, so depth is not limited by PATH_MAX
+/// and a folder swapped for a symlink is refused rather than followed.
+public struct Walker: Sendable {
+  /// The container root, as the user named it (for error messages).
+  public let rootPath: String
+  /// Worker threads; 1 walks on the calling thread.
+  public let jobs: Int
+
+  public init(rootPath: String, jobs: Int) {
+    self.rootPath = rootPath
+    self.jobs = max(1, jobs)
+  }
+
+  /// Opens the root and walks it, giving each worker a visitor from `makeVisitor`.
+  /// Throws only when the root itself cannot be opened; everything below is reported
+  /// to the visitors. Returns the visitors, in no particular order, for merging.
+  public func walk<V: WalkVisitor>(
+    progress: WalkProgress? = nil, makeVisitor: () -> V
+  ) throws(SystemError) -> [V] {
+    Syscalls.raiseOpenFileLimit()
+    let rootDescriptor = try Syscalls.openDirectory(atPath: rootPath)
+    let root = try DirectoryStream(taking: rootDescriptor, displayPath: rootPath)
+
+    // A marker on the root excludes everything below it.
+    var scratch = [UInt8](repeating: 0, count: 1024)
+    let rootAttributes = ".".withCString { cName in
+      EntryAttributes.read(cName: cName, in: root.descriptor, scratch: &scratch)
+    }
+    var rootExclusion: Exclusion?
+    if case .success(let attributes) = rootAttributes, attributes.markers.isExcluding {
+      rootExclusion = Exclusion(path: Array(".".utf8), markers: attributes.markers)
+    }
+
+    let queue = WorkQueue()
+    let start = PendingFolder(
+      parent: nil, opened: root, name: [], path: [], depth: 0, topLevelName: nil,
+      ruleIndex: nil, exclusion: rootExclusion, category: .other)
+    queue.push([start])
+
+    if jobs == 1 {
+      var visitor = makeVisitor()
+      var worker = Worker(progress: progress)
+      worker.run(queue: queue, visitor: &visitor)
+      return [visitor]
+    }
+
+    let visitors = VisitorBox((0..<jobs).map { _ in makeVisitor() })
+    let group = DispatchGroup()
+    for index in 0..<jobs {
+      let thread = Thread {
+        var worker = Worker(progress: progress)
+        worker.run(queue: queue, visitor: &visitors.values[index])
+        group.leave()
+      }
+      thread.stackSize = 1 << 20
+      group.enter()
+      thread.start()
+    }
+    group.wait()
+    return visitors.values
+  }
+}
+
+/// Holds the per-worker visitors; each thread touches only its own slot.
+private final class VisitorBox<V>: @unchecked Sendable {
+  var values: [V]
+  init(_ values: [V]) { self.values = values }
+}
+
+// MARK: - Pending folders and the shared stack
+
+/// A folder waiting to be read: its parent's open stream (kept alive by this reference)
+/// and its name, plus what it passes down to its entries.
+struct PendingFolder: @unchecked Sendable {
+  let parent: DirectoryStream?
+  /// Set only for the root, which is opened before the walk starts.
+  let opened: DirectoryStream?
+  let name: [UInt8]
+  let path: [UInt8]
+  let depth: Int
+  /// The first path component (for location rules of depth 2).
+  let topLevelName: [UInt8]?
+  /// The location rule index inherited by entries below depth 2; nil at the root.
+  let ruleIndex: Int?
+  let exclusion: Exclusion?
+  /// The folder's own category (what a file at its place would be).
+  let category: Category
+}
+
+/// A LIFO stack shared by the workers; LIFO keeps the walk depth-first, so few folders
+/// are open at once however wide the tree is.
+final class WorkQueue: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var stack: [PendingFolder] = []
+  private var busyWorkers = 0
+
+  func push(_ folders: [PendingFolder]) {
+    guard !folders.isEmpty else { return }
+    condition.lock()
+    stack.append(contentsOf: folders.reversed())
+    condition.unlock()
+    if folders.count == 1 { condition.signal() } else { condition.broadcast() }
+  }
+
+  /// The next folder, waiting while other workers may still produce one; nil when done.
+  func next(finishedPrevious: Bool) -> PendingFolder? {
+    condition.lock()
+    defer { condition.unlock() }
+    if finishedPrevious { busyWorkers -= 1 }
+    while stack.isEmpty {
+      if busyWorkers == 0 {
+        condition.broadcast()
+        return nil
+      }
+      condition.wait()
+    }
+    busyWorkers += 1
+    return stack.removeLast()
+  }
+}
+
+// MARK: - One worker
+
+/// Reads folders from the queue until the walk is done.
+struct Worker {
+  let progress: WalkProgress?
+  private var scratch = [UInt8](repeating: 0, count: 1024)
+  private var children: [PendingFolder] = []
+  private var localEntries = 0
+  private var localBytes: UInt64 = 0
+
+  init(progress: WalkProgress?) { self.progress = progress }
+
+  mutating func run<V: WalkVisitor>(queue: WorkQueue, visitor: inout V) {
+    var finished = false
+    while let folder = queue.next(finishedPrevious: finished) {
+      read(folder, visitor: &visitor)
+      queue.push(children)
+      children.removeAll(keepingCapacity: true)
+      finished = true
+      if let progress, localEntries > 0 {
+        progress.add(entries: localEntries, bytes: localBytes)
+        localEntries = 0
+        localBytes = 0
+      }
+    }
+  }
+
+  private mutating func read<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {
+    let stream: DirectoryStream
+    if let opened = folder.opened {
+      stream = opened
+    } else {
+      guard let parent = folder.parent else { return }
+      let opened = folder.name.withUnsafeBufferPointer { _ in
+        withCName(folder.name) { Syscalls.open(cName: $0, in: parent.descriptor, options: .directory) }
+      }
+      switch opened {
+      case .failure(let error):
+        visitor.failed(path: folder.path, error: SystemError(code: error.code, operation: "open the folder", path: ""))
+        return
+      case .success(let descriptor):
+        do {
+          stream = try DirectoryStream(taking: descriptor, displayPath: "")
+        } catch {
+          visitor.failed(path: folder.path, error: error)
+          return
+        }
+      }
+    }
+
+    let failure = stream.forEachName { cName in
+      examine(cName, in: stream, folder: folder, visitor: &visitor)
+    }
+    if let failure {
+      visitor.failed(path: folder.path, error: SystemError(code: failure, operation: "read the folder", path: ""))
+    }
+  }
+
+  private mutating func examine<V: WalkVisitor>(
+    _ cName: UnsafePointer<CChar>, in stream: DirectoryStream, folder: PendingFolder, visitor: inout V
+  ) {
+    let name = cNameBytes(cName)
+    let depth = folder.depth + 1
+    let status: FileStatus
+    switch Syscalls.status(cName: cName, in: stream.descriptor) {
+    case .success(let value): status = value
+    case .failure(let error):
+      visitor.failed(path: RelativePath.join(folder.path, name), error: SystemError(code: error.code, operation: "read the status of", path: ""))
+      return
+    }
+
+    // Location: decided by the first two components, inherited below.
+    let ruleIndex: Int
+    if depth == 1 {
+      ruleIndex = ContainerLayout.ruleIndex(for: [name][...])
+    } else if depth <= LocationRule.maximumDepth, let top = folder.topLevelName {
+      ruleIndex = ContainerLayout.ruleIndex(for: [top, name][...])
+    } else {
+      ruleIndex = folder.ruleIndex ?? -1
+    }
+    let rule = ContainerLayout.rule(at: ruleIndex)
+
+    var attributes = EntryAttributes()
+    switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch) {
+    case .success(let value): attributes = value
+    case .failure(let error):
+      visitor.failed(path: RelativePath.join(folder.path, name), error: SystemError(code: error.code, operation: "read the extended attributes of", path: ""))
+    }
+
+    let path = RelativePath.join(folder.path, name)
+    let exclusion = attributes.markers.isExcluding
+      ? Exclusion(path: path, markers: attributes.markers) : folder.exclusion
+    let category: Category = rule.category == .critical && exclusion != nil ? .offline : rule.category
+
+    var isCacheTag = false
+    if status.kind == .regular && name.elementsEqual(CacheDirectoryTag.fileName.utf8) {
+      isCacheTag = CacheDirectoryTag.hasSignature(cName, in: stream.descriptor)
+    }
+
+    visitor.visit(WalkedEntry(
+      parentPath: folder.path, name: name, depth: depth, status: status, rule: rule, category: category,
+      ownMarkers: attributes.markers, exclusion: exclusion, inheritedExclusion: folder.exclusion,
+      declinesBackup: attributes.declinesBackup, isCacheDirectoryTag: isCacheTag, parentCategory: folder.category))
+    localEntries += 1
+    if status.kind == .regular { localBytes &+= status.size }
+
+    if status.kind == .directory {
+      children.append(PendingFolder(
+        parent: stream, opened: nil, name: name, path: path, depth: depth,
+        topLevelName: depth == 1 ? name : folder.topLevelName, ruleIndex: ruleIndex,
+        exclusion: exclusion, category: category))
+    }
+  }
+}
+
+// MARK: - Attributes and cache tags
+
+/// What an entry's extended attributes say.
+struct EntryAttributes {
+  var markers: MarkerSet = []
+  var declinesBackup = false
+
+  /// One listxattr per entry; a getxattr only for the names appdata recognises.
+  static func read(cName: UnsafePointer<CChar>, in directory: FileDescriptor, scratch: inout [UInt8]) -> Result<EntryAttributes, Errno> {
+    let length: Int
+    switch ExtendedAttributes.listNames(of: cName, in: directory, into: &scratch) {
+    case .success(let count): length = count
+    case .failure(let error):
+      // A filesystem without extended attributes simply has no markers.
+      if error.code == ErrnoValue.notSupported { return .success(EntryAttributes()) }
+      return .failure(error)
+    }
+    var result = EntryAttributes()
+    if length == 0 { return .success(result) }
+    var start = 0
+    while start < length {
+      var end = start
+      while end < length && scratch[end] != 0 { end += 1 }
+      let name = scratch[start..<end]
+      for known in MarkerTable.recognisedBytes where known.name.count == name.count && known.name.elementsEqual(name) {
+        switch ExtendedAttributes.value(of: known.attribute, on: cName, in: directory) {
+        case .failure(let error): return .failure(error)
+        case .success(nil): break
+        case .success(let value?):
+          switch known.meaning {
+          case .marker(let marker):
+            if marker.isExcluding(value: value) { result.markers.insert(MarkerSet(marker)) }
+          case .robotsBackup:
+            if MarkerTable.robotsValueDeclinesBackup(value) { result.declinesBackup = true }
+          }
+        }
+      }
+      start = end + 1
+    }
+    return .success(result)
+  }
+}
+
+/// The Cache Directory Tagging Specification's `CACHEDIR.TAG` (honoured by borg, restic, tar).
+public enum CacheDirectoryTag {
+  public static let fileName = "CACHEDIR.TAG"
+  /// The 43 bytes a valid tag starts with.
+  public static let signature = "Signature: 8a477f597d28d172789f06886806bc55"
+
+  static func hasSignature(_ cName: UnsafePointer<CChar>, in directory: FileDescriptor) -> Bool {
+    guard case .success(let descriptor) = Syscalls.open(cName: cName, in: directory, options: .readFile) else { return false }
+    return descriptor.closeAfter {
+      var buffer = [UInt8](repeating: 0, count: 43)
+      var filled = 0
+      while filled < 43 {
+        let count = (try? buffer.withUnsafeMutableBytes { raw in
+          try Syscalls.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), displayPath: "")
+        }) ?? 0
+        if count <= 0 { break }
+        filled += count
+      }
+      return filled == 43 && buffer.elementsEqual(signature.utf8)
+    }
+  }
+}

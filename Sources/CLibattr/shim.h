@@ -1,0 +1,77 @@
+// The C surface appdata needs on Linux: libattr's attribute copy and the
+// *at() extended-attribute syscalls (kernel 6.13+) that glibc does not wrap yet.
+// Only Sources/AppDataKit/System calls into this module.
+#ifndef APPDATA_CLIBATTR_SHIM_H
+#define APPDATA_CLIBATTR_SHIM_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <attr/libattr.h>
+#include <attr/error_context.h>
+
+#if defined(__x86_64__) || defined(__aarch64__)
+#ifndef __NR_setxattrat
+#define __NR_setxattrat 463
+#endif
+#ifndef __NR_getxattrat
+#define __NR_getxattrat 464
+#endif
+#ifndef __NR_listxattrat
+#define __NR_listxattrat 465
+#endif
+#endif
+
+/// The kernel's struct xattr_args (include/uapi/linux/xattr.h, 6.13+).
+struct appdata_xattr_args {
+  uint64_t value;
+  uint32_t size;
+  uint32_t flags;
+};
+
+/// listxattrat(2): names of the attributes of `name` relative to `dirfd`,
+/// without following a final symlink. Sets errno to ENOSYS on older kernels.
+static inline ssize_t appdata_listxattrat(int dirfd, const char *name, char *list, size_t size) {
+#ifdef __NR_listxattrat
+  return (ssize_t)syscall(__NR_listxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, list, size);
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/// getxattrat(2): one attribute's value of `name` relative to `dirfd`,
+/// without following a final symlink. Sets errno to ENOSYS on older kernels.
+static inline ssize_t appdata_getxattrat(int dirfd, const char *name, const char *attribute,
+                                         void *value, size_t size) {
+#ifdef __NR_getxattrat
+  struct appdata_xattr_args args = {(uint64_t)(uintptr_t)value, (uint32_t)size, 0};
+  return (ssize_t)syscall(__NR_getxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attribute,
+                          &args, sizeof(args));
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/// renameat2(2) with RENAME_NOREPLACE: an atomic rename that never overwrites.
+static inline int appdata_rename_noreplace(int olddirfd, const char *oldname, int newdirfd,
+                                           const char *newname) {
+  return (int)syscall(SYS_renameat2, olddirfd, oldname, newdirfd, newname, 1 /* RENAME_NOREPLACE */);
+}
+
+/// attr_copy_fd(3) copying every attribute (libattr's default filter skips
+/// only the ones the kernel manages, such as ACLs it copies through mode).
+static inline int appdata_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path,
+                                       int dst_fd) {
+  return attr_copy_fd(src_path, src_fd, dst_path, dst_fd, NULL, NULL);
+}
+
+static inline int appdata_errno(void) { return errno; }
+
+#endif
