@@ -1,0 +1,242 @@
+@testable import AppDataKit
+import Foundation
+import Testing
+
+/// The hand-written parser, in process: GNU conventions, errors and suggestions.
+@Suite("argument parser")
+struct ArgumentParserTests {
+  let parser = ArgumentParser(command: Commands.audit)
+
+  @Test func longOptionsTakeValuesWithEqualsOrSeparately() throws {
+    let parsed = try parser.parse(["--max-file-size=5M", "--top", "3", "PATH"])
+    #expect(parsed.value("max-file-size") == "5M")
+    #expect(parsed.value("top") == "3")
+    #expect(parsed.operands == ["PATH"])
+  }
+
+  @Test func shortOptionsAttachedSeparateAndBundled() throws {
+    #expect(try parser.parse(["-j4", "P"]).value("jobs") == "4")
+    #expect(try parser.parse(["-j", "4", "P"]).value("jobs") == "4")
+    let bundled = try parser.parse(["-bqj2", "P"])
+    #expect(bundled.flag("bytes") && bundled.flag("quiet"))
+    #expect(bundled.value("jobs") == "2")
+    #expect(try parser.parse(["-fjson", "P"]).value("format") == "json")
+  }
+
+  @Test func optionsAfterOperandsAndDoubleDash() throws {
+    let parsed = try parser.parse(["PATH", "--json"])
+    #expect(parsed.flag("json"))
+    let ended = try parser.parse(["--", "--json"])
+    #expect(ended.operands == ["--json"])
+    #expect(!ended.flag("json"))
+  }
+
+  @Test func uniquePrefixesAreAcceptedAndAmbiguousOnesRejected() throws {
+    #expect(try parser.parse(["--max-f", "1", "P"]).value("max-file-size") == "1")
+    #expect(throws: UsageError.self) { try parser.parse(["--max", "1", "P"]) }
+    do {
+      _ = try parser.parse(["--max", "1", "P"])
+    } catch {
+      #expect(error.message.contains("ambiguous"))
+      #expect(error.message.contains("'--max-file-size'") && error.message.contains("'--max-backup-size'"))
+    }
+  }
+
+  @Test func lastOfRepeatedValueWinsAndRepeatableAccumulates() throws {
+    let parsed = try parser.parse(["--top", "1", "--top", "2", "--list", "cached", "--list", "tmp,offline".replacingOccurrences(of: "tmp", with: "temporary"), "P"])
+    #expect(parsed.value("top") == "2")
+    #expect(parsed.allValues("list") == ["cached", "temporary,offline"])
+  }
+
+  @Test func negatableFlagsLastOneWins() throws {
+    let spec = CommandSpec(name: "t", summary: "", operands: "", minimumOperands: 0, maximumOperands: 0, discussion: [],
+                           options: [.flag("color", negatable: true, help: "")], exitStatus: [])
+    let test = ArgumentParser(command: spec)
+    #expect(try test.parse(["--color", "--no-color"]).flag("color") == false)
+    #expect(try test.parse(["--no-color", "--color"]).flag("color") == true)
+  }
+
+  @Test func unknownOptionSuggestsTheNearest() {
+    #expect(throws: UsageError("unknown option '--max-file-sise' for 'appdata audit'; did you mean '--max-file-size'?", argumentIndex: 0)) {
+      try parser.parse(["--max-file-sise", "1", "P"])
+    }
+    #expect(throws: UsageError("unknown option '--zzzzzz' for 'appdata audit'", argumentIndex: 1)) {
+      try parser.parse(["P", "--zzzzzz"])
+    }
+  }
+
+  @Test func aTieSuggestsNothing() {
+    #expect(Suggestion.nearest(to: "cat", among: ["bat", "hat"]) == nil)
+    #expect(Suggestion.nearest(to: "cat", among: ["bat", "dog"]) == "bat")
+    #expect(Suggestion.nearest(to: "fromat", among: ["format", "from"]) == "format")
+  }
+
+  @Test func valuesAreCheckedAgainstChoices() {
+    #expect(throws: UsageError("invalid value 'jsn' for '--format': expected table, json or ndjson; did you mean 'json'?", argumentIndex: 1)) {
+      try parser.parse(["--format", "jsn", "P"])
+    }
+    #expect(throws: UsageError.self) { try parser.parse(["--list", "cached,bogus", "P"]) }
+  }
+
+  @Test func missingValuesAndOperands() {
+    #expect(throws: UsageError("option '--top' needs a value (N)", argumentIndex: 1)) { try parser.parse(["P", "--top"]) }
+    #expect(throws: UsageError.self) { try parser.parse([]) }
+    #expect(throws: UsageError.self) { try parser.parse(["A", "B"]) }
+    #expect(throws: UsageError("option '--json' takes no value", argumentIndex: 0)) { try parser.parse(["--json=yes", "P"]) }
+  }
+
+  @Test func sizesParseAsCoreutilsDoes() {
+    #expect(ByteSize.parse("0") == 0)
+    #expect(ByteSize.parse("1048576") == 1_048_576)
+    #expect(ByteSize.parse("10K") == 10_240)
+    #expect(ByteSize.parse("10k") == 10_240)
+    #expect(ByteSize.parse("10kB") == 10_000)
+    #expect(ByteSize.parse("10KiB") == 10_240)
+    #expect(ByteSize.parse("5M") == 5 << 20)
+    #expect(ByteSize.parse("5MB") == 5_000_000)
+    #expect(ByteSize.parse("5MiB") == 5 << 20)
+    #expect(ByteSize.parse("1.5G") == 1_610_612_736)
+    #expect(ByteSize.parse("2GB") == 2_000_000_000)
+    #expect(ByteSize.parse("1T") == 1 << 40)
+    #expect(ByteSize.parse("100B") == 100)
+    for bad in ["", "M", "-1", "1.2.3", "5X", "5 M", "1e6", "99999999999999999999", "20E", "."] {
+      #expect(ByteSize.parse(bad) == nil, "\(bad)")
+    }
+  }
+
+  @Test func humanSizes() {
+    #expect(ByteSize.human(0) == "0 B")
+    #expect(ByteSize.human(1023) == "1023 B")
+    #expect(ByteSize.human(1536) == "1.5 KiB")
+    #expect(ByteSize.human(5 << 20) == "5.0 MiB")
+  }
+
+  @Test func terminalEscaping() {
+    #expect(TerminalText.escaped(Array("a\nb\tc\u{1B}]0;x\u{07}".utf8)) == "a\\nb\\tc\\e]0;x\\x07")
+    #expect(TerminalText.escaped([0x61, 0xFF, 0x62]) == "a\\xffb")
+    #expect(TerminalText.escaped(Array("café".utf8)) == "café")
+  }
+}
+
+/// The command line as a user meets it: the built binary, its help, errors and exit statuses.
+@Suite("command line")
+struct CommandLineTests {
+  @Test func helpAndVersion() throws {
+    let overview = try AppData.run(["--help"])
+    #expect(overview.status == 0)
+    for command in Commands.all { #expect(overview.output.contains("  \(command.name) ")) }
+    let auditHelp = try AppData.run(["help", "audit"])
+    #expect(auditHelp.status == 0)
+    #expect(auditHelp.output == (try AppData.run(["audit", "--help"])).output)
+    #expect(auditHelp.output.hasPrefix("Usage: appdata audit [OPTIONS] PATH\n"))
+    for option in Commands.audit.options where !option.isHidden { #expect(auditHelp.output.contains("--" + option.name)) }
+    let version = try AppData.run(["--version"])
+    #expect(version.output == "appdata \(AppDataVersion.current)\n")
+  }
+
+  @Test func usageErrorsAreOneLineAndExitTwo() throws {
+    let cases: [([String], String)] = [
+      (["audt", "x"], "appdata: error: unknown command 'audt'; did you mean 'audit'?; see 'appdata --help'\n"),
+      (["audit", "--max-file-sise", "1", "x"], "appdata: error: unknown option '--max-file-sise' for 'appdata audit'; did you mean '--max-file-size'?\n"),
+      (["audit", "--max-file-size", "12Q", "x"], "appdata: error: invalid size '12Q' for '--max-file-size': expected bytes or a number with a unit such as 500K, 10MB, 1.5G or 2GiB\n"),
+      (["audit", "--jobs", "0", "x"], "appdata: error: invalid value '0' for '--jobs': expected an integer from 1 to 256\n"),
+      (["audit", "/nonexistent/container"], "appdata: error: /nonexistent/container: no such file or folder\n"),
+      (["audit", "/etc/hostname"], "appdata: error: /etc/hostname: not a folder; give the container root, the folder holding Documents, Library and tmp\n"),
+    ]
+    for (arguments, expected) in cases {
+      let result = try AppData.run(arguments)
+      #expect(result.status == 2, "\(arguments)")
+      #expect(result.error == expected)
+      #expect(result.output.isEmpty)
+    }
+    #expect(try AppData.run([]).status == 2)
+  }
+
+  @Test func exitStatusFollowsFailOn() throws {
+    let tree = try TestTree("exit")
+    try tree.file("Documents/big.bin", size: 2000)
+    try tree.file("Junk/x", size: 1)
+    // No limit: only a warning (unknown-location), below the default --fail-on error.
+    #expect(try AppData.run(["audit", tree.root]).status == 0)
+    #expect(try AppData.run(["audit", "--fail-on", "warning", tree.root]).status == 1)
+    #expect(try AppData.run(["audit", "--max-file-size", "1K", tree.root]).status == 1)
+    #expect(try AppData.run(["audit", "--max-file-size", "1K", "--fail-on", "never", tree.root]).status == 0)
+    #expect(try AppData.run(["audit", "--max-backup-size", "2000", tree.root]).status == 0)
+    let over = try AppData.run(["audit", "--json", "--max-backup-size", "1999", tree.root])
+    #expect(over.status == 1)
+    let finding = findings(try over.json(), rule: "backup-too-large").first
+    #expect(finding?["bytes"] as? Int == 2000)
+    #expect(finding?["path"] as? String == ".")
+    #expect(integer(try over.json(), "limits", "maxBackupSize") == 1999)
+  }
+
+  @Test func jsonPipesIntoJq() throws {
+    let tree = try TestTree("jq")
+    try tree.file("Documents/a", size: 1234)
+    try tree.file("Library/Caches/b", size: 99)
+    let result = try AppData.shell("\"$APPDATA\" audit --json '\(tree.root)' | jq -e '.summary.backup.bytes == 1234 and .summary.categories.cached.files == 1'")
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output == "true\n")
+  }
+
+  @Test func ndjsonStreamsEntriesThenFindingsThenOneSummary() throws {
+    let tree = try TestTree("ndjson")
+    try tree.file("Documents/a", size: 10)
+    try tree.file("Documents/b", size: 20)
+    try tree.file("Stray/c", size: 1)
+    let result = try AppData.run(["audit", "--format", "ndjson", "--list", "all", tree.root])
+    let lines = result.output.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    #expect(lines.map { $0["type"] as! String } == ["entry", "entry", "entry", "finding", "summary"])
+    #expect(Set(lines.prefix(3).map { $0["path"] as! String }) == ["Documents/a", "Documents/b", "Stray/c"])
+    #expect(integer(lines.last, "summary", "backup", "bytes") == 30)
+    let json = try AppData.auditJSON(tree.root)
+    #expect(NSDictionary(dictionary: lines.last!["summary"] as! [String: Any]).isEqual(to: json["summary"] as! [String: Any]))
+  }
+
+  @Test func outputDoesNotDependOnJobs() throws {
+    let tree = try TestTree("jobs")
+    for folder in 0..<12 {
+      for file in 0..<25 { try tree.file("Documents/f\(folder)/sub\(file % 3)/file\(file)", size: folder * 100 + file) }
+      try tree.file("Library/Caches/c\(folder)/x", size: folder)
+    }
+    try tree.setModernMarker("Documents/f3")
+    try tree.setLegacyMarker("Documents/f5/sub1")
+    try tree.file("Junk\(1)/a", size: 1)
+    try tree.file("Junk\(2)/a", size: 1)
+    try tree.hardLink("Documents/f0/link", to: "Documents/f7/sub0/file0")
+    let runs = try [1, 2, 8].map { jobs in
+      try AppData.run(["audit", "--json", "--list", "all", "--top", "5", "--fail-on", "never", "--jobs", String(jobs), tree.root]).output
+    }
+    #expect(runs[0].count > 1000)
+    #expect(runs[0] == runs[1])
+    #expect(runs[0] == runs[2])
+  }
+
+  @Test func pathFallbackGivesTheSameAnswer() throws {
+    let tree = try TestTree("fallback")
+    try tree.file("Documents/Offline/a", size: 5)
+    try tree.file("Documents/b", size: 6)
+    try tree.setModernMarker("Documents/Offline")
+    try tree.setLegacyMarker("Documents/b")
+    let fast = try AppData.run(["audit", "--json", "--list", "all", "--fail-on", "never", tree.root])
+    let fallback = try AppData.run(["audit", "--json", "--list", "all", "--fail-on", "never", tree.root],
+                                   environment: ["APPDATA_FORCE_XATTR_FALLBACK": "1"])
+    #expect(fallback.status == 0)
+    #expect(fast.output == fallback.output)
+    #expect(figures(try fallback.json(), "offline")[0...1] == [2, 11])
+  }
+
+  @Test func tableShowsCategoriesLimitAndFindings() throws {
+    let tree = try TestTree("table")
+    try tree.file("Documents/big.bin", size: 3000)
+    try tree.file("tmp/t", size: 5)
+    let result = try AppData.run(["audit", "--bytes", "--max-file-size", "1K", "--max-backup-size", "10K", tree.root])
+    #expect(result.status == 1)
+    let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    #expect(lines.contains("critical       1  3000       4096  yes"))
+    #expect(lines.contains("temporary      1     5       4096  no"))
+    #expect(lines.contains("Backup: 1 files, 3000 of 10240 allowed"))
+    #expect(lines.contains("  error   Documents/big.bin: backed-up file of 3000 bytes, over the limit of 1024 bytes [backup-file-too-large]"))
+    #expect(lines.contains("Result: FAIL (findings at or above --fail-on error)"))
+  }
+}

@@ -1,0 +1,61 @@
+@testable import AppDataKit
+import Foundation
+import Testing
+
+/// Docs/ stays true to the code: generated documents match, every option and rule is documented,
+/// and real output validates against the JSON Schema.
+@Suite("documentation")
+struct DocumentationTests {
+  private func read(_ relative: String) throws -> String {
+    try String(contentsOfFile: AppData.packageRoot + "/" + relative, encoding: .utf8)
+  }
+
+  @Test func manPageAndRulesAreUpToDate() throws {
+    #expect(try read("Docs/appdata.1") == HelpFormatter.manPage(), "run 'make docs'")
+    #expect(try read("Docs/rules.md") == RulesDocument.markdown(), "run 'make docs'")
+  }
+
+  @Test func everyOptionIsInTheManPageAndEveryRuleInRulesMd() throws {
+    let man = try read("Docs/appdata.1")
+    for command in Commands.all {
+      #expect(man.contains(".SH COMMAND: \(command.name.uppercased())"))
+      for option in command.options where !option.isHidden {
+        #expect(man.contains("\\-\\-" + option.name.replacingOccurrences(of: "-", with: "\\-")), "\(command.name) --\(option.name)")
+      }
+    }
+    let rules = try read("Docs/rules.md")
+    for rule in AuditRule.all { #expect(rules.contains("| `\(rule.id)` | \(rule.severity.rawValue) |")) }
+    let schema = try read("Docs/audit.schema.json")
+    for rule in AuditRule.all { #expect(schema.contains("\"\(rule.id)\"")) }
+  }
+
+  @Test func readmeMentionsEveryCommandAndRule() throws {
+    let readme = try read("README.md")
+    #expect(readme.contains("make demo") && readme.contains("make test"))
+    for command in Commands.all { #expect(readme.contains("appdata \(command.name)")) }
+    for rule in AuditRule.all { #expect(readme.contains(rule.id)) }
+  }
+
+  @Test func jsonOutputValidatesAgainstTheSchema() throws {
+    let tree = try TestTree("schema")
+    try tree.file("Documents/a", size: 10)
+    try tree.file("Documents/Offline/b", size: 20)
+    try tree.setModernMarker("Documents/Offline")
+    try tree.file("Library/Caches/c", size: 1)
+    try tree.file("Junk/d", size: 1)
+    let bad = Array(tree.root.utf8) + Array("/Documents/".utf8) + [0xFF, 0]  // a name that is not UTF-8
+    let fd = bad.withUnsafeBufferPointer { $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bad.count) { open($0, O_CREAT | O_WRONLY, 0o644) } }
+    close(fd)
+    for extra in [[], ["--list", "all", "--max-file-size", "5", "--max-backup-size", "1"]] {
+      let output = tree.path("out.json")
+      let run = try AppData.shell("\"$APPDATA\" audit --json --fail-on never \(extra.joined(separator: " ")) '\(tree.root)' > '\(output)'")
+      #expect(run.status == 0)
+      let check = try AppData.shell("""
+        python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1]))); print("valid")' \
+          '\(AppData.packageRoot)/Docs/audit.schema.json' '\(output)'
+        """)
+      #expect(check.output == "valid\n", "\(check.error)")
+      try FileManager.default.removeItem(atPath: output)
+    }
+  }
+}

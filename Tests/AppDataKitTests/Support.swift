@@ -1,0 +1,200 @@
+import AppDataKit
+import Foundation
+import Testing
+
+/// A real folder tree in a temporary directory, with real extended attributes.
+final class TestTree {
+  let root: String
+
+  init(_ label: String = "tree") throws {
+    let base = FileManager.default.temporaryDirectory.path
+    root = base + "/appdata-test-\(label)-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    chmod(root, 0o755)
+  }
+
+  deinit {
+    // Folders a test made unreadable must be opened up again before removal.
+    // rm handles trees deeper than PATH_MAX, which FileManager does not.
+    _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwx", root]).waitUntilExit()
+    _ = try? Process.run(URL(fileURLWithPath: "/bin/rm"), arguments: ["-rf", root]).waitUntilExit()
+  }
+
+  func path(_ relative: String) -> String { relative.isEmpty ? root : root + "/" + relative }
+
+  @discardableResult
+  func folder(_ relative: String) throws -> String {
+    try FileManager.default.createDirectory(atPath: path(relative), withIntermediateDirectories: true)
+    return path(relative)
+  }
+
+  /// A file of `size` bytes (a repeating pattern), creating its folders.
+  @discardableResult
+  func file(_ relative: String, size: Int = 0, contents: [UInt8]? = nil) throws -> String {
+    let full = path(relative)
+    try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let bytes = contents ?? (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    guard FileManager.default.createFile(atPath: full, contents: Data(bytes)) else {
+      throw TestFailure("cannot create \(full)")
+    }
+    return full
+  }
+
+  /// A sparse file: `size` bytes apparent, (almost) nothing allocated.
+  func sparseFile(_ relative: String, size: Int) throws {
+    let full = try file(relative)
+    guard truncate(full, off_t(size)) == 0 else { throw TestFailure("truncate \(full)") }
+  }
+
+  func symlink(_ relative: String, to target: String) throws {
+    try FileManager.default.createSymbolicLink(atPath: path(relative), withDestinationPath: target)
+  }
+
+  func hardLink(_ relative: String, to existing: String) throws {
+    try FileManager.default.createDirectory(atPath: (path(relative) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try FileManager.default.linkItem(atPath: path(existing), toPath: path(relative))
+  }
+
+  /// Sets an extended attribute by its full name (`user.…` on Linux).
+  func setAttribute(_ relative: String, _ name: String, _ value: [UInt8]) throws {
+    try ExtendedAttributes.setValue(value, of: name, atPath: path(relative))
+  }
+
+  func setModernMarker(_ relative: String) throws {
+    try setAttribute(relative, MarkerTable.platformName(of: .modern), Marker.modernValue)
+  }
+
+  func setLegacyMarker(_ relative: String, value: UInt8 = 1) throws {
+    try setAttribute(relative, MarkerTable.platformName(of: .legacy), [value])
+  }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// What a run of the built `appdata` binary produced.
+struct RunResult {
+  let status: Int32
+  let output: String
+  let error: String
+
+  /// stdout parsed as a JSON object.
+  func json() throws -> [String: Any] {
+    guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
+      throw TestFailure("not a JSON object: \(output.prefix(200))")
+    }
+    return object
+  }
+}
+
+/// Runs the built binary the way a user or a CI script does.
+enum AppData {
+  /// The `appdata` built next to the test bundle (`swift build --build-tests` builds both),
+  /// or `APPDATA_BINARY`.
+  static let binary: String = {
+    if let path = ProcessInfo.processInfo.environment["APPDATA_BINARY"] { return path }
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = folder.appendingPathComponent("appdata").path
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+      folder = folder.deletingLastPathComponent()
+    }
+    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    return packageRoot.appendingPathComponent(".build/debug/appdata").path
+  }()
+
+  static let packageRoot: String =
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+  static var isRoot: Bool { getuid() == 0 }
+
+  /// Runs `appdata ARGS`; with `asUser`, through `setpriv` as that unprivileged uid.
+  static func run(_ arguments: [String], environment: [String: String] = [:], asUser uid: Int? = nil) throws -> RunResult {
+    let process = Process()
+    if let uid {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+      process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", binary] + arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: binary)
+      process.arguments = arguments
+    }
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    return try capture(process)
+  }
+
+  /// Runs a shell pipeline (for `| jq`), with `$APPDATA` set to the binary.
+  static func shell(_ script: String) throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-o", "pipefail", "-c", script]
+    var env = ProcessInfo.processInfo.environment
+    env["APPDATA"] = binary
+    process.environment = env
+    return try capture(process)
+  }
+
+  private static func capture(_ process: Process) throws -> RunResult {
+    let outputPipe = Pipe()
+    let errorPipe = Pipe()
+    process.standardOutput = outputPipe
+    process.standardError = errorPipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes while the process runs, so a large output cannot block it.
+    final class Box: @unchecked Sendable { var data = Data() }
+    let errorBox = Box()
+    let done = DispatchSemaphore(value: 0)
+    let reader = Thread {
+      errorBox.data = errorPipe.fileHandleForReading.readDataToEndOfFile()
+      done.signal()
+    }
+    reader.start()
+    let outputData = outputPipe.fileHandleForReading.readDataToEndOfFile()
+    done.wait()
+    process.waitUntilExit()
+    return RunResult(
+      status: process.terminationStatus,
+      output: String(decoding: outputData, as: UTF8.self),
+      error: String(decoding: errorBox.data, as: UTF8.self))
+  }
+
+  /// `appdata audit --format json ARGS PATH`, parsed.
+  static func auditJSON(_ path: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> [String: Any] {
+    let result = try run(["audit", "--format", "json", "--fail-on", "never"] + arguments + [path], environment: environment)
+    guard result.status == 0 else { throw TestFailure("audit exited \(result.status): \(result.error)") }
+    return try result.json()
+  }
+}
+
+/// Reads nested JSON values: `value(json, "summary", "categories", "critical", "files")`.
+func value(_ json: Any?, _ keys: String...) -> Any? {
+  var current = json
+  for key in keys { current = (current as? [String: Any])?[key] }
+  return current
+}
+
+func integer(_ json: Any?, _ keys: String...) -> Int? {
+  var current = json
+  for key in keys { current = (current as? [String: Any])?[key] }
+  return (current as? NSNumber)?.intValue
+}
+
+/// `[files, bytes, allocatedBytes]` of a category in an audit document.
+func figures(_ json: [String: Any], _ category: String) -> [Int] {
+  ["files", "bytes", "allocatedBytes"].map { integer(json, "summary", "categories", category, $0) ?? -1 }
+}
+
+func findings(_ json: [String: Any], rule: String? = nil) -> [[String: Any]] {
+  let all = json["findings"] as? [[String: Any]] ?? []
+  return rule.map { id in all.filter { $0["rule"] as? String == id } } ?? all
+}
+
+func entries(_ json: [String: Any]) -> [String: [String: Any]] {
+  var byPath: [String: [String: Any]] = [:]
+  for entry in json["entries"] as? [[String: Any]] ?? [] { byPath[entry["path"] as! String] = entry }
+  return byPath
+}
