@@ -1,1 +1,61 @@
-struct MigrateCommand { init(_ p: ParsedArguments) throws(UsageError) {}; func run(io: CommandIO) throws(UsageError) -> ExitCode { io.error("migrate is not implemented yet"); return .usage } }
+/// `appdata migrate`: options to `MigrationOptions`, the report to the chosen format.
+struct MigrateCommand {
+  let path: String
+  let options: MigrationOptions
+  let json: Bool
+
+  init(_ parsed: ParsedArguments) throws(UsageError) {
+    path = parsed.operands[0]
+    var options = MigrationOptions()
+    if let from = parsed.value("from") { options.source = try Self.relative(from, option: "from") }
+    if let to = parsed.value("to") { options.destination = try Self.relative(to, option: "to") }
+    if let into = parsed.value("into") {
+      guard let components = RelativePath.checkedComponents(into), components.count == 1 else {
+        throw UsageError("invalid value '\(TerminalText.escaped(into))' for '--into': expected one folder name")
+      }
+      options.into = components[0]
+    }
+    if let plist = parsed.value("defaults-plist") { options.defaultsPlist = try Self.relative(plist, option: "defaults-plist") }
+    options.bundleID = parsed.value("bundle-id")
+    options.only = parsed.allValues("only")
+    options.skip = parsed.allValues("skip")
+    options.onConflict = MigrationOptions.ConflictPolicy(rawValue: parsed.value("on-conflict") ?? "fail")!
+    switch parsed.value("marker") ?? "modern" {
+    case "legacy": options.markers = [.legacy]
+    case "both": options.markers = [.modern, .legacy]
+    default: options.markers = [.modern]
+    }
+    options.defaultsKey = parsed.value("defaults-key")
+    if options.defaultsKey?.isEmpty == true { throw UsageError("'--defaults-key' needs a key name") }
+    options.dryRun = parsed.flag("dry-run")
+    options.stopAfter = try parsed.integer("test-stop-after", minimum: 1)
+    self.options = options
+    let lastFormatOption = parsed.order.last { $0 == "format" || $0 == "json" }
+    json = lastFormatOption == "json" ? parsed.flag("json") : parsed.value("format") == "json"
+  }
+
+  /// A path relative to the container that cannot leave it.
+  static func relative(_ text: String, option: String) throws(UsageError) -> [[UInt8]] {
+    guard let components = RelativePath.checkedComponents(text) else {
+      throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--\(option)': expected a path inside the container, relative to it, without '..'")
+    }
+    return components
+  }
+
+  func run(io: CommandIO) throws(UsageError) -> ExitCode {
+    try ContainerPath.checkFolder(path)
+    let outcome: Migration.Outcome
+    do {
+      outcome = try Migration(rootPath: path, options: options).run()
+    } catch {
+      throw UsageError(error.message)
+    }
+    for line in outcome.preCheckErrors { io.error(line) }
+    io.writeOutput(json ? outcome.report.jsonDocument().serialized(pretty: true) + "\n" : outcome.report.table())
+    if outcome.status == .failure {
+      let failed = outcome.report.entries.filter { $0.action == .failed || $0.action == .conflict }.count
+      io.error("\(TerminalText.escaped(path)): \(failed) entries not migrated\(outcome.report.errors.isEmpty ? "" : " and \(outcome.report.errors.count) errors"); the journal is kept, fix the cause and run 'appdata migrate' again")
+    }
+    return outcome.status
+  }
+}

@@ -47,6 +47,16 @@ public enum MarkerTable {
     #endif
   }
 
+  /// Whether this platform can store a marker on a symlink itself (Darwin can; Linux
+  /// allows no user.* attributes on links).
+  public static var canMarkSymbolicLinks: Bool {
+    #if os(Linux)
+    return false
+    #else
+    return true
+    #endif
+  }
+
   /// Every spelling of `marker` that may be found on disk here (for `include` to remove).
   public static func allNames(of marker: Marker) -> [String] {
     recognised.filter { $0.meaning == .marker(marker) }.map(\.name)

@@ -74,6 +74,55 @@ public enum ExtendedAttributes {
     }
   }
 
+  /// Sets `attribute` on `name` in `directory` without following a final symlink.
+  /// (setxattrat(2) is not used: the short /proc/self/fd path works on every kernel.)
+  public static func setValue(
+    _ value: [UInt8], of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    _ = try valueOrErrno("set the extended attribute \(attribute) on", path: displayPath()) {
+      withCName(name) { cName -> Int in
+        value.withUnsafeBytes { raw -> Int in
+          #if canImport(Glibc)
+          return withFallbackPath(cName, in: directory) { Int(lsetxattr($0, attribute, raw.baseAddress, raw.count, 0)) }
+          #else
+          return withEntryDescriptor(cName, in: directory) { Int(fsetxattr($0, attribute, raw.baseAddress, raw.count, 0, 0)) }
+          #endif
+        }
+      }
+    }
+  }
+
+  /// Removes `attribute` from `name` in `directory`; false when it was not there.
+  @discardableResult
+  public static func removeValue(
+    of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> Bool {
+    let result: Int = withCName(name) { cName in
+      #if canImport(Glibc)
+      return withFallbackPath(cName, in: directory) { Int(lremovexattr($0, attribute)) }
+      #else
+      return withEntryDescriptor(cName, in: directory) { Int(fremovexattr($0, attribute, 0)) }
+      #endif
+    }
+    if result == 0 { return true }
+    let code = currentErrno()
+    if code == ErrnoValue.noAttribute { return false }
+    throw SystemError(code: code, operation: "remove the extended attribute \(attribute) from", path: displayPath())
+  }
+
+  /// The value of `attribute` on `name` in `directory`, or nil when absent.
+  public static func value(
+    of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> [UInt8]? {
+    let result = withCName(name) { cName in value(of: attribute, on: cName, in: directory) }
+    switch result {
+    case .success(let value): return value
+    case .failure(let error):
+      throw SystemError(code: error.code, operation: "read the extended attribute \(attribute) of", path: displayPath())
+    }
+  }
+
   #if canImport(Glibc)
   /// The fallback for kernels without `*xattrat`: a short path through the folder's
   /// /proc/self/fd link, so deep trees still work and the final name is not followed.

@@ -21,7 +21,7 @@ public struct FileDescriptor: Hashable, Sendable {
   }
 
   /// Runs `body`, then closes the descriptor, whatever `body` did.
-  public func closeAfter<R>(_ body: () throws -> R) rethrows -> R {
+  public func closeAfter<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
     defer { close() }
     return try body()
   }

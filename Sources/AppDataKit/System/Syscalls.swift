@@ -55,6 +55,8 @@ public struct OpenOptions: OptionSet, Sendable {
   public static let directory = OpenOptions(rawValue: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
   /// O_RDONLY | O_NOFOLLOW: read a file, never through a symlink.
   public static let readFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+  /// O_WRONLY | O_APPEND | O_NOFOLLOW: add to an existing file (the journal).
+  public static let appendFile = OpenOptions(rawValue: O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
   /// O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW: create a new file, never an existing one.
   public static let createNewFile = OpenOptions(
     rawValue: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
@@ -155,6 +157,14 @@ public enum Syscalls {
     }
   }
 
+  /// write(2) of all of `bytes`.
+  public static func writeAll(_ descriptor: FileDescriptor, _ bytes: [UInt8], displayPath: @autoclosure () -> String) throws(SystemError) {
+    let result: Result<Void, SystemError> = bytes.withUnsafeBytes { raw in
+      Result { () throws(SystemError) in try writeAll(descriptor, raw, displayPath: displayPath()) }
+    }
+    try result.get()
+  }
+
   /// fsync(2): data and metadata reach the disk before we go on.
   public static func sync(_ descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
     _ = try valueOrErrno("flush to disk", path: displayPath()) { fsync(descriptor.rawValue) }
@@ -196,6 +206,19 @@ public enum Syscalls {
           return renameatx_np(source.rawValue, old, destination.rawValue, new, UInt32(RENAME_EXCL))
           #endif
         }
+      }
+    }
+  }
+
+  /// renameat(2), replacing `newName` if it exists: only for files appdata itself owns
+  /// (the journal, a rewritten plist), never for user data.
+  public static func renameReplacing(
+    _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(name) { old throws(SystemError) in
+      try withCName(newName) { new throws(SystemError) in
+        _ = try valueOrErrno("replace", path: displayPath()) { renameat(source.rawValue, old, destination.rawValue, new) }
       }
     }
   }
@@ -291,6 +314,39 @@ public enum Syscalls {
 
   /// The current process id.
   public static var processID: Int32 { getpid() }
+
+  /// fnmatch(3) of a shell glob against one name (`*`, `?`, `[...]`; a leading `.` is not special).
+  public static func matches(glob: String, name: [UInt8]) -> Bool {
+    withCName(name) { cName in fnmatch(glob, cName, 0) == 0 }
+  }
+
+  /// flock(2) with LOCK_EX | LOCK_NB: false when another process holds the lock.
+  public static func lockExclusively(_ descriptor: FileDescriptor) -> Bool {
+    flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0
+  }
+
+  /// Ends the process at once with SIGKILL, as a crash or power loss would (test hook).
+  public static func killSelf() -> Never {
+    kill(getpid(), SIGKILL)
+    _exit(137)
+  }
+
+  /// Copies every byte of `source` to `destination` (read/write in 1 MiB chunks).
+  public static func copyData(
+    from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> UInt64 {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    var total: UInt64 = 0
+    while true {
+      let count = try valueOrErrno("read the source of", path: displayPath()) {
+        Glibc_or_Darwin_read(source.rawValue, buffer.baseAddress, buffer.count)
+      }
+      if count == 0 { return total }
+      try writeAll(destination, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), displayPath: displayPath())
+      total += UInt64(count)
+    }
+  }
 }
 
 @inline(__always) func Glibc_or_Darwin_open(_ path: String, _ flags: Int32) -> Int32 {
