@@ -6,8 +6,9 @@ import Testing
 final class TestTree {
   let root: String
 
-  init(_ label: String = "tree") throws {
-    let base = FileManager.default.temporaryDirectory.path
+  /// A new tree under `base` (default: the temporary directory).
+  init(_ label: String = "tree", base: String? = nil) throws {
+    let base = base ?? FileManager.default.temporaryDirectory.path
     root = base + "/appdata-test-\(label)-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     chmod(root, 0o755)

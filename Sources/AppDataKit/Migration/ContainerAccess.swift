@@ -24,8 +24,14 @@ public final class ContainerAccess: @unchecked Sendable {
         next = try Syscalls.open(component, in: current, options: .directory,
                                  displayPath: display(Array(components[...index])))
       } catch {
+        // O_NOFOLLOW | O_DIRECTORY on a symlink fails with ENOTDIR: say what it really is.
+        var reported = error
+        if error.code == 20 /* ENOTDIR */,
+           let status = try? Syscalls.status(of: component, in: current, displayPath: ""), status.kind == .symbolicLink {
+          reported = SystemError(code: 40 /* ELOOP */, operation: error.operation, path: error.path)
+        }
         current.close()
-        throw error
+        throw reported
       }
       current.close()
       current = next

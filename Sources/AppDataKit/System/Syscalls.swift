@@ -325,6 +325,9 @@ public enum Syscalls {
     flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0
   }
 
+  /// usleep(3).
+  public static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
+
   /// Ends the process at once with SIGKILL, as a crash or power loss would (test hook).
   public static func killSelf() -> Never {
     kill(getpid(), SIGKILL)

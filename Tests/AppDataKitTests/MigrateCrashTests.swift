@@ -1,0 +1,127 @@
+import AppDataKit
+import Foundation
+import Testing
+
+/// Interrupting a migration at any instant loses and duplicates nothing, and a rerun gives
+/// exactly what an uninterrupted run gives; across filesystems too.
+@Suite("migrate crash safety and filesystems", .serialized)
+struct MigrateCrashTests {
+  /// /dev/shm is tmpfs (fsync is cheap there and it stores user xattrs); fall back to /tmp.
+  static let fastBase: String = FileManager.default.isWritableFile(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+
+  /// About 2,000 files in 40 top-level folders, identical in every call.
+  static func bigContainer(_ label: String) throws -> TestTree {
+    let tree = try TestTree(label, base: fastBase)
+    try tree.folder("Documents")
+    for folder in 0..<40 {
+      for file in 0..<48 {
+        try tree.file("Library/Caches/folder\(folder)/sub\(file % 4)/file\(file).bin", size: (folder * 131 + file * 17) % 3000)
+      }
+      try tree.setAttribute("Library/Caches/folder\(folder)", "user.example.kind", Array("folder \(folder)".utf8))
+      try tree.symlink("Library/Caches/folder\(folder)/link", to: "sub0/file0.bin")
+      chmod(tree.path("Library/Caches/folder\(folder)/sub1/file1.bin"), 0o600)
+    }
+    try tree.file("Library/Caches/loose.txt", size: 77)
+    return tree
+  }
+
+  /// Runs `appdata migrate` and tells whether it died of SIGKILL.
+  static func migrate(_ root: String, stopAfter: Int? = nil, forceCopy: Bool) throws -> (killed: Bool, status: Int32) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: AppData.binary)
+    process.arguments = ["migrate", root] + (stopAfter.map { ["--test-stop-after", String($0)] } ?? [])
+    var environment = ProcessInfo.processInfo.environment
+    if forceCopy { environment["APPDATA_TEST_FORCE_COPY"] = "1" }
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return (process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL, process.terminationStatus)
+  }
+
+  @Test(arguments: [true, false])
+  func killedAtTwentyMomentsThenRerunEqualsAnUninterruptedRun(forceCopy: Bool) throws {
+    let reference = try Self.bigContainer("crash-reference")
+    let source = try manifest(reference.path("Library/Caches"), times: false)
+    #expect(try Self.migrate(reference.root, forceCopy: forceCopy).status == 0)
+    let expected = try manifest(reference.root, times: false)
+    // Every source file arrived, byte for byte, exactly once.
+    #expect(expected.keys.filter { $0.hasPrefix("Library/Caches/") }.isEmpty)
+    for (path, description) in source {
+      guard var moved = expected["Documents/" + path] else {
+        Issue.record("\(path) did not arrive")
+        continue
+      }
+      let attributes = moved["xattrs"] as? [String: String] ?? [:]
+      moved["xattrs"] = attributes.filter { !$0.key.hasPrefix("user.com.apple.") }
+      #expect(NSDictionary(dictionary: moved).isEqual(to: description), "\(path)")
+    }
+
+    // Copying has a checkpoint per file (about 2,200); renaming two per entry (about 80).
+    let moments = forceCopy
+      ? [1, 2, 3, 4, 6, 9, 40, 77, 150, 300, 480, 650, 800, 1000, 1234, 1400, 1650, 1800, 1950, 2040]
+      : [1, 2, 3, 4, 5, 7, 10, 13, 17, 22, 28, 33, 40, 46, 52, 58, 63, 70, 75, 79]
+    for moment in moments {
+      let tree = try Self.bigContainer("crash-\(moment)")
+      let interrupted = try Self.migrate(tree.root, stopAfter: moment, forceCopy: forceCopy)
+      #expect(interrupted.killed, "stop after \(moment) should have killed the run")
+      let rerun = try Self.migrate(tree.root, forceCopy: forceCopy)
+      #expect(rerun.status == 0, "rerun after \(moment)")
+      #expect(same(try manifest(tree.root, times: false), expected), "after a crash at checkpoint \(moment)")
+      // And once more: nothing left to do.
+      #expect(try Self.migrate(tree.root, forceCopy: forceCopy).status == 0)
+    }
+  }
+
+  @Test func crossFilesystemCopyKeepsContentModesTimesAndAttributes() throws {
+    let tree = try TestTree("xfs")
+    try tree.file("Library/Caches/Data/a.bin", size: 100_000)
+    try tree.file("Library/Caches/Data/deep/b.bin", size: 5)
+    chmod(tree.path("Library/Caches/Data/deep/b.bin"), 0o604)
+    try tree.setAttribute("Library/Caches/Data/a.bin", "user.example.origin", Array("camera".utf8))
+    try tree.setAttribute("Library/Caches/Data", "user.example.folder", [0, 1, 2])
+    try tree.symlink("Library/Caches/Data/link", to: "deep/b.bin")
+    _ = try AppData.shell("touch -h -d '2011-10-12 10:00:00' '\(tree.path("Library/Caches/Data/link"))' '\(tree.path("Library/Caches/Data/a.bin"))'")
+    try tree.folder("Documents")
+    let before = try manifest(tree.path("Library/Caches"))
+
+    // A real second filesystem where we may mount one; otherwise the test-only override.
+    var mounted: String?
+    let store = try TestTree("xfs-store", base: Self.fastBase)
+    if AppData.isRoot {
+      let bind = try AppData.shell("mount --bind '\(store.root)' '\(tree.path("Documents"))'")
+      if bind.status == 0 { mounted = tree.path("Documents") } else { print("cross-filesystem: mount refused (\(bind.error)); using APPDATA_TEST_FORCE_COPY") }
+    } else {
+      print("cross-filesystem: not root, cannot mount; using APPDATA_TEST_FORCE_COPY")
+    }
+    defer { if let mounted { _ = try? AppData.shell("umount '\(mounted)'") } }
+
+    let result = try AppData.run(["migrate", "--json", tree.root],
+                                 environment: mounted == nil ? ["APPDATA_TEST_FORCE_COPY": "1"] : [:])
+    #expect(result.status == 0, "\(result.error)")
+    let entry = (try result.json()["entries"] as? [[String: Any]])?.first
+    #expect(entry?["action"] as? String == "copied")
+    let after = try manifest(tree.path("Documents"), dropMarkers: true)
+    #expect(same(after, before))
+    #expect(try MarkerStatus.markers(atPath: tree.path("Documents/Data")) == .modern)
+    #expect(!FileManager.default.fileExists(atPath: tree.path("Library/Caches/Data")))
+    withExtendedLifetime(store) {}
+  }
+
+  @Test(.enabled(if: AppData.isRoot, "needs root to mount a ramfs (a filesystem without user xattrs)"))
+  func aDestinationThatRefusesMarkersChangesNothing() throws {
+    let tree = try TestTree("ramfs")
+    try tree.file("Library/Caches/a", size: 3)
+    try tree.folder("Documents")
+    let mount = try AppData.shell("mount -t ramfs ramfs '\(tree.path("Documents"))'")
+    try #require(mount.status == 0, "mount -t ramfs refused: \(mount.error)")
+    defer { _ = try? AppData.shell("umount '\(tree.path("Documents"))'") }
+    let before = try manifest(tree.root)
+    let result = try AppData.run(["migrate", tree.root])
+    #expect(result.status == 2)
+    #expect(result.error.hasPrefix("appdata: error: Documents: the destination does not accept the backup marker"))
+    #expect(result.error.split(separator: "\n").count == 1)
+    #expect(same(try manifest(tree.root), before))
+  }
+}

@@ -1,0 +1,240 @@
+import AppDataKit
+import Foundation
+import Testing
+
+/// A JSON manifest of a tree (type, mode, size, SHA-256, link target, xattrs, mtime).
+func manifest(_ path: String, times: Bool = true, dropMarkers: Bool = false) throws -> [String: [String: Any]] {
+  var arguments = ["'\(AppData.packageRoot)/Scripts/tree-manifest.py'", "'\(path)'"]
+  if !times { arguments.append("--no-times") }
+  if dropMarkers {
+    arguments += ["--drop-attr", "user.com.apple.metadata:com_apple_backup_excludeItem", "--drop-attr", "user.com.apple.MobileBackup"]
+  }
+  let result = try AppData.shell("python3 " + arguments.joined(separator: " "))
+  guard result.status == 0 else { throw TestFailure("manifest: \(result.error)") }
+  return try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as! [String: [String: Any]]
+}
+
+/// The entries of `whole` below `prefix/`, with the prefix removed.
+func subtree(_ whole: [String: [String: Any]], under prefix: String) -> [String: [String: Any]] {
+  var result: [String: [String: Any]] = [:]
+  for (key, value) in whole where key.hasPrefix(prefix + "/") { result[String(key.dropFirst(prefix.count + 1))] = value }
+  return result
+}
+
+func same(_ a: [String: [String: Any]], _ b: [String: [String: Any]]) -> Bool {
+  NSDictionary(dictionary: a).isEqual(to: b)
+}
+
+/// `appdata migrate` on real trees: every outcome checked against the tree before the run.
+@Suite("migrate")
+struct MigrateTests {
+  /// A container with legacy Caches content: folders, files with modes and xattrs, links.
+  static func legacyContainer(_ label: String, in base: String? = nil) throws -> TestTree {
+    let tree = try TestTree(label)
+    try tree.file(".com.apple.mobile_container_manager.metadata.plist", contents: Array("""
+      <?xml version="1.0" encoding="UTF-8"?>
+      <plist version="1.0"><dict><key>MCMMetadataIdentifier</key><string>com.example.app</string></dict></plist>
+      """.utf8))
+    try tree.file("Library/Caches/Photos/2011/a.jpg", size: 3000)
+    try tree.file("Library/Caches/Photos/2011/b.jpg", size: 4000)
+    try tree.file("Library/Caches/Photos/index.db", size: 512)
+    chmod(tree.path("Library/Caches/Photos/index.db"), 0o640)
+    try tree.setAttribute("Library/Caches/Photos/index.db", "user.example.tag", Array("keep me".utf8))
+    try tree.file("Library/Caches/notes.txt", size: 10)
+    try tree.symlink("Library/Caches/Photos/latest", to: "2011/b.jpg")
+    try tree.file("Library/Caches/com.apple.nsurlsessiond/x", size: 1)
+    try tree.file("Library/Caches/Snapshots/s.ktx", size: 1)
+    try tree.file("Library/Caches/com.example.app/Cache.db", size: 1)
+    try tree.file("Documents/existing.txt", size: 5)
+    return tree
+  }
+
+  @Test func plainMigrationMovesMarksAndAuditsAsOffline() throws {
+    let tree = try Self.legacyContainer("migrate-plain")
+    let before = try manifest(tree.path("Library/Caches"))
+    let result = try AppData.run(["migrate", "--json", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    let report = try result.json()
+    let reported = report["entries"] as! [[String: Any]]
+    #expect(reported.filter { $0["action"] as? String == "moved" }.map { $0["destination"] as? String } == ["Documents/Photos", "Documents/notes.txt"])
+    #expect(Set(reported.filter { $0["action"] as? String == "skipped" }.map { $0["source"] as! String })
+      == ["Library/Caches/Snapshots", "Library/Caches/com.apple.nsurlsessiond", "Library/Caches/com.example.app"])
+    #expect(integer(report, "totals", "moved", "files") == 5)
+    #expect(integer(report, "totals", "moved", "bytes") == 7522)
+
+    // Content, modes, times and xattrs are the source's, plus the marker on each top-level entry.
+    let after = try manifest(tree.path("Documents"), dropMarkers: true)
+    #expect(same(subtree(after, under: "Photos"), subtree(before, under: "Photos")))
+    #expect(same(["notes.txt": after["notes.txt"]!], ["notes.txt": before["notes.txt"]!]))
+    #expect(try MarkerStatus.markers(atPath: tree.path("Documents/Photos")) == .modern)
+    #expect(try MarkerStatus.markers(atPath: tree.path("Documents/notes.txt")) == .modern)
+    #expect(try MarkerStatus.markers(atPath: tree.path("Documents/existing.txt")) == [])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: tree.path("Library/Caches")).sorted()
+      == ["Snapshots", "com.apple.nsurlsessiond", "com.example.app"])
+    #expect(!FileManager.default.fileExists(atPath: tree.path(".appdata-migration.journal")))
+
+    // The audit sees every moved file as offline, none as critical.
+    let audit = try AppData.auditJSON(tree.root, ["--list", "all"])
+    let listed = entries(audit)
+    for path in ["Documents/Photos/2011/a.jpg", "Documents/Photos/2011/b.jpg", "Documents/Photos/index.db", "Documents/Photos/latest", "Documents/notes.txt"] {
+      #expect(listed[path]?["category"] as? String == "offline", "\(path)")
+    }
+    #expect(figures(audit, "critical")[0...1] == [1, 5])
+
+    // A second run has nothing to do.
+    let again = try AppData.run(["migrate", "--json", tree.root])
+    #expect(again.status == 0)
+    #expect(integer(try again.json(), "totals", "moved", "entries") == 0)
+    #expect(same(try manifest(tree.root), try manifest(tree.root)))
+  }
+
+  @Test func intoMarksOneNewFolder() throws {
+    let tree = try Self.legacyContainer("migrate-into")
+    let result = try AppData.run(["migrate", "--into", "Legacy Cache", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(try MarkerStatus.markers(atPath: tree.path("Documents/Legacy Cache")) == .modern)
+    #expect(try MarkerStatus.markers(atPath: tree.path("Documents/Legacy Cache/Photos")) == [])
+    #expect(FileManager.default.fileExists(atPath: tree.path("Documents/Legacy Cache/Photos/2011/a.jpg")))
+    #expect(FileManager.default.fileExists(atPath: tree.path("Documents/Legacy Cache/notes.txt")))
+    let audit = try AppData.auditJSON(tree.root)
+    #expect(figures(audit, "offline")[0...1] == [5, 7522])
+    #expect(findings(audit).isEmpty)
+  }
+
+  @Test func conflictFailChangesNothingAndListsEveryConflict() throws {
+    let tree = try Self.legacyContainer("migrate-fail")
+    try tree.file("Documents/notes.txt", size: 99)
+    try tree.file("Documents/Photos/other.jpg", size: 7)
+    let before = try manifest(tree.root)
+    let result = try AppData.run(["migrate", tree.root])
+    #expect(result.status == 2)
+    #expect(result.error == """
+      appdata: error: Documents/Photos: already exists, so Library/Caches/Photos cannot move there; nothing was changed (choose --on-conflict skip, keep-both or merge)
+      appdata: error: Documents/notes.txt: already exists, so Library/Caches/notes.txt cannot move there; nothing was changed (choose --on-conflict skip, keep-both or merge)
+
+      """)
+    #expect(same(try manifest(tree.root), before))
+  }
+
+  @Test func conflictSkipKeepBothAndMerge() throws {
+    for policy in ["skip", "keep-both", "merge"] {
+      let tree = try Self.legacyContainer("migrate-\(policy)")
+      try tree.file("Documents/notes.txt", size: 99)
+      try tree.file("Documents/Photos/2011/a.jpg", size: 7)
+      try tree.file("Documents/Photos/mine.jpg", size: 8)
+      let before = try manifest(tree.root, dropMarkers: true)
+      let result = try AppData.run(["migrate", "--on-conflict", policy, tree.root])
+      #expect(result.status == 0, "\(policy): \(result.error)")
+      let after = try manifest(tree.root, dropMarkers: true)
+      // What was in Documents is untouched under every policy.
+      for path in ["Documents/notes.txt", "Documents/Photos/2011/a.jpg", "Documents/Photos/mine.jpg"] {
+        #expect(NSDictionary(dictionary: after[path]!).isEqual(to: before[path]!), "\(policy) \(path)")
+      }
+      switch policy {
+      case "skip":
+        #expect(after["Library/Caches/notes.txt"] != nil && after["Library/Caches/Photos/index.db"] != nil)
+      case "keep-both":
+        #expect(NSDictionary(dictionary: after["Documents/notes 2.txt"]!).isEqual(to: before["Library/Caches/notes.txt"]!))
+        #expect(same(subtree(after, under: "Documents/Photos 2"), subtree(before, under: "Library/Caches/Photos")))
+        #expect(try MarkerStatus.markers(atPath: tree.path("Documents/Photos 2")) == .modern)
+        #expect(after["Library/Caches/notes.txt"] == nil)
+      default:
+        // Folders merge; the colliding file is kept both ways; each moved item is marked.
+        #expect(NSDictionary(dictionary: after["Documents/Photos/2011/a 2.jpg"]!).isEqual(to: before["Library/Caches/Photos/2011/a.jpg"]!))
+        #expect(NSDictionary(dictionary: after["Documents/Photos/2011/b.jpg"]!).isEqual(to: before["Library/Caches/Photos/2011/b.jpg"]!))
+        #expect(NSDictionary(dictionary: after["Documents/Photos/index.db"]!).isEqual(to: before["Library/Caches/Photos/index.db"]!))
+        #expect(NSDictionary(dictionary: after["Documents/notes 2.txt"]!).isEqual(to: before["Library/Caches/notes.txt"]!))
+        #expect(try MarkerStatus.markers(atPath: tree.path("Documents/Photos/index.db")) == .modern)
+        #expect(try MarkerStatus.markers(atPath: tree.path("Documents/Photos/mine.jpg")) == [])
+        #expect(after["Library/Caches/Photos/2011/b.jpg"] == nil)
+      }
+    }
+  }
+
+  @Test func aNameCreatedAfterPlanningIsNeverOverwritten() throws {
+    let tree = try Self.legacyContainer("migrate-race")
+    let pause = tree.path("pause")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: AppData.binary)
+    process.arguments = ["migrate", tree.root]
+    process.environment = ProcessInfo.processInfo.environment.merging(["APPDATA_TEST_PAUSE_FILE": pause]) { $1 }
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    for _ in 0..<3000 where !FileManager.default.fileExists(atPath: pause + ".ready") { usleep(10_000) }
+    #expect(FileManager.default.fileExists(atPath: pause + ".ready"))
+    try tree.file("Documents/notes.txt", contents: Array("written by the app meanwhile".utf8))
+    try tree.file("pause")
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(try String(contentsOfFile: tree.path("Documents/notes.txt"), encoding: .utf8) == "written by the app meanwhile")
+    #expect(FileManager.default.fileExists(atPath: tree.path("Library/Caches/notes.txt")))
+    #expect(FileManager.default.fileExists(atPath: tree.path("Documents/Photos/index.db")))
+    #expect(FileManager.default.fileExists(atPath: tree.path(".appdata-migration.journal")))
+  }
+
+  @Test func dryRunLeavesTheTreeByteIdentical() throws {
+    let tree = try Self.legacyContainer("migrate-dry")
+    let before = try manifest(tree.root)
+    let result = try AppData.run(["migrate", "--dry-run", "--json", tree.root])
+    #expect(result.status == 0)
+    #expect(integer(try result.json(), "totals", "planned", "entries") == 2)
+    #expect(same(try manifest(tree.root), before))
+  }
+
+  @Test func symlinksMoveAsLinksAndOutsideIsNeverTouched() throws {
+    let tree = try Self.legacyContainer("migrate-links")
+    let outside = try TestTree("migrate-outside")
+    try outside.file("victim/data.bin", size: 100)
+    try tree.symlink("Library/Caches/escape", to: outside.path("victim"))
+    let outsideBefore = try manifest(outside.root)
+    let result = try AppData.run(["migrate", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: tree.path("Documents/escape")) == outside.path("victim"))
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: tree.path("Documents/Photos/latest")) == "2011/b.jpg")
+    #expect(same(try manifest(outside.root), outsideBefore))
+    // A symlinked source folder is refused, not followed.
+    let other = try TestTree("migrate-symlinked-source")
+    try other.folder("Library")
+    try other.symlink("Library/Caches", to: outside.path("victim"))
+    let refused = try AppData.run(["migrate", other.root])
+    #expect(refused.status == 2)
+    #expect(refused.error == "appdata: error: Library/Caches: is a symlink; appdata never follows symlinks inside a container\n")
+    #expect(same(try manifest(outside.root), outsideBefore))
+  }
+
+  @Test(arguments: ["binary", "xml"])
+  func defaultsKeyGatesTheMigrationAndIsRemovedAfterwards(format: String) throws {
+    let tree = try Self.legacyContainer("migrate-defaults-\(format)")
+    let plist = tree.path("Library/Preferences/com.example.app.plist")
+    try tree.folder("Library/Preferences")
+    let write = try AppData.shell("""
+      python3 -c 'import plistlib,sys; plistlib.dump({"PSLegacyStoragePathUsed": sys.argv[2] == "1", "Other": 7}, open(sys.argv[1], "wb"), fmt=plistlib.FMT_\(format.uppercased()))' '\(plist)' 0
+      """)
+    #expect(write.status == 0)
+    let before = try manifest(tree.root)
+    let notSet = try AppData.run(["migrate", "--defaults-key", "PSLegacyStoragePathUsed", tree.root])
+    #expect(notSet.status == 0)
+    #expect(notSet.output.contains("PSLegacyStoragePathUsed is not true"))
+    #expect(same(try manifest(tree.root), before))
+
+    _ = try AppData.shell("""
+      python3 -c 'import plistlib,sys; plistlib.dump({"PSLegacyStoragePathUsed": True, "Other": 7}, open(sys.argv[1], "wb"), fmt=plistlib.FMT_\(format.uppercased()))' '\(plist)'
+      """)
+    let result = try AppData.run(["migrate", "--defaults-key", "PSLegacyStoragePathUsed", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(FileManager.default.fileExists(atPath: tree.path("Documents/Photos/index.db")))
+    let data = try Data(contentsOf: URL(fileURLWithPath: plist))
+    #expect(data.starts(with: Array(format == "binary" ? "bplist00".utf8 : "<?xml".utf8)))
+    let check = try AppData.shell("python3 -c 'import plistlib,sys; print(plistlib.load(open(sys.argv[1], \"rb\")))' '\(plist)'")
+    #expect(check.output == "{'Other': 7}\n")
+  }
+
+  @Test func aMissingSourceIsAPreCheckFailure() throws {
+    let tree = try TestTree("migrate-nosource")
+    try tree.folder("Documents")
+    let result = try AppData.run(["migrate", tree.root])
+    #expect(result.status == 2)
+    #expect(result.error == "appdata: error: Library: no such folder (the source)\n")
+  }
+}
