@@ -50,7 +50,7 @@ docs: build
 	$(BIN) _docs rules > Docs/rules.md
 
 bench: deps
-	@./Scripts/bench.sh
+	@./Scripts/bench.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -72,6 +72,12 @@ static inline int appdata_attr_copy_fd(const char *src_path, int src_fd, const c
   return attr_copy_fd(src_path, src_fd, dst_path, dst_fd, NULL, NULL);
 }
 
+/// getdents64(2): raw directory records into `buffer`, fewer calls than readdir(3) and
+/// no fcntl from fdopendir(3).
+static inline ssize_t appdata_getdents64(int fd, void *buffer, size_t size) {
+  return (ssize_t)syscall(SYS_getdents64, fd, buffer, size);
+}
+
 static inline int appdata_errno(void) { return errno; }
 
 #endif

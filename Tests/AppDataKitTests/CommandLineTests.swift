@@ -240,3 +240,29 @@ struct CommandLineTests {
     #expect(lines.contains("Result: FAIL (findings at or above --fail-on error)"))
   }
 }
+
+/// The progress line: on a terminal only, erased at the end, never with --quiet.
+@Suite("progress")
+struct ProgressTests {
+  /// Runs appdata under `script`, which gives it a pseudo-terminal for stdout and stderr.
+  private func onTerminal(_ arguments: String) throws -> RunResult {
+    try AppData.shell("APPDATA_PROGRESS_DELAY_MS=0 script -qec \"$APPDATA \(arguments)\" /dev/null")
+  }
+
+  @Test func shownOnATerminalAndErased() throws {
+    let tree = try TestTree("progress")
+    for index in 0..<2000 { try tree.file("Documents/f\(index / 100)/x\(index)", size: 1) }
+    let shown = try onTerminal("audit --jobs 1 '\(tree.root)'")
+    #expect(shown.output.contains("Scanning: "))
+    // The line is erased before the report starts.
+    let lastErase = shown.output.range(of: "\r\u{1B}[2K", options: .backwards)
+    let report = shown.output.range(of: "Container:")
+    #expect(lastErase != nil && report != nil && lastErase!.upperBound <= report!.lowerBound)
+    #expect(!shown.output[report!.lowerBound...].contains("Scanning"))
+    let quiet = try onTerminal("audit --quiet --jobs 1 '\(tree.root)'")
+    #expect(!quiet.output.contains("Scanning"))
+    // Not a terminal: nothing on stderr but errors.
+    let piped = try AppData.run(["audit", tree.root], environment: ["APPDATA_PROGRESS_DELAY_MS": "0"])
+    #expect(piped.error.isEmpty)
+  }
+}

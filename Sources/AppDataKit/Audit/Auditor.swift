@@ -81,9 +81,15 @@ struct AuditAccumulator: WalkVisitor {
   /// Files with more than one link, counted once when the walk is over.
   var hardLinks: [FileIdentity: [WalkedEntry]] = [:]
 
+  /// `options.listedCategories` as bits, so the hot loop touches no shared Set storage.
+  private let listedMask: UInt8
+  private let maxFileSize: UInt64?
+
   init(options: AuditOptions, sink: (@Sendable (ListedEntry) -> Void)?) {
     self.options = options
     self.sink = sink
+    listedMask = options.listedCategories.reduce(0) { $0 | (1 << UInt8($1.index)) }
+    maxFileSize = options.maxFileSize
   }
 
   mutating func failed(path: [UInt8], error: SystemError) {
@@ -96,7 +102,7 @@ struct AuditAccumulator: WalkVisitor {
     if entry.status.kind == .directory {
       directories += 1
     } else if entry.status.linkCount > 1 {
-      hardLinks[FileIdentity(device: entry.status.device, inode: entry.status.inode), default: []].append(entry)
+      hardLinks[FileIdentity(device: entry.status.device, inode: entry.status.inode), default: []].append(entry.detached())
     } else {
       count(entry)
     }
@@ -104,7 +110,7 @@ struct AuditAccumulator: WalkVisitor {
 
   /// The per-path rules: layout and markers.
   private mutating func checkLocationAndMarkers(_ entry: WalkedEntry) {
-    if entry.depth == 1 && !entry.rule.isStandard {
+    if entry.depth == 1 && !entry.isStandardLocation {
       findings.append(Finding(
         rule: .unknownLocation, path: entry.path,
         message: "top-level entry outside the standard layout (Documents, Library, tmp); not backed up", bytes: nil))
@@ -112,10 +118,10 @@ struct AuditAccumulator: WalkVisitor {
     if !entry.ownMarkers.isEmpty {
       let path = entry.path
       let markerName = entry.ownMarkers.name ?? ""
-      if entry.rule.category == .cached || entry.rule.category == .temporary {
+      if entry.locationCategory == .cached || entry.locationCategory == .temporary {
         findings.append(Finding(
           rule: .redundantMarker, path: path,
-          message: "\(markerName) marker in \(entry.rule.category == .cached ? "Library/Caches" : "tmp"), which is never backed up", bytes: nil))
+          message: "\(markerName) marker in \(entry.locationCategory == .cached ? "Library/Caches" : "tmp"), which is never backed up", bytes: nil))
       } else if entry.status.kind == .directory,
                 ContainerLayout.systemDefinedFolders.contains(where: { $0.utf8.elementsEqual(path) }) {
         findings.append(Finding(
@@ -123,7 +129,7 @@ struct AuditAccumulator: WalkVisitor {
           message: "\(markerName) marker on the system-defined folder \(RelativePath.display(path)); mark a subfolder of your own instead", bytes: nil))
       }
       let modernAbove = entry.inheritedExclusion?.markers.contains(.modern) ?? false
-      if entry.ownMarkers == .legacy && entry.rule.category == .critical && !modernAbove {
+      if entry.ownMarkers == .legacy && entry.locationCategory == .critical && !modernAbove {
         findings.append(Finding(
           rule: .legacyMarker, path: path,
           message: "excluded only by the deprecated com.apple.MobileBackup attribute; set NSURLIsExcludedFromBackupKey", bytes: nil))
@@ -152,17 +158,18 @@ struct AuditAccumulator: WalkVisitor {
     totals[category.index].allocatedBytes += allocated
 
     if category == .critical && isRegular {
-      if let limit = options.maxFileSize, bytes > limit {
+      if let limit = maxFileSize, bytes > limit {
         findings.append(Finding(
           rule: .backupFileTooLarge, path: entry.path,
           message: "backed-up file of \(bytes) bytes, over the limit of \(limit) bytes", bytes: bytes))
       }
       offerLargest(bytes: bytes, entry: entry)
     }
-    if options.listedCategories.contains(category) {
+    if listedMask & (1 << UInt8(category.index)) != 0 {
+      let exclusion = entry.exclusion
       let listed = ListedEntry(
         path: entry.path, category: category, bytes: bytes, allocatedBytes: allocated,
-        marker: entry.exclusion?.markers ?? [], excludedBy: entry.exclusion?.path)
+        marker: exclusion?.markers ?? [], excludedBy: exclusion?.path)
       if let sink { sink(listed) } else { entries.append(listed) }
     }
   }

@@ -42,7 +42,7 @@ public enum RulesDocument {
       "| --- | --- | --- | --- |",
     ]
     for rule in ContainerLayout.rules + [ContainerLayout.unknownTopLevel] {
-      let pattern = rule === ContainerLayout.unknownTopLevel ? "anything else at the top level" : "`" + rule.pattern.joined(separator: "/") + "`"
+      let pattern = rule.pattern == ContainerLayout.unknownTopLevel.pattern ? "anything else at the top level" : "`" + rule.pattern.joined(separator: "/") + "`"
       lines.append("| \(pattern) | `\(rule.category.rawValue)` | \(rule.isStandard ? "yes" : "no (`unknown-location`)") | \(cell(rule.purpose))\(rule.isConfirmed ? "" : " (*unconfirmed*)") |")
     }
     lines += [

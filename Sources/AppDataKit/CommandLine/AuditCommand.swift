@@ -117,8 +117,11 @@ final class ProgressLine: @unchecked Sendable {
     timer = DispatchSource.makeTimerSource(queue: queue)
   }
 
+  /// Half a second, so quick audits print nothing; `APPDATA_PROGRESS_DELAY_MS` lets tests shorten it.
+  private static let delay = Int(Syscalls.environment("APPDATA_PROGRESS_DELAY_MS") ?? "") ?? 500
+
   func start() {
-    timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(200))
+    timer.schedule(deadline: .now() + .milliseconds(Self.delay), repeating: .milliseconds(200))
     timer.setEventHandler { [self] in
       let (entries, bytes) = progress.snapshot
       shown = true

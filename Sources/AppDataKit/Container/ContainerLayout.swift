@@ -1,7 +1,7 @@
 /// The container layout as data: which location rule an entry falls under, decided by
 /// the first one or two components of its path. (DOMAIN.md section 1, seed 002 Table 1-1,
 /// and MobileBackup's include/exclude lists.)
-public final class LocationRule: Sendable {
+public struct LocationRule: Sendable {
   /// Path components from the container root; an element starting with `*` matches
   /// any name with that suffix (`*.app`).
   public let pattern: [String]
@@ -96,4 +96,12 @@ public enum ContainerLayout {
   }
 
   static func rule(at index: Int) -> LocationRule { index < 0 ? unknownTopLevel : rules[index] }
+
+  /// The categories of the rules, as plain values for the walk's hot loop.
+  private static let categories: [Category] = rules.map(\.category)
+
+  private static let standardFlags: [Bool] = rules.map(\.isStandard)
+
+  static func category(at index: Int) -> Category { index < 0 ? unknownTopLevel.category : categories[index] }
+  static func isStandard(at index: Int) -> Bool { index < 0 ? unknownTopLevel.isStandard : standardFlags[index] }
 }

@@ -57,4 +57,23 @@ public struct FileStatus: Sendable {
   }
 
   public var isDirectory: Bool { kind == .directory }
+
+  /// A folder known from its directory listing alone: the walk does not stat folders,
+  /// because it needs nothing from them but that they are folders.
+  static let listedDirectory = FileStatus(
+    kind: .directory, permissions: 0, size: 0, allocatedSize: 0, linkCount: 1, device: 0, inode: 0,
+    accessTime: FileTime(seconds: 0, nanoseconds: 0), modificationTime: FileTime(seconds: 0, nanoseconds: 0))
+
+  init(kind: Kind, permissions: UInt32, size: UInt64, allocatedSize: UInt64, linkCount: UInt64, device: UInt64,
+       inode: UInt64, accessTime: FileTime, modificationTime: FileTime) {
+    self.kind = kind
+    self.permissions = permissions
+    self.size = size
+    self.allocatedSize = allocatedSize
+    self.linkCount = linkCount
+    self.device = device
+    self.inode = inode
+    self.accessTime = accessTime
+    self.modificationTime = modificationTime
+  }
 }

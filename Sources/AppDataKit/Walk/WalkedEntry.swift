@@ -7,22 +7,29 @@ public struct Exclusion: Hashable, Sendable {
 }
 
 /// Everything the walk learned about one entry, handed to a `WalkVisitor`.
-public struct WalkedEntry: Sendable {
+///
+/// The name is borrowed from the walk's directory buffer, so building an entry costs no
+/// allocation; it is valid only during `visit(_:)`. Keep an entry longer with `detached()`.
+public struct WalkedEntry {
   /// The entry's folder, relative to the container root (empty at the top level).
   public var parentPath: [UInt8]
-  /// The entry's own name.
-  public var name: [UInt8]
+  private var borrowedName: UnsafeBufferPointer<UInt8>
+  private var ownedName: [UInt8]?
   /// 1 for top-level entries.
   public var depth: Int
   public var status: FileStatus
-  /// The location rule the entry falls under.
-  public var rule: LocationRule
+  /// The index of the location rule the entry falls under (`ContainerLayout.rules`; -1: unknown
+  /// top-level entry). Plain values rather than the rule itself: sharing one reference-counted
+  /// object between walker threads costs more than the walk's own work.
+  public var ruleIndex: Int
+  /// The rule's category: where the entry lives, before markers.
+  public var locationCategory: Category
+  /// Whether the location is part of the standard layout.
+  public var isStandardLocation: Bool
   /// The final category: the rule's, or `offline` when a marker excludes a backed-up location.
   public var category: Category
   /// Excluding markers on the entry itself.
   public var ownMarkers: MarkerSet
-  /// The nearest excluding marker on the entry or a folder above it, inside the container.
-  public var exclusion: Exclusion?
   /// The nearest excluding marker strictly above the entry.
   public var inheritedExclusion: Exclusion?
   /// `user.xdg.robots.backup` = `false` on the entry.
@@ -32,8 +39,53 @@ public struct WalkedEntry: Sendable {
   /// The category the entry's folder would have as a file (for `cache-in-backup` on a tag).
   public var parentCategory: Category
 
+  init(parentPath: [UInt8], name: UnsafeBufferPointer<UInt8>, depth: Int, status: FileStatus, ruleIndex: Int,
+       locationCategory: Category, category: Category, ownMarkers: MarkerSet, inheritedExclusion: Exclusion?, declinesBackup: Bool,
+       isCacheDirectoryTag: Bool, parentCategory: Category) {
+    self.parentPath = parentPath
+    self.borrowedName = name
+    self.depth = depth
+    self.status = status
+    self.ruleIndex = ruleIndex
+    self.locationCategory = locationCategory
+    self.isStandardLocation = depth == 1 ? ContainerLayout.isStandard(at: ruleIndex) : true
+    self.category = category
+    self.ownMarkers = ownMarkers
+    self.inheritedExclusion = inheritedExclusion
+    self.declinesBackup = declinesBackup
+    self.isCacheDirectoryTag = isCacheDirectoryTag
+    self.parentCategory = parentCategory
+  }
+
+  /// The location rule the entry falls under.
+  public var rule: LocationRule { ContainerLayout.rule(at: ruleIndex) }
+
+  /// The entry's own name.
+  public var name: [UInt8] { ownedName ?? Array(borrowedName) }
+
   /// The entry's path relative to the container root, `/`-separated.
-  public var path: [UInt8] { RelativePath.join(parentPath, name) }
+  public var path: [UInt8] {
+    if let ownedName { return RelativePath.join(parentPath, ownedName) }
+    var path: [UInt8] = []
+    path.reserveCapacity(parentPath.count + 1 + borrowedName.count)
+    path.append(contentsOf: parentPath)
+    if !parentPath.isEmpty { path.append(0x2F) }
+    path.append(contentsOf: borrowedName)
+    return path
+  }
+
+  /// The nearest excluding marker on the entry itself or a folder above it, inside the container.
+  public var exclusion: Exclusion? {
+    ownMarkers.isExcluding ? Exclusion(path: path, markers: ownMarkers) : inheritedExclusion
+  }
+
+  /// A copy that owns its name, to keep after `visit(_:)` returns.
+  public func detached() -> WalkedEntry {
+    var copy = self
+    copy.ownedName = name
+    copy.borrowedName = UnsafeBufferPointer(start: nil, count: 0)
+    return copy
+  }
 }
 
 /// Relative paths as bytes: names on disk need not be UTF-8.

@@ -40,13 +40,13 @@ public struct Walker: Sendable {
     let queue = WorkQueue()
     let start = PendingFolder(
       parent: nil, opened: root, name: [], path: [], depth: 0, topLevelName: nil,
-      ruleIndex: nil, exclusion: rootExclusion, category: .other)
+      ruleIndex: nil, exclusion: rootExclusion, locationCategory: .other, category: .other)
     queue.push([start])
 
     if jobs == 1 {
       var visitor = makeVisitor()
       var worker = Worker(progress: progress)
-      worker.run(queue: queue, visitor: &visitor)
+      worker.run(queue: queue, visitor: &visitor, shares: false)
       return [visitor]
     }
 
@@ -54,8 +54,12 @@ public struct Walker: Sendable {
     let group = DispatchGroup()
     for index in 0..<jobs {
       let thread = Thread {
+        // The visitor lives on this thread's stack while it works: visitors side by side in
+        // one array would share cache lines, and every counter update would bounce them.
+        var visitor = visitors.values[index]
         var worker = Worker(progress: progress)
-        worker.run(queue: queue, visitor: &visitors.values[index])
+        worker.run(queue: queue, visitor: &visitor, shares: true)
+        visitors.values[index] = visitor
         group.leave()
       }
       thread.stackSize = 1 << 20
@@ -89,26 +93,31 @@ struct PendingFolder: @unchecked Sendable {
   /// The location rule index inherited by entries below depth 2; nil at the root.
   let ruleIndex: Int?
   let exclusion: Exclusion?
+  /// The folder's location rule's category, inherited below depth 2.
+  let locationCategory: Category
   /// The folder's own category (what a file at its place would be).
   let category: Category
 }
 
-/// A LIFO stack shared by the workers; LIFO keeps the walk depth-first, so few folders
-/// are open at once however wide the tree is.
+/// The folders no worker has claimed yet. Each worker keeps its own LIFO stack (depth-first,
+/// so few folders are open at once however wide the tree is) and hands part of it over only
+/// when another worker is idle, so the lock is taken rarely rather than once per folder.
 final class WorkQueue: @unchecked Sendable {
   private let condition = NSCondition()
   private var stack: [PendingFolder] = []
   private var busyWorkers = 0
+  private var idleWorkers = 0
 
   func push(_ folders: [PendingFolder]) {
     guard !folders.isEmpty else { return }
     condition.lock()
     stack.append(contentsOf: folders.reversed())
     condition.unlock()
-    if folders.count == 1 { condition.signal() } else { condition.broadcast() }
+    condition.broadcast()
   }
 
-  /// The next folder, waiting while other workers may still produce one; nil when done.
+  /// The next folder for a worker whose own stack is empty, waiting while other workers may
+  /// still hand one over; nil when the walk is done.
   func next(finishedPrevious: Bool) -> PendingFolder? {
     condition.lock()
     defer { condition.unlock() }
@@ -118,10 +127,27 @@ final class WorkQueue: @unchecked Sendable {
         condition.broadcast()
         return nil
       }
+      idleWorkers += 1
       condition.wait()
+      idleWorkers -= 1
     }
     busyWorkers += 1
     return stack.removeLast()
+  }
+
+  /// Gives the older half of a busy worker's stack (the larger subtrees) to idle workers.
+  func share(from local: inout [PendingFolder]) {
+    guard local.count > 1 else { return }
+    condition.lock()
+    guard idleWorkers > 0 && stack.isEmpty else {
+      condition.unlock()
+      return
+    }
+    let half = local.count / 2
+    stack.append(contentsOf: local[..<half])
+    local.removeFirst(half)
+    condition.unlock()
+    condition.broadcast()
   }
 }
 
@@ -137,19 +163,31 @@ struct Worker {
 
   init(progress: WalkProgress?) { self.progress = progress }
 
-  mutating func run<V: WalkVisitor>(queue: WorkQueue, visitor: inout V) {
+  mutating func run<V: WalkVisitor>(queue: WorkQueue, visitor: inout V, shares: Bool) {
     var finished = false
-    while let folder = queue.next(finishedPrevious: finished) {
-      read(folder, visitor: &visitor)
-      queue.push(children)
-      children.removeAll(keepingCapacity: true)
-      finished = true
-      if let progress, localEntries > 0 {
-        progress.add(entries: localEntries, bytes: localBytes)
-        localEntries = 0
-        localBytes = 0
+    var local: [PendingFolder] = []
+    var sinceShareCheck = 0
+    while let claimed = queue.next(finishedPrevious: finished) {
+      local.append(claimed)
+      while let folder = local.popLast() {
+        read(folder, visitor: &visitor)
+        // Children in reverse, so the first one listed is read first.
+        local.append(contentsOf: children.reversed())
+        children.removeAll(keepingCapacity: true)
+        sinceShareCheck += 1
+        if shares && sinceShareCheck >= 8 {
+          sinceShareCheck = 0
+          queue.share(from: &local)
+        }
+        if let progress, localEntries >= 4096 {
+          progress.add(entries: localEntries, bytes: localBytes)
+          localEntries = 0
+          localBytes = 0
+        }
       }
+      finished = true
     }
+    if let progress, localEntries > 0 { progress.add(entries: localEntries, bytes: localBytes) }
   }
 
   private mutating func read<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {
@@ -158,9 +196,7 @@ struct Worker {
       stream = opened
     } else {
       guard let parent = folder.parent else { return }
-      let opened = folder.name.withUnsafeBufferPointer { _ in
-        withCName(folder.name) { Syscalls.open(cName: $0, in: parent.descriptor, options: .directory) }
-      }
+      let opened = withCName(folder.name) { Syscalls.open(cName: $0, in: parent.descriptor, options: .directory) }
       switch opened {
       case .failure(let error):
         visitor.failed(path: folder.path, error: SystemError(code: error.code, operation: "open the folder", path: ""))
@@ -175,67 +211,76 @@ struct Worker {
       }
     }
 
-    let failure = stream.forEachName { cName in
-      examine(cName, in: stream, folder: folder, visitor: &visitor)
+    let failure = stream.forEachEntry { cName, length, type in
+      examine(cName, length: length, type: type, in: stream, folder: folder, visitor: &visitor)
     }
     if let failure {
       visitor.failed(path: folder.path, error: SystemError(code: failure, operation: "read the folder", path: ""))
     }
   }
 
+  /// One entry: at most one fstatat (none for a folder the listing already identified),
+  /// one listxattrat, and a getxattrat only for a recognised attribute name.
   private mutating func examine<V: WalkVisitor>(
-    _ cName: UnsafePointer<CChar>, in stream: DirectoryStream, folder: PendingFolder, visitor: inout V
+    _ cName: UnsafePointer<CChar>, length: Int, type: DirectoryEntryType, in stream: DirectoryStream,
+    folder: PendingFolder, visitor: inout V
   ) {
-    let name = cNameBytes(cName)
+    let name = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
     let depth = folder.depth + 1
     let status: FileStatus
-    switch Syscalls.status(cName: cName, in: stream.descriptor) {
-    case .success(let value): status = value
-    case .failure(let error):
-      visitor.failed(path: RelativePath.join(folder.path, name), error: SystemError(code: error.code, operation: "read the status of", path: ""))
-      return
+    if type == .directory {
+      status = .listedDirectory
+    } else {
+      switch Syscalls.status(cName: cName, in: stream.descriptor) {
+      case .success(let value): status = value
+      case .failure(let error):
+        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: "read the status of", path: ""))
+        return
+      }
     }
 
     // Location: decided by the first two components, inherited below.
     let ruleIndex: Int
     if depth == 1 {
-      ruleIndex = ContainerLayout.ruleIndex(for: [name][...])
+      ruleIndex = ContainerLayout.ruleIndex(for: [Array(name)][...])
     } else if depth <= LocationRule.maximumDepth, let top = folder.topLevelName {
-      ruleIndex = ContainerLayout.ruleIndex(for: [top, name][...])
+      ruleIndex = ContainerLayout.ruleIndex(for: [top, Array(name)][...])
     } else {
       ruleIndex = folder.ruleIndex ?? -1
     }
-    let rule = ContainerLayout.rule(at: ruleIndex)
+    let locationCategory = depth <= LocationRule.maximumDepth ? ContainerLayout.category(at: ruleIndex) : folder.locationCategory
 
     var attributes = EntryAttributes()
     switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch) {
     case .success(let value): attributes = value
     case .failure(let error):
-      visitor.failed(path: RelativePath.join(folder.path, name), error: SystemError(code: error.code, operation: "read the extended attributes of", path: ""))
+      visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: "read the extended attributes of", path: ""))
     }
 
-    let path = RelativePath.join(folder.path, name)
-    let exclusion = attributes.markers.isExcluding
-      ? Exclusion(path: path, markers: attributes.markers) : folder.exclusion
-    let category: Category = rule.category == .critical && exclusion != nil ? .offline : rule.category
+    let isExcluded = attributes.markers.isExcluding || folder.exclusion != nil
+    let category: Category = locationCategory == .critical && isExcluded ? .offline : locationCategory
 
     var isCacheTag = false
-    if status.kind == .regular && name.elementsEqual(CacheDirectoryTag.fileName.utf8) {
+    if status.kind == .regular && length == CacheDirectoryTag.nameBytes.count && name.elementsEqual(CacheDirectoryTag.nameBytes) {
       isCacheTag = CacheDirectoryTag.hasSignature(cName, in: stream.descriptor)
     }
 
-    visitor.visit(WalkedEntry(
-      parentPath: folder.path, name: name, depth: depth, status: status, rule: rule, category: category,
-      ownMarkers: attributes.markers, exclusion: exclusion, inheritedExclusion: folder.exclusion,
-      declinesBackup: attributes.declinesBackup, isCacheDirectoryTag: isCacheTag, parentCategory: folder.category))
+    let entry = WalkedEntry(
+      parentPath: folder.path, name: name, depth: depth, status: status, ruleIndex: ruleIndex,
+      locationCategory: locationCategory, category: category,
+      ownMarkers: attributes.markers, inheritedExclusion: folder.exclusion,
+      declinesBackup: attributes.declinesBackup, isCacheDirectoryTag: isCacheTag, parentCategory: folder.category)
+    visitor.visit(entry)
     localEntries += 1
     if status.kind == .regular { localBytes &+= status.size }
 
     if status.kind == .directory {
+      let path = entry.path
       children.append(PendingFolder(
-        parent: stream, opened: nil, name: name, path: path, depth: depth,
-        topLevelName: depth == 1 ? name : folder.topLevelName, ruleIndex: ruleIndex,
-        exclusion: exclusion, category: category))
+        parent: stream, opened: nil, name: Array(name), path: path, depth: depth,
+        topLevelName: depth == 1 ? Array(name) : folder.topLevelName, ruleIndex: ruleIndex,
+        exclusion: attributes.markers.isExcluding ? Exclusion(path: path, markers: attributes.markers) : folder.exclusion,
+        locationCategory: locationCategory, category: category))
     }
   }
 }
@@ -286,6 +331,7 @@ struct EntryAttributes {
 /// The Cache Directory Tagging Specification's `CACHEDIR.TAG` (honoured by borg, restic, tar).
 public enum CacheDirectoryTag {
   public static let fileName = "CACHEDIR.TAG"
+  static let nameBytes = Array(fileName.utf8)
   /// The 43 bytes a valid tag starts with.
   public static let signature = "Signature: 8a477f597d28d172789f06886806bc55"
 

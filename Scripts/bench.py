@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""`make bench`: appdata audit against du -sb and getfattr on synthetic containers.
+
+For each size it generates a seeded container (once; kept under the bench folder), warms
+the page cache, then times the commands in alternation, round after round, and prints
+medians, the ratio appdata/du and appdata's peak RSS (from wait4's rusage).
+
+Usage: bench.py APPDATA_BINARY BENCH_DIR [--sizes 100000,1000000] [--rounds N]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(command, stdout=subprocess.DEVNULL):
+    """Runs a command; returns (seconds, peak RSS in KiB, exit status)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    return elapsed, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
+
+
+def ensure_container(bench_dir, entries):
+    path = os.path.join(bench_dir, f"container-{entries}")
+    stamp = path + ".done"
+    if not os.path.exists(stamp):
+        subprocess.run(["rm", "-rf", path], check=True)
+        print(f"generating {entries} entries in {path} ...", flush=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "generate-container.py"), "--entries", str(entries), "--seed", "1", path], check=True)
+        open(stamp, "w").close()
+    return path
+
+
+def human_kib(kib):
+    return f"{kib / 1024:.1f} MiB"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("appdata")
+    parser.add_argument("bench_dir")
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
+    args = parser.parse_args()
+    os.makedirs(args.bench_dir, exist_ok=True)
+    cpus = os.cpu_count()
+    print(f"machine: {cpus} online CPUs, kernel {os.uname().release}")
+    print(f"appdata: {args.appdata}")
+    print()
+
+    for entries in [int(size) for size in args.sizes.split(",")]:
+        container = ensure_container(args.bench_dir, entries)
+        commands = {
+            "appdata audit --format json": [args.appdata, "audit", "--format", "json", "--fail-on", "never", container],
+            "appdata audit --format json --jobs 1": [args.appdata, "audit", "--format", "json", "--fail-on", "never", "--jobs", "1", container],
+            "appdata audit --format ndjson --list all": [args.appdata, "audit", "--format", "ndjson", "--list", "all", "--fail-on", "never", container],
+            "du -sb": ["du", "-sb", container],
+            "getfattr -R -d -m -": ["getfattr", "-R", "-d", "-m", "-", container],
+        }
+        # Warm the page cache and the dentry cache.
+        for command in commands.values():
+            run(command)
+        rounds = args.rounds or (9 if entries <= 100_000 else 5)
+        times = {name: [] for name in commands}
+        rss = {name: 0 for name in commands}
+        for _ in range(rounds):
+            for name, command in commands.items():
+                seconds, peak, status = run(command)
+                if status not in (0, 1) and not name.startswith("getfattr"):
+                    sys.exit(f"{name} exited {status}")
+                times[name].append(seconds)
+                rss[name] = max(rss[name], peak)
+        du = statistics.median(times["du -sb"])
+        print(f"== {entries} entries, {rounds} rounds, warm cache (medians) ==")
+        for name in commands:
+            median = statistics.median(times[name])
+            line = f"  {name:42s} {median:8.3f} s   {median / du:5.2f} x du"
+            if name.startswith("appdata"):
+                line += f"   peak RSS {human_kib(rss[name])}"
+            print(line)
+        print(f"  ratio appdata/du (json, default jobs): {statistics.median(times['appdata audit --format json']) / du:.2f} (target <= 0.70)")
+        print(f"  ratio appdata/du (--jobs 1):           {statistics.median(times['appdata audit --format json --jobs 1']) / du:.2f} (target <= 1.40)")
+        print()
+
+
+if __name__ == "__main__":
+    main()

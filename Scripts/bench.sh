@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# make bench: release build, tools from apt, then Scripts/bench.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+if ! command -v getfattr >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -qq attr >/dev/null 2>&1 || { $sudo apt-get update -qq && $sudo apt-get install -y -qq attr; }
+fi
+swift build -c release
+python3 Scripts/bench.py .build/release/appdata "${BENCH_DIR:-.build/bench-data}" "$@"
