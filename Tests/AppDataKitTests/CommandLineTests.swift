@@ -184,13 +184,21 @@ struct CommandLineTests {
     try tree.file("Documents/a", size: 10)
     try tree.file("Documents/b", size: 20)
     try tree.file("Stray/c", size: 1)
+    try tree.setModernMarker("Documents/b")
     let result = try AppData.run(["audit", "--format", "ndjson", "--list", "all", tree.root])
     let lines = result.output.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
     #expect(lines.map { $0["type"] as! String } == ["entry", "entry", "entry", "finding", "summary"])
     #expect(Set(lines.prefix(3).map { $0["path"] as! String }) == ["Documents/a", "Documents/b", "Stray/c"])
-    #expect(integer(lines.last, "summary", "backup", "bytes") == 30)
-    let json = try AppData.auditJSON(tree.root)
+    #expect(integer(lines.last, "summary", "backup", "bytes") == 10)
+    let json = try AppData.auditJSON(tree.root, ["--list", "all"])
     #expect(NSDictionary(dictionary: lines.last!["summary"] as! [String: Any]).isEqual(to: json["summary"] as! [String: Any]))
+    // Each entry line is the JSON document's entry, plus its type.
+    let streamed = lines.prefix(3).sorted { ($0["path"] as! String) < ($1["path"] as! String) }
+    for (line, entry) in zip(streamed, json["entries"] as! [[String: Any]]) {
+      var expected = entry
+      expected["type"] = "entry"
+      #expect(NSDictionary(dictionary: line).isEqual(to: expected))
+    }
   }
 
   @Test func outputDoesNotDependOnJobs() throws {
@@ -264,5 +272,23 @@ struct ProgressTests {
     // Not a terminal: nothing on stderr but errors.
     let piped = try AppData.run(["audit", tree.root], environment: ["APPDATA_PROGRESS_DELAY_MS": "0"])
     #expect(piped.error.isEmpty)
+  }
+}
+
+@Suite("ndjson encoding")
+struct NDJSONEncodingTests {
+  @Test func fastLinesEqualTheGeneralEncoder() {
+    let cases: [ListedEntry] = [
+      ListedEntry(path: Array("Documents/a b.txt".utf8), category: .critical, bytes: 12, allocatedBytes: 4096, marker: [], excludedBy: nil),
+      ListedEntry(path: Array("Documents/M/x".utf8), category: .offline, bytes: 0, allocatedBytes: 0, marker: .both, excludedBy: Array("Documents/M".utf8)),
+      ListedEntry(path: Array("Documents/q\"uote\\".utf8), category: .critical, bytes: 1, allocatedBytes: 1, marker: [], excludedBy: nil),
+      ListedEntry(path: Array("Documents/".utf8) + [0xFF, 0x0A], category: .other, bytes: 1, allocatedBytes: 1, marker: .legacy, excludedBy: Array(".".utf8)),
+      ListedEntry(path: Array("Documents/é".utf8), category: .cached, bytes: 1, allocatedBytes: 1, marker: [], excludedBy: nil),
+    ]
+    for entry in cases {
+      var line: [UInt8] = []
+      entry.appendNDJSONLine(to: &line)
+      #expect(String(decoding: line, as: UTF8.self) == entry.json(type: "entry").serialized(pretty: false) + "\n")
+    }
   }
 }

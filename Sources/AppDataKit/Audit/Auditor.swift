@@ -3,9 +3,10 @@
 public struct Auditor {
   public let rootPath: String
   public let options: AuditOptions
-  /// Called for each listed entry as soon as it is classified (NDJSON streaming), from any
-  /// worker thread; when set, entries are not also kept for the report.
-  public var entrySink: (@Sendable (ListedEntry) -> Void)?
+  /// Receives listed entries as NDJSON lines soon after they are classified (streaming), in
+  /// chunks of whole lines (about 64 KiB each), from any worker thread; when set, entries are
+  /// not also kept for the report.
+  public var entrySink: (@Sendable ([UInt8]) -> Void)?
   public var progress: WalkProgress?
 
   public init(rootPath: String, options: AuditOptions) {
@@ -22,6 +23,7 @@ public struct Auditor {
     var merged = AuditAccumulator(options: options, sink: entrySink)
     for visitor in visitors { merged.absorb(visitor) }
     merged.settleHardLinks()
+    merged.flushStream()
 
     let backupBytes = merged.totals[Category.critical.index].bytes
     if let limit = options.maxBackupSize, backupBytes > limit {
@@ -72,7 +74,9 @@ struct FileIdentity: Hashable {
 /// memory, plus the listed entries only when `--list` asks for them without streaming.
 struct AuditAccumulator: WalkVisitor {
   let options: AuditOptions
-  let sink: (@Sendable (ListedEntry) -> Void)?
+  let sink: (@Sendable ([UInt8]) -> Void)?
+  /// NDJSON lines not yet handed to `sink`.
+  var streamBuffer: [UInt8] = []
   var totals = [CategoryTotals](repeating: CategoryTotals(), count: Category.allCases.count)
   var directories: UInt64 = 0
   var findings: [Finding] = []
@@ -85,7 +89,7 @@ struct AuditAccumulator: WalkVisitor {
   private let listedMask: UInt8
   private let maxFileSize: UInt64?
 
-  init(options: AuditOptions, sink: (@Sendable (ListedEntry) -> Void)?) {
+  init(options: AuditOptions, sink: (@Sendable ([UInt8]) -> Void)?) {
     self.options = options
     self.sink = sink
     listedMask = options.listedCategories.reduce(0) { $0 | (1 << UInt8($1.index)) }
@@ -170,7 +174,12 @@ struct AuditAccumulator: WalkVisitor {
       let listed = ListedEntry(
         path: entry.path, category: category, bytes: bytes, allocatedBytes: allocated,
         marker: exclusion?.markers ?? [], excludedBy: exclusion?.path)
-      if let sink { sink(listed) } else { entries.append(listed) }
+      if sink != nil {
+        listed.appendNDJSONLine(to: &streamBuffer)
+        if streamBuffer.count >= 64 * 1024 { flushStream() }
+      } else {
+        entries.append(listed)
+      }
     }
   }
 
@@ -187,8 +196,17 @@ struct AuditAccumulator: WalkVisitor {
     if largest.count > options.top { largest.removeLast() }
   }
 
+  /// Hands the buffered NDJSON lines to the sink.
+  mutating func flushStream() {
+    guard let sink, !streamBuffer.isEmpty else { return }
+    sink(streamBuffer)
+    streamBuffer.removeAll(keepingCapacity: true)
+  }
+
   /// Folds another worker's accumulator into this one.
   mutating func absorb(_ other: AuditAccumulator) {
+    var other = other
+    other.flushStream()
     for index in totals.indices { totals[index].add(other.totals[index]) }
     directories += other.directories
     findings.append(contentsOf: other.findings)

@@ -47,7 +47,7 @@ struct AuditCommand {
     var auditor = Auditor(rootPath: path, options: options)
     if format == .ndjson && !options.listedCategories.isEmpty {
       let write = io.writeOutput
-      auditor.entrySink = { entry in write(entry.json(type: "entry").serialized(pretty: false) + "\n") }
+      auditor.entrySink = { lines in write(String(decoding: lines, as: UTF8.self)) }
     }
     let progress = quiet || !io.isErrorTerminal ? nil : WalkProgress()
     auditor.progress = progress

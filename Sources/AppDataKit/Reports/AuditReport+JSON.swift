@@ -94,6 +94,51 @@ extension ListedEntry {
   }
 }
 
+extension ListedEntry {
+  /// Appends `{"type":"entry",…}` and a newline: the same bytes as `json(type: "entry")`
+  /// serialized compactly, written without building a JSON tree (the NDJSON stream's hot path).
+  func appendNDJSONLine(to buffer: inout [UInt8]) {
+    guard RelativePath.isPlainJSON(path), RelativePath.isPlainJSON(excludedBy ?? []) else {
+      buffer.append(contentsOf: json(type: "entry").serialized(pretty: false).utf8)
+      buffer.append(0x0A)
+      return
+    }
+    buffer.append(contentsOf: #"{"allocatedBytes":"#.utf8)
+    buffer.append(contentsOf: String(allocatedBytes).utf8)
+    buffer.append(contentsOf: #","bytes":"#.utf8)
+    buffer.append(contentsOf: String(bytes).utf8)
+    buffer.append(contentsOf: #","category":""#.utf8)
+    buffer.append(contentsOf: category.rawValue.utf8)
+    buffer.append(contentsOf: #"","excludedBy":"#.utf8)
+    if let excludedBy {
+      buffer.append(0x22)
+      buffer.append(contentsOf: excludedBy)
+      buffer.append(0x22)
+    } else {
+      buffer.append(contentsOf: "null".utf8)
+    }
+    buffer.append(contentsOf: #","marker":"#.utf8)
+    if let name = marker.name {
+      buffer.append(0x22)
+      buffer.append(contentsOf: name.utf8)
+      buffer.append(0x22)
+    } else {
+      buffer.append(contentsOf: "null".utf8)
+    }
+    buffer.append(contentsOf: #","path":""#.utf8)
+    buffer.append(contentsOf: path)
+    buffer.append(contentsOf: #"","type":"entry"}"#.utf8)
+    buffer.append(0x0A)
+  }
+}
+
+extension RelativePath {
+  /// True when the bytes can go into a JSON string as they are: printable ASCII without `"` or `\`.
+  static func isPlainJSON(_ bytes: [UInt8]) -> Bool {
+    bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+  }
+}
+
 extension JSONValue {
   /// `path` (invalid UTF-8 replaced by U+FFFD) and, only when something was replaced,
   /// `pathBase64` with the exact bytes.
