@@ -6,6 +6,7 @@ BUILD_DIR  ?= .build
 BIN        := $(BUILD_DIR)/debug/appdata
 RELEASE    := $(BUILD_DIR)/release/appdata
 DEMO_DIR   ?= $(BUILD_DIR)/demo-container
+BENCH_DIR  ?= $(BUILD_DIR)/bench-data
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build release test demo docs check-docs bench deps clean
@@ -50,7 +51,7 @@ docs: build
 	$(BIN) _docs rules > Docs/rules.md
 
 bench: deps
-	@./Scripts/bench.sh $(BENCH_ARGS)
+	@BENCH_DIR="$(BENCH_DIR)" ./Scripts/bench.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD_DIR)

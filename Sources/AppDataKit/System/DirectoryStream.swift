@@ -47,10 +47,16 @@ public final class DirectoryStream: @unchecked Sendable {
   /// Every name but `.` and `..`, each passed as a NUL-terminated C string (valid only during
   /// the call), its length, and its type. Returns the errno of a failed read, or nil at the end.
   public func forEachEntry(_ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Int32? {
+    let scratch = DirectoryBuffer()
+    return forEachEntry(using: scratch, body)
+  }
+
+  /// `forEachEntry` reading through a caller's buffer, so a walk allocates one per thread
+  /// instead of one per folder.
+  public func forEachEntry(using scratch: DirectoryBuffer, _ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Int32? {
     #if canImport(Glibc)
-    let size = 64 * 1024
-    let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-    defer { buffer.deallocate() }
+    let size = scratch.size
+    let buffer = scratch.pointer
     while true {
       let count = appdata_getdents64(descriptor.rawValue, buffer, size)
       if count == 0 { return nil }
@@ -112,6 +118,15 @@ public final class DirectoryStream: @unchecked Sendable {
     if let failure { throw SystemError(code: failure, operation: "read the folder", path: "") }
     return result
   }
+}
+
+/// Memory for getdents64(2) records, reused across folders.
+public final class DirectoryBuffer {
+  let size = 64 * 1024
+  let pointer: UnsafeMutableRawPointer
+
+  public init() { pointer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8) }
+  deinit { pointer.deallocate() }
 }
 
 /// The bytes of a NUL-terminated C string.

@@ -157,6 +157,7 @@ final class WorkQueue: @unchecked Sendable {
 struct Worker {
   let progress: WalkProgress?
   private var scratch = [UInt8](repeating: 0, count: 1024)
+  private let directoryBuffer = DirectoryBuffer()
   private var children: [PendingFolder] = []
   private var localEntries = 0
   private var localBytes: UInt64 = 0
@@ -211,7 +212,7 @@ struct Worker {
       }
     }
 
-    let failure = stream.forEachEntry { cName, length, type in
+    let failure = stream.forEachEntry(using: directoryBuffer) { cName, length, type in
       examine(cName, length: length, type: type, in: stream, folder: folder, visitor: &visitor)
     }
     if let failure {
