@@ -72,7 +72,7 @@ struct ArgumentParserTests {
   }
 
   @Test func valuesAreCheckedAgainstChoices() {
-    #expect(throws: UsageError("invalid value 'jsn' for '--format': expected table, json or ndjson; did you mean 'json'?", argumentIndex: 1)) {
+    #expect(throws: UsageError("invalid value 'jsn' for '--format': expected table, json, ndjson, github, junit or sarif; did you mean 'json'?", argumentIndex: 1)) {
       try parser.parse(["--format", "jsn", "P"])
     }
     #expect(throws: UsageError.self) { try parser.parse(["--list", "cached,bogus", "P"]) }
@@ -254,7 +254,7 @@ struct CommandLineTests {
 struct ProgressTests {
   /// Runs appdata under `script`, which gives it a pseudo-terminal for stdout and stderr.
   private func onTerminal(_ arguments: String) throws -> RunResult {
-    try AppData.shell("APPDATA_PROGRESS_DELAY_MS=0 script -qec \"$APPDATA \(arguments)\" /dev/null")
+    try AppData.shell("TERM=xterm APPDATA_PROGRESS_DELAY_MS=0 script -qec \"$APPDATA \(arguments)\" /dev/null")
   }
 
   @Test func shownOnATerminalAndErased() throws {

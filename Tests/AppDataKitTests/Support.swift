@@ -5,12 +5,15 @@ import Testing
 /// A real folder tree in a temporary directory, with real extended attributes.
 final class TestTree {
   let root: String
+  /// A folder beside the tree for files that must not be inside it (policy files, reports).
+  var scratch: String { root + ".scratch" }
 
   /// A new tree under `base` (default: the temporary directory).
   init(_ label: String = "tree", base: String? = nil) throws {
     let base = base ?? FileManager.default.temporaryDirectory.path
     root = base + "/appdata-test-\(label)-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: root + ".scratch", withIntermediateDirectories: true)
     chmod(root, 0o755)
   }
 
@@ -18,7 +21,7 @@ final class TestTree {
     // Folders a test made unreadable must be opened up again before removal.
     // rm handles trees deeper than PATH_MAX, which FileManager does not.
     _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwx", root]).waitUntilExit()
-    _ = try? Process.run(URL(fileURLWithPath: "/bin/rm"), arguments: ["-rf", root]).waitUntilExit()
+    _ = try? Process.run(URL(fileURLWithPath: "/bin/rm"), arguments: ["-rf", root, scratch]).waitUntilExit()
   }
 
   func path(_ relative: String) -> String { relative.isEmpty ? root : root + "/" + relative }
@@ -112,7 +115,8 @@ enum AppData {
   static var isRoot: Bool { getuid() == 0 }
 
   /// Runs `appdata ARGS`; with `asUser`, through `setpriv` as that unprivileged uid.
-  static func run(_ arguments: [String], environment: [String: String] = [:], asUser uid: Int? = nil) throws -> RunResult {
+  static func run(_ arguments: [String], environment: [String: String] = [:], asUser uid: Int? = nil,
+                  in directory: String? = nil) throws -> RunResult {
     let process = Process()
     if let uid {
       process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -122,8 +126,10 @@ enum AppData {
       process.arguments = arguments
     }
     var env = ProcessInfo.processInfo.environment
+    env["GITHUB_STEP_SUMMARY"] = nil  // CI may set it; tests set it themselves
     for (key, value) in environment { env[key] = value }
     process.environment = env
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     return try capture(process)
   }
 

@@ -10,6 +10,19 @@ public struct AuditOptions: Sendable {
   public var top: Int = 10
   /// `--jobs`: worker threads for the walk.
   public var jobs: Int = Syscalls.onlineProcessorCount
+  /// `warnAt`: the fraction of a limit above which a warning comes first.
+  public var warnAt: Double?
+  /// `budgets` from the policy file.
+  public var budgets: [AuditPolicy.Budget] = []
+  /// Rule severities from the policy file (nil: off).
+  public var severities: [String: Severity?] = [:]
+  /// Paths left out of findings.
+  public var ignore: [Glob] = []
+  /// `--baseline`: an earlier report to compare with.
+  public var baseline: Baseline?
+  /// `--max-growth`, `--max-growth-percent`.
+  public var maxGrowth: UInt64?
+  public var maxGrowthPercent: Double?
 
   public init() {}
 }

@@ -13,6 +13,10 @@ public struct AuditReport: Sendable {
   public var largest: [LargeFile]
   /// With `--list`: the listed files, sorted by path; nil without `--list`.
   public var entries: [ListedEntry]?
+  /// The policy file's budgets and the backed-up bytes under each.
+  public var budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
+  /// With `--baseline`: the change since then.
+  public var comparison: BaselineComparison?
 
   /// What the backup carries: the critical category.
   public var backup: CategoryTotals { categories[.critical] ?? CategoryTotals() }

@@ -26,26 +26,93 @@ public struct Auditor {
     merged.flushStream()
 
     let backupBytes = merged.totals[Category.critical.index].bytes
-    if let limit = options.maxBackupSize, backupBytes > limit {
-      merged.findings.append(Finding(
-        rule: .backupTooLarge, path: Array(".".utf8),
-        message: "the backup would carry \(backupBytes) bytes, over the limit of \(limit) bytes",
-        bytes: backupBytes))
+    if let limit = options.maxBackupSize {
+      if backupBytes > limit {
+        merged.findings.append(Finding(
+          rule: .backupTooLarge, path: Array(".".utf8),
+          message: "the backup would carry \(backupBytes) bytes, over the limit of \(limit) bytes",
+          bytes: backupBytes))
+      } else if let warnAt = options.warnAt, Double(backupBytes) > warnAt * Double(limit) {
+        merged.findings.append(Finding(
+          rule: .backupNearLimit, path: Array(".".utf8),
+          message: "the backup would carry \(backupBytes) bytes, \(percentText(backupBytes, of: limit)) of the limit of \(limit) bytes",
+          bytes: backupBytes))
+      }
+    }
+    var budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
+    for (index, budget) in options.budgets.enumerated() {
+      let bytes = merged.budgetBytes[index]
+      budgets.append((budget, bytes))
+      let path = Array(budget.path.pattern.utf8)
+      if bytes > budget.maxBytes {
+        merged.findings.append(Finding(
+          rule: .budgetExceeded, path: path,
+          message: "\(bytes) backed-up bytes under \(budget.path.pattern), over its budget of \(budget.maxBytes) bytes", bytes: bytes))
+      } else if let warnAt = options.warnAt, Double(bytes) > warnAt * Double(budget.maxBytes) {
+        merged.findings.append(Finding(
+          rule: .budgetNearLimit, path: path,
+          message: "\(bytes) backed-up bytes under \(budget.path.pattern), \(percentText(bytes, of: budget.maxBytes)) of its budget of \(budget.maxBytes) bytes", bytes: bytes))
+      }
     }
 
     var categories: [Category: CategoryTotals] = [:]
     for category in Category.allCases { categories[category] = merged.totals[category.index] }
-    return AuditReport(
+    let entries = options.listedCategories.isEmpty || entrySink != nil
+      ? nil : merged.entries.sorted { $0.path.lexicographicallyPrecedes($1.path) }
+
+    var comparison: BaselineComparison?
+    if let baseline = options.baseline {
+      let result = BaselineComparison(baseline: baseline, categories: categories, files: merged.largest, listed: entries)
+      comparison = result
+      let growth = result.delta
+      if let maxGrowth = options.maxGrowth, growth > 0, UInt64(growth) > maxGrowth {
+        merged.findings.append(Finding(
+          rule: .backupGrew, path: Array(".".utf8),
+          message: "the backup grew by \(growth) bytes since \(baseline.file), more than --max-growth \(maxGrowth) bytes",
+          bytes: UInt64(growth)))
+      }
+      if let maxPercent = options.maxGrowthPercent, let percent = result.percent, percent > maxPercent {
+        merged.findings.append(Finding(
+          rule: .backupGrew, path: Array(".".utf8),
+          message: "the backup grew by \(JSONValue.format(percent))% since \(baseline.file), more than --max-growth-percent \(JSONValue.format(maxPercent))%",
+          bytes: growth > 0 ? UInt64(growth) : 0))
+      }
+    }
+
+    var report = AuditReport(
       container: Syscalls.absolutePath(rootPath),
       categories: categories,
       directories: merged.directories,
       maxFileSize: options.maxFileSize,
       maxBackupSize: options.maxBackupSize,
-      findings: merged.findings.sorted(by: Finding.reportOrder),
+      findings: applyPolicy(to: merged.findings).sorted(by: Finding.reportOrder),
       largest: merged.largest,
-      entries: options.listedCategories.isEmpty || entrySink != nil
-        ? nil : merged.entries.sorted { $0.path.lexicographicallyPrecedes($1.path) })
+      entries: entries)
+    report.budgets = budgets
+    report.comparison = comparison
+    return report
   }
+
+  /// The policy file's rule severities (`off` drops a rule) and `ignore` globs. Findings about
+  /// the whole container (path `.`) and budgets are never ignored by path.
+  private func applyPolicy(to findings: [Finding]) -> [Finding] {
+    findings.compactMap { finding in
+      var finding = finding
+      if let override = options.severities[finding.rule.id] {
+        guard let severity = override else { return nil }
+        finding.severity = severity
+      }
+      let isPathFinding = finding.path != Array(".".utf8)
+        && finding.rule != .budgetExceeded && finding.rule != .budgetNearLimit
+      if isPathFinding && options.ignore.contains(where: { $0.matchesPathOrAncestor(finding.path) }) { return nil }
+      return finding
+    }
+  }
+}
+
+/// `93%`: how much of a limit a figure uses, rounded down.
+func percentText(_ value: UInt64, of limit: UInt64) -> String {
+  limit == 0 ? "100%" : "\(Int(Double(value) / Double(limit) * 100))%"
 }
 
 extension Category {
@@ -88,12 +155,22 @@ struct AuditAccumulator: WalkVisitor {
   /// `options.listedCategories` as bits, so the hot loop touches no shared Set storage.
   private let listedMask: UInt8
   private let maxFileSize: UInt64?
+  /// The file size above which `backup-file-near-limit` applies (warnAt × maxFileSize).
+  private let nearFileSize: UInt64?
+  /// Backed-up bytes under each policy budget, in `options.budgets` order.
+  var budgetBytes: [UInt64]
 
   init(options: AuditOptions, sink: (@Sendable ([UInt8]) -> Void)?) {
     self.options = options
     self.sink = sink
     listedMask = options.listedCategories.reduce(0) { $0 | (1 << UInt8($1.index)) }
     maxFileSize = options.maxFileSize
+    if let limit = options.maxFileSize, let warnAt = options.warnAt {
+      nearFileSize = UInt64(Double(limit) * warnAt)
+    } else {
+      nearFileSize = nil
+    }
+    budgetBytes = [UInt64](repeating: 0, count: options.budgets.count)
   }
 
   mutating func failed(path: [UInt8], error: SystemError) {
@@ -166,6 +243,16 @@ struct AuditAccumulator: WalkVisitor {
         findings.append(Finding(
           rule: .backupFileTooLarge, path: entry.path,
           message: "backed-up file of \(bytes) bytes, over the limit of \(limit) bytes", bytes: bytes))
+      } else if let near = nearFileSize, let limit = maxFileSize, bytes > near {
+        findings.append(Finding(
+          rule: .backupFileNearLimit, path: entry.path,
+          message: "backed-up file of \(bytes) bytes, \(percentText(bytes, of: limit)) of the limit of \(limit) bytes", bytes: bytes))
+      }
+      if !budgetBytes.isEmpty {
+        let path = entry.path
+        for (index, budget) in options.budgets.enumerated() where budget.path.matchesPathOrAncestor(path) {
+          budgetBytes[index] += bytes
+        }
       }
       offerLargest(bytes: bytes, entry: entry)
     }
@@ -209,6 +296,7 @@ struct AuditAccumulator: WalkVisitor {
     other.flushStream()
     for index in totals.indices { totals[index].add(other.totals[index]) }
     directories += other.directories
+    for index in budgetBytes.indices { budgetBytes[index] += other.budgetBytes[index] }
     findings.append(contentsOf: other.findings)
     for file in other.largest { insertLargest(file) }
     entries.append(contentsOf: other.entries)

@@ -6,8 +6,16 @@ public struct Finding: Sendable, Hashable {
   public var message: String
   /// The size the finding is about, where one applies.
   public var bytes: UInt64?
+  /// The rule's severity, unless the policy file overrides it.
+  public var severity: Severity
 
-  public var severity: Severity { rule.severity }
+  public init(rule: AuditRule, path: [UInt8], message: String, bytes: UInt64?) {
+    self.rule = rule
+    self.path = path
+    self.message = message
+    self.bytes = bytes
+    self.severity = rule.severity
+  }
 
   /// Report order: most severe first, then by rule, then by path (bytewise).
   static func reportOrder(_ a: Finding, _ b: Finding) -> Bool {

@@ -55,6 +55,15 @@ public enum CLI {
       case "migrate": return try MigrateCommand(parsed).run(io: io)
       case "exclude": return MarkerCommands.exclude(parsed, io: io)
       case "include": return MarkerCommands.include(parsed, io: io)
+      case "init-config": return try InitConfigCommand(parsed).run(io: io)
+      case "completion":
+        guard let script = CompletionScripts.script(for: parsed.operands[0]) else {
+          var message = "unknown shell '\(TerminalText.escaped(parsed.operands[0]))': expected bash, zsh or fish"
+          if let suggestion = Suggestion.nearest(to: parsed.operands[0], among: CompletionScripts.shells) { message += "; did you mean '\(suggestion)'?" }
+          throw UsageError(message)
+        }
+        io.writeOutput(script)
+        return .success
       default: return MarkerCommands.status(parsed, io: io)
       }
     } catch {

@@ -9,12 +9,19 @@ public struct CommandIO: Sendable {
   public var writeError: @Sendable (String) -> Void
   /// Whether standard error is a terminal (progress is shown only there).
   public var isErrorTerminal: Bool
+  /// Whether standard output is a terminal (colour is used only there, by default).
+  public var isOutputTerminal: Bool
+  /// Reads an environment variable (injectable for tests).
+  public var environment: @Sendable (String) -> String?
 
   public init(writeOutput: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
-              isErrorTerminal: Bool = false) {
+              isErrorTerminal: Bool = false, isOutputTerminal: Bool = false,
+              environment: @escaping @Sendable (String) -> String? = { Syscalls.environment($0) }) {
     self.writeOutput = writeOutput
     self.writeError = writeError
     self.isErrorTerminal = isErrorTerminal
+    self.isOutputTerminal = isOutputTerminal
+    self.environment = environment
   }
 
   /// The process's stdout and stderr. stdout is line-buffered even into a pipe, so a
@@ -34,7 +41,8 @@ public struct CommandIO: Sendable {
         fputs(text, stderr)
         lock.unlock()
       },
-      isErrorTerminal: Syscalls.isStandardErrorATerminal && Syscalls.environment("TERM") != "dumb")
+      isErrorTerminal: Syscalls.isStandardErrorATerminal && Syscalls.environment("TERM") != "dumb",
+      isOutputTerminal: Syscalls.isStandardOutputATerminal)
   }
 
   /// `appdata: error: MESSAGE` on one line.

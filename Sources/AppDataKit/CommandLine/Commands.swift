@@ -13,25 +13,36 @@ public enum Commands {
       "SIZE is a byte count or a number with a unit: K, M, G, T (powers of 1024), KiB, MiB, GiB, TiB (the same), kB, MB, GB, TB (powers of 1000); 1.5G works.",
     ],
     options: [
-      .value("format", short: "f", metavar: "FORMAT", choices: ["table", "json", "ndjson"],
-             help: "Output format: table (default), json or ndjson."),
+      .value("format", short: "f", metavar: "FORMAT", choices: AuditFormat.allCases.map(\.rawValue),
+             help: "Output format: table (default), json, ndjson, github, junit or sarif; repeatable with --output.", repeatable: true),
       .flag("json", help: "Same as --format json."),
+      .value("output", short: "o", metavar: "FILE",
+             help: "Write the --format given just before to FILE (repeatable); the table still goes to the terminal.", repeatable: true),
       .value("max-file-size", metavar: "SIZE", help: "Report a backed-up file larger than SIZE (backup-file-too-large)."),
       .value("max-backup-size", metavar: "SIZE", help: "Report a backup larger than SIZE in total (backup-too-large)."),
+      .value("warn-at", metavar: "FRACTION", help: "Warn above FRACTION of a limit or budget (0 to 1, e.g. 0.9) before the error."),
       .value("fail-on", metavar: "LEVEL", choices: ["error", "warning", "info", "never"],
              help: "Exit 1 when a finding is at least this severe: error (default), warning, info, or never."),
+      .value("config", metavar: "FILE", help: "Read the policy from FILE (default: ./appdata.json if it exists)."),
+      .flag("no-config", help: "Ignore ./appdata.json."),
+      .value("ignore", metavar: "GLOB", help: "Leave paths matching GLOB out of the findings (repeatable; replaces the file's list).", repeatable: true),
+      .value("baseline", metavar: "FILE", help: "Compare with an earlier --format json report and show the growth."),
+      .value("max-growth", metavar: "SIZE", help: "Report growth of the backup since --baseline above SIZE (backup-grew)."),
+      .value("max-growth-percent", metavar: "N", help: "Report growth of the backup since --baseline above N percent (backup-grew)."),
       .value("list", metavar: "CATEGORY", choices: categoryChoices,
              help: "List the files of CATEGORY one by one (repeatable, or comma-separated; all lists every file).",
              repeatable: true),
       .value("top", metavar: "N", help: "Show the N largest backed-up files (default 10; 0 for none)."),
       .flag("bytes", short: "b", help: "Show exact byte counts instead of human sizes in the table."),
+      .value("color", metavar: "WHEN", choices: ["auto", "always", "never"],
+             help: "Colour the table: auto (default: on a terminal, unless NO_COLOR is set or TERM is dumb), always or never."),
       .value("jobs", short: "j", metavar: "N", help: "Walk with N threads (default: the number of online CPUs)."),
-      .flag("quiet", short: "q", help: "Show no progress line on the terminal."),
+      .flag("quiet", short: "q", help: "Print only the findings in the table, and no progress line."),
     ],
     exitStatus: [
       "0  no finding at or above --fail-on",
       "1  at least one finding at or above --fail-on",
-      "2  the audit could not run (usage error, PATH missing or not a folder)",
+      "2  the audit could not run (usage error, PATH missing or not a folder, a bad policy file or baseline)",
     ])
 
   public static let exclude = CommandSpec(
@@ -85,7 +96,7 @@ public enum Commands {
     ])
 
   /// Every command, in the order `appdata --help` lists them.
-  public static var all: [CommandSpec] { [audit, migrate, exclude, include, status] }
+  public static var all: [CommandSpec] { [audit, migrate, exclude, include, status, initConfig, completion] }
 
   /// The options of `appdata` itself (before a command).
   public static let global: [OptionSpec] = [

@@ -11,7 +11,15 @@ extension AuditReport {
     document["findings"] = .array(findings.map { $0.json() })
     document["largest"] = .array(largest.map { $0.json() })
     if let entries { document["entries"] = .array(entries.map { $0.json() }) }
+    document["budgets"] = budgetsJSON()
+    if let comparison { document["baseline"] = comparison.json() }
     return .object(document)
+  }
+
+  func budgetsJSON() -> JSONValue {
+    .array(budgets.map { item in
+      .object(["path": .string(item.budget.path.pattern), "maxBytes": .unsigned(item.budget.maxBytes), "bytes": .unsigned(item.bytes)])
+    })
   }
 
   /// The last NDJSON line: everything the JSON document holds but the arrays streamed before it.
@@ -21,6 +29,8 @@ extension AuditReport {
     line["summary"] = summaryJSON()
     line["limits"] = limitsJSON()
     line["largest"] = .array(largest.map { $0.json() })
+    line["budgets"] = budgetsJSON()
+    if let comparison { line["baseline"] = comparison.json() }
     return .object(line)
   }
 
@@ -46,6 +56,28 @@ extension AuditReport {
 
   private func limitsJSON() -> JSONValue {
     .object(["maxFileSize": .optional(maxFileSize), "maxBackupSize": .optional(maxBackupSize)])
+  }
+}
+
+extension BaselineComparison {
+  func json() -> JSONValue {
+    func change(_ before: UInt64, _ after: UInt64) -> [String: JSONValue] {
+      ["before": .unsigned(before), "after": .unsigned(after), "delta": .integer(Int64(bitPattern: after &- before))]
+    }
+    var backup = change(backupBefore, backupAfter)
+    backup["percent"] = percent.map { .double($0) } ?? .null
+    var perCategory: [String: JSONValue] = [:]
+    for (category, figures) in categories { perCategory[category.rawValue] = .object(change(figures.before, figures.after)) }
+    return .object([
+      "file": .string(file),
+      "backup": .object(backup),
+      "categories": .object(perCategory),
+      "growingPaths": .array(growing.map { item in
+        var object = JSONValue.pathFields(item.path)
+        for (key, value) in change(item.before, item.after) { object[key] = value }
+        return .object(object)
+      }),
+    ])
   }
 }
 

@@ -1,9 +1,18 @@
 // MARK: - The table report, for people
 
 extension AuditReport {
-  /// The `--format table` text. `exactBytes` prints sizes as byte counts (`--bytes`).
-  public func table(exactBytes: Bool, failOn: Severity?) -> String {
+  /// The `--format table` text. `exactBytes` prints sizes as byte counts (`--bytes`); `colors`
+  /// adds ANSI colours to severities and the result; `findingsOnly` (`--quiet`) prints only
+  /// the finding lines.
+  public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false) -> String {
     func size(_ bytes: UInt64) -> String { exactBytes ? String(bytes) : ByteSize.human(bytes) }
+    func paint(_ text: String, _ code: String) -> String { colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+    func findingLine(_ finding: Finding) -> String {
+      let code = finding.severity == .error ? "31" : finding.severity == .warning ? "33" : "36"
+      return "  " + paint(finding.severity.rawValue.padding(7), code) + " " + TerminalText.escaped(finding.path)
+        + ": " + TerminalText.escaped(finding.message) + " [\(finding.rule.id)]"
+    }
+    if findingsOnly { return findings.map { findingLine($0) + "\n" }.joined() }
     var lines: [String] = []
     lines.append("Container: \(TerminalText.escaped(container))")
     lines.append("")
@@ -28,7 +37,21 @@ extension AuditReport {
       backupLine += " (no limit: --max-backup-size sets one)"
     }
     lines.append(backupLine)
+    for item in budgets {
+      lines.append("Budget \(TerminalText.escaped(item.budget.path.pattern)): \(size(item.bytes)) of \(size(item.budget.maxBytes))"
+                   + (item.bytes > item.budget.maxBytes ? " (OVER THE BUDGET)" : ""))
+    }
     lines.append("Folders: \(directories)")
+    if let comparison {
+      lines.append("")
+      var growth = "Since \(TerminalText.escaped(comparison.file)): backup \(size(comparison.backupBefore)) -> \(size(comparison.backupAfter))"
+      growth += " (" + (comparison.delta >= 0 ? "+" : "-") + size(comparison.delta.magnitude)
+      if let percent = comparison.percent { growth += ", " + (percent >= 0 ? "+" : "") + JSONValue.format(percent) + "%" }
+      lines.append(growth + ")")
+      for item in comparison.growing {
+        lines.append("  +" + size(item.after - item.before) + "  " + TerminalText.escaped(item.path))
+      }
+    }
 
     if !largest.isEmpty {
       lines.append("")
@@ -50,10 +73,7 @@ extension AuditReport {
         if count > 0 { counts.append("\(count) \(severity.rawValue)\(count == 1 || severity == .info ? "" : "s")") }
       }
       lines.append("Findings: " + counts.joined(separator: ", "))
-      for finding in findings {
-        lines.append("  " + finding.severity.rawValue.padding(7) + " " + TerminalText.escaped(finding.path)
-                     + ": " + TerminalText.escaped(finding.message) + " [\(finding.rule.id)]")
-      }
+      for finding in findings { lines.append(findingLine(finding)) }
     }
     if let entries {
       lines.append("")
@@ -69,7 +89,8 @@ extension AuditReport {
       }
     }
     lines.append("")
-    lines.append(fails(at: failOn) ? "Result: FAIL (findings at or above --fail-on \(failOn!.rawValue))" : "Result: OK")
+    lines.append(fails(at: failOn) ? "Result: " + paint("FAIL", "1;31") + " (findings at or above --fail-on \(failOn!.rawValue))"
+                 : "Result: " + paint("OK", "32"))
     return lines.joined(separator: "\n") + "\n"
   }
 }

@@ -6,6 +6,7 @@ public indirect enum JSONValue: Equatable, Sendable {
   case bool(Bool)
   case integer(Int64)
   case unsigned(UInt64)
+  case double(Double)
   case string(String)
   case array([JSONValue])
   case object([String: JSONValue])
@@ -23,6 +24,7 @@ public indirect enum JSONValue: Equatable, Sendable {
     case .bool(let value): output += value ? "true" : "false"
     case .integer(let value): output += String(value)
     case .unsigned(let value): output += String(value)
+    case .double(let value): output += value.isFinite ? JSONValue.format(value) : "null"
     case .string(let value): JSONValue.writeString(value, to: &output)
     case .array(let values):
       if values.isEmpty { output += "[]"; return }
@@ -70,6 +72,23 @@ public indirect enum JSONValue: Equatable, Sendable {
 }
 
 extension JSONValue {
+  /// A double with at most 4 decimals and no exponent (`12.5`, `0.0833`), stable across platforms.
+  static func format(_ value: Double) -> String {
+    let scaled = (value * 10_000).rounded()
+    if abs(scaled) >= 9e15 { return String(Int64(value.rounded())) }
+    let integer = Int64(scaled)
+    let sign = integer < 0 ? "-" : ""
+    let magnitude = integer.magnitude
+    var text = sign + String(magnitude / 10_000)
+    var fraction = String(magnitude % 10_000)
+    if fraction != "0" {
+      fraction = String(repeating: "0", count: 4 - fraction.count) + fraction
+      while fraction.hasSuffix("0") { fraction.removeLast() }
+      text += "." + fraction
+    }
+    return text
+  }
+
   /// `.unsigned(value)` or `.null`.
   static func optional(_ value: UInt64?) -> JSONValue { value.map { .unsigned($0) } ?? .null }
 }

@@ -135,6 +135,28 @@ public enum Syscalls {
     return FileDescriptor(rawValue: fd)
   }
 
+  /// open(2) of a file the user named, read-only.
+  public static func openFile(atPath path: String) throws(SystemError) -> FileDescriptor {
+    let fd = try valueOrErrno("open", path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_CLOEXEC) }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// open(2) with O_CREAT | O_TRUNC: a report file the user named.
+  public static func createOrTruncate(atPath path: String) throws(SystemError) -> FileDescriptor {
+    let fd = try valueOrErrno("create", path: path) {
+      Glibc_or_Darwin_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// open(2) with O_APPEND | O_CREAT: a file others also append to (GITHUB_STEP_SUMMARY).
+  public static func openForAppending(atPath path: String) throws(SystemError) -> FileDescriptor {
+    let fd = try valueOrErrno("open", path: path) {
+      Glibc_or_Darwin_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    }
+    return FileDescriptor(rawValue: fd)
+  }
+
   /// read(2) into `buffer`; returns the number of bytes read (0 at end of file).
   public static func read(
     _ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, displayPath: @autoclosure () -> String
@@ -352,11 +374,11 @@ public enum Syscalls {
   }
 }
 
-@inline(__always) func Glibc_or_Darwin_open(_ path: String, _ flags: Int32) -> Int32 {
+@inline(__always) func Glibc_or_Darwin_open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
   #if canImport(Glibc)
-  return Glibc.open(path, flags)
+  return Glibc.open(path, flags, mode)
   #else
-  return Darwin.open(path, flags)
+  return Darwin.open(path, flags, mode)
   #endif
 }
 @inline(__always) func Glibc_or_Darwin_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {

@@ -1,0 +1,217 @@
+import AppDataKit
+import Foundation
+import Testing
+
+/// The policy file (appdata.json), its precedence, warnAt, budgets, ignore, and baselines.
+@Suite("policy and baseline")
+struct PolicyTests {
+  /// 3,000 + 100 backed-up bytes, a 50-byte offline file, and one stray top-level folder.
+  private func container() throws -> TestTree {
+    let tree = try TestTree("policy")
+    try tree.file("Documents/big.bin", size: 3000)
+    try tree.file("Documents/Notes/a.txt", size: 100)
+    try tree.file("Documents/Offline/map.bin", size: 50)
+    try tree.setModernMarker("Documents/Offline")
+    try tree.file("Junk/x", size: 1)
+    return tree
+  }
+
+  private func write(_ text: String, to path: String) throws {
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+  }
+
+  private func audit(_ tree: TestTree, config: String, _ arguments: [String] = []) throws -> RunResult {
+    let file = tree.scratch + "/appdata.json"
+    try write(config, to: file)
+    return try AppData.run(["audit", "--json", "--config", file] + arguments + [tree.root])
+  }
+
+  private func rules(_ result: RunResult) throws -> [String] {
+    try findings(result.json()).map { "\($0["rule"]!):\($0["severity"]!):\($0["path"]!)" }
+  }
+
+  @Test func limitsAsNumbersOrSizeStrings() throws {
+    let tree = try container()
+    let numbers = try audit(tree, config: #"{"maxFileSize": 2000, "maxBackupSize": 3099}"#)
+    #expect(numbers.status == 1)
+    #expect(try rules(numbers) == ["backup-file-too-large:error:Documents/big.bin", "backup-too-large:error:.",
+                                   "unknown-location:warning:Junk"])
+    let strings = try audit(tree, config: #"{"maxFileSize": "2K", "maxBackupSize": "1.5K"}"#)
+    #expect(integer(try strings.json(), "limits", "maxFileSize") == 2048)
+    #expect(integer(try strings.json(), "limits", "maxBackupSize") == 1536)
+    let none = try audit(tree, config: #"{"maxFileSize": null}"#)
+    #expect(value(try none.json(), "limits", "maxFileSize") is NSNull)
+  }
+
+  @Test func commandLineOverridesTheFileAndNoConfigIgnoresIt() throws {
+    let tree = try container()
+    let overridden = try audit(tree, config: #"{"maxFileSize": 10}"#, ["--max-file-size", "1M"])
+    #expect(overridden.status == 0)
+    #expect(integer(try overridden.json(), "limits", "maxFileSize") == 1 << 20)
+    // ./appdata.json is read from the current folder; --no-config ignores it.
+    let folder = try TestTree("policy-cwd")
+    try write(#"{"maxFileSize": 10}"#, to: folder.path("appdata.json"))
+    let found = try AppData.run(["audit", "--json", tree.root], in: folder.root)
+    #expect(found.status == 1)
+    #expect(integer(try found.json(), "limits", "maxFileSize") == 10)
+    let ignored = try AppData.run(["audit", "--json", "--no-config", tree.root], in: folder.root)
+    #expect(ignored.status == 0)
+    #expect(value(try ignored.json(), "limits", "maxFileSize") is NSNull)
+  }
+
+  @Test func warnAtReportsBeforeTheLimit() throws {
+    let tree = try container()
+    // big.bin is 3000 of 3200 (93%): a warning, not an error; the backup 3100 of 3400 (91%).
+    let result = try audit(tree, config: #"{"maxFileSize": 3200, "maxBackupSize": 3400, "warnAt": 0.9}"#)
+    #expect(result.status == 0)
+    #expect(try rules(result) == ["backup-file-near-limit:warning:Documents/big.bin", "backup-near-limit:warning:.",
+                                  "unknown-location:warning:Junk"])
+    let below = try audit(tree, config: #"{"maxFileSize": 3200, "warnAt": 0.95}"#)
+    #expect(try rules(below) == ["unknown-location:warning:Junk"])
+    let flag = try audit(tree, config: #"{"maxFileSize": 3200}"#, ["--warn-at", "0.5"])
+    #expect(try rules(flag).contains("backup-file-near-limit:warning:Documents/big.bin"))
+  }
+
+  @Test func ruleSeveritiesAndOff() throws {
+    let tree = try container()
+    let result = try audit(tree, config: #"{"rules": {"unknown-location": "error"}}"#)
+    #expect(result.status == 1)
+    #expect(try rules(result) == ["unknown-location:error:Junk"])
+    let off = try audit(tree, config: #"{"rules": {"unknown-location": "off"}}"#, ["--fail-on", "warning"])
+    #expect(off.status == 0)
+    #expect(try rules(off).isEmpty)
+  }
+
+  @Test func ignoreDropsFindingsButKeepsTheFigures() throws {
+    let tree = try container()
+    let result = try audit(tree, config: #"{"maxFileSize": 10, "ignore": ["Documents/big.*", "Junk"]}"#)
+    #expect(try rules(result) == ["backup-file-too-large:error:Documents/Notes/a.txt"])
+    #expect(integer(try result.json(), "summary", "backup", "bytes") == 3100)
+    let flag = try audit(tree, config: #"{"maxFileSize": 10, "ignore": ["Junk"]}"#, ["--ignore", "Documents/**"])
+    #expect(try rules(flag) == ["unknown-location:warning:Junk"])
+  }
+
+  @Test func budgetsPerPath() throws {
+    let tree = try container()
+    let result = try audit(tree, config: """
+      {"warnAt": 0.9, "budgets": [{"path": "Documents/Notes", "maxBytes": 105}, {"path": "Documents/*.bin", "maxBytes": "2K"},
+                                  {"path": "Documents/Offline", "maxBytes": 0}]}
+      """)
+    #expect(result.status == 1)
+    let json = try result.json()
+    let budgets = (json["budgets"] as? [[String: Any]] ?? []).map { "\($0["path"]!)=\($0["bytes"]!)/\($0["maxBytes"]!)" }
+    // Offline bytes are not backed up, so they do not count against a budget.
+    #expect(budgets == ["Documents/Notes=100/105", "Documents/*.bin=3000/2048", "Documents/Offline=0/0"])
+    #expect(try rules(result) == ["budget-exceeded:error:Documents/*.bin", "budget-near-limit:warning:Documents/Notes",
+                                  "unknown-location:warning:Junk"])
+  }
+
+  @Test(arguments: [
+    (#"{"maxFileSise": 1}"#, "unknown key 'maxFileSise'; did you mean 'maxFileSize'?"),
+    (#"{"maxFileSize": "12Q"}"#, "key 'maxFileSize': invalid size \"12Q\" (expected bytes or a number with a unit such as 500K, 10MB, 1.5G)"),
+    (#"{"maxFileSize": -1}"#, "key 'maxFileSize': expected a byte count or a size string, found -1"),
+    (#"{"maxBackupSize": true}"#, "key 'maxBackupSize': expected a byte count or a size string, found true"),
+    (#"{"warnAt": 1.5}"#, "key 'warnAt': expected a number between 0 and 1 (for example 0.9), found 1.5"),
+    (#"{"warnAt": "90%"}"#, "key 'warnAt': expected a number between 0 and 1 (for example 0.9), found \"90%\""),
+    (#"{"rules": {"legacy-markers": "off"}}"#, "key 'rules': unknown rule 'legacy-markers'; did you mean 'legacy-marker'?"),
+    (#"{"rules": {"legacy-marker": "fatal"}}"#, "key 'rules.legacy-marker': expected \"error\", \"warning\", \"info\" or \"off\", found \"fatal\""),
+    (#"{"rules": []}"#, "key 'rules': expected an object of rule id to severity, found an array"),
+    (#"{"ignore": "Documents"}"#, "key 'ignore': expected an array of globs, found a string"),
+    (#"{"ignore": ["Documents/[ab"]}"#, "key 'ignore[0]': invalid glob \"Documents/[ab\": unterminated '[' at byte 11"),
+    (#"{"budgets": [{"path": "Documents"}]}"#, "key 'budgets[0].maxBytes': missing"),
+    (#"{"budgets": [{"path": 1, "maxBytes": 1}]}"#, "key 'budgets[0].path': expected a glob string, found a number"),
+    (#"{"budgets": [{"path": "x", "maxBytes": 1, "max": 2}]}"#, "key 'budgets[0]': unknown key 'max' (a budget holds \"path\" and \"maxBytes\")"),
+    (#"[1]"#, "expected an object at the top level, found an array"),
+    (#"{"maxFileSize": 1,}"#, "not valid JSON: line 1: expected a key in quotes"),
+  ])
+  func invalidPolicyFilesNameTheKeyAndTheFile(config: String, message: String) throws {
+    let tree = try container()
+    let file = tree.scratch + "/appdata.json"
+    let result = try audit(tree, config: config)
+    #expect(result.status == 2)
+    #expect(result.error == "appdata: error: \(file): \(message)\n")
+    #expect(result.output.isEmpty)
+  }
+
+  @Test func baselineGrowthInBytesAndPercent() throws {
+    let tree = try container()
+    let baseline = tree.scratch + "/baseline.json"
+    let before = try AppData.run(["audit", "--json", "--no-config", "--output", baseline, "--format", "json", tree.root])
+    #expect(before.status == 0, "\(before.error)")
+    try tree.file("Documents/big.bin", size: 4000)
+    try tree.file("Documents/Notes/b.txt", size: 60)
+    let json = try AppData.run(["audit", "--json", "--no-config", "--baseline", baseline, tree.root]).json()
+    #expect(integer(json, "baseline", "backup", "before") == 3100)
+    #expect(integer(json, "baseline", "backup", "after") == 4160)
+    #expect(integer(json, "baseline", "backup", "delta") == 1060)
+    #expect((value(json, "baseline", "backup", "percent") as? NSNumber)?.doubleValue == 34.1935)
+    #expect(integer(json, "baseline", "categories", "critical", "delta") == 1060)
+    #expect(integer(json, "baseline", "categories", "offline", "delta") == 0)
+    let growing = value(json, "baseline", "growingPaths") as? [[String: Any]] ?? []
+    #expect(growing.map { "\($0["path"]!)+\($0["delta"]!)" } == ["Documents/big.bin+1000"])
+
+    let bytes = try AppData.run(["audit", "--json", "--no-config", "--baseline", baseline, "--max-growth", "1K", tree.root])
+    #expect(bytes.status == 1)
+    #expect(try rules(bytes).first == "backup-grew:error:.")
+    #expect(try AppData.run(["audit", "--no-config", "--baseline", baseline, "--max-growth", "2K", tree.root]).status == 0)
+    let percent = try AppData.run(["audit", "--json", "--no-config", "--baseline", baseline, "--max-growth-percent", "30", tree.root])
+    #expect(percent.status == 1)
+    #expect((findings(try percent.json(), rule: "backup-grew").first?["message"] as? String)?.contains("34.1935%") == true)
+    #expect(try AppData.run(["audit", "--no-config", "--baseline", baseline, "--max-growth-percent", "35", tree.root]).status == 0)
+    // jq reads the growth straight from the report.
+    let jq = try AppData.shell("\"$APPDATA\" audit --json --no-config --baseline '\(baseline)' '\(tree.root)' | jq -e '.baseline.backup.delta'")
+    #expect(jq.output == "1060\n")
+  }
+
+  @Test func aBaselineOfAnotherSchemaOrToolIsRejected() throws {
+    let tree = try container()
+    let cases = [
+      (#"{"schemaVersion": 2, "tool": {"name": "appdata"}}"#, "schemaVersion 2, but this appdata reads schemaVersion 1; make a new baseline with this version"),
+      (#"{"schemaVersion": 1, "tool": {"name": "size-limit"}}"#, "not an appdata audit report (no \"tool\": {\"name\": \"appdata\"}); make the baseline with 'appdata audit --format json'"),
+      (#"{"name": "x""#, "not valid JSON: line 1: unexpected end of input in an object"),
+    ]
+    for (text, message) in cases {
+      let file = tree.scratch + "/old.json"
+      try write(text, to: file)
+      let result = try AppData.run(["audit", "--no-config", "--baseline", file, tree.root])
+      #expect(result.status == 2)
+      #expect(result.error == "appdata: error: \(file): \(message)\n")
+    }
+    let missing = try AppData.run(["audit", "--no-config", "--max-growth", "1", tree.root])
+    #expect(missing.error == "appdata: error: '--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with\n")
+  }
+
+  @Test func initConfigWritesEveryKeyAndValidates() throws {
+    let tree = try container()
+    let output = tree.scratch + "/new.json"
+    let result = try AppData.run(["init-config", "--output", output, tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as! [String: Any]
+    #expect(Set(written.keys) == ["maxFileSize", "maxBackupSize", "warnAt", "rules", "ignore", "budgets"])
+    #expect(written["maxBackupSize"] as? Int == 4096)  // 3100 + 20%, rounded up to a KiB
+    #expect(written["maxFileSize"] as? Int == 4096)  // 3000 + 20%
+    #expect((written["rules"] as? [String: String])?.count == AuditRule.all.count)
+    #expect(try AppData.run(["init-config", "--output", output, tree.root]).status == 2)
+    let check = try AppData.shell("""
+      python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1]))); print("valid")' \
+        '\(AppData.packageRoot)/Docs/config.schema.json' '\(output)'
+      """)
+    #expect(check.output == "valid\n", "\(check.error)")
+    // The file it writes is one audit accepts, and the container passes it.
+    #expect(try AppData.run(["audit", "--config", output, tree.root]).status == 0)
+  }
+
+  @Test func globs() throws {
+    let cases: [(String, String, Bool)] = [
+      ("Documents/*.bin", "Documents/a.bin", true), ("Documents/*.bin", "Documents/x/a.bin", false),
+      ("Documents/**/a.bin", "Documents/a.bin", true), ("Documents/**/a.bin", "Documents/x/y/a.bin", true),
+      ("**", "anything/at/all", true), ("Docu?ents", "Documents", true), ("[DL]*", "Library", true),
+      ("[!DL]*", "Library", false), ("a\\*b", "a*b", true), ("a\\*b", "axb", false),
+    ]
+    for (pattern, path, expected) in cases {
+      #expect(try Glob(pattern).matches(Array(path.utf8)) == expected, "\(pattern) ~ \(path)")
+    }
+    #expect(try Glob("Documents/Maps").matchesPathOrAncestor(Array("Documents/Maps/a/b".utf8)))
+    #expect(throws: Glob.SyntaxError.self) { try Glob("[z-a]") }
+  }
+}

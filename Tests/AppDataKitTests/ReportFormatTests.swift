@@ -1,0 +1,149 @@
+import AppDataKit
+import Foundation
+import Testing
+
+/// GitHub, JUnit and SARIF reports, --output, colour, --quiet and shell completion.
+@Suite("report formats")
+struct ReportFormatTests {
+  /// 12 oversized backed-up files (12 errors) and one stray folder (a warning).
+  private func container() throws -> TestTree {
+    let tree = try TestTree("formats")
+    for index in 0..<12 { try tree.file(String(format: "Documents/f%02d.bin", index), size: 2000 + index) }
+    try tree.file("Documents/a, b:%.bin", size: 5000)
+    try tree.file("Junk/x", size: 1)
+    return tree
+  }
+
+  @Test func githubAnnotationsAreCappedAndTheSummaryHasEveryFinding() throws {
+    let tree = try container()
+    let summary = tree.scratch + "/summary.md"
+    try "previous step\n".write(toFile: summary, atomically: true, encoding: .utf8)
+    let result = try AppData.run(["audit", "--no-config", "--format", "github", "--max-file-size", "1K", tree.root],
+                                 environment: ["GITHUB_STEP_SUMMARY": summary])
+    #expect(result.status == 1)
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(lines.count == 12)
+    #expect(lines[0] == "::error file=Documents/a%2C b%3A%25.bin,title=appdata backup-file-too-large::Documents/a, b:%25.bin: backed-up file of 5000 bytes, over the limit of 1024 bytes")
+    #expect(lines[1] == "::error file=Documents/f00.bin,title=appdata backup-file-too-large::Documents/f00.bin: backed-up file of 2000 bytes, over the limit of 1024 bytes")
+    #expect(lines[9] == "::error file=Documents/f08.bin,title=appdata backup-file-too-large::Documents/f08.bin: backed-up file of 2008 bytes, over the limit of 1024 bytes")
+    #expect(lines.prefix(10).allSatisfy { $0.hasPrefix("::error ") })
+    #expect(lines[10] == "appdata: 4 more findings not annotated (GitHub shows 10 per step); every finding is in the job summary")
+    #expect(lines[11] == "appdata: backup 13 files, 29066 bytes; 14 findings")
+
+    let markdown = try String(contentsOfFile: summary, encoding: .utf8)
+    #expect(markdown.hasPrefix("previous step\n## appdata audit failed\n"))
+    #expect(markdown.contains("| critical | 13 | 29066 (28.4 KiB) |"))
+    #expect(markdown.contains("### Findings (14)"))
+    for index in 0..<12 { #expect(markdown.contains(String(format: "`Documents/f%02d.bin`", index))) }
+    #expect(markdown.contains("| warning | `unknown-location` | `Junk` |"))
+
+    // Without GITHUB_STEP_SUMMARY the last lines say where to look instead.
+    let plain = try AppData.run(["audit", "--no-config", "--format", "github", "--max-file-size", "1K", tree.root])
+    #expect(plain.output.contains("set GITHUB_STEP_SUMMARY or use --format json for all of them"))
+  }
+
+  @Test func junitHasOneCasePerRuleAndFailuresCarryFindings() throws {
+    let tree = try container()
+    let file = tree.scratch + "/report.xml"
+    let result = try AppData.run(["audit", "--no-config", "--format", "junit", "--output", file, "--max-file-size", "1K", tree.root])
+    #expect(result.status == 1)
+    #expect(result.output.contains("Result: FAIL"))  // the table still goes to the terminal
+    let check = try AppData.shell("""
+      python3 - '\(file)' <<'PY'
+      import sys, xml.etree.ElementTree as ET
+      root = ET.parse(sys.argv[1]).getroot()
+      suite = root.find('testsuite')
+      cases = suite.findall('testcase')
+      failures = [c for c in cases if c.find('failure') is not None]
+      print(root.tag, suite.get('tests'), suite.get('failures'), len(cases), len(failures))
+      print(failures[0].get('name'), failures[0].find('failure').get('message'), len(failures[0].find('failure').text.splitlines()))
+      warn = [c for c in cases if c.get('name') == 'unknown-location'][0]
+      print(warn.find('failure') is None, warn.find('system-out').text)
+      PY
+      """)
+    #expect(check.status == 0, "\(check.error)")
+    #expect(check.output == """
+      testsuites 13 1 13 1
+      backup-file-too-large 13 findings 13
+      True warning: Junk: top-level entry outside the standard layout (Documents, Library, tmp); not backed up
+
+      """)
+  }
+
+  @Test func sarifValidatesAgainstTheOfficialSchema() throws {
+    let tree = try container()
+    let file = tree.scratch + "/report.sarif"
+    let result = try AppData.run(["audit", "--no-config", "--format", "sarif", "--output", file, "--max-file-size", "1K", tree.root])
+    #expect(result.status == 1)
+    let check = try AppData.shell("""
+      python3 - '\(AppData.packageRoot)/Tests/Schemas/sarif-schema-2.1.0.json' '\(file)' <<'PY'
+      import json, sys, jsonschema
+      schema = json.load(open(sys.argv[1])); log = json.load(open(sys.argv[2]))
+      jsonschema.Draft4Validator(schema).validate(log)
+      run = log['runs'][0]
+      print(log['version'], len(run['tool']['driver']['rules']), len(run['results']))
+      print(run['results'][0]['locations'][0]['physicalLocation']['artifactLocation']['uri'])
+      print(sorted({r['level'] for r in run['results']}))
+      PY
+      """)
+    #expect(check.status == 0, "\(check.error)")
+    #expect(check.output == "2.1.0 13 14\nDocuments/a%2C%20b%3A%25.bin\n['error', 'warning']\n")
+  }
+
+  @Test func outputsPairWithTheirFormats() throws {
+    let tree = try container()
+    let json = tree.scratch + "/a.json"
+    let sarif = tree.scratch + "/b.sarif"
+    let result = try AppData.run(["audit", "--no-config", "--format", "json", "--output", json, "--format", "sarif", "-o", sarif, tree.root])
+    #expect(result.output.hasPrefix("Container: "))
+    #expect((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])?["schemaVersion"] as? Int == 1)
+    #expect((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sarif))) as? [String: Any])?["version"] as? String == "2.1.0")
+    let two = try AppData.run(["audit", "--format", "json", "--format", "sarif", tree.root])
+    #expect(two.status == 2)
+    #expect(two.error == "appdata: error: only one format can go to standard output; give --output FILE after the others\n")
+    let orphan = try AppData.run(["audit", "--output", json, tree.root])
+    #expect(orphan.status == 2)
+  }
+
+  @Test func colourOnlyWhenAskedOrOnATerminal() throws {
+    let tree = try container()
+    let arguments = ["audit", "--no-config", "--max-file-size", "1K", tree.root]
+    #expect(!(try AppData.run(arguments).output.contains("\u{1B}[")))
+    #expect(try AppData.run(["audit", "--color", "always"] + arguments.dropFirst()).output.contains("\u{1B}[31merror  \u{1B}[0m"))
+    let terminal = try AppData.shell("unset NO_COLOR; TERM=xterm script -qec \"$APPDATA \(arguments.joined(separator: " ")) --quiet\" /dev/null")
+    #expect(terminal.output.contains("\u{1B}[31m"))
+    let noColor = try AppData.shell("TERM=xterm NO_COLOR=1 script -qec \"$APPDATA \(arguments.joined(separator: " "))\" /dev/null")
+    #expect(!noColor.output.contains("\u{1B}[3"))
+    let dumb = try AppData.shell("TERM=dumb script -qec \"$APPDATA \(arguments.joined(separator: " "))\" /dev/null")
+    #expect(!dumb.output.contains("\u{1B}[3"))
+  }
+
+  @Test func quietPrintsOnlyFindings() throws {
+    let tree = try container()
+    let result = try AppData.run(["audit", "--no-config", "--quiet", "--max-file-size", "4K", tree.root])
+    #expect(result.output == "  error   Documents/a, b:%.bin: backed-up file of 5000 bytes, over the limit of 4096 bytes [backup-file-too-large]\n"
+                           + "  warning Junk: top-level entry outside the standard layout (Documents, Library, tmp); not backed up [unknown-location]\n")
+  }
+
+  @Test func completionScriptsLoad() throws {
+    let bash = try AppData.shell("source <(\"$APPDATA\" completion bash) && complete -p appdata")
+    #expect(bash.status == 0, "\(bash.error)")
+    #expect(bash.output == "complete -o filenames -F _appdata appdata\n")
+    // The generated function completes commands, options and choices.
+    let words = try AppData.shell("""
+      source <("$APPDATA" completion bash)
+      COMP_WORDS=(appdata au); COMP_CWORD=1; _appdata; echo "${COMPREPLY[*]}"
+      COMP_WORDS=(appdata audit --max-f); COMP_CWORD=2; _appdata; echo "${COMPREPLY[*]}"
+      COMP_WORDS=(appdata audit --format s); COMP_CWORD=3; _appdata; echo "${COMPREPLY[*]}"
+      """)
+    #expect(words.output == "audit\n--max-file-size\nsarif\n")
+    for option in Commands.audit.options where !option.isHidden {
+      #expect(try AppData.run(["completion", "bash"]).output.contains("--" + option.name))
+    }
+    #expect(try AppData.run(["completion", "zsh"]).output.hasPrefix("#compdef appdata\n"))
+    #expect(try AppData.run(["completion", "fish"]).output.contains("complete -c appdata -n '__fish_seen_subcommand_from audit' -l max-file-size -x"))
+    let unknown = try AppData.run(["completion", "bassh"])
+    #expect(unknown.status == 2)
+    #expect(unknown.error == "appdata: error: unknown shell 'bassh': expected bash, zsh or fish; did you mean 'bash'?\n")
+  }
+}
