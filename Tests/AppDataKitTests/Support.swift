@@ -129,7 +129,8 @@ enum AppData {
     env["GITHUB_STEP_SUMMARY"] = nil  // CI may set it; tests set it themselves
     for (key, value) in environment { env[key] = value }
     process.environment = env
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    // Not the package root: a stray ./appdata.json there must not change what tests see.
+    process.currentDirectoryURL = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
     return try capture(process)
   }
 

@@ -175,7 +175,7 @@ struct AuditAccumulator: WalkVisitor {
 
   mutating func failed(path: [UInt8], error: SystemError) {
     findings.append(Finding(
-      rule: .unreadable, path: path, message: "cannot \(error.operation): \(error.reason)", bytes: nil))
+      rule: .unreadable, path: path, message: "cannot \(error.action): \(error.reason)", bytes: nil))
   }
 
   mutating func visit(_ entry: WalkedEntry) {

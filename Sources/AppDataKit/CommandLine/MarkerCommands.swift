@@ -99,7 +99,7 @@ enum MarkerCommands {
   static func describe(_ error: SystemError, path: String) -> String {
     var text = TerminalText.escaped(error.path.isEmpty ? path : error.path) + ": "
     if error.isNotFound && error.operation.hasPrefix("read the status") { return text + "no such file or folder" }
-    text += "cannot \(error.operation.replacingAll(" of", with: "").replacingAll(" on", with: "").replacingAll(" from", with: "")): \(error.reason)"
+    text += "cannot \(error.action): \(error.reason)"
     if error.isUnsupported { text += " (this filesystem does not store user extended attributes; on Linux use ext4, xfs, btrfs or tmpfs)" }
     if error.isPermissionDenied && error.operation.contains("extended attribute") {
       text += " (Linux allows user.* attributes only on regular files and folders you own, not on symlinks)"

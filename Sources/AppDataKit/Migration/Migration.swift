@@ -119,30 +119,48 @@ public struct Migration {
     return Outcome(report: report, status: .success, preCheckErrors: [])
   }
 
-  /// Sets and removes the marker on a probe file where entries will land, so a filesystem
-  /// that refuses user attributes fails the pre-checks instead of the migration.
+  /// Pre-checks that need the filesystem's answer: the source's folders can lose entries, and
+  /// where entries land a file can be created and keeps the marker (set and removed on a probe
+  /// file), so a read-only container or a filesystem without user attributes fails here,
+  /// before anything changes.
   private func probeMarker(in container: ContainerAccess, plan: MigrationPlan) throws(MigrationError) {
+    for move in plan.moves {
+      let folder = Array(move.source.dropLast())
+      guard let descriptor = try? container.openFolder(folder) else { continue }
+      defer { descriptor.close() }
+      if !Syscalls.canModify(descriptor) {
+        throw MigrationError("\(container.display(folder)): cannot move entries out of it: Permission denied; nothing was changed")
+      }
+    }
     var folderPath = plan.destination
     while !folderPath.isEmpty, (try? container.status(folderPath)) == nil { folderPath.removeLast() }
     let display = container.display(folderPath)
+    let folder: FileDescriptor
     do {
-      let folder = try container.openFolder(folderPath)
-      try folder.closeAfter { () throws(SystemError) in
-        let probe = Array(".appdata-marker-probe-\(Syscalls.processID)".utf8)
-        try? Syscalls.remove(probe, in: folder, isDirectory: false, displayPath: "")
-        let file = try Syscalls.open(probe, in: folder, options: .createNewFile, displayPath: display)
-        file.close()
-        defer { try? Syscalls.remove(probe, in: folder, isDirectory: false, displayPath: "") }
-        for marker in plan.markers {
-          let attribute = MarkerTable.platformName(of: marker)
-          try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, onEntry: probe, in: folder, displayPath: display)
-          guard try ExtendedAttributes.value(of: attribute, onEntry: probe, in: folder, displayPath: display) != nil else {
-            throw SystemError(code: ErrnoValue.noAttribute, operation: "keep a marker", path: display)
-          }
+      folder = try container.openFolder(folderPath)
+    } catch {
+      throw MigrationError("\(display): cannot open: \(error.reason); nothing was changed")
+    }
+    defer { folder.close() }
+    let probe = Array(".appdata-marker-probe-\(Syscalls.processID)".utf8)
+    try? Syscalls.remove(probe, in: folder, isDirectory: false, displayPath: "")
+    do {
+      let file = try Syscalls.open(probe, in: folder, options: .createNewFile, displayPath: display)
+      file.close()
+    } catch {
+      throw MigrationError("\(display): cannot create files there: \(error.reason); nothing was changed")
+    }
+    defer { try? Syscalls.remove(probe, in: folder, isDirectory: false, displayPath: "") }
+    do throws(SystemError) {
+      for marker in plan.markers {
+        let attribute = MarkerTable.platformName(of: marker)
+        try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, onEntry: probe, in: folder, displayPath: display)
+        guard try ExtendedAttributes.value(of: attribute, onEntry: probe, in: folder, displayPath: display) != nil else {
+          throw SystemError(code: ErrnoValue.noAttribute, operation: "keep a marker", path: display)
         }
       }
     } catch {
-      var message = "\(display): the destination does not accept the backup marker: cannot \(error.operation): \(error.reason); nothing was changed"
+      var message = "\(display): the destination does not accept the backup marker: cannot \(error.action): \(error.reason); nothing was changed"
       if error.isUnsupported { message += " (use a filesystem with user extended attributes)" }
       throw MigrationError(message)
     }

@@ -29,7 +29,7 @@ final class Migrator {
     var entries: [MigrationReport.Entry] = []
     var errors: [String] = []
     var defaultsNote: String?
-    Self.pauseForTests()
+    TestHooks.pause(at: "migrate")
     for step in plan.steps {
       switch step.kind {
       case .createFolder:
@@ -72,19 +72,6 @@ final class Migrator {
     }
     syncTouchedFolders()
     return (entries, errors, defaultsNote)
-  }
-
-  /// Testing only: with `APPDATA_TEST_PAUSE_FILE=F`, create `F.ready` after planning and
-  /// wait (up to 60 s) until `F` exists, so a test can change the tree between the plan and the moves.
-  private static func pauseForTests() {
-    guard let file = Syscalls.environment("APPDATA_TEST_PAUSE_FILE") else { return }
-    if let ready = try? Syscalls.open(Array((file + ".ready").utf8), in: .currentWorkingDirectory, options: .createNewFile, displayPath: "") {
-      ready.close()
-    }
-    for _ in 0..<6000 {
-      if (try? Syscalls.status(ofPath: file)) != nil { return }
-      Syscalls.sleep(milliseconds: 10)
-    }
   }
 
   // MARK: - Steps

@@ -150,6 +150,9 @@ enum FileReading {
     do {
       let status = try Syscalls.status(ofPath: path)
       if status.isDirectory { throw Failure(message: "is a folder, not a file") }
+      if status.kind == .regular && status.size > UInt64(limit) {
+        throw Failure(message: "\(status.size) bytes, larger than the \(ByteSize.human(UInt64(limit))) appdata reads from such a file")
+      }
       let descriptor = try Syscalls.openFile(atPath: path)
       return try descriptor.closeAfter { () throws(Failure) in
         var data: [UInt8] = []
@@ -166,7 +169,7 @@ enum FileReading {
           if count == 0 { return data }
           data.append(contentsOf: chunk[0..<count])
           if data.count > limit {
-            throw Failure(message: "larger than \(ByteSize.human(UInt64(limit))); not a file appdata reads")
+            throw Failure(message: "larger than the \(ByteSize.human(UInt64(limit))) appdata reads from such a file")
           }
         }
       }

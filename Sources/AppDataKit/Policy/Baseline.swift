@@ -9,8 +9,10 @@ public struct Baseline: Sendable {
   /// path it does not name was not there.
   public var listsEveryBackedUpFile: Bool
 
-  /// Baselines are reports; even a listing of a million files stays well under this.
-  static let maximumFileSize = 512 << 20
+  /// A baseline needs the summary and the largest files; a report without `--list` is a few
+  /// kilobytes. A listing of every file of a huge container can pass this, so it is a limit, not
+  /// a guess: make baselines without `--list all`.
+  static let maximumFileSize = 64 << 20
 
   public static func load(path: String) throws(AuditPolicy.LoadError) -> Baseline {
     let bytes: [UInt8]

@@ -347,6 +347,12 @@ public enum Syscalls {
     flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0
   }
 
+  /// faccessat(2) with AT_EACCESS: whether this process may create and remove entries in
+  /// the open folder (write and search permission), as the kernel will judge it.
+  public static func canModify(_ folder: FileDescriptor) -> Bool {
+    faccessat(folder.rawValue, ".", W_OK | X_OK, AT_EACCESS) == 0
+  }
+
   /// usleep(3).
   public static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
 

@@ -25,6 +25,15 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
   /// `path: cannot OPERATION: REASON`.
   public var description: String { "\(path): cannot \(operation): \(reason)" }
 
+  /// The operation without its trailing preposition, for messages where the path is shown
+  /// elsewhere: "read the extended attributes" rather than "read the extended attributes of".
+  public var action: String {
+    for suffix in [" of", " from", " on", " to"] where operation.hasSuffix(suffix) {
+      return String(operation.dropLast(suffix.count))
+    }
+    return operation
+  }
+
   /// True for "no such file or directory".
   public var isNotFound: Bool { code == ENOENT }
   /// True for EPERM and EACCES.

@@ -172,6 +172,7 @@ struct Worker {
       local.append(claimed)
       while let folder = local.popLast() {
         read(folder, visitor: &visitor)
+        if folder.depth == 0 { TestHooks.pause(at: "walk") }
         // Children in reverse, so the first one listed is read first.
         local.append(contentsOf: children.reversed())
         children.removeAll(keepingCapacity: true)
