@@ -124,4 +124,96 @@ struct MigrateCrashTests {
     #expect(result.error.split(separator: "\n").count == 1)
     #expect(same(try manifest(tree.root), before))
   }
+
+  /// Mounts a filesystem for a test (root only); nil, with the reason printed, where not allowed.
+  static func mount(_ arguments: String, on folder: String) throws -> String? {
+    guard AppData.isRoot else {
+      print("skipped a mount: not root")
+      return nil
+    }
+    let result = try AppData.shell("mount \(arguments) '\(folder)'")
+    if result.status != 0 {
+      print("skipped a mount: mount \(arguments) refused: \(result.error)")
+      return nil
+    }
+    return folder
+  }
+
+  @Test(.enabled(if: AppData.isRoot, "needs root to mount a small tmpfs"))
+  func aDestinationThatFillsUpMidCopyLosesNothing() throws {
+    let tree = try TestTree("enospc")
+    try tree.file("Library/Caches/a-small/one.bin", size: 100_000)
+    try tree.file("Library/Caches/b-big/two.bin", size: 600_000)
+    try tree.file("Library/Caches/b-big/three.bin", size: 600_000)
+    try tree.file("Library/Caches/c-small.bin", size: 50_000)
+    try tree.folder("Documents")
+    guard let mounted = try Self.mount("-t tmpfs -o size=512k tmpfs", on: tree.path("Documents")) else { return }
+    defer { _ = try? AppData.shell("umount '\(mounted)'") }
+    let before = try manifest(tree.path("Library/Caches"), times: false)
+
+    for run in 1...2 {
+      let result = try AppData.run(["migrate", "--json", tree.root])
+      #expect(result.status == 1, "run \(run)")
+      let entries = try result.json()["entries"] as? [[String: Any]] ?? []
+      let failed = entries.first { $0["source"] as? String == "Library/Caches/b-big" }
+      #expect(failed?["action"] as? String == "failed")
+      #expect((failed?["message"] as? String)?.contains("No space left on device") == true, "\(String(describing: failed))")
+      // Every file exists exactly once, with its bytes: moved ones in Documents, the rest in Caches.
+      let source = try manifest(tree.path("Library/Caches"), times: false)
+      let destination = try manifest(tree.path("Documents"), times: false, dropMarkers: true)
+      #expect(Set(source.keys).isDisjoint(with: destination.keys))
+      var union = source
+      union.merge(destination) { a, _ in a }
+      #expect(same(union, before), "run \(run)")
+      #expect(Set(destination.keys) == ["a-small", "a-small/one.bin", "c-small.bin"])
+      #expect(!(try FileManager.default.contentsOfDirectory(atPath: tree.path("Documents"))).contains { $0.hasPrefix(".appdata-partial") })
+    }
+  }
+
+  @Test(.enabled(if: AppData.isRoot, "needs root to bind-mount a second filesystem"))
+  func killedAtFiftyRandomMomentsAcrossFilesystems() throws {
+    func container(_ label: String) throws -> (TestTree, TestTree, String?) {
+      let tree = try TestTree(label)
+      for folder in 0..<12 {
+        for file in 0..<25 { try tree.file("Library/Caches/f\(folder)/s\(file % 3)/x\(file)", size: (folder * 997 + file * 131) % 20_000) }
+      }
+      try tree.folder("Documents")
+      let store = try TestTree(label + "-store", base: Self.fastBase)
+      return (tree, store, try Self.mount("--bind '\(store.root)'", on: tree.path("Documents")))
+    }
+    let (reference, referenceStore, referenceMount) = try container("kill-reference")
+    guard let referenceMount else { return }
+    let source = try manifest(reference.path("Library/Caches"), times: false)
+    let start = Date()
+    #expect(try Self.migrate(reference.root, forceCopy: false).status == 0)
+    let duration = Date().timeIntervalSince(start)
+    let expected = try manifest(reference.root, times: false)
+    _ = try AppData.shell("umount '\(referenceMount)'")
+    withExtendedLifetime(referenceStore) {}
+    #expect(source.count == 12 * (1 + 3 + 25))
+
+    var random = SplitMix64(state: 0xC0FFEE)
+    var killed = 0
+    for moment in 0..<50 {
+      let (tree, store, mounted) = try container("kill-\(moment)")
+      guard let mounted else { return }
+      defer { _ = try? AppData.shell("umount '\(mounted)'") }
+      let delay = Double(random.next() % 1000) / 1000 * duration * 1.1
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: AppData.binary)
+      process.arguments = ["migrate", tree.root]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      usleep(useconds_t(delay * 1_000_000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      if process.terminationReason == .uncaughtSignal { killed += 1 }
+      #expect(try Self.migrate(tree.root, forceCopy: false).status == 0, "rerun after a kill at \(delay) s")
+      #expect(same(try manifest(tree.root, times: false), expected), "after a kill at \(delay) s")
+      withExtendedLifetime(store) {}
+    }
+    print("killed \(killed) of 50 cross-filesystem migrations mid-run (uninterrupted: \(String(format: "%.3f", duration)) s)")
+    #expect(killed >= 25)
+  }
 }

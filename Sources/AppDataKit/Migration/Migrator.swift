@@ -175,8 +175,14 @@ final class Migrator {
     let display = container.display(step.destination)
     // A partial copy from an interrupted run is not trusted: start it again.
     try TreeOperations.remove(temporaryName, in: destinationFolder, display: display)
-    try TreeOperations.copy(sourceName, in: sourceFolder, to: temporaryName, in: destinationFolder,
-                            display: container.display(step.source), checkpoint: checkpoint)
+    do {
+      try TreeOperations.copy(sourceName, in: sourceFolder, to: temporaryName, in: destinationFolder,
+                              display: container.display(step.source), checkpoint: checkpoint)
+    } catch {
+      // The source is untouched; leave no half copy behind (it may be what filled the disk).
+      try? TreeOperations.remove(temporaryName, in: destinationFolder, display: display)
+      throw error
+    }
     try Syscalls.sync(destinationFolder, displayPath: display)
     try journal.record("installing", step: step.id, durable: true)
     try install(temporaryName, as: destinationName, in: destinationFolder, step: step)

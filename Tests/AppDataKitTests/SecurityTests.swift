@@ -1,0 +1,257 @@
+import AppDataKit
+import Foundation
+import Testing
+
+/// Hostile trees: symlinks, races, odd names, faults and missing privileges. Nothing outside
+/// PATH is read or changed, nothing is lost, and every problem is named.
+@Suite("security and reliability", .serialized)
+struct SecurityTests {
+  /// Starts appdata paused at `point`, runs `change` while it waits, then lets it finish.
+  private func runPaused(_ arguments: [String], at point: String, forceCopy: Bool = false, change: () throws -> Void) throws -> RunResult {
+    let pause = NSTemporaryDirectory() + "appdata-pause-\(UUID().uuidString)"
+    defer {
+      try? FileManager.default.removeItem(atPath: pause)
+      try? FileManager.default.removeItem(atPath: pause + ".ready")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: AppData.binary)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["APPDATA_TEST_PAUSE_FILE"] = pause
+    environment["APPDATA_TEST_PAUSE_AT"] = point
+    if forceCopy { environment["APPDATA_TEST_FORCE_COPY"] = "1" }
+    process.environment = environment
+    process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    for _ in 0..<3000 where !FileManager.default.fileExists(atPath: pause + ".ready") { usleep(10_000) }
+    guard FileManager.default.fileExists(atPath: pause + ".ready") else {
+      process.terminate()
+      throw TestFailure("appdata never reached the pause point \(point)")
+    }
+    try change()
+    FileManager.default.createFile(atPath: pause, contents: nil)
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return RunResult(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                     error: String(decoding: errorData, as: UTF8.self))
+  }
+
+  private func outsideTree() throws -> TestTree {
+    let outside = try TestTree("outside")
+    try outside.file("secret/huge.bin", size: 70_000)
+    try outside.file("secret/deep/more.bin", size: 30_000)
+    try outside.setModernMarker("secret")
+    return outside
+  }
+
+  // MARK: - Symlinks and races
+
+  @Test func auditNeverFollowsAFolderSwappedForASymlink() throws {
+    let tree = try TestTree("race-audit")
+    let outside = try outsideTree()
+    try tree.file("Documents/a.txt", size: 10)
+    try tree.file("Library/Preferences/p.plist", size: 5)
+    let result = try runPaused(["audit", "--json", "--list", "all", "--fail-on", "never", "--jobs", "1", tree.root], at: "walk") {
+      // The root is listed; Documents is not yet opened. Replace it with a link to outside.
+      try FileManager.default.moveItem(atPath: tree.path("Documents"), toPath: tree.scratch + "/Documents.real")
+      try tree.symlink("Documents", to: outside.path("secret"))
+    }
+    #expect(result.status == 0, "\(result.error)")
+    let json = try result.json()
+    #expect(figures(json, "critical")[0...1] == [1, 5])
+    #expect(figures(json, "offline")[0] == 0)
+    #expect(!result.output.contains("huge.bin") && !result.output.contains("more.bin"))
+    let unreadable = findings(json, rule: "unreadable")
+    #expect(unreadable.map { $0["path"] as? String } == ["Documents"])
+    #expect((unreadable.first?["message"] as? String)?.hasPrefix("cannot open the folder: ") == true)
+  }
+
+  @Test func symlinksOfEveryKindAreEntriesNeverTargets() throws {
+    let tree = try TestTree("links")
+    let outside = try outsideTree()
+    try tree.file("Documents/real.txt", size: 3)
+    try tree.symlink("Documents/out", to: outside.path("secret"))
+    try tree.symlink("Documents/root", to: "/")
+    try tree.symlink("Documents/self", to: "self")
+    try tree.symlink("Documents/loop-a", to: "loop-b")
+    try tree.symlink("Documents/loop-b", to: "loop-a")
+    try tree.symlink("Library", to: outside.path("secret"))
+    let json = try AppData.auditJSON(tree.root, ["--list", "all"])
+    // Six links and one file; Library is a link at the top, so an entry of its own.
+    #expect(figures(json, "critical")[0...1] == [7, 3])
+    #expect(integer(json, "summary", "directories") == 1)
+    #expect(findings(json).isEmpty)
+  }
+
+  @Test func migrateMovesASwappedSourceAsALinkAndNeverWritesOutside() throws {
+    let tree = try MigrateTests.legacyContainer("race-source")
+    let outside = try outsideTree()
+    let before = try manifest(outside.root)
+    let result = try runPaused(["migrate", tree.root], at: "migrate") {
+      try FileManager.default.moveItem(atPath: tree.path("Library/Caches/Photos"), toPath: tree.path("Library/Caches/Photos.real"))
+      try tree.symlink("Library/Caches/Photos", to: outside.path("secret"))
+    }
+    #expect(result.status == 0, "\(result.error)")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: tree.path("Documents/Photos")) == outside.path("secret"))
+    #expect(same(try manifest(outside.root), before))
+    #expect(FileManager.default.fileExists(atPath: tree.path("Library/Caches/Photos.real/index.db")))
+  }
+
+  @Test func migrateRefusesADestinationSwappedForASymlink() throws {
+    let tree = try MigrateTests.legacyContainer("race-destination")
+    let outside = try outsideTree()
+    let before = try manifest(outside.root)
+    let sources = try manifest(tree.path("Library/Caches"))
+    let result = try runPaused(["migrate", "--json", tree.root], at: "migrate") {
+      try FileManager.default.moveItem(atPath: tree.path("Documents"), toPath: tree.scratch + "/Documents.real")
+      try tree.symlink("Documents", to: outside.path("secret"))
+    }
+    #expect(result.status == 1)
+    let entries = try result.json()["entries"] as? [[String: Any]] ?? []
+    let failed = entries.filter { $0["action"] as? String == "failed" }
+    #expect(failed.count == 2)
+    #expect(failed.allSatisfy { ($0["message"] as? String)?.contains("Too many levels of symbolic links") == true || ($0["message"] as? String)?.contains("Not a directory") == true })
+    #expect(same(try manifest(outside.root), before))
+    #expect(same(try manifest(tree.path("Library/Caches")), sources))
+  }
+
+  // MARK: - Names
+
+  /// Names that break naive tools, and their exact bytes.
+  static let hostileNames: [[UInt8]] = [
+    Array("line\nbreak".utf8), Array("tab\there".utf8), Array("\u{1B}]0;pwned\u{07}title".utf8), Array("\u{1B}[2Jclear".utf8),
+    Array("-rf".utf8), Array("--help".utf8), [0x63, 0x61, 0x66, 0xE9], [0xFF, 0xFE, 0x2E, 0x62, 0x69, 0x6E],
+    Array(repeating: 0x6E, count: 255), Array("quote\"back\\slash".utf8), Array("percent%20 and spaces ".utf8),
+  ]
+
+  private func create(_ name: [UInt8], in folder: String, size: Int) throws {
+    let path = Array(folder.utf8) + [0x2F] + name + [0]
+    let fd = path.withUnsafeBufferPointer { $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: path.count) { open($0, O_CREAT | O_WRONLY | O_EXCL, 0o644) } }
+    guard fd >= 0 else { throw TestFailure("cannot create \(name): errno \(errno)") }
+    let bytes = [UInt8](repeating: 0x41, count: size)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, size) }
+    close(fd)
+  }
+
+  @Test func hostileNamesStayValidLosslessAndEscaped() throws {
+    let tree = try TestTree("names")
+    try tree.folder("Documents/n")
+    for (index, name) in Self.hostileNames.enumerated() { try create(name, in: tree.path("Documents/n"), size: index + 1) }
+    // jq parses it (valid JSON), and every name comes back byte for byte.
+    let jq = try AppData.shell("\"$APPDATA\" audit --json --list all --no-config '\(tree.root)' | jq -r '.entries[] | .pathBase64 // (.path | @base64)'")
+    #expect(jq.status == 0, "\(jq.error)")
+    let decoded = Set(jq.output.split(separator: "\n").map { Array(Data(base64Encoded: String($0))!) })
+    let expected = Set(Self.hostileNames.map { Array("Documents/n/".utf8) + $0 })
+    #expect(decoded == expected)
+    // The table never carries raw control bytes.
+    let table = try AppData.run(["audit", "--list", "all", "--no-config", tree.root])
+    #expect(!table.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    #expect(table.output.contains("Documents/n/\\e]0;pwned\\x07title"))
+    #expect(table.output.contains("Documents/n/\\e[2Jclear"))
+    #expect(table.output.contains("Documents/n/line\\nbreak"))
+    #expect(table.output.contains("Documents/n/caf\\xe9"))
+  }
+
+  @Test func migrateMovesHostileNamesIntact() throws {
+    let tree = try TestTree("names-migrate")
+    try tree.folder("Documents")
+    try tree.folder("Library/Caches/inner")
+    for (index, name) in Self.hostileNames.enumerated() {
+      try create(name, in: tree.path("Library/Caches"), size: index + 1)
+      try create(name, in: tree.path("Library/Caches/inner"), size: index + 100)
+    }
+    let before = try manifest(tree.path("Library/Caches"))
+    let result = try AppData.run(["migrate", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(same(try manifest(tree.path("Documents"), dropMarkers: true), before))
+    #expect(!result.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+  }
+
+  @Test(arguments: [false, true])
+  func pathsDeeperThanPathMaxMigrateToo(forceCopy: Bool) throws {
+    let tree = try TestTree("deep-migrate")
+    try tree.folder("Documents")
+    try tree.folder("Library/Caches/deep")
+    // 25 levels of 200 bytes: past PATH_MAX, so created with mkdirat/openat as the walk reads them.
+    let name = String(repeating: "d", count: 200)
+    var fd = open(tree.path("Library/Caches/deep"), O_RDONLY | O_DIRECTORY)
+    for _ in 0..<25 {
+      #expect(mkdirat(fd, name, 0o755) == 0)
+      let next = openat(fd, name, O_RDONLY | O_DIRECTORY)
+      close(fd)
+      fd = next
+    }
+    let file = openat(fd, "leaf.bin", O_CREAT | O_WRONLY, 0o644)
+    _ = write(file, "leaf", 4)
+    close(file)
+    close(fd)
+    let result = try AppData.run(["migrate", "--json", tree.root], environment: forceCopy ? ["APPDATA_TEST_FORCE_COPY": "1"] : [:])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(integer(try result.json(), "totals", forceCopy ? "copied" : "moved", "files") == 1)
+    let audit = try AppData.auditJSON(tree.root, ["--list", "offline"])
+    let moved = (audit["entries"] as? [[String: Any]])?.first?["path"] as? String ?? ""
+    #expect(moved.utf8.count > 5000 && moved.hasSuffix("/leaf.bin"))
+  }
+
+  // MARK: - Unprivileged runs
+
+  @Test(.enabled(if: AppData.isRoot, "needs root to run the binary as an unprivileged user with setpriv"))
+  func unreadableFilesAndFoldersAreNamedAndTheRestCounted() throws {
+    let tree = try TestTree("unprivileged")
+    try tree.file("Documents/ok.txt", size: 10)
+    try tree.file("Documents/Locked/inside.bin", size: 999)
+    try tree.file("Documents/secret.db", size: 7)
+    try tree.setLegacyMarker("Documents/secret.db")
+    chmod(tree.path("Documents/Locked"), 0o700)
+    chmod(tree.path("Documents/secret.db"), 0o600)
+    let result = try AppData.run(["audit", "--json", "--no-config", tree.root], asUser: 65534)
+    #expect(result.status == 1)
+    let json = try result.json()
+    #expect(figures(json, "critical")[0...1] == [2, 17])
+    #expect(findings(json, rule: "unreadable").map { "\($0["path"]!): \($0["message"]!)" } == [
+      "Documents/Locked: cannot open the folder: Permission denied",
+      "Documents/secret.db: cannot read the extended attributes: Permission denied",
+    ])
+  }
+
+  @Test(.enabled(if: AppData.isRoot, "needs root to run the binary as an unprivileged user with setpriv"))
+  func migrateRefusesCleanlyWhenItCannotWrite() throws {
+    let tree = try MigrateTests.legacyContainer("unprivileged-migrate")
+    let before = try manifest(tree.root)
+    let result = try AppData.run(["migrate", tree.root], asUser: 65534)
+    #expect(result.status == 2)
+    #expect(result.error == "appdata: error: Library/Caches: cannot move entries out of it: Permission denied; nothing was changed\n")
+    #expect(same(try manifest(tree.root), before))
+    // Writable source, read-only destination.
+    _ = try AppData.shell("chown -R 65534 '\(tree.path("Library"))'")
+    let destination = try AppData.run(["migrate", tree.root], asUser: 65534)
+    #expect(destination.status == 2)
+    #expect(destination.error == "appdata: error: Documents: cannot create files there: Permission denied; nothing was changed\n")
+  }
+
+  @Test(.enabled(if: AppData.isRoot, "needs root to run the binary as an unprivileged user with setpriv"))
+  func anUnreadableSourceFileFailsItsEntryAndLosesNothing() throws {
+    let tree = try TestTree("unreadable-source")
+    try tree.file("Library/Caches/Good/a.bin", size: 100)
+    try tree.file("Library/Caches/Bad/ok.bin", size: 50)
+    try tree.file("Library/Caches/Bad/locked.bin", size: 60)
+    try tree.folder("Documents")
+    _ = try AppData.shell("chown -R 65534 '\(tree.root)' && chown 0 '\(tree.path("Library/Caches/Bad/locked.bin"))' && chmod 600 '\(tree.path("Library/Caches/Bad/locked.bin"))'")
+    let before = try manifest(tree.path("Library/Caches"))
+    // Copying (as across filesystems) must read every byte; the locked file cannot be read.
+    let result = try AppData.run(["migrate", "--json", tree.root], environment: ["APPDATA_TEST_FORCE_COPY": "1"], asUser: 65534)
+    #expect(result.status == 1)
+    let entries = try result.json()["entries"] as? [[String: Any]] ?? []
+    #expect(entries.map { "\($0["action"]!) \($0["source"]!)" } == ["failed Library/Caches/Bad", "copied Library/Caches/Good"])
+    #expect((entries.first?["message"] as? String) == "Library/Caches/Bad/locked.bin: cannot open: Permission denied")
+    #expect(result.error.contains("1 entries not migrated"))
+    // Bad is still whole in the source, and no partial copy is left behind.
+    #expect(same(subtree(try manifest(tree.path("Library/Caches")), under: "Bad"), subtree(before, under: "Bad")))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: tree.path("Documents")) == ["Good"])
+  }
+}
