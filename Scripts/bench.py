@@ -37,6 +37,55 @@ def ensure_container(bench_dir, entries):
     return path
 
 
+def make_deep(path, levels):
+    """A chain of `levels` nested folders under Documents, built with directory descriptors
+    (the path is far longer than PATH_MAX), one file at the bottom."""
+    subprocess.run(["rm", "-rf", path], check=True)
+    os.makedirs(os.path.join(path, "Documents"))
+    fd = os.open(os.path.join(path, "Documents"), os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(levels):
+        os.mkdir("d", dir_fd=fd)
+        child = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = child
+    leaf = os.open("leaf.bin", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd)
+    os.write(leaf, b"x" * 100)
+    os.close(leaf)
+    os.close(fd)
+
+
+def make_collisions(path, count):
+    """`count` entries in Library/Caches whose names all exist in Documents."""
+    subprocess.run(["rm", "-rf", path], check=True)
+    for folder in ("Library/Caches", "Documents"):
+        os.makedirs(os.path.join(path, folder))
+        for index in range(count):
+            with open(os.path.join(path, folder, f"item{index:05d}.bin"), "wb") as handle:
+                handle.write(b"c" if folder == "Documents" else b"s")
+
+
+def scale(appdata, bench_dir):
+    print("== scale ==")
+    deep = os.path.join(bench_dir, "deep-10000")
+    make_deep(deep, 10_000)
+    seconds, peak, status = run([appdata, "audit", "--format", "json", "--fail-on", "never", deep])
+    out = subprocess.run([appdata, "audit", "--format", "json", "--fail-on", "never", deep], capture_output=True, text=True)
+    import json
+    report = json.loads(out.stdout)
+    print(f"  audit of a tree 10,000 folders deep: exit {status}, {seconds:.3f} s, peak RSS {human_kib(peak)}, "
+          f"{report['summary']['directories']} folders, {report['summary']['categories']['critical']['files']} file")
+    subprocess.run(["rm", "-rf", deep], check=True)
+    for count in (1_000, 10_000):
+        path = os.path.join(bench_dir, f"collisions-{count}")
+        make_collisions(path, count)
+        seconds, peak, status = run([appdata, "migrate", "--on-conflict", "keep-both", path])
+        moved = len([name for name in os.listdir(os.path.join(path, "Documents")) if name.endswith(" 2.bin")])
+        print(f"  migrate --on-conflict keep-both, {count} colliding names: exit {status}, {seconds:.3f} s "
+              f"({seconds / count * 1e6:.0f} us per entry), {moved} kept as 'name 2.bin', peak RSS {human_kib(peak)}")
+        subprocess.run(["rm", "-rf", path], check=True)
+    print()
+
+
 def human_kib(kib):
     return f"{kib / 1024:.1f} MiB"
 
@@ -47,6 +96,7 @@ def main():
     parser.add_argument("bench_dir")
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
+    parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
     args = parser.parse_args()
     os.makedirs(args.bench_dir, exist_ok=True)
     cpus = os.cpu_count()
@@ -87,6 +137,8 @@ def main():
         print(f"  ratio appdata/du (json, default jobs): {statistics.median(times['appdata audit --format json']) / du:.2f} (target <= 0.70)")
         print(f"  ratio appdata/du (--jobs 1):           {statistics.median(times['appdata audit --format json --jobs 1']) / du:.2f} (target <= 1.40)")
         print()
+    if not args.no_scale:
+        scale(args.appdata, args.bench_dir)
 
 
 if __name__ == "__main__":
