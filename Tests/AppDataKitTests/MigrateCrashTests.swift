@@ -210,7 +210,12 @@ struct MigrateCrashTests {
       process.waitUntilExit()
       if process.terminationReason == .uncaughtSignal { killed += 1 }
       #expect(try Self.migrate(tree.root, forceCopy: false).status == 0, "rerun after a kill at \(delay) s")
-      #expect(same(try manifest(tree.root, times: false), expected), "after a kill at \(delay) s")
+      let after = try manifest(tree.root, times: false)
+      if !same(after, expected) {
+        let differing = Set(after.keys).symmetricDifference(expected.keys).sorted()
+          + after.keys.filter { expected[$0] != nil && !NSDictionary(dictionary: after[$0]!).isEqual(to: expected[$0]!) }.sorted()
+        Issue.record("after a kill at \(delay) s the tree differs from an uninterrupted run at: \(differing.prefix(8))")
+      }
       withExtendedLifetime(store) {}
     }
     print("killed \(killed) of 50 cross-filesystem migrations mid-run (uninterrupted: \(String(format: "%.3f", duration)) s)")

@@ -142,7 +142,9 @@ public struct Migration {
       throw MigrationError("\(display): cannot open: \(error.reason); nothing was changed")
     }
     defer { folder.close() }
-    let probe = Array(".appdata-marker-probe-\(Syscalls.processID)".utf8)
+    // One fixed name: the container lock makes it ours, and a probe left by a run killed right
+    // here is removed by the next one.
+    let probe = Array(".appdata-marker-probe".utf8)
     try? Syscalls.remove(probe, in: folder, isDirectory: false, displayPath: "")
     do {
       let file = try Syscalls.open(probe, in: folder, options: .createNewFile, displayPath: display)
