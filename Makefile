@@ -26,6 +26,7 @@ endef
 
 deps:
 	$(call apt_require,/usr/include/attr/libattr.h,libattr1-dev)
+	$(call apt_require,/usr/include/archive.h,libarchive-dev)
 
 build: deps
 	$(SWIFT) build

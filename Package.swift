@@ -14,9 +14,18 @@ let package = Package(
       path: "Sources/CLibattr",
       providers: [.apt(["libattr1-dev"])]
     ),
+    // libarchive (libarchive-dev): archives from a Mac, read without extracting them.
+    .systemLibrary(
+      name: "CLibarchive",
+      path: "Sources/CLibarchive",
+      providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
+    ),
     .target(
       name: "AppDataKit",
-      dependencies: [.target(name: "CLibattr", condition: .when(platforms: [.linux]))],
+      dependencies: [
+        .target(name: "CLibattr", condition: .when(platforms: [.linux])),
+        "CLibarchive",
+      ],
       path: "Sources/AppDataKit"
     ),
     .executableTarget(

@@ -141,7 +141,8 @@ struct CommandLineTests {
       (["audit", "--max-file-size", "12Q", "x"], "appdata: error: invalid size '12Q' for '--max-file-size': expected bytes or a number with a unit such as 500K, 10MB, 1.5G or 2GiB\n"),
       (["audit", "--jobs", "0", "x"], "appdata: error: invalid value '0' for '--jobs': expected an integer from 1 to 256\n"),
       (["audit", "/nonexistent/container"], "appdata: error: /nonexistent/container: no such file or folder\n"),
-      (["audit", "/etc/hostname"], "appdata: error: /etc/hostname: not a folder; give the container root, the folder holding Documents, Library and tmp\n"),
+      (["audit", "/etc/hostname"], "appdata: error: /etc/hostname: is neither a container folder nor an archive appdata can read (Unrecognized archive format)\n"),
+      (["audit", "/dev/null"], "appdata: error: /dev/null: not a folder; give the container root, the folder holding Documents, Library and tmp\n"),
     ]
     for (arguments, expected) in cases {
       let result = try AppData.run(arguments)

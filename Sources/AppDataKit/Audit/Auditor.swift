@@ -20,6 +20,13 @@ public struct Auditor {
     let visitors = try walker.walk(progress: progress) {
       AuditAccumulator(options: options, sink: entrySink)
     }
+    return Self.report(from: visitors, options: options, container: Syscalls.absolutePath(rootPath), entrySink: entrySink)
+  }
+
+  /// Merges the accumulators of a walk (or an archive read) and applies the whole-container
+  /// rules, the policy and the baseline.
+  static func report(from visitors: [AuditAccumulator], options: AuditOptions, container: String,
+                     entrySink: (@Sendable ([UInt8]) -> Void)?) -> AuditReport {
     var merged = AuditAccumulator(options: options, sink: entrySink)
     for visitor in visitors { merged.absorb(visitor) }
     merged.settleHardLinks()
@@ -80,12 +87,12 @@ public struct Auditor {
     }
 
     var report = AuditReport(
-      container: Syscalls.absolutePath(rootPath),
+      container: container,
       categories: categories,
       directories: merged.directories,
       maxFileSize: options.maxFileSize,
       maxBackupSize: options.maxBackupSize,
-      findings: applyPolicy(to: merged.findings).sorted(by: Finding.reportOrder),
+      findings: applyPolicy(to: merged.findings, options: options).sorted(by: Finding.reportOrder),
       largest: merged.largest,
       entries: entries)
     report.budgets = budgets
@@ -95,7 +102,7 @@ public struct Auditor {
 
   /// The policy file's rule severities (`off` drops a rule) and `ignore` globs. Findings about
   /// the whole container (path `.`) and budgets are never ignored by path.
-  private func applyPolicy(to findings: [Finding]) -> [Finding] {
+  private static func applyPolicy(to findings: [Finding], options: AuditOptions) -> [Finding] {
     findings.compactMap { finding in
       var finding = finding
       if let override = options.severities[finding.rule.id] {

@@ -22,6 +22,8 @@ struct AuditCommand {
   let quiet: Bool
   let colorChoice: String
   let policyFile: String?
+  let archiveRoot: [[UInt8]]?
+  let maximumArchiveBytes: UInt64?
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
@@ -102,6 +104,16 @@ struct AuditCommand {
     exactBytes = parsed.flag("bytes")
     quiet = parsed.flag("quiet")
     colorChoice = parsed.value("color") ?? "auto"
+    if let text = parsed.value("root") {
+      let components = RelativePath.components(Array(text.utf8))
+      guard !components.contains([0x2E, 0x2E]) else {
+        throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--root': expected a folder inside the archive, without '..'")
+      }
+      archiveRoot = components.filter { $0 != [0x2E] }
+    } else {
+      archiveRoot = nil
+    }
+    maximumArchiveBytes = try parsed.size("max-archive-bytes")
   }
 
   /// Pairs each `--output` with the `--format` (or `--json`) just before it, or, for an
@@ -146,7 +158,10 @@ struct AuditCommand {
   }
 
   func run(io: CommandIO) throws(UsageError) -> ExitCode {
-    try ContainerPath.checkFolder(path)
+    let isArchive = try ContainerPath.checkFolderOrArchive(path)
+    if !isArchive && (archiveRoot != nil || maximumArchiveBytes != nil) {
+      throw UsageError("\(TerminalText.escaped(path)): is a folder; --root and --max-archive-bytes apply to archives")
+    }
     var auditor = Auditor(rootPath: path, options: options)
     // NDJSON streams entries as they are classified when it is the only report.
     let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !options.listedCategories.isEmpty
@@ -167,14 +182,28 @@ struct AuditCommand {
     display?.start()
 
     let report: AuditReport
-    do {
-      report = try auditor.run()
-    } catch {
+    if isArchive {
       display?.stop()
-      streamFile?.close()
-      throw UsageError(TerminalText.escaped(error.description))
+      var archive = ArchiveAuditor(archivePath: path, options: options)
+      archive.root = archiveRoot
+      if let maximumArchiveBytes { archive.maximumBytes = maximumArchiveBytes }
+      archive.entrySink = auditor.entrySink
+      do {
+        report = try archive.run()
+      } catch {
+        streamFile?.close()
+        throw UsageError("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
+      }
+    } else {
+      do {
+        report = try auditor.run()
+      } catch {
+        display?.stop()
+        streamFile?.close()
+        throw UsageError(TerminalText.escaped(error.description))
+      }
+      display?.stop()
     }
-    display?.stop()
 
     for output in outputs {
       let text = render(report, as: output.format, streamed: streamsNDJSON, toTerminal: output.file == nil, io: io)
@@ -248,6 +277,19 @@ struct AuditCommand {
 
 /// Checks for the PATH operand of audit and migrate.
 enum ContainerPath {
+  /// PATH must be a folder or a regular file (an archive); returns true for an archive.
+  static func checkFolderOrArchive(_ path: String) throws(UsageError) -> Bool {
+    if path.isEmpty { throw UsageError("the container path is empty") }
+    do {
+      let status = try Syscalls.status(ofPath: path)
+      if status.kind == .regular { return true }
+    } catch {
+      if error.isNotFound { throw UsageError("\(TerminalText.escaped(path)): no such file or folder") }
+    }
+    try checkFolder(path)
+    return false
+  }
+
   /// PATH must exist and be a folder (a symlink to a folder is accepted for the root).
   static func checkFolder(_ path: String) throws(UsageError) {
     if path.isEmpty { throw UsageError("the container path is empty") }

@@ -315,19 +315,32 @@ struct EntryAttributes {
         switch ExtendedAttributes.value(of: known.attribute, on: cName, in: directory) {
         case .failure(let error): return .failure(error)
         case .success(nil): break
-        case .success(let value?):
-          switch known.meaning {
-          case .marker(let marker):
-            if marker.isExcluding(value: value) { result.markers.insert(MarkerSet(marker)) }
-          case .robotsBackup:
-            if MarkerTable.robotsValueDeclinesBackup(value) { result.declinesBackup = true }
-          }
+        case .success(let value?): result.add(known.meaning, value: value)
         }
       }
       start = end + 1
     }
     return .success(result)
   }
+
+  /// Folds one recognised attribute's value into the result.
+  mutating func add(_ meaning: MarkerTable.Meaning, value: [UInt8]) {
+    switch meaning {
+    case .marker(let marker):
+      if marker.isExcluding(value: value) { markers.insert(MarkerSet(marker)) }
+    case .robotsBackup:
+      if MarkerTable.robotsValueDeclinesBackup(value) { declinesBackup = true }
+    }
+  }
+
+  /// What a list of (name, value) attributes says (from an archive's headers or AppleDouble file).
+  init(attributes: [(name: String, value: [UInt8])]) {
+    for (name, value) in attributes {
+      for known in MarkerTable.recognised where known.name == name { add(known.meaning, value: value) }
+    }
+  }
+
+  init() {}
 }
 
 /// The Cache Directory Tagging Specification's `CACHEDIR.TAG` (honoured by borg, restic, tar).
