@@ -30,10 +30,9 @@ final class LibArchive {
     self.path = path
     archive_read_support_filter_all(archive)
     archive_read_support_format_all(archive)
+    // Every stored property is set, so deinit frees the reader if opening fails.
     if archive_read_open_filename(archive, path, 64 * 1024) != ARCHIVE_OK {
-      let message = errorMessage()
-      archive_read_free(archive)
-      throw Failure(message: message)
+      throw Failure(message: errorMessage())
     }
   }
 
