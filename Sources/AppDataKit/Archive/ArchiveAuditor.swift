@@ -93,7 +93,9 @@ public struct ArchiveAuditor {
       do {
         reader = try LibArchive(path: auditor.archivePath)
       } catch {
-        throw Failure(message: "is neither a container folder nor an archive appdata can read (\(error.message))")
+        throw Failure(message: error.message.contains("Unrecognized archive format")
+          ? "is neither a container folder nor an archive appdata can read (\(error.message))"
+          : "cannot read the archive (truncated or damaged?): \(error.message)")
       }
       var sawEntry = false
       // Zips from Finder put __MACOSX/ at the end: read those first (the central directory
@@ -106,8 +108,9 @@ public struct ArchiveAuditor {
         do {
           header = try reader.next()
         } catch {
-          throw Failure(message: sawEntry ? "cannot read the archive: \(error.message)"
-                                          : "is neither a container folder nor an archive appdata can read (\(error.message))")
+          let unrecognised = !sawEntry && error.message.contains("Unrecognized archive format")
+          throw Failure(message: unrecognised ? "is neither a container folder nor an archive appdata can read (\(error.message))"
+                                              : "cannot read the archive (truncated or damaged?): \(error.message)")
         }
         guard let header else { break }
         sawEntry = true

@@ -39,7 +39,7 @@ final class LibArchive {
   deinit { archive_read_free(archive) }
 
   private func errorMessage() -> String {
-    guard let text = archive_error_string(archive) else { return "unknown libarchive error" }
+    guard let text = archive_error_string(archive) else { return "unexpected end of the archive" }
     return String(cString: text)
   }
 
