@@ -27,6 +27,7 @@ endef
 deps:
 	$(call apt_require,/usr/include/attr/libattr.h,libattr1-dev)
 	$(call apt_require,/usr/include/archive.h,libarchive-dev)
+	$(call apt_require,/usr/bin/zstd,zstd)
 
 build: deps
 	$(SWIFT) build

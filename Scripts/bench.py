@@ -64,6 +64,37 @@ def make_collisions(path, count):
                 handle.write(b"c" if folder == "Documents" else b"s")
 
 
+def archive(appdata, bench_dir, entries, rounds):
+    """appdata audit on a tar of the container next to tar -tvf of the same archive."""
+    container = ensure_container(bench_dir, entries)
+    tar = os.path.join(bench_dir, f"container-{entries}.tar")
+    if not os.path.exists(tar):
+        subprocess.run(["tar", "--xattrs", "--xattrs-include=user.*", "-cf", tar, "-C", container, "."], check=True)
+    commands = {
+        "appdata audit --format json ARCHIVE.tar": [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config", tar],
+        "tar -tvf ARCHIVE.tar": ["tar", "-tvf", tar],
+    }
+    for command in commands.values():
+        run(command)
+    times = {name: [] for name in commands}
+    rss = 0
+    for _ in range(rounds):
+        for name, command in commands.items():
+            seconds, peak, _ = run(command)
+            times[name].append(seconds)
+            if name.startswith("appdata"):
+                rss = max(rss, peak)
+    reference = statistics.median(times["tar -tvf ARCHIVE.tar"])
+    print(f"== {entries}-entry tar ({os.path.getsize(tar) >> 20} MiB), {rounds} rounds (medians) ==")
+    for name in commands:
+        median = statistics.median(times[name])
+        line = f"  {name:42s} {median:8.3f} s   {median / reference:5.2f} x tar -tvf"
+        if name.startswith("appdata"):
+            line += f"   peak RSS {human_kib(rss)}"
+        print(line)
+    print()
+
+
 def scale(appdata, bench_dir):
     print("== scale ==")
     deep = os.path.join(bench_dir, "deep-10000")
@@ -137,6 +168,7 @@ def main():
         print(f"  ratio appdata/du (json, default jobs): {statistics.median(times['appdata audit --format json']) / du:.2f} (target <= 0.70)")
         print(f"  ratio appdata/du (--jobs 1):           {statistics.median(times['appdata audit --format json --jobs 1']) / du:.2f} (target <= 1.40)")
         print()
+    archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:
         scale(args.appdata, args.bench_dir)
 

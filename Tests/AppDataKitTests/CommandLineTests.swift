@@ -128,7 +128,7 @@ struct CommandLineTests {
     let auditHelp = try AppData.run(["help", "audit"])
     #expect(auditHelp.status == 0)
     #expect(auditHelp.output == (try AppData.run(["audit", "--help"])).output)
-    #expect(auditHelp.output.hasPrefix("Usage: appdata audit [OPTIONS] PATH\n"))
+    #expect(auditHelp.output.hasPrefix("Usage: appdata audit [OPTIONS] PATH|ARCHIVE\n"))
     for option in Commands.audit.options where !option.isHidden { #expect(auditHelp.output.contains("--" + option.name)) }
     let version = try AppData.run(["--version"])
     #expect(version.output == "appdata \(AppDataVersion.current)\n")

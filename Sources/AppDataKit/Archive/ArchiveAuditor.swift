@@ -118,6 +118,21 @@ public struct ArchiveAuditor {
         try handle(header, reader: reader)
       }
       if !sawEntry { throw Failure(message: "cannot read the archive: it holds no entries") }
+      // libarchive, like GNU tar, accepts a tar that stops between two entries without its
+      // end-of-archive blocks: exactly what a cut-off copy looks like. Check them ourselves.
+      if reader.isUncompressedTar, !endsWithZeroBlocks() {
+        throw Failure(message: "cannot read the archive (truncated or damaged?): it ends without the two zero blocks that end a tar archive")
+      }
+    }
+
+    /// Whether the file's last 1,024 bytes are zero (a tar archive's end marker, padding included).
+    private func endsWithZeroBlocks() -> Bool {
+      guard let file = try? Syscalls.openFile(atPath: auditor.archivePath) else { return false }
+      defer { file.close() }
+      guard let status = try? Syscalls.status(of: file, displayPath: auditor.archivePath), status.size >= 1024 else { return false }
+      var tail = [UInt8](repeating: 1, count: 1024)
+      let count = tail.withUnsafeMutableBytes { raw in Syscalls.readAt(file, into: raw, offset: status.size - 1024) }
+      return count == 1024 && tail.allSatisfy { $0 == 0 }
     }
 
     private func readsMetadataFirst(_ reader: LibArchive) throws(Failure) -> Bool {

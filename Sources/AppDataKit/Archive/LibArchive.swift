@@ -102,6 +102,11 @@ final class LibArchive {
   /// Uncompressed bytes read so far (the zip-bomb guard).
   var uncompressedBytes: UInt64 { UInt64(max(0, archive_filter_bytes(archive, -1), archive_filter_bytes(archive, 0))) }
 
+  /// Whether the archive is a tar (ustar, pax, GNU) read without a compression filter.
+  var isUncompressedTar: Bool {
+    (archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR && archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE
+  }
+
   /// The detected format, e.g. "POSIX pax interchange format" or "ZIP 2.0 (deflation)".
   var formatName: String { archive_format_name(archive).map { String(cString: $0) } ?? "unknown" }
 }

@@ -166,6 +166,14 @@ public enum Syscalls {
     }
   }
 
+  /// pread(2): up to `buffer.count` bytes at `offset`; -1 on error.
+  public static func readAt(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, offset: UInt64) -> Int {
+    while true {
+      let count = pread(descriptor.rawValue, buffer.baseAddress, buffer.count, off_t(offset))
+      if count >= 0 || currentErrno() != EINTR { return count }
+    }
+  }
+
   /// write(2) of all of `buffer`, looping over short writes.
   public static func writeAll(
     _ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer, displayPath: @autoclosure () -> String

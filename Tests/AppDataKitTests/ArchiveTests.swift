@@ -1,0 +1,131 @@
+import AppDataKit
+import Foundation
+import Testing
+
+/// `appdata audit ARCHIVE`: every way a Mac (or Linux) stores markers in an archive gives the
+/// same report as the same container on disk; broken and hostile archives are refused clearly.
+@Suite("archives", .serialized)
+struct ArchiveTests {
+  /// The fixtures of Scripts/make-test-archives.py, built once per run.
+  static let fixtures: String = {
+    let folder = NSTemporaryDirectory() + "appdata-archives-\(UUID().uuidString)"
+    let result = try! AppData.shell("python3 '\(AppData.packageRoot)/Scripts/make-test-archives.py' '\(folder)'")
+    precondition(result.status == 0, result.error)
+    // zstd is installed by the Makefile; the xz and gzip forms need nothing extra.
+    _ = try! AppData.shell("zstd -q -f '\(folder)/pax-schily.tar' -o '\(folder)/pax-schily.tar.zst'")
+    return folder
+  }()
+
+  /// The report without what legitimately differs: where it came from, and allocation (an archive
+  /// carries none; appdata estimates 4 KiB blocks, while a filesystem may allocate more).
+  static func comparable(_ json: [String: Any]) -> NSDictionary {
+    func strip(_ value: Any) -> Any {
+      if let object = value as? [String: Any] {
+        var copy: [String: Any] = [:]
+        for (key, item) in object where key != "allocatedBytes" && key != "container" { copy[key] = strip(item) }
+        return copy
+      }
+      if let array = value as? [Any] { return array.map(strip) }
+      return value
+    }
+    return NSDictionary(dictionary: strip(json) as! [String: Any])
+  }
+
+  @Test(arguments: ["pax-schily.tar", "pax-libarchive.tar", "appledouble.tar", "finder.zip", "gnu.tar.gz",
+                    "pax-schily.tar.xz", "pax-schily.tar.zst"])
+  func anArchiveAuditsLikeTheSameTreeOnDisk(archive: String) throws {
+    let onDisk = try AppData.auditJSON(Self.fixtures + "/tree/Data", ["--list", "all", "--no-config"])
+    let packed = try AppData.auditJSON(Self.fixtures + "/" + archive, ["--list", "all", "--no-config"])
+    #expect(Self.comparable(packed) == Self.comparable(onDisk), "\(archive)")
+    #expect(packed["container"] as? String == Self.fixtures + "/" + archive + "//Data")
+    // The figures the markers decide, spelled out.
+    #expect(figures(packed, "offline")[0...1] == [4, 1090])
+    #expect(figures(packed, "critical")[0...1] == [3, 9156])
+    #expect(findings(packed, rule: "legacy-marker").map { $0["path"] as? String } == ["Documents/legacy.bin"])
+    // AppleDouble and __MACOSX entries are metadata: never counted or listed.
+    let listed = (packed["entries"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+    #expect(!listed.contains { $0.contains("._") || $0.contains("__MACOSX") })
+  }
+
+  @Test func aFileNamedLikeAppleDoubleButNotOneIsCounted() throws {
+    let folder = Self.fixtures + "/not-appledouble"
+    let made = try AppData.shell("""
+      mkdir -p '\(folder)/c/Documents' && printf 'plain text' > '\(folder)/c/Documents/._notes' && tar -cf '\(folder)/x.tar' -C '\(folder)' c
+      """)
+    #expect(made.status == 0)
+    let json = try AppData.auditJSON(folder + "/x.tar", ["--list", "all", "--no-config"])
+    #expect((json["entries"] as? [[String: Any]])?.map { $0["path"] as? String } == ["Documents/._notes"])
+  }
+
+  @Test func severalContainersNeedRootAndRootChoosesOne() throws {
+    let folder = Self.fixtures + "/two"
+    let made = try AppData.shell("""
+      mkdir -p '\(folder)/A/Documents' '\(folder)/B/Library/Caches' && printf 1234 > '\(folder)/A/Documents/a' && printf 12 > '\(folder)/B/Library/Caches/b' \
+        && tar -cf '\(folder)/two.tar' -C '\(folder)' A B
+      """)
+    #expect(made.status == 0)
+    let refused = try AppData.run(["audit", "--no-config", folder + "/two.tar"])
+    #expect(refused.status == 2)
+    #expect(refused.error == "appdata: error: \(folder)/two.tar: holds 2 containers (A, B); choose one with --root\n")
+    let chosen = try AppData.auditJSON(folder + "/two.tar", ["--root", "B", "--no-config"])
+    #expect(figures(chosen, "cached")[0...1] == [1, 2])
+    #expect(figures(chosen, "critical")[0] == 0)
+    let none = try AppData.run(["audit", "--no-config", "--root", "nothing-here", folder + "/two.tar"])
+    #expect(none.status == 0)  // an empty container: nothing is under that root
+    let folderWithRoot = try AppData.run(["audit", "--root", "x", folder])
+    #expect(folderWithRoot.error == "appdata: error: \(folder): is a folder; --root and --max-archive-bytes apply to archives\n")
+  }
+
+  @Test func brokenAndHostileArchivesAreRefused() throws {
+    let folder = Self.fixtures + "/broken"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let tar = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/pax-schily.tar"))
+    let gzip = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/gnu.tar.gz"))
+    try tar.prefix(tar.count / 3).write(to: URL(fileURLWithPath: folder + "/truncated.tar"))
+    try gzip.prefix(gzip.count / 2).write(to: URL(fileURLWithPath: folder + "/truncated.tar.gz"))
+    try Data().write(to: URL(fileURLWithPath: folder + "/empty.tar"))
+    var corrupt = tar
+    for index in stride(from: 0, to: 2048, by: 7) { corrupt[index] ^= 0x5A }
+    try corrupt.write(to: URL(fileURLWithPath: folder + "/corrupt.tar"))
+    // An encrypted zip: the same zip with the "encrypted" bit set in every header (as zip -e does).
+    let encrypted = try AppData.shell("""
+      python3 - '\(Self.fixtures)/finder.zip' '\(folder)/encrypted.zip' <<'PY'
+      import sys
+      data = bytearray(open(sys.argv[1], 'rb').read())
+      for signature, flag in ((b'PK\\x03\\x04', 6), (b'PK\\x01\\x02', 8)):
+          start = 0
+          while (start := data.find(signature, start)) >= 0:
+              data[start + flag] |= 1
+              start += 4
+      open(sys.argv[2], 'wb').write(data)
+      PY
+      """)
+    #expect(encrypted.status == 0, "\(encrypted.error)")
+    // A zip bomb in miniature: 64 MiB of zeros in a few dozen kilobytes.
+    let bomb = try AppData.shell("""
+      python3 -c 'import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],"w",zipfile.ZIP_DEFLATED); z.writestr("c/Documents/zeros.bin", bytes(64<<20)); z.close()' '\(folder)/bomb.zip'
+      """)
+    #expect(bomb.status == 0)
+    let bombSize = try FileManager.default.attributesOfItem(atPath: folder + "/bomb.zip")[.size] as! Int
+    #expect(bombSize < 200_000)
+
+    let cases: [(String, [String], String)] = [
+      ("truncated.tar", [], "cannot read the archive (truncated or damaged?): "),
+      ("truncated.tar.gz", [], "cannot read the archive (truncated or damaged?): "),
+      ("empty.tar", [], "cannot read the archive: it holds no entries"),
+      ("corrupt.tar", [], "is neither a container folder nor an archive appdata can read"),
+      ("encrypted.zip", [], "is encrypted ("),
+      ("bomb.zip", ["--max-archive-bytes", "10M"], "expands to more than 10485760 bytes (--max-archive-bytes); refusing a possible archive bomb"),
+    ]
+    for (name, extra, message) in cases {
+      let result = try AppData.run(["audit", "--no-config"] + extra + [folder + "/" + name])
+      #expect(result.status == 2, "\(name): \(result.error)")
+      #expect(result.error.hasPrefix("appdata: error: \(folder)/\(name): \(message)"), "\(name): \(result.error)")
+      #expect(result.error.split(separator: "\n").count == 1, "\(name)")
+      #expect(result.output.isEmpty, "\(name)")
+    }
+    // Below the default limit the same zip is audited (its one file is 64 MiB).
+    let allowed = try AppData.auditJSON(folder + "/bomb.zip", ["--no-config"])
+    #expect(figures(allowed, "critical")[0...1] == [1, 64 << 20])
+  }
+}
