@@ -128,4 +128,21 @@ struct ArchiveTests {
     let allowed = try AppData.auditJSON(folder + "/bomb.zip", ["--no-config"])
     #expect(figures(allowed, "critical")[0...1] == [1, 64 << 20])
   }
+
+  @Test(arguments: ["pax-schily.tar", "pax-libarchive.tar", "appledouble.tar", "finder.zip", "gnu.tar.gz"])
+  func statusReadsAnEntryInsideAnArchive(archive: String) throws {
+    let file = Self.fixtures + "/" + archive
+    let result = try AppData.run(["status", file + "//Data/Documents/Offline/deep/n.bin", file + "//Data/Documents/both.bin",
+                                  file + "//Data/Documents/zero.bin"])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output == """
+      [Excluded]    \(file)//Data/Documents/Offline/deep/n.bin  (modern marker, inherited from \(file)//Data/Documents/Offline)
+      [Excluded]    \(file)//Data/Documents/both.bin  (both marker)
+      [Included]    \(file)//Data/Documents/zero.bin
+
+      """)
+    let missing = try AppData.run(["status", file + "//Data/nope"])
+    #expect(missing.status == 1)
+    #expect(missing.error == "appdata: error: \(file): no entry Data/nope in the archive\n")
+  }
 }

@@ -87,7 +87,7 @@ public enum Commands {
     operands: "PATH...",
     minimumOperands: 1, maximumOperands: nil,
     discussion: [
-      "For each PATH prints [Excluded] or [Included], like tmutil isexcluded, with the marker and, when it is inherited, the nearest marked folder above PATH (up to the filesystem root).",
+      "For each PATH prints [Excluded] or [Included], like tmutil isexcluded, with the marker and, when it is inherited, the nearest marked folder above PATH (up to the filesystem root). ARCHIVE//PATH names an entry inside an archive: its markers and its folders' are read from the archive, as appdata audit reads them.",
     ],
     options: [
       .flag("json", help: "Print a JSON document instead of text."),

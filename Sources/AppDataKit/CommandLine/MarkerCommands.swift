@@ -61,14 +61,26 @@ enum MarkerCommands {
     var items: [JSONValue] = []
     for path in parsed.operands {
       do {
-        let status = try MarkerStatus.read(path)
+        let status: MarkerStatus
+        if let (archive, inner) = ArchiveMarkerStatus.split(path) {
+          do {
+            status = try ArchiveMarkerStatus.read(archive: archive, path: inner)
+          } catch {
+            io.error("\(TerminalText.escaped(archive)): \(TerminalText.escaped(error.message))")
+            failed = true
+            continue
+          }
+        } else {
+          status = try MarkerStatus.read(path)
+        }
         if parsed.flag("json") {
           items.append(.object([
             "path": .string(path),
             "excluded": .bool(status.isExcluded),
             "marker": status.effectiveMarkers.name.map { .string($0) } ?? .null,
             "excludedBy": status.ownMarkers.isExcluding
-              ? .string(MarkerStatus.absolute(path)) : status.inheritedFrom.map { .string($0.path) } ?? .null,
+              ? .string(ArchiveMarkerStatus.split(path) == nil ? MarkerStatus.absolute(path) : status.path)
+              : status.inheritedFrom.map { .string($0.path) } ?? .null,
           ]))
         } else {
           var line = (status.isExcluded ? "[Excluded]" : "[Included]") + "    " + TerminalText.escaped(path)
