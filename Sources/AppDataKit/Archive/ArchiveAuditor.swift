@@ -57,6 +57,9 @@ public struct ArchiveAuditor {
   struct FolderInfo {
     var exclusion: Exclusion?
     var category: Category
+    /// The location rule, inherited below depth 2 (as the walk does).
+    var ruleIndex: Int
+    var locationCategory: Category
   }
 
   /// An entry seen before the container root was known (usually a handful: the root's own
@@ -212,8 +215,8 @@ public struct ArchiveAuditor {
          try readAppleDouble(components: components, header: header, reader: reader) {
         return  // metadata beside its file: not counted, not reported
       }
-      var attributes = EntryAttributes(attributes: header.attributes)
-      if let extra = appleDouble.removeValue(forKey: RelativePath.join(components)) {
+      var attributes = header.attributes.isEmpty ? EntryAttributes() : EntryAttributes(attributes: header.attributes)
+      if !appleDouble.isEmpty, let extra = appleDouble.removeValue(forKey: RelativePath.join(components)) {
         attributes.markers.formUnion(extra.markers)
         attributes.declinesBackup = attributes.declinesBackup || extra.declinesBackup
       }
@@ -234,33 +237,37 @@ public struct ArchiveAuditor {
       } else if root == nil {
         deferred.append(Deferred(components: components, kind: header.kind, size: header.size, attributes: attributes, isCacheTag: isCacheTag))
         return
-      } else if let index = components.firstIndex(where: { ArchiveAuditor.rootMarkers.contains($0) }),
+      } else if !components.starts(with: root!),
+                let index = components.firstIndex(where: { ArchiveAuditor.rootMarkers.contains($0) }),
                 index < components.count - 1 || header.kind == .directory {
         let candidate = Array(components[..<index])
-        if !candidates.contains(candidate) && !candidate.starts(with: root!) { candidates.append(candidate) }
+        if !candidates.contains(candidate) { candidates.append(candidate) }
       }
       place(Deferred(components: components, kind: header.kind, size: header.size, attributes: attributes, isCacheTag: isCacheTag))
     }
 
     /// Classifies one entry under the known root, as the walk would.
     private mutating func place(_ item: Deferred) {
-      guard let root, item.components.count >= root.count, Array(item.components.prefix(root.count)) == root else { return }
-      let relative = Array(item.components.dropFirst(root.count))
+      guard let root, item.components.count >= root.count, item.components.starts(with: root) else { return }
+      let relative = item.components.dropFirst(root.count)
       if relative.isEmpty {
         if item.attributes.markers.isExcluding { rootExclusion = Exclusion(path: Array(".".utf8), markers: item.attributes.markers) }
         return
       }
       if item.kind == .hardLink { return }  // the same file as an earlier entry: counted once
-      let parent = folderInfo(Array(relative.dropLast()))
+      let parentComponents = relative.dropLast()
+      let parentPath = RelativePath.join(Array(parentComponents))
+      let parent = folderInfo(parentComponents, path: parentPath)
+      let name = relative.last!
+      let path = RelativePath.join(parentPath, name)
       let depth = relative.count
-      let ruleIndex = ContainerLayout.ruleIndex(for: relative.prefix(LocationRule.maximumDepth))
-      let locationCategory = ContainerLayout.category(at: ruleIndex)
-      let path = RelativePath.join(relative)
+      let ruleIndex = depth <= LocationRule.maximumDepth ? ContainerLayout.ruleIndex(for: relative) : parent.ruleIndex
+      let locationCategory = depth <= LocationRule.maximumDepth ? ContainerLayout.category(at: ruleIndex) : parent.locationCategory
       let exclusion = item.attributes.markers.isExcluding ? Exclusion(path: path, markers: item.attributes.markers) : parent.exclusion
       let category: Category = locationCategory == .critical && exclusion != nil ? .offline : locationCategory
       if item.kind == .directory {
         let seen = folders[path] != nil
-        folders[path] = FolderInfo(exclusion: exclusion, category: category)
+        folders[path] = FolderInfo(exclusion: exclusion, category: category, ruleIndex: ruleIndex, locationCategory: locationCategory)
         if seen { return }  // already counted, from an entry inside it that came first
       }
       let kind: FileStatus.Kind
@@ -272,40 +279,43 @@ public struct ArchiveAuditor {
       }
       let size = kind == .regular ? item.size : 0
       // Archives carry no allocation; estimate it as 4 KiB blocks, as ext4 and APFS allocate.
-      let allocated = (size + 4095) / 4096 * 4096
+      visit(name: name, parentPath: parentPath, depth: depth, kind: kind, size: size, allocated: (size + 4095) / 4096 * 4096,
+            ruleIndex: ruleIndex, locationCategory: locationCategory, category: category, attributes: item.attributes,
+            isCacheTag: item.isCacheTag, parent: parent)
+    }
+
+    private mutating func visit(
+      name: [UInt8], parentPath: [UInt8], depth: Int, kind: FileStatus.Kind, size: UInt64, allocated: UInt64, ruleIndex: Int,
+      locationCategory: Category, category: Category, attributes: EntryAttributes, isCacheTag: Bool, parent: FolderInfo
+    ) {
       let status = FileStatus(kind: kind, permissions: 0, size: size, allocatedSize: allocated, linkCount: 1, device: 0, inode: 0,
                               accessTime: FileTime(seconds: 0, nanoseconds: 0), modificationTime: FileTime(seconds: 0, nanoseconds: 0))
-      let parentPath = RelativePath.join(Array(relative.dropLast()))
-      let name = relative.last!
       name.withUnsafeBufferPointer { buffer in
         accumulator.visit(WalkedEntry(
           parentPath: parentPath, name: buffer, depth: depth, status: status, ruleIndex: ruleIndex,
-          locationCategory: locationCategory, category: category, ownMarkers: item.attributes.markers,
-          inheritedExclusion: parent.exclusion, declinesBackup: item.attributes.declinesBackup,
-          isCacheDirectoryTag: item.isCacheTag, parentCategory: parent.category))
+          locationCategory: locationCategory, category: category, ownMarkers: attributes.markers,
+          inheritedExclusion: parent.exclusion, declinesBackup: attributes.declinesBackup,
+          isCacheDirectoryTag: isCacheTag, parentCategory: parent.category))
       }
     }
 
-    /// A folder's info; folders an archive lists no entry for inherit from theirs.
-    private mutating func folderInfo(_ relative: [[UInt8]]) -> FolderInfo {
-      if relative.isEmpty { return FolderInfo(exclusion: rootExclusion, category: .other) }
-      let path = RelativePath.join(relative)
+    /// A folder's info; folders an archive lists no entry for inherit from theirs, and are
+    /// counted as the walk would count them on disk.
+    private mutating func folderInfo(_ relative: ArraySlice<[UInt8]>, path: [UInt8]) -> FolderInfo {
+      if relative.isEmpty { return FolderInfo(exclusion: rootExclusion, category: .other, ruleIndex: -1, locationCategory: .other) }
       if let known = folders[path] { return known }
-      let parent = folderInfo(Array(relative.dropLast()))
-      let ruleIndex = ContainerLayout.ruleIndex(for: relative.prefix(LocationRule.maximumDepth))
-      let locationCategory = ContainerLayout.category(at: ruleIndex)
+      let parentComponents = relative.dropLast()
+      let parentPath = RelativePath.join(Array(parentComponents))
+      let parent = folderInfo(parentComponents, path: parentPath)
+      let depth = relative.count
+      let ruleIndex = depth <= LocationRule.maximumDepth ? ContainerLayout.ruleIndex(for: relative) : parent.ruleIndex
+      let locationCategory = depth <= LocationRule.maximumDepth ? ContainerLayout.category(at: ruleIndex) : parent.locationCategory
       let info = FolderInfo(exclusion: parent.exclusion,
-                            category: locationCategory == .critical && parent.exclusion != nil ? .offline : locationCategory)
+                            category: locationCategory == .critical && parent.exclusion != nil ? .offline : locationCategory,
+                            ruleIndex: ruleIndex, locationCategory: locationCategory)
       folders[path] = info
-      // Count it as the walk would count the folder on disk.
-      let status = FileStatus(kind: .directory, permissions: 0, size: 0, allocatedSize: 0, linkCount: 1, device: 0, inode: 0,
-                              accessTime: FileTime(seconds: 0, nanoseconds: 0), modificationTime: FileTime(seconds: 0, nanoseconds: 0))
-      relative.last!.withUnsafeBufferPointer { buffer in
-        accumulator.visit(WalkedEntry(
-          parentPath: RelativePath.join(Array(relative.dropLast())), name: buffer, depth: relative.count, status: status,
-          ruleIndex: ruleIndex, locationCategory: locationCategory, category: info.category, ownMarkers: [],
-          inheritedExclusion: parent.exclusion, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: parent.category))
-      }
+      visit(name: relative.last!, parentPath: parentPath, depth: depth, kind: .directory, size: 0, allocated: 0, ruleIndex: ruleIndex,
+            locationCategory: locationCategory, category: info.category, attributes: EntryAttributes(), isCacheTag: false, parent: parent)
       return info
     }
   }

@@ -1,4 +1,9 @@
 import CLibarchive
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One entry's header, as libarchive reads it.
 struct ArchiveHeader {
@@ -24,7 +29,14 @@ final class LibArchive {
   private var entry: OpaquePointer?
   let path: String
 
+  /// libarchive converts names to the locale's character set; in the C locale that is a slow
+  /// byte-by-byte conversion to ASCII (and lossy). Names in archives are UTF-8: say so, once.
+  private static let utf8Locale: Void = {
+    if setlocale(LC_CTYPE, "C.UTF-8") == nil { _ = setlocale(LC_CTYPE, "en_US.UTF-8") }
+  }()
+
   init(path: String) throws(Failure) {
+    _ = Self.utf8Locale
     guard let archive = archive_read_new() else { throw Failure(message: "cannot start libarchive") }
     self.archive = archive
     self.path = path

@@ -100,9 +100,16 @@ public enum RelativePath {
     return path
   }
 
-  /// The components of a relative path.
+  /// The components of a relative path (empty ones dropped).
   public static func components(_ path: [UInt8]) -> [[UInt8]] {
-    path.split(separator: 0x2F, omittingEmptySubsequences: true).map(Array.init)
+    var result: [[UInt8]] = []
+    var start = 0
+    for index in path.indices where path[index] == 0x2F {
+      if index > start { result.append(Array(path[start..<index])) }
+      start = index + 1
+    }
+    if start < path.count { result.append(Array(path[start...])) }
+    return result
   }
 
   /// A display string: invalid UTF-8 becomes U+FFFD (JSON's `path`; `pathBase64` keeps the bytes).
