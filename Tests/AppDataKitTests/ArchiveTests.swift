@@ -50,11 +50,12 @@ struct ArchiveTests {
   @Test func aFileNamedLikeAppleDoubleButNotOneIsCounted() throws {
     let folder = Self.fixtures + "/not-appledouble"
     let made = try AppData.shell("""
-      mkdir -p '\(folder)/c/Documents' && printf 'plain text' > '\(folder)/c/Documents/._notes' && tar -cf '\(folder)/x.tar' -C '\(folder)' c
+      mkdir -p '\(folder)/c/Documents' && printf 'plain text' > '\(folder)/c/Documents/._notes' \
+        && printf 'x' > '\(folder)/c/Documents/café ☕.bin' && tar --format=pax -cf '\(folder)/x.tar' -C '\(folder)' c
       """)
     #expect(made.status == 0)
     let json = try AppData.auditJSON(folder + "/x.tar", ["--list", "all", "--no-config"])
-    #expect((json["entries"] as? [[String: Any]])?.map { $0["path"] as? String } == ["Documents/._notes"])
+    #expect((json["entries"] as? [[String: Any]])?.map { $0["path"] as? String } == ["Documents/._notes", "Documents/café ☕.bin"])
   }
 
   @Test func severalContainersNeedRootAndRootChoosesOne() throws {
