@@ -194,28 +194,15 @@ struct AuditFiguresTests {
   @Test func pathsDeeperThanPathMax() throws {
     let tree = try TestTree("deep")
     // 90 levels of 60-byte names: about 5,500 bytes, beyond PATH_MAX (4096).
-    let name = String(repeating: "d", count: 60)
-    let fd0 = open(tree.root, O_RDONLY | O_DIRECTORY)
-    #expect(mkdirat(fd0, "Documents", 0o755) == 0)
-    var fd = openat(fd0, "Documents", O_RDONLY | O_DIRECTORY)
-    close(fd0)
-    for _ in 0..<90 {
-      #expect(mkdirat(fd, name, 0o755) == 0)
-      let next = openat(fd, name, O_RDONLY | O_DIRECTORY)
-      close(fd)
-      fd = next
-    }
-    let file = openat(fd, "deep.bin", O_CREAT | O_WRONLY, 0o644)
-    _ = write(file, "0123456789", 10)
-    close(file)
-    close(fd)
+    try tree.folder("Documents")
+    try tree.deepChain(under: "Documents", levels: 90, name: String(repeating: "d", count: 60), contents: "0123456789")
 
     let json = try AppData.auditJSON(tree.root, ["--list", "critical"])
     #expect(figures(json, "critical")[0...1] == [1, 10])
     #expect(integer(json, "summary", "directories") == 91)
     let path = (json["entries"] as? [[String: Any]])?.first?["path"] as? String ?? ""
     #expect(path.utf8.count > 4096)
-    #expect(path.hasSuffix("/deep.bin"))
+    #expect(path.hasSuffix("/leaf.bin"))
   }
 
   @Test func cacheDeclarationsInsideTheBackupAreReported() throws {

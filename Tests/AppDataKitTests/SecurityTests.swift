@@ -177,19 +177,8 @@ struct SecurityTests {
     let tree = try TestTree("deep-migrate")
     try tree.folder("Documents")
     try tree.folder("Library/Caches/deep")
-    // 25 levels of 200 bytes: past PATH_MAX, so created with mkdirat/openat as the walk reads them.
-    let name = String(repeating: "d", count: 200)
-    var fd = open(tree.path("Library/Caches/deep"), O_RDONLY | O_DIRECTORY)
-    for _ in 0..<25 {
-      #expect(mkdirat(fd, name, 0o755) == 0)
-      let next = openat(fd, name, O_RDONLY | O_DIRECTORY)
-      close(fd)
-      fd = next
-    }
-    let file = openat(fd, "leaf.bin", O_CREAT | O_WRONLY, 0o644)
-    _ = write(file, "leaf", 4)
-    close(file)
-    close(fd)
+    // 25 levels of 200 bytes: past PATH_MAX.
+    try tree.deepChain(under: "Library/Caches/deep", levels: 25, name: String(repeating: "d", count: 200), contents: "leaf")
     let result = try AppData.run(["migrate", "--json", tree.root], environment: forceCopy ? ["APPDATA_TEST_FORCE_COPY": "1"] : [:])
     #expect(result.status == 0, "\(result.error)")
     #expect(integer(try result.json(), "totals", forceCopy ? "copied" : "moved", "files") == 1)

@@ -59,6 +59,24 @@ final class TestTree {
     try FileManager.default.linkItem(atPath: path(existing), toPath: path(relative))
   }
 
+  /// `levels` nested folders named `name` below the existing folder `relative`, with a file
+  /// `leaf.bin` holding `contents` at the bottom. Built with mkdirat/openat, because the path is
+  /// meant to be longer than PATH_MAX.
+  func deepChain(under relative: String, levels: Int, name: String, contents: String) throws {
+    var fd = open(path(relative), O_RDONLY | O_DIRECTORY)
+    guard fd >= 0 else { throw TestFailure("cannot open \(relative)") }
+    for _ in 0..<levels {
+      guard mkdirat(fd, name, 0o755) == 0 else { throw TestFailure("mkdirat failed: errno \(errno)") }
+      let next = openat(fd, name, O_RDONLY | O_DIRECTORY)
+      close(fd)
+      fd = next
+    }
+    let file = openat(fd, "leaf.bin", O_CREAT | O_WRONLY, 0o644)
+    _ = write(file, contents, contents.utf8.count)
+    close(file)
+    close(fd)
+  }
+
   /// Sets an extended attribute by its full name (`user.…` on Linux).
   func setAttribute(_ relative: String, _ name: String, _ value: [UInt8]) throws {
     try ExtendedAttributes.setValue(value, of: name, atPath: path(relative))

@@ -288,8 +288,7 @@ public struct ArchiveAuditor {
       name: [UInt8], parentPath: [UInt8], depth: Int, kind: FileStatus.Kind, size: UInt64, allocated: UInt64, ruleIndex: Int,
       locationCategory: Category, category: Category, attributes: EntryAttributes, isCacheTag: Bool, parent: FolderInfo
     ) {
-      let status = FileStatus(kind: kind, permissions: 0, size: size, allocatedSize: allocated, linkCount: 1, device: 0, inode: 0,
-                              accessTime: FileTime(seconds: 0, nanoseconds: 0), modificationTime: FileTime(seconds: 0, nanoseconds: 0))
+      let status = FileStatus.described(kind: kind, size: size, allocatedSize: allocated)
       name.withUnsafeBufferPointer { buffer in
         accumulator.visit(WalkedEntry(
           parentPath: parentPath, name: buffer, depth: depth, status: status, ruleIndex: ruleIndex,

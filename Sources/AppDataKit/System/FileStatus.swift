@@ -60,9 +60,14 @@ public struct FileStatus: Sendable {
 
   /// A folder known from its directory listing alone: the walk does not stat folders,
   /// because it needs nothing from them but that they are folders.
-  static let listedDirectory = FileStatus(
-    kind: .directory, permissions: 0, size: 0, allocatedSize: 0, linkCount: 1, device: 0, inode: 0,
-    accessTime: FileTime(seconds: 0, nanoseconds: 0), modificationTime: FileTime(seconds: 0, nanoseconds: 0))
+  static let listedDirectory = FileStatus.described(kind: .directory, size: 0, allocatedSize: 0)
+
+  /// The status of an entry known without stat(2) (a listed folder, an archive entry): one
+  /// link, no identity, no times.
+  static func described(kind: Kind, size: UInt64, allocatedSize: UInt64) -> FileStatus {
+    FileStatus(kind: kind, permissions: 0, size: size, allocatedSize: allocatedSize, linkCount: 1, device: 0, inode: 0,
+               accessTime: FileTime(seconds: 0, nanoseconds: 0), modificationTime: FileTime(seconds: 0, nanoseconds: 0))
+  }
 
   init(kind: Kind, permissions: UInt32, size: UInt64, allocatedSize: UInt64, linkCount: UInt64, device: UInt64,
        inode: UInt64, accessTime: FileTime, modificationTime: FileTime) {
