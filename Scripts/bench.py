@@ -26,6 +26,30 @@ def run(command, stdout=subprocess.DEVNULL):
     return elapsed, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
 
 
+def alternate(commands, rounds, reference):
+    """Warms up, then times `commands` in alternation for `rounds` rounds and prints each
+    median, its ratio to the `reference` command's median, and appdata's peak RSS.
+    Returns the medians by name."""
+    for command in commands.values():
+        run(command)
+    times = {name: [] for name in commands}
+    rss = {name: 0 for name in commands}
+    for _ in range(rounds):
+        for name, command in commands.items():
+            seconds, peak, status = run(command)
+            if name.startswith("appdata") and status not in (0, 1):
+                sys.exit(f"{name} exited {status}")
+            times[name].append(seconds)
+            rss[name] = max(rss[name], peak)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    for name in commands:
+        line = f"  {name:42s} {medians[name]:8.3f} s   {medians[name] / medians[reference]:5.2f} x {reference}"
+        if name.startswith("appdata"):
+            line += f"   peak RSS {human_kib(rss[name])}"
+        print(line)
+    return medians
+
+
 def ensure_container(bench_dir, entries):
     path = os.path.join(bench_dir, f"container-{entries}")
     stamp = path + ".done"
@@ -74,24 +98,8 @@ def archive(appdata, bench_dir, entries, rounds):
         "appdata audit --format json ARCHIVE.tar": [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config", tar],
         "tar -tvf ARCHIVE.tar": ["tar", "-tvf", tar],
     }
-    for command in commands.values():
-        run(command)
-    times = {name: [] for name in commands}
-    rss = 0
-    for _ in range(rounds):
-        for name, command in commands.items():
-            seconds, peak, _ = run(command)
-            times[name].append(seconds)
-            if name.startswith("appdata"):
-                rss = max(rss, peak)
-    reference = statistics.median(times["tar -tvf ARCHIVE.tar"])
     print(f"== {entries}-entry tar ({os.path.getsize(tar) >> 20} MiB), {rounds} rounds (medians) ==")
-    for name in commands:
-        median = statistics.median(times[name])
-        line = f"  {name:42s} {median:8.3f} s   {median / reference:5.2f} x tar -tvf"
-        if name.startswith("appdata"):
-            line += f"   peak RSS {human_kib(rss)}"
-        print(line)
+    alternate(commands, rounds, "tar -tvf ARCHIVE.tar")
     print()
 
 
@@ -144,29 +152,12 @@ def main():
             "du -sb": ["du", "-sb", container],
             "getfattr -R -d -m -": ["getfattr", "-R", "-d", "-m", "-", container],
         }
-        # Warm the page cache and the dentry cache.
-        for command in commands.values():
-            run(command)
         rounds = args.rounds or (9 if entries <= 100_000 else 5)
-        times = {name: [] for name in commands}
-        rss = {name: 0 for name in commands}
-        for _ in range(rounds):
-            for name, command in commands.items():
-                seconds, peak, status = run(command)
-                if status not in (0, 1) and not name.startswith("getfattr"):
-                    sys.exit(f"{name} exited {status}")
-                times[name].append(seconds)
-                rss[name] = max(rss[name], peak)
-        du = statistics.median(times["du -sb"])
         print(f"== {entries} entries, {rounds} rounds, warm cache (medians) ==")
-        for name in commands:
-            median = statistics.median(times[name])
-            line = f"  {name:42s} {median:8.3f} s   {median / du:5.2f} x du"
-            if name.startswith("appdata"):
-                line += f"   peak RSS {human_kib(rss[name])}"
-            print(line)
-        print(f"  ratio appdata/du (json, default jobs): {statistics.median(times['appdata audit --format json']) / du:.2f} (target <= 0.70)")
-        print(f"  ratio appdata/du (--jobs 1):           {statistics.median(times['appdata audit --format json --jobs 1']) / du:.2f} (target <= 1.40)")
+        medians = alternate(commands, rounds, "du -sb")
+        du = medians["du -sb"]
+        print(f"  ratio appdata/du (json, default jobs): {medians['appdata audit --format json'] / du:.2f} (target <= 0.70)")
+        print(f"  ratio appdata/du (--jobs 1):           {medians['appdata audit --format json --jobs 1'] / du:.2f} (target <= 1.40)")
         print()
     archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:
