@@ -7,5 +7,5 @@ if ! command -v getfattr >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get install -y -qq attr >/dev/null 2>&1 || { $sudo apt-get update -qq && $sudo apt-get install -y -qq attr; }
 fi
-swift build -c release
+swift build -c release --static-swift-stdlib
 python3 Scripts/bench.py .build/release/appdata "${BENCH_DIR:-.build/bench-data}" "$@"
