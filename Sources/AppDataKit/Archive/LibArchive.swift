@@ -118,7 +118,4 @@ final class LibArchive {
   var isUncompressedTar: Bool {
     (archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR && archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE
   }
-
-  /// The detected format, e.g. "POSIX pax interchange format" or "ZIP 2.0 (deflation)".
-  var formatName: String { archive_format_name(archive).map { String(cString: $0) } ?? "unknown" }
 }

@@ -223,56 +223,7 @@ public enum ExtendedAttributes {
     }
   }
 
-  // MARK: - By descriptor (the migration)
-
-  /// fsetxattr(2).
-  public static func setValue(
-    _ value: [UInt8], of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String
-  ) throws(SystemError) {
-    _ = try valueOrErrno("set the extended attribute \(attribute) on", path: displayPath()) {
-      value.withUnsafeBytes { raw -> Int32 in
-        #if canImport(Glibc)
-        return fsetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count, 0)
-        #else
-        return fsetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count, 0, 0)
-        #endif
-      }
-    }
-  }
-
-  /// fgetxattr(2); nil when absent.
-  public static func value(
-    of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String
-  ) throws(SystemError) -> [UInt8]? {
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    let count: Int = buffer.withUnsafeMutableBytes { raw in
-      #if canImport(Glibc)
-      return fgetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count)
-      #else
-      return fgetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count, 0, 0)
-      #endif
-    }
-    if count >= 0 { return Array(buffer[0..<count]) }
-    let code = currentErrno()
-    if code == ErrnoValue.noAttribute { return nil }
-    throw SystemError(code: code, operation: "read the extended attribute \(attribute) of", path: displayPath())
-  }
-
-  /// fremovexattr(2); returns false when the attribute was not there.
-  @discardableResult
-  public static func removeValue(
-    of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String
-  ) throws(SystemError) -> Bool {
-    #if canImport(Glibc)
-    let result = fremovexattr(descriptor.rawValue, attribute)
-    #else
-    let result = fremovexattr(descriptor.rawValue, attribute, 0)
-    #endif
-    if result == 0 { return true }
-    let code = currentErrno()
-    if code == ErrnoValue.noAttribute { return false }
-    throw SystemError(code: code, operation: "remove the extended attribute \(attribute) from", path: displayPath())
-  }
+  // MARK: - By descriptor (the migration's cross-filesystem copy)
 
   /// attr_copy_fd(3) (libattr): every extended attribute of `source` onto `destination`.
   public static func copyAll(

@@ -335,13 +335,6 @@ public enum Syscalls {
     return String(cString: resolved)
   }
 
-  /// getcwd(3).
-  public static func currentDirectory() -> String {
-    guard let cwd = getcwd(nil, 0) else { return "." }
-    defer { free(cwd) }
-    return String(cString: cwd)
-  }
-
   /// The current process id.
   public static var processID: Int32 { getpid() }
 

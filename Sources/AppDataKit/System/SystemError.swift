@@ -44,17 +44,11 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
   public var isExists: Bool { code == EEXIST }
   /// True when a rename crossed filesystems.
   public var isCrossDevice: Bool { code == EXDEV }
-  /// True when the syscall does not exist on this kernel.
-  public var isNotImplemented: Bool { code == ENOSYS }
 }
 
 /// The errno values the rest of the code needs to name, without importing libc.
 public enum ErrnoValue {
   public static let notFound = ENOENT
-  public static let exists = EEXIST
-  public static let crossDevice = EXDEV
-  public static let notImplemented = ENOSYS
-  public static let noSpace = ENOSPC
   public static let notSupported = EOPNOTSUPP
   public static let noAttribute: Int32 = {
     #if canImport(Glibc)
