@@ -144,12 +144,7 @@ public struct ArchiveAuditor {
       do {
         let file = try Syscalls.openFile(atPath: auditor.archivePath)
         defer { file.close() }
-        var head = [UInt8](repeating: 0, count: 4)
-        let result: Result<Int, SystemError> = head.withUnsafeMutableBytes { raw in
-          Result { () throws(SystemError) in try Syscalls.read(file, into: raw, displayPath: auditor.archivePath) }
-        }
-        let count = (try? result.get()) ?? 0
-        bytes = Array(head[0..<count])
+        bytes = (try? Syscalls.readUpTo(file, 4, displayPath: auditor.archivePath)) ?? []
       } catch {
         throw Failure(message: "cannot read the archive: \(error.reason)")
       }

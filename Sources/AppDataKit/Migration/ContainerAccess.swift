@@ -62,17 +62,9 @@ public final class ContainerAccess: @unchecked Sendable {
     defer { parent.close() }
     let file = try Syscalls.open(components.last!, in: parent, options: .readFile, displayPath: display(components))
     defer { file.close() }
-    var data: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let result: Result<Int, SystemError> = chunk.withUnsafeMutableBytes { raw in
-        Result { () throws(SystemError) in try Syscalls.read(file, into: raw, displayPath: display(components)) }
-      }
-      let count = try result.get()
-      if count == 0 { return data }
-      data.append(contentsOf: chunk[0..<count])
-      if data.count > limit { throw SystemError(code: 27 /* EFBIG */, operation: "read (too large)", path: display(components)) }
-    }
+    let data = try Syscalls.readUpTo(file, limit + 1, displayPath: display(components))
+    if data.count > limit { throw SystemError(code: 27 /* EFBIG */, operation: "read (too large)", path: display(components)) }
+    return data
   }
 
   /// `Library/Caches/x` for messages.

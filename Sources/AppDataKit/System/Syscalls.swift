@@ -187,6 +187,23 @@ public enum Syscalls {
     }
   }
 
+  /// read(2) until end of file or `count` bytes, whichever comes first. Callers that must
+  /// refuse large files ask for one byte more than they accept.
+  public static func readUpTo(_ descriptor: FileDescriptor, _ count: Int, displayPath: @autoclosure () -> String) throws(SystemError) -> [UInt8] {
+    var data: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: min(count, 1 << 16))
+    while data.count < count {
+      let wanted = min(chunk.count, count - data.count)
+      let result: Result<Int, SystemError> = chunk.withUnsafeMutableBytes { raw in
+        Result { () throws(SystemError) in try read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw[..<wanted]), displayPath: displayPath()) }
+      }
+      let got = try result.get()
+      if got == 0 { break }
+      data.append(contentsOf: chunk[0..<got])
+    }
+    return data
+  }
+
   /// write(2) of all of `bytes`.
   public static func writeAll(_ descriptor: FileDescriptor, _ bytes: [UInt8], displayPath: @autoclosure () -> String) throws(SystemError) {
     let result: Result<Void, SystemError> = bytes.withUnsafeBytes { raw in

@@ -353,16 +353,8 @@ public enum CacheDirectoryTag {
   static func hasSignature(_ cName: UnsafePointer<CChar>, in directory: FileDescriptor) -> Bool {
     guard case .success(let descriptor) = Syscalls.open(cName: cName, in: directory, options: .readFile) else { return false }
     return descriptor.closeAfter {
-      var buffer = [UInt8](repeating: 0, count: 43)
-      var filled = 0
-      while filled < 43 {
-        let count = (try? buffer.withUnsafeMutableBytes { raw in
-          try Syscalls.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), displayPath: "")
-        }) ?? 0
-        if count <= 0 { break }
-        filled += count
-      }
-      return filled == 43 && buffer.elementsEqual(signature.utf8)
+      let head = (try? Syscalls.readUpTo(descriptor, 43, displayPath: "")) ?? []
+      return head.elementsEqual(signature.utf8)
     }
   }
 }
