@@ -31,20 +31,18 @@ public struct MarkerStatus: Sendable {
 
   /// The excluding markers on one path, in any recognised spelling.
   public static func markers(atPath path: String) throws(SystemError) -> MarkerSet {
-    var result: MarkerSet = []
     let names: [String]
     do {
       names = try ExtendedAttributes.names(atPath: path)
     } catch where error.isUnsupported {
       return []
     }
-    for (name, meaning) in MarkerTable.recognised where names.contains(name) {
-      guard case .marker(let marker) = meaning else { continue }
-      if let value = try ExtendedAttributes.value(of: name, atPath: path), marker.isExcluding(value: value) {
-        result.insert(MarkerSet(marker))
-      }
+    // Read only the recognised names, then interpret them as the walk and the archive reader do.
+    var attributes: [(name: String, value: [UInt8])] = []
+    for (name, _) in MarkerTable.recognised where names.contains(name) {
+      if let value = try ExtendedAttributes.value(of: name, atPath: path) { attributes.append((name, value)) }
     }
-    return result
+    return EntryAttributes(attributes: attributes).markers
   }
 
   /// An absolute path whose folders are resolved but whose last component is kept,
