@@ -153,20 +153,10 @@ struct MigrateTests {
 
   @Test func aNameCreatedAfterPlanningIsNeverOverwritten() throws {
     let tree = try Self.legacyContainer("migrate-race")
-    let pause = tree.path("pause")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: AppData.binary)
-    process.arguments = ["migrate", tree.root]
-    process.environment = ProcessInfo.processInfo.environment.merging(["APPDATA_TEST_PAUSE_FILE": pause]) { $1 }
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    for _ in 0..<3000 where !FileManager.default.fileExists(atPath: pause + ".ready") { usleep(10_000) }
-    #expect(FileManager.default.fileExists(atPath: pause + ".ready"))
-    try tree.file("Documents/notes.txt", contents: Array("written by the app meanwhile".utf8))
-    try tree.file("pause")
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 1)
+    let result = try AppData.runPaused(["migrate", tree.root], at: "migrate") {
+      try tree.file("Documents/notes.txt", contents: Array("written by the app meanwhile".utf8))
+    }
+    #expect(result.status == 1)
     #expect(try String(contentsOfFile: tree.path("Documents/notes.txt"), encoding: .utf8) == "written by the app meanwhile")
     #expect(FileManager.default.fileExists(atPath: tree.path("Library/Caches/notes.txt")))
     #expect(FileManager.default.fileExists(atPath: tree.path("Documents/Photos/index.db")))

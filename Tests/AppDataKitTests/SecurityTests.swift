@@ -6,41 +6,6 @@ import Testing
 /// PATH is read or changed, nothing is lost, and every problem is named.
 @Suite("security and reliability", .serialized)
 struct SecurityTests {
-  /// Starts appdata paused at `point`, runs `change` while it waits, then lets it finish.
-  private func runPaused(_ arguments: [String], at point: String, forceCopy: Bool = false, change: () throws -> Void) throws -> RunResult {
-    let pause = NSTemporaryDirectory() + "appdata-pause-\(UUID().uuidString)"
-    defer {
-      try? FileManager.default.removeItem(atPath: pause)
-      try? FileManager.default.removeItem(atPath: pause + ".ready")
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: AppData.binary)
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["APPDATA_TEST_PAUSE_FILE"] = pause
-    environment["APPDATA_TEST_PAUSE_AT"] = point
-    if forceCopy { environment["APPDATA_TEST_FORCE_COPY"] = "1" }
-    process.environment = environment
-    process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    for _ in 0..<3000 where !FileManager.default.fileExists(atPath: pause + ".ready") { usleep(10_000) }
-    guard FileManager.default.fileExists(atPath: pause + ".ready") else {
-      process.terminate()
-      throw TestFailure("appdata never reached the pause point \(point)")
-    }
-    try change()
-    FileManager.default.createFile(atPath: pause, contents: nil)
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return RunResult(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                     error: String(decoding: errorData, as: UTF8.self))
-  }
-
   private func outsideTree() throws -> TestTree {
     let outside = try TestTree("outside")
     try outside.file("secret/huge.bin", size: 70_000)
@@ -56,7 +21,7 @@ struct SecurityTests {
     let outside = try outsideTree()
     try tree.file("Documents/a.txt", size: 10)
     try tree.file("Library/Preferences/p.plist", size: 5)
-    let result = try runPaused(["audit", "--json", "--list", "all", "--fail-on", "never", "--jobs", "1", tree.root], at: "walk") {
+    let result = try AppData.runPaused(["audit", "--json", "--list", "all", "--fail-on", "never", "--jobs", "1", tree.root], at: "walk") {
       // The root is listed; Documents is not yet opened. Replace it with a link to outside.
       try FileManager.default.moveItem(atPath: tree.path("Documents"), toPath: tree.scratch + "/Documents.real")
       try tree.symlink("Documents", to: outside.path("secret"))
@@ -92,7 +57,7 @@ struct SecurityTests {
     let tree = try MigrateTests.legacyContainer("race-source")
     let outside = try outsideTree()
     let before = try manifest(outside.root)
-    let result = try runPaused(["migrate", tree.root], at: "migrate") {
+    let result = try AppData.runPaused(["migrate", tree.root], at: "migrate") {
       try FileManager.default.moveItem(atPath: tree.path("Library/Caches/Photos"), toPath: tree.path("Library/Caches/Photos.real"))
       try tree.symlink("Library/Caches/Photos", to: outside.path("secret"))
     }
@@ -107,7 +72,7 @@ struct SecurityTests {
     let outside = try outsideTree()
     let before = try manifest(outside.root)
     let sources = try manifest(tree.path("Library/Caches"))
-    let result = try runPaused(["migrate", "--json", tree.root], at: "migrate") {
+    let result = try AppData.runPaused(["migrate", "--json", tree.root], at: "migrate") {
       try FileManager.default.moveItem(atPath: tree.path("Documents"), toPath: tree.scratch + "/Documents.real")
       try tree.symlink("Documents", to: outside.path("secret"))
     }

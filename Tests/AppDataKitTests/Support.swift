@@ -163,29 +163,65 @@ enum AppData {
     return try capture(process)
   }
 
-  private static func capture(_ process: Process) throws -> RunResult {
-    let outputPipe = Pipe()
-    let errorPipe = Pipe()
-    process.standardOutput = outputPipe
-    process.standardError = errorPipe
+  /// Starts `process`, drains stdout and stderr on their own threads (a large output cannot
+  /// block it), runs `whileRunning` meanwhile, and waits for it.
+  private static func capture(_ process: Process, whileRunning: () throws -> Void = {}) throws -> RunResult {
+    final class Box: @unchecked Sendable { var data = Data() }
+    let output = Box()
+    let error = Box()
+    let done = DispatchGroup()
+    var readers: [Thread] = []
+    for (box, pipe) in [(output, Pipe()), (error, Pipe())] {
+      if box === output { process.standardOutput = pipe } else { process.standardError = pipe }
+      done.enter()
+      readers.append(Thread {
+        box.data = pipe.fileHandleForReading.readDataToEndOfFile()
+        done.leave()
+      })
+    }
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    // Read both pipes while the process runs, so a large output cannot block it.
-    final class Box: @unchecked Sendable { var data = Data() }
-    let errorBox = Box()
-    let done = DispatchSemaphore(value: 0)
-    let reader = Thread {
-      errorBox.data = errorPipe.fileHandleForReading.readDataToEndOfFile()
-      done.signal()
+    readers.forEach { $0.start() }
+    do {
+      try whileRunning()
+    } catch {
+      done.wait()
+      process.waitUntilExit()
+      throw error
     }
-    reader.start()
-    let outputData = outputPipe.fileHandleForReading.readDataToEndOfFile()
     done.wait()
     process.waitUntilExit()
     return RunResult(
       status: process.terminationStatus,
-      output: String(decoding: outputData, as: UTF8.self),
-      error: String(decoding: errorBox.data, as: UTF8.self))
+      output: String(decoding: output.data, as: UTF8.self),
+      error: String(decoding: error.data, as: UTF8.self))
+  }
+
+  /// Runs appdata with a test pause point (APPDATA_TEST_PAUSE_AT): once it waits there, runs
+  /// `change` (a race: the tree changes between planning and acting), then lets it finish.
+  static func runPaused(_ arguments: [String], at point: String, change: () throws -> Void) throws -> RunResult {
+    let pause = NSTemporaryDirectory() + "appdata-pause-\(UUID().uuidString)"
+    defer {
+      try? FileManager.default.removeItem(atPath: pause)
+      try? FileManager.default.removeItem(atPath: pause + ".ready")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: AppData.binary)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["APPDATA_TEST_PAUSE_FILE"] = pause
+    environment["APPDATA_TEST_PAUSE_AT"] = point
+    process.environment = environment
+    process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
+    return try capture(process) {
+      for _ in 0..<3000 where !FileManager.default.fileExists(atPath: pause + ".ready") { usleep(10_000) }
+      guard FileManager.default.fileExists(atPath: pause + ".ready") else {
+        process.terminate()
+        throw TestFailure("appdata never reached the pause point \(point)")
+      }
+      defer { _ = FileManager.default.createFile(atPath: pause, contents: nil) }
+      try change()
+    }
   }
 
   /// `appdata audit --format json ARGS PATH`, parsed.
