@@ -284,12 +284,16 @@ public struct ArchiveAuditor {
       locationCategory: Category, category: Category, attributes: EntryAttributes, isCacheTag: Bool, parent: FolderInfo
     ) {
       let status = FileStatus.described(kind: kind, size: size, allocatedSize: allocated)
-      name.withUnsafeBufferPointer { buffer in
-        accumulator.visit(WalkedEntry(
-          parentPath: parentPath, name: buffer, depth: depth, status: status, ruleIndex: ruleIndex,
-          locationCategory: locationCategory, category: category, ownMarkers: attributes.markers,
-          inheritedExclusion: parent.exclusion, declinesBackup: attributes.declinesBackup,
-          isCacheDirectoryTag: isCacheTag, parentCategory: parent.category))
+      parentPath.withUnsafeBufferPointer { parentPath in
+        name.withUnsafeBufferPointer { buffer in
+          BorrowedExclusion.with(parent.exclusion) { exclusion in
+            accumulator.visit(WalkedEntry(
+              parentPath: parentPath, name: buffer, depth: depth, status: status, ruleIndex: ruleIndex,
+              locationCategory: locationCategory, category: category, ownMarkers: attributes.markers,
+              inheritedExclusion: exclusion, declinesBackup: attributes.declinesBackup,
+              isCacheDirectoryTag: isCacheTag, parentCategory: parent.category))
+          }
+        }
       }
     }
 

@@ -60,6 +60,6 @@ public struct LargeFile: Sendable, Hashable {
 
   /// Largest first; equal sizes by path, so the list does not depend on walk order.
   static func isLarger(_ a: LargeFile, _ b: LargeFile) -> Bool {
-    a.bytes != b.bytes ? a.bytes > b.bytes : a.path.lexicographicallyPrecedes(b.path)
+    a.bytes != b.bytes ? a.bytes > b.bytes : RelativePath.precedes(a.path, b.path)
   }
 }

@@ -65,7 +65,7 @@ public struct Auditor {
     var categories: [Category: CategoryTotals] = [:]
     for category in Category.allCases { categories[category] = merged.totals[category.index] }
     let entries = options.listedCategories.isEmpty || entrySink != nil
-      ? nil : merged.entries.sorted { $0.path.lexicographicallyPrecedes($1.path) }
+      ? nil : merged.entries.sorted { RelativePath.precedes($0.path, $1.path) }
 
     var comparison: BaselineComparison?
     if let baseline = options.baseline {
@@ -92,7 +92,7 @@ public struct Auditor {
       directories: merged.directories,
       maxFileSize: options.maxFileSize,
       maxBackupSize: options.maxBackupSize,
-      findings: applyPolicy(to: merged.findings, options: options).sorted(by: Finding.reportOrder),
+      findings: Finding.sortedForReport(applyPolicy(to: merged.findings, options: options)),
       largest: merged.largest,
       entries: entries)
     report.budgets = budgets
@@ -103,13 +103,15 @@ public struct Auditor {
   /// The policy file's rule severities (`off` drops a rule) and `ignore` globs. Findings about
   /// the whole container (path `.`) and budgets are never ignored by path.
   private static func applyPolicy(to findings: [Finding], options: AuditOptions) -> [Finding] {
-    findings.compactMap { finding in
+    if options.severities.isEmpty && options.ignore.isEmpty { return findings }
+    let containerPath = Array(".".utf8)
+    return findings.compactMap { finding in
       var finding = finding
       if let override = options.severities[finding.rule.id] {
         guard let severity = override else { return nil }
         finding.severity = severity
       }
-      let isPathFinding = finding.path != Array(".".utf8)
+      let isPathFinding = finding.path != containerPath
         && finding.rule != .budgetExceeded && finding.rule != .budgetNearLimit
       if isPathFinding && options.ignore.contains(where: { $0.matchesPathOrAncestor(finding.path) }) { return nil }
       return finding
@@ -157,7 +159,7 @@ struct AuditAccumulator: WalkVisitor {
   var largest: [LargeFile] = []
   var entries: [ListedEntry] = []
   /// Files with more than one link, counted once when the walk is over.
-  var hardLinks: [FileIdentity: [WalkedEntry]] = [:]
+  var hardLinks: [FileIdentity: [DetachedEntry]] = [:]
 
   /// `options.listedCategories` as bits, so the hot loop touches no shared Set storage.
   private let listedMask: UInt8
@@ -216,7 +218,7 @@ struct AuditAccumulator: WalkVisitor {
           rule: .excludedSystemFolder, path: path,
           message: "\(markerName) marker on the system-defined folder \(RelativePath.display(path)); mark a subfolder of your own instead", bytes: nil))
       }
-      let modernAbove = entry.inheritedExclusion?.markers.contains(.modern) ?? false
+      let modernAbove = entry.inheritedMarkers.contains(.modern)
       if entry.ownMarkers == .legacy && entry.locationCategory == .critical && !modernAbove {
         findings.append(Finding(
           rule: .legacyMarker, path: path,
@@ -318,9 +320,9 @@ struct AuditAccumulator: WalkVisitor {
     hardLinks = [:]
     for links in groups {
       let chosen = links.min { a, b in
-        a.category != b.category ? a.category < b.category : a.path.lexicographicallyPrecedes(b.path)
+        a.category != b.category ? a.category < b.category : RelativePath.precedes(a.path, b.path)
       }!
-      count(chosen)
+      chosen.withEntry { count($0) }
     }
   }
 }

@@ -116,7 +116,7 @@ public struct BaselineComparison: Sendable {
     }
     growing.sort { a, b in
       let (growthA, growthB) = (a.after - a.before, b.after - b.before)
-      return growthA != growthB ? growthA > growthB : a.path.lexicographicallyPrecedes(b.path)
+      return growthA != growthB ? growthA > growthB : RelativePath.precedes(a.path, b.path)
     }
     self.growing = Array(growing.prefix(10))
   }

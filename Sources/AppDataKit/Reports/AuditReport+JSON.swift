@@ -175,7 +175,9 @@ extension JSONValue {
   /// `path` (invalid UTF-8 replaced by U+FFFD) and, only when something was replaced,
   /// `pathBase64` with the exact bytes.
   static func pathFields(_ path: [UInt8]) -> [String: JSONValue] {
-    var fields: [String: JSONValue] = ["path": .string(RelativePath.display(path))]
+    var fields: [String: JSONValue] = [:]
+    fields.reserveCapacity(8)  // callers add their fields: one allocation, no rehashing
+    fields["path"] = .string(RelativePath.display(path))
     if !RelativePath.isValidUTF8(path) {
       fields["pathBase64"] = .string(Data(path).base64EncodedString())
     }

@@ -1,7 +1,10 @@
 /// A JSON document built in memory and written with sorted keys, so output is
 /// byte-for-byte reproducible. Written by hand: Foundation's encoder on Linux escapes
 /// `/` and cannot stream.
-public indirect enum JSONValue: Equatable, Sendable {
+///
+/// Not `indirect`: arrays and dictionaries already hold their elements out of line, and an
+/// indirect enum would allocate a box for every value, strings and numbers included.
+public enum JSONValue: Equatable, Sendable {
   case null
   case bool(Bool)
   case integer(Int64)

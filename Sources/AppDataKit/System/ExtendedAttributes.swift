@@ -26,14 +26,17 @@ public enum ExtendedAttributes {
 
   /// listxattrat(2): the NUL-separated attribute names of `cName` in `directory`
   /// written into `buffer` (grown as needed); returns their total length.
+  /// `pathFallback` is `usesPathFallback`, passed in by the walk: it reads the global once per
+  /// worker rather than once per entry.
   static func listNames(
-    of cName: UnsafePointer<CChar>, in directory: FileDescriptor, into buffer: inout [UInt8]
+    of cName: UnsafePointer<CChar>, in directory: FileDescriptor, into buffer: inout [UInt8],
+    pathFallback: Bool = usesPathFallback
   ) -> Result<Int, Errno> {
     while true {
       let count: Int = buffer.withUnsafeMutableBytes { raw in
         let list = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
         #if canImport(Glibc)
-        if !usesPathFallback {
+        if !pathFallback {
           return appdata_listxattrat(directory.rawValue, cName, list, raw.count)
         }
         return withFallbackPath(cName, in: directory) { llistxattr($0, list, raw.count) }

@@ -60,7 +60,8 @@ public struct FileStatus: Sendable {
 
   /// A folder known from its directory listing alone: the walk does not stat folders,
   /// because it needs nothing from them but that they are folders.
-  static let listedDirectory = FileStatus.described(kind: .directory, size: 0, allocatedSize: 0)
+  /// Computed, not stored: a `static let` is a lazily initialised global, checked on every use.
+  static var listedDirectory: FileStatus { FileStatus.described(kind: .directory, size: 0, allocatedSize: 0) }
 
   /// The status of an entry known without stat(2) (a listed folder, an archive entry): one
   /// link, no identity, no times.

@@ -158,6 +158,7 @@ struct Worker {
   let progress: WalkProgress?
   private var scratch = [UInt8](repeating: 0, count: 1024)
   private let directoryBuffer = DirectoryBuffer()
+  private let pathFallback = ExtendedAttributes.usesPathFallback
   private var children: [PendingFolder] = []
   private var localEntries = 0
   private var localBytes: UInt64 = 0
@@ -173,9 +174,8 @@ struct Worker {
       while let folder = local.popLast() {
         read(folder, visitor: &visitor)
         if folder.depth == 0 { TestHooks.pause(at: "walk") }
-        // Children in reverse, so the first one listed is read first.
-        local.append(contentsOf: children.reversed())
-        children.removeAll(keepingCapacity: true)
+        // Children in reverse, so the first one listed is read first; moved, not copied.
+        while let child = children.popLast() { local.append(child) }
         sinceShareCheck += 1
         if shares && sinceShareCheck >= 8 {
           sinceShareCheck = 0
@@ -213,8 +213,14 @@ struct Worker {
       }
     }
 
-    let failure = stream.forEachEntry(using: directoryBuffer) { cName, length, type in
-      examine(cName, length: length, type: type, in: stream, folder: folder, visitor: &visitor)
+    // The folder's path and its inherited marker's path are lent to every entry of the folder.
+    let failure = folder.path.withUnsafeBufferPointer { parentPath in
+      BorrowedExclusion.with(folder.exclusion) { exclusion in
+        stream.forEachEntry(using: directoryBuffer) { cName, length, type in
+          examine(cName, length: length, type: type, in: stream, folder: folder, parentPath: parentPath,
+                  exclusion: exclusion, visitor: &visitor)
+        }
+      }
     }
     if let failure {
       visitor.failed(path: folder.path, error: SystemError(code: failure, operation: "read the folder", path: ""))
@@ -225,7 +231,7 @@ struct Worker {
   /// one listxattrat, and a getxattrat only for a recognised attribute name.
   private mutating func examine<V: WalkVisitor>(
     _ cName: UnsafePointer<CChar>, length: Int, type: DirectoryEntryType, in stream: DirectoryStream,
-    folder: PendingFolder, visitor: inout V
+    folder: PendingFolder, parentPath: UnsafeBufferPointer<UInt8>, exclusion: BorrowedExclusion?, visitor: inout V
   ) {
     let name = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
     let depth = folder.depth + 1
@@ -253,24 +259,24 @@ struct Worker {
     let locationCategory = depth <= LocationRule.maximumDepth ? ContainerLayout.category(at: ruleIndex) : folder.locationCategory
 
     var attributes = EntryAttributes()
-    switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch) {
+    switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch, pathFallback: pathFallback) {
     case .success(let value): attributes = value
     case .failure(let error):
       visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: "read the extended attributes of", path: ""))
     }
 
-    let isExcluded = attributes.markers.isExcluding || folder.exclusion != nil
+    let isExcluded = attributes.markers.isExcluding || exclusion != nil
     let category: Category = locationCategory == .critical && isExcluded ? .offline : locationCategory
 
     var isCacheTag = false
-    if status.kind == .regular && length == CacheDirectoryTag.nameBytes.count && name.elementsEqual(CacheDirectoryTag.nameBytes) {
+    if status.kind == .regular && length == 12 && strcmp(cName, "CACHEDIR.TAG") == 0 {  // CacheDirectoryTag.fileName
       isCacheTag = CacheDirectoryTag.hasSignature(cName, in: stream.descriptor)
     }
 
     let entry = WalkedEntry(
-      parentPath: folder.path, name: name, depth: depth, status: status, ruleIndex: ruleIndex,
+      parentPath: parentPath, name: name, depth: depth, status: status, ruleIndex: ruleIndex,
       locationCategory: locationCategory, category: category,
-      ownMarkers: attributes.markers, inheritedExclusion: folder.exclusion,
+      ownMarkers: attributes.markers, inheritedExclusion: exclusion,
       declinesBackup: attributes.declinesBackup, isCacheDirectoryTag: isCacheTag, parentCategory: folder.category)
     visitor.visit(entry)
     localEntries += 1
@@ -295,9 +301,10 @@ struct EntryAttributes {
   var declinesBackup = false
 
   /// One listxattr per entry; a getxattr only for the names appdata recognises.
-  static func read(cName: UnsafePointer<CChar>, in directory: FileDescriptor, scratch: inout [UInt8]) -> Result<EntryAttributes, Errno> {
+  static func read(cName: UnsafePointer<CChar>, in directory: FileDescriptor, scratch: inout [UInt8],
+                   pathFallback: Bool = ExtendedAttributes.usesPathFallback) -> Result<EntryAttributes, Errno> {
     let length: Int
-    switch ExtendedAttributes.listNames(of: cName, in: directory, into: &scratch) {
+    switch ExtendedAttributes.listNames(of: cName, in: directory, into: &scratch, pathFallback: pathFallback) {
     case .success(let count): length = count
     case .failure(let error):
       // A filesystem without extended attributes simply has no markers.
