@@ -78,6 +78,13 @@ static inline ssize_t appdata_getdents64(int fd, void *buffer, size_t size) {
   return (ssize_t)syscall(SYS_getdents64, fd, buffer, size);
 }
 
+/// unshare(CLONE_FILES): a private copy of the descriptor table for the calling thread (the
+/// walk's workers). CLONE_FILES is 0x400 in include/uapi/linux/sched.h on every architecture;
+/// spelled out because <sched.h> declares it only with _GNU_SOURCE.
+static inline int appdata_unshare_files(void) {
+  return (int)syscall(SYS_unshare, 0x00000400);
+}
+
 static inline int appdata_errno(void) { return errno; }
 
 #endif

@@ -219,6 +219,14 @@ struct CommandLineTests {
     #expect(runs[0].count > 1000)
     #expect(runs[0] == runs[1])
     #expect(runs[0] == runs[2])
+    // Every folder below the top level reopened from the root by its path, as when one worker
+    // hands folders to another (a tree this small rarely makes them share).
+    for jobs in [1, 2] {
+      let handedOver = try AppData.run(
+        ["audit", "--json", "--list", "all", "--top", "5", "--fail-on", "never", "--jobs", String(jobs), tree.root],
+        environment: ["APPDATA_TEST_HAND_OVER_ALL": "1"])
+      #expect(handedOver.output == runs[0], "--jobs \(jobs): \(handedOver.error)")
+    }
   }
 
   @Test func pathFallbackGivesTheSameAnswer() throws {
@@ -227,12 +235,18 @@ struct CommandLineTests {
     try tree.file("Documents/b", size: 6)
     try tree.setModernMarker("Documents/Offline")
     try tree.setLegacyMarker("Documents/b")
-    let fast = try AppData.run(["audit", "--json", "--list", "all", "--fail-on", "never", tree.root])
-    let fallback = try AppData.run(["audit", "--json", "--list", "all", "--fail-on", "never", tree.root],
-                                   environment: ["APPDATA_FORCE_XATTR_FALLBACK": "1"])
-    #expect(fallback.status == 0)
-    #expect(fast.output == fallback.output)
-    #expect(figures(try fallback.json(), "offline")[0...1] == [2, 11])
+    try tree.file("Documents/Offline/deeper/c", size: 7)
+    try tree.setLegacyMarker("Documents/Offline/deeper/c")
+    let fast = try AppData.run(["audit", "--json", "--list", "all", "--fail-on", "never", "--jobs", "1", tree.root])
+    #expect(figures(try fast.json(), "offline")[0...1] == [3, 18])
+    // On one thread and on several, where each worker has its own descriptor table (the
+    // /proc path must name the calling thread's), with folders handed between workers.
+    for jobs in ["1", "2", "8"] {
+      let fallback = try AppData.run(["audit", "--json", "--list", "all", "--fail-on", "never", "--jobs", jobs, tree.root],
+                                     environment: ["APPDATA_FORCE_XATTR_FALLBACK": "1", "APPDATA_TEST_HAND_OVER_ALL": "1"])
+      #expect(fallback.status == 0, "--jobs \(jobs): \(fallback.error)")
+      #expect(fast.output == fallback.output, "--jobs \(jobs)")
+    }
   }
 
   @Test func tableShowsCategoriesLimitAndFindings() throws {

@@ -36,6 +36,29 @@ struct SecurityTests {
     #expect((unreadable.first?["message"] as? String)?.hasPrefix("cannot open the folder: ") == true)
   }
 
+  @Test func aFolderHandedToAnotherWorkerIsReopenedWithoutFollowingASymlinkAbove() throws {
+    let tree = try TestTree("race-handover")
+    let outside = try outsideTree()
+    try tree.file("Documents/a.txt", size: 10)
+    try tree.file("Documents/deep/x.txt", size: 7)
+    let result = try AppData.runPaused(
+      ["audit", "--json", "--list", "all", "--fail-on", "never", "--jobs", "1", tree.root], at: "folder",
+      environment: ["APPDATA_TEST_HAND_OVER_ALL": "1"]
+    ) {
+      // Documents is listed and Documents/deep waits to be reopened from the root by its path.
+      // Replace Documents with a link to a folder outside that also has a `deep`.
+      try FileManager.default.moveItem(atPath: tree.path("Documents"), toPath: tree.scratch + "/Documents.real")
+      try tree.symlink("Documents", to: outside.path("secret"))
+    }
+    #expect(result.status == 0, "\(result.error)")
+    let json = try result.json()
+    #expect(figures(json, "critical")[0...1] == [1, 10])
+    #expect(!result.output.contains("more.bin") && !result.output.contains("x.txt"))
+    let unreadable = findings(json, rule: "unreadable")
+    #expect(unreadable.map { $0["path"] as? String } == ["Documents/deep"])
+    #expect((unreadable.first?["message"] as? String)?.hasPrefix("cannot open the folder: ") == true)
+  }
+
   @Test func symlinksOfEveryKindAreEntriesNeverTargets() throws {
     let tree = try TestTree("links")
     let outside = try outsideTree()

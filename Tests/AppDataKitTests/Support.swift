@@ -199,7 +199,8 @@ enum AppData {
 
   /// Runs appdata with a test pause point (APPDATA_TEST_PAUSE_AT): once it waits there, runs
   /// `change` (a race: the tree changes between planning and acting), then lets it finish.
-  static func runPaused(_ arguments: [String], at point: String, change: () throws -> Void) throws -> RunResult {
+  static func runPaused(_ arguments: [String], at point: String, environment extra: [String: String] = [:],
+                        change: () throws -> Void) throws -> RunResult {
     let pause = NSTemporaryDirectory() + "appdata-pause-\(UUID().uuidString)"
     defer {
       try? FileManager.default.removeItem(atPath: pause)
@@ -211,6 +212,7 @@ enum AppData {
     var environment = ProcessInfo.processInfo.environment
     environment["APPDATA_TEST_PAUSE_FILE"] = pause
     environment["APPDATA_TEST_PAUSE_AT"] = point
+    for (key, value) in extra { environment[key] = value }
     process.environment = environment
     process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
     return try capture(process) {

@@ -78,7 +78,7 @@ public enum ExtendedAttributes {
   }
 
   /// Sets `attribute` on `name` in `directory` without following a final symlink.
-  /// (setxattrat(2) is not used: the short /proc/self/fd path works on every kernel.)
+  /// (setxattrat(2) is not used: the short /proc/thread-self/fd path works on every kernel.)
   public static func setValue(
     _ value: [UInt8], of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor,
     displayPath: @autoclosure () -> String
@@ -128,11 +128,13 @@ public enum ExtendedAttributes {
 
   #if canImport(Glibc)
   /// The fallback for kernels without `*xattrat`: a short path through the folder's
-  /// /proc/self/fd link, so deep trees still work and the final name is not followed.
+  /// /proc/thread-self/fd link, so deep trees still work and the final name is not followed.
+  /// `thread-self`, not `self`: the walk's workers each have their own descriptor table
+  /// (`Syscalls.unshareDescriptorTable`), and /proc/self/fd shows the main thread's.
   private static func withFallbackPath(
     _ cName: UnsafePointer<CChar>, in directory: FileDescriptor, _ body: (UnsafePointer<CChar>) -> Int
   ) -> Int {
-    let prefix = "/proc/self/fd/\(directory.rawValue)/"
+    let prefix = "/proc/thread-self/fd/\(directory.rawValue)/"
     var path = Array(prefix.utf8)
     path.append(contentsOf: cNameBytes(cName))
     path.append(0)

@@ -91,6 +91,34 @@ public enum Syscalls {
     }
   }
 
+  /// Opens the folder at `path` (relative, `/`-separated) below `root` one component at a time,
+  /// each with `O_NOFOLLOW | O_DIRECTORY`, so no symlink is followed anywhere on the way.
+  static func openFolder(relativePath path: [UInt8], below root: FileDescriptor) -> Result<FileDescriptor, Errno> {
+    var current: FileDescriptor?
+    for component in RelativePath.components(path) {
+      let result = withCName(component) { open(cName: $0, in: current ?? root, options: .directory) }
+      current?.close()
+      switch result {
+      case .success(let next): current = next
+      case .failure(let error): return .failure(error)
+      }
+    }
+    guard let current else { return .failure(Errno(code: EINVAL)) }
+    return .success(current)
+  }
+
+  /// Gives the calling thread a private copy of the process's descriptor table (Linux
+  /// `unshare(CLONE_FILES)`); false where that is not possible. While threads share one
+  /// table, every syscall on a descriptor takes and drops a reference on the open file; a
+  /// walker thread alone in its table skips that (perf: 3% of a two-thread walk).
+  static func unshareDescriptorTable() -> Bool {
+    #if canImport(Glibc)
+    return appdata_unshare_files() == 0
+    #else
+    return false
+    #endif
+  }
+
   /// fstatat(2) with AT_SYMLINK_NOFOLLOW: the entry itself, never a symlink's target.
   static func status(cName: UnsafePointer<CChar>, in directory: FileDescriptor) -> Result<FileStatus, Errno> {
     var st = stat()

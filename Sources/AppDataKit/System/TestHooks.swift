@@ -1,11 +1,17 @@
 /// Pause points for tests that change a tree while appdata works on it (races).
 /// With `APPDATA_TEST_PAUSE_FILE=F` and `APPDATA_TEST_PAUSE_AT=POINT`, reaching POINT creates
 /// `F.ready` and waits (up to 60 s) until `F` exists. Points: `migrate` (after planning, before
-/// the first change) and `walk` (after the container root is listed, before any folder below it
-/// is opened). Without the variables this costs one environment lookup, once.
+/// the first change), `walk` (after the container root is listed, before any folder below it
+/// is opened) and `folder` (after a top-level folder is listed, before its subfolders are opened).
+/// Without the variables this costs one environment lookup, once.
+///
+/// `APPDATA_TEST_HAND_OVER_ALL=1` makes the walk pass every folder below the top level on as
+/// one worker hands work to another (reopened from the root by its path), so tests cover that
+/// path on trees too small for workers to share any.
 enum TestHooks {
   private static let file = Syscalls.environment("APPDATA_TEST_PAUSE_FILE")
   private static let point = Syscalls.environment("APPDATA_TEST_PAUSE_AT") ?? "migrate"
+  static let handOverAll = Syscalls.environment("APPDATA_TEST_HAND_OVER_ALL") == "1"
 
   static func pause(at name: String) {
     guard let file, name == point else { return }

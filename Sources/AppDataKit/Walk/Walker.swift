@@ -45,7 +45,7 @@ public struct Walker: Sendable {
 
     if jobs == 1 {
       var visitor = makeVisitor()
-      var worker = Worker(progress: progress)
+      var worker = Worker(progress: progress, root: rootDescriptor)
       worker.run(queue: queue, visitor: &visitor, shares: false)
       return [visitor]
     }
@@ -54,10 +54,14 @@ public struct Walker: Sendable {
     let group = DispatchGroup()
     for index in 0..<jobs {
       let thread = Thread {
+        // Each worker works in its own copy of the descriptor table (it still holds the root,
+        // opened above): folders it opens are its own, and folders it hands to another worker
+        // travel as paths (`WorkQueue.share`). If unshare fails, the walk is the same, slower.
+        _ = Syscalls.unshareDescriptorTable()
         // The visitor lives on this thread's stack while it works: visitors side by side in
         // one array would share cache lines, and every counter update would bounce them.
         var visitor = visitors.values[index]
-        var worker = Worker(progress: progress)
+        var worker = Worker(progress: progress, root: rootDescriptor)
         worker.run(queue: queue, visitor: &visitor, shares: true)
         visitors.values[index] = visitor
         group.leave()
@@ -97,6 +101,15 @@ struct PendingFolder: @unchecked Sendable {
   let locationCategory: Category
   /// The folder's own category (what a file at its place would be).
   let category: Category
+
+  /// The folder as another worker receives it: without its parent's descriptor, which belongs
+  /// to the sending worker's descriptor table (and must be closed by that worker); the
+  /// receiver reopens it from the root by its path.
+  func handedOver() -> PendingFolder {
+    PendingFolder(
+      parent: nil, opened: nil, name: name, path: path, depth: depth, topLevelName: topLevelName,
+      ruleIndex: ruleIndex, exclusion: exclusion, locationCategory: locationCategory, category: category)
+  }
 }
 
 /// The folders no worker has claimed yet. Each worker keeps its own LIFO stack (depth-first,
@@ -135,17 +148,20 @@ final class WorkQueue: @unchecked Sendable {
     return stack.removeLast()
   }
 
-  /// Gives the older half of a busy worker's stack (the larger subtrees) to idle workers.
+  /// Gives the older half of a busy worker's stack (the larger subtrees) to idle workers,
+  /// as paths (`PendingFolder.handedOver`). Called by the giving worker, so the parent folders
+  /// it stops referring to are closed in its own descriptor table.
   func share(from local: inout [PendingFolder]) {
     guard local.count > 1 else { return }
     condition.lock()
-    guard idleWorkers > 0 && stack.isEmpty else {
-      condition.unlock()
-      return
-    }
+    let wanted = idleWorkers > 0 && stack.isEmpty
+    condition.unlock()
+    guard wanted else { return }
     let half = local.count / 2
-    stack.append(contentsOf: local[..<half])
+    let handed = local[..<half].map { $0.handedOver() }
     local.removeFirst(half)
+    condition.lock()
+    stack.append(contentsOf: handed)
     condition.unlock()
     condition.broadcast()
   }
@@ -159,11 +175,17 @@ struct Worker {
   private var scratch = [UInt8](repeating: 0, count: 1024)
   private let directoryBuffer = DirectoryBuffer()
   private let pathFallback = ExtendedAttributes.usesPathFallback
+  private let handOverAll = TestHooks.handOverAll
+  /// The container root, open in every worker's descriptor table.
+  private let root: FileDescriptor
   private var children: [PendingFolder] = []
   private var localEntries = 0
   private var localBytes: UInt64 = 0
 
-  init(progress: WalkProgress?) { self.progress = progress }
+  init(progress: WalkProgress?, root: FileDescriptor) {
+    self.progress = progress
+    self.root = root
+  }
 
   mutating func run<V: WalkVisitor>(queue: WorkQueue, visitor: inout V, shares: Bool) {
     var finished = false
@@ -173,7 +195,7 @@ struct Worker {
       local.append(claimed)
       while let folder = local.popLast() {
         read(folder, visitor: &visitor)
-        if folder.depth == 0 { TestHooks.pause(at: "walk") }
+        if folder.depth <= 1 { TestHooks.pause(at: folder.depth == 0 ? "walk" : "folder") }
         // Children in reverse, so the first one listed is read first; moved, not copied.
         while let child = children.popLast() { local.append(child) }
         sinceShareCheck += 1
@@ -197,8 +219,13 @@ struct Worker {
     if let opened = folder.opened {
       stream = opened
     } else {
-      guard let parent = folder.parent else { return }
-      let opened = withCName(folder.name) { Syscalls.open(cName: $0, in: parent.descriptor, options: .directory) }
+      let opened: Result<FileDescriptor, Errno>
+      if let parent = folder.parent {
+        opened = withCName(folder.name) { Syscalls.open(cName: $0, in: parent.descriptor, options: .directory) }
+      } else {
+        // Handed over by another worker: reopened from the root, following no symlink.
+        opened = Syscalls.openFolder(relativePath: folder.path, below: root)
+      }
       switch opened {
       case .failure(let error):
         visitor.failed(path: folder.path, error: SystemError(code: error.code, operation: "open the folder", path: ""))
@@ -284,11 +311,12 @@ struct Worker {
 
     if status.kind == .directory {
       let path = entry.path
-      children.append(PendingFolder(
+      let child = PendingFolder(
         parent: stream, opened: nil, name: Array(name), path: path, depth: depth,
         topLevelName: depth == 1 ? Array(name) : folder.topLevelName, ruleIndex: ruleIndex,
         exclusion: attributes.markers.isExcluding ? Exclusion(path: path, markers: attributes.markers) : folder.exclusion,
-        locationCategory: locationCategory, category: category))
+        locationCategory: locationCategory, category: category)
+      children.append(handOverAll && depth > 1 ? child.handedOver() : child)
     }
   }
 }
