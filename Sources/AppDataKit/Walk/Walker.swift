@@ -3,9 +3,11 @@ import Foundation  // NSCondition only; the walk itself uses descriptors, never 
 
 /// Walks a container below an open root folder, in parallel over folders, without
 /// following symlinks: every folder is opened with `openat(parent, name, O_NOFOLLOW |
-/// O_DIRECTORY)` and every entry is examined with `fstatat(AT_SYMLINK_NOFOLLOW)` and
-/// `listxattrat` relative to its folder's descriptor, so depth is not limited by PATH_MAX
-/// and a folder swapped for a symlink is refused rather than followed.
+/// O_DIRECTORY)` (one handed from a busy worker to an idle one is reopened from the root,
+/// a component at a time, the same way) and every entry is examined with
+/// `fstatat(AT_SYMLINK_NOFOLLOW)` and `listxattrat` relative to its folder's descriptor, so
+/// depth is not limited by PATH_MAX and a folder swapped for a symlink is refused rather
+/// than followed.
 public struct Walker: Sendable {
   /// The container root, as the user named it (for error messages).
   public let rootPath: String
