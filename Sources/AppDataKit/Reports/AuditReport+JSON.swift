@@ -136,9 +136,9 @@ extension ListedEntry {
       return
     }
     buffer.append(contentsOf: #"{"allocatedBytes":"#.utf8)
-    buffer.append(contentsOf: String(allocatedBytes).utf8)
+    JSONValue.writeDecimal(allocatedBytes, to: &buffer)
     buffer.append(contentsOf: #","bytes":"#.utf8)
-    buffer.append(contentsOf: String(bytes).utf8)
+    JSONValue.writeDecimal(bytes, to: &buffer)
     buffer.append(contentsOf: #","category":""#.utf8)
     buffer.append(contentsOf: category.rawValue.utf8)
     buffer.append(contentsOf: #"","excludedBy":"#.utf8)
