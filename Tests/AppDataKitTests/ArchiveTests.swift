@@ -58,23 +58,33 @@ struct ArchiveTests {
     #expect((json["entries"] as? [[String: Any]])?.map { $0["path"] as? String } == ["Documents/._notes", "Documents/café ☕.bin"])
   }
 
-  @Test func severalContainersNeedRootAndRootChoosesOne() throws {
+  @Test func severalContainersAreAReportOfManyAndRootChoosesOne() throws {
     let folder = Self.fixtures + "/two"
     let made = try AppData.shell("""
       mkdir -p '\(folder)/A/Documents' '\(folder)/B/Library/Caches' && printf 1234 > '\(folder)/A/Documents/a' && printf 12 > '\(folder)/B/Library/Caches/b' \
         && tar -cf '\(folder)/two.tar' -C '\(folder)' A B
       """)
     #expect(made.status == 0)
-    let refused = try AppData.run(["audit", "--no-config", folder + "/two.tar"])
-    #expect(refused.status == 2)
-    #expect(refused.error == "appdata: error: \(folder)/two.tar: holds 2 containers (A, B); choose one with --root\n")
+    let both = try AppData.auditJSON(folder + "/two.tar", ["--no-config"])
+    let containers = both["containers"] as? [[String: Any]] ?? []
+    #expect(containers.map { $0["container"] as? String } == [folder + "/two.tar//A", folder + "/two.tar//B"])
+    #expect(containers.map { $0["id"] is NSNull } == [true, true])
+    #expect(integer(both, "summary", "categories", "critical", "bytes") == 4)
+    #expect(integer(both, "summary", "categories", "cached", "bytes") == 2)
     let chosen = try AppData.auditJSON(folder + "/two.tar", ["--root", "B", "--no-config"])
     #expect(figures(chosen, "cached")[0...1] == [1, 2])
     #expect(figures(chosen, "critical")[0] == 0)
     let none = try AppData.run(["audit", "--no-config", "--root", "nothing-here", folder + "/two.tar"])
     #expect(none.status == 0)  // an empty container: nothing is under that root
+    // --root names a folder inside a folder too.
     let folderWithRoot = try AppData.run(["audit", "--root", "x", folder])
-    #expect(folderWithRoot.error == "appdata: error: \(folder): is a folder; --root and --max-archive-bytes apply to archives\n")
+    #expect(folderWithRoot.status == 2)
+    #expect(folderWithRoot.error == "appdata: error: \(folder)/x: --root names no folder inside \(folder)\n")
+    let chosenFolder = try AppData.auditJSON(folder, ["--root", "B", "--no-config"])
+    #expect(chosenFolder["container"] as? String == folder + "/B")
+    #expect(figures(chosenFolder, "cached")[0...1] == [1, 2])
+    let archiveLimit = try AppData.run(["audit", "--max-archive-bytes", "1M", folder])
+    #expect(archiveLimit.error == "appdata: error: \(folder): is a folder; --max-archive-bytes applies to archives\n")
   }
 
   @Test func brokenAndHostileArchivesAreRefused() throws {

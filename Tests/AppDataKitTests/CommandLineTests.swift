@@ -128,7 +128,7 @@ struct CommandLineTests {
     let auditHelp = try AppData.run(["help", "audit"])
     #expect(auditHelp.status == 0)
     #expect(auditHelp.output == (try AppData.run(["audit", "--help"])).output)
-    #expect(auditHelp.output.hasPrefix("Usage: appdata audit [OPTIONS] PATH|ARCHIVE\n"))
+    #expect(auditHelp.output.hasPrefix("Usage: appdata audit [OPTIONS] PATH\n"))
     for option in Commands.audit.options where !option.isHidden { #expect(auditHelp.output.contains("--" + option.name)) }
     let version = try AppData.run(["--version"])
     #expect(version.output == "appdata \(AppDataVersion.current)\n")
@@ -193,11 +193,13 @@ struct CommandLineTests {
     #expect(integer(lines.last, "summary", "backup", "bytes") == 10)
     let json = try AppData.auditJSON(tree.root, ["--list", "all"])
     #expect(NSDictionary(dictionary: lines.last!["summary"] as! [String: Any]).isEqual(to: json["summary"] as! [String: Any]))
-    // Each entry line is the JSON document's entry, plus its type.
+    // Each entry line is the JSON document's entry, plus its type and its container.
     let streamed = lines.prefix(3).sorted { ($0["path"] as! String) < ($1["path"] as! String) }
     for (line, entry) in zip(streamed, json["entries"] as! [[String: Any]]) {
       var expected = entry
       expected["type"] = "entry"
+      expected["container"] = json["container"]
+      expected["id"] = NSNull()
       #expect(NSDictionary(dictionary: line).isEqual(to: expected))
     }
   }

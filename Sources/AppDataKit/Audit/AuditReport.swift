@@ -1,7 +1,12 @@
 /// The outcome of an audit: what the JSON, NDJSON and table reports print.
 public struct AuditReport: Sendable {
-  /// The container's absolute path.
+  /// The container's absolute path (`ARCHIVE//ROOT` inside an archive).
   public var container: String
+  /// The bundle id or app group id from the container's metadata (nil when it has none).
+  public var id: String?
+  public var kind: ContainerKind = .app
+  /// What people call the container: its id, or else its folder's name.
+  public var name: String = ""
   public var categories: [Category: CategoryTotals]
   /// Folders below the root.
   public var directories: UInt64

@@ -3,10 +3,14 @@
 public struct Auditor {
   public let rootPath: String
   public let options: AuditOptions
+  /// The layout table: an app's, or a group's.
+  public var layout: ContainerLayout = .app
   /// Receives listed entries as NDJSON lines soon after they are classified (streaming), in
   /// chunks of whole lines (about 64 KiB each), from any worker thread; when set, entries are
   /// not also kept for the report.
   public var entrySink: (@Sendable ([UInt8]) -> Void)?
+  /// Fields every streamed NDJSON line carries (the container, in a report of many).
+  public var lineTag: NDJSONTag?
   public var progress: WalkProgress?
 
   public init(rootPath: String, options: AuditOptions) {
@@ -16,18 +20,19 @@ public struct Auditor {
 
   /// Throws only when the container root cannot be opened.
   public func run() throws(SystemError) -> AuditReport {
-    let walker = Walker(rootPath: rootPath, jobs: options.jobs)
+    let walker = Walker(rootPath: rootPath, jobs: options.jobs, layout: layout)
     let visitors = try walker.walk(progress: progress) {
-      AuditAccumulator(options: options, sink: entrySink)
+      AuditAccumulator(options: options, layout: layout, sink: entrySink, tag: lineTag)
     }
-    return Self.report(from: visitors, options: options, container: Syscalls.absolutePath(rootPath), entrySink: entrySink)
+    return Self.report(from: visitors, options: options, layout: layout, container: Syscalls.absolutePath(rootPath),
+                       entrySink: entrySink, tag: lineTag)
   }
 
   /// Merges the accumulators of a walk (or an archive read) and applies the whole-container
   /// rules, the policy and the baseline.
-  static func report(from visitors: [AuditAccumulator], options: AuditOptions, container: String,
-                     entrySink: (@Sendable ([UInt8]) -> Void)?) -> AuditReport {
-    var merged = AuditAccumulator(options: options, sink: entrySink)
+  static func report(from visitors: [AuditAccumulator], options: AuditOptions, layout: ContainerLayout, container: String,
+                     entrySink: (@Sendable ([UInt8]) -> Void)?, tag: NDJSONTag?) -> AuditReport {
+    var merged = AuditAccumulator(options: options, layout: layout, sink: entrySink, tag: tag)
     for visitor in visitors { merged.absorb(visitor) }
     merged.settleHardLinks()
     merged.flushStream()
@@ -150,7 +155,9 @@ struct FileIdentity: Hashable {
 /// memory, plus the listed entries only when `--list` asks for them without streaming.
 struct AuditAccumulator: WalkVisitor {
   let options: AuditOptions
+  let layout: ContainerLayout
   let sink: (@Sendable ([UInt8]) -> Void)?
+  let tag: NDJSONTag?
   /// NDJSON lines not yet handed to `sink`.
   var streamBuffer: [UInt8] = []
   var totals = [CategoryTotals](repeating: CategoryTotals(), count: Category.allCases.count)
@@ -169,9 +176,11 @@ struct AuditAccumulator: WalkVisitor {
   /// Backed-up bytes under each policy budget, in `options.budgets` order.
   var budgetBytes: [UInt64]
 
-  init(options: AuditOptions, sink: (@Sendable ([UInt8]) -> Void)?) {
+  init(options: AuditOptions, layout: ContainerLayout, sink: (@Sendable ([UInt8]) -> Void)?, tag: NDJSONTag?) {
     self.options = options
+    self.layout = layout
     self.sink = sink
+    self.tag = tag
     listedMask = options.listedCategories.reduce(0) { $0 | (1 << UInt8($1.index)) }
     maxFileSize = options.maxFileSize
     if let limit = options.maxFileSize, let warnAt = options.warnAt {
@@ -200,7 +209,9 @@ struct AuditAccumulator: WalkVisitor {
 
   /// The per-path rules: layout and markers.
   private mutating func checkLocationAndMarkers(_ entry: WalkedEntry) {
-    if entry.depth == 1 && !entry.isStandardLocation {
+    // A Mac app's Data holds symlinks to the user's Desktop, Downloads, …: part of its layout.
+    if entry.depth == 1 && !entry.isStandardLocation
+        && !(entry.status.kind == .symbolicLink && ContainerPlaces.homeFolderNames.contains(RelativePath.display(entry.path))) {
       findings.append(Finding(
         rule: .unknownLocation, path: entry.path,
         message: "top-level entry outside the standard layout (Documents, Library, tmp); not backed up", bytes: nil))
@@ -213,7 +224,7 @@ struct AuditAccumulator: WalkVisitor {
           rule: .redundantMarker, path: path,
           message: "\(markerName) marker in \(entry.locationCategory == .cached ? "Library/Caches" : "tmp"), which is never backed up", bytes: nil))
       } else if entry.status.kind == .directory,
-                ContainerLayout.systemDefinedFolders.contains(where: { $0.utf8.elementsEqual(path) }) {
+                layout.systemDefinedFolders.contains(where: { $0.utf8.elementsEqual(path) }) {
         findings.append(Finding(
           rule: .excludedSystemFolder, path: path,
           message: "\(markerName) marker on the system-defined folder \(RelativePath.display(path)); mark a subfolder of your own instead", bytes: nil))
@@ -271,7 +282,7 @@ struct AuditAccumulator: WalkVisitor {
         path: entry.path, category: category, bytes: bytes, allocatedBytes: allocated,
         marker: exclusion?.markers ?? [], excludedBy: exclusion?.path)
       if sink != nil {
-        listed.appendNDJSONLine(to: &streamBuffer)
+        listed.appendNDJSONLine(to: &streamBuffer, tag: tag)
         if streamBuffer.count >= 64 * 1024 { flushStream() }
       } else {
         entries.append(listed)

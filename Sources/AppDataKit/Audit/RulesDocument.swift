@@ -35,20 +35,57 @@ public enum RulesDocument {
       "## Location rules",
       "",
       "The first rule whose pattern is a prefix of an entry's path (relative to the container) decides its category.",
-      "A marker then turns `critical` into `offline`. Facts marked *unconfirmed* come from decompiled MobileBackup",
-      "and live only in `Sources/AppDataKit/Container/ContainerLayout.swift`.",
+      "A marker then turns `critical` into `offline`. An app's and an app extension's container use the app layout;",
+      "an app group container uses the group layout, where files sit at the root and are backed up. Facts marked",
+      "*unconfirmed* come from decompiled MobileBackup or were not seen in a real backup, and live only in",
+      "`Sources/AppDataKit/Container/ContainerLayout.swift`.",
       "",
-      "| pattern | category | standard | purpose |",
-      "| --- | --- | --- | --- |",
     ]
-    for rule in ContainerLayout.rules + [ContainerLayout.unknownTopLevel] {
-      let pattern = rule.pattern == ContainerLayout.unknownTopLevel.pattern ? "anything else at the top level" : "`" + rule.pattern.joined(separator: "/") + "`"
-      lines.append("| \(pattern) | `\(rule.category.rawValue)` | \(rule.isStandard ? "yes" : "no (`unknown-location`)") | \(cell(rule.purpose))\(rule.isConfirmed ? "" : " (*unconfirmed*)") |")
+    for layout in ContainerLayout.all {
+      lines += [
+        "### The \(layout.name) layout",
+        "",
+        "| pattern | category | standard | purpose |",
+        "| --- | --- | --- | --- |",
+      ]
+      for rule in layout.rules + [layout.fallback] {
+        let pattern = rule.pattern == layout.fallback.pattern ? "anything else at the top level" : "`" + rule.pattern.joined(separator: "/") + "`"
+        lines.append("| \(pattern) | `\(rule.category.rawValue)` | \(rule.isStandard ? "yes" : "no (`unknown-location`)") | \(cell(rule.purpose))\(rule.isConfirmed ? "" : " (*unconfirmed*)") |")
+      }
+      lines += [
+        "",
+        "System-defined folders, which should not carry a marker (`excluded-system-folder`, QA1719): "
+          + layout.systemDefinedFolders.map { "`\($0)`" }.joined(separator: ", ") + ".",
+        "",
+      ]
+    }
+    lines += [
+      "## Where containers are found",
+      "",
+      "Below a device's `Containers` folder (a Simulator's `data/Containers`, a device's `/private/var/mobile/Containers`),",
+      "each child of these folders is one container of their kind. Facts live in `Sources/AppDataKit/Container/ContainerKind.swift`.",
+      "",
+      "| folder | containers |",
+      "| --- | --- |",
+    ]
+    for place in ContainerPlaces.places {
+      let kind = place.kind.map { "`\($0.rawValue)`" } ?? "none: `.app` bundles, never app data"
+      lines.append("| `\(place.pattern.joined(separator: "/"))` | \(kind)\(place.isConfirmed ? "" : " (*unconfirmed*)") |")
     }
     lines += [
       "",
-      "QA1719's system-defined folders, which should not carry a marker (`excluded-system-folder`): "
-        + ContainerLayout.systemDefinedFolders.map { "`\($0)`" }.joined(separator: ", ") + ".",
+      "A container's `id` is `\(ContainerPlaces.identifierKey)` from its metadata plist ("
+        + ContainerPlaces.metadataFileNames.map { "`\($0)`" }.joined(separator: ", the Mac's (*unconfirmed*) ")
+        + "), or `\(ContainerPlaces.packageIdentifierKey)` from an `.xcappdata`'s `\(ContainerPlaces.packageInfoFileName)`.",
+      "Its kind comes from where it was found, else from `\(ContainerPlaces.contentClassKey)`:",
+      "",
+      "| content class | kind |",
+      "| --- | --- |",
+    ]
+    for (number, kind) in ContainerPlaces.contentClasses.sorted(by: { $0.key < $1.key }) {
+      lines.append("| \(number) | \(kind.map { "`\($0.rawValue)`" } ?? "bundle (not app data)")\(number == 2 ? "" : " (*unconfirmed*)") |")
+    }
+    lines += [
       "",
       "## Markers",
       "",

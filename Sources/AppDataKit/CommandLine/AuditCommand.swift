@@ -15,15 +15,33 @@ struct AuditCommand {
   }
 
   let path: String
-  let options: AuditOptions
+  /// The policy file's contents (its per-container overrides applied by `options(for:)`).
+  let policy: AuditPolicy
+  /// The options as the command line sets them over the policy (see `options(for:)`).
+  let commandLine: CommandLineOptions
   let outputs: [Output]
   let failOn: Severity?
   let exactBytes: Bool
   let quiet: Bool
   let colorChoice: String
   let policyFile: String?
-  let archiveRoot: [[UInt8]]?
+  let root: [[UInt8]]?
   let maximumArchiveBytes: UInt64?
+  let apps: [String]
+
+  /// What the command line says; nil fields leave the policy's value.
+  struct CommandLineOptions: Sendable {
+    var maxFileSize: UInt64?
+    var maxBackupSize: UInt64?
+    var warnAt: Double?
+    var ignore: [Glob]?
+    var baselines: BaselineSet?
+    var maxGrowth: UInt64?
+    var maxGrowthPercent: Double?
+    var top = 10
+    var jobs = 1
+    var listedCategories: Set<Category> = []
+  }
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
@@ -46,33 +64,31 @@ struct AuditCommand {
       }
     }
     self.policyFile = policyFile
+    self.policy = policy
 
-    var options = AuditOptions()
-    options.maxFileSize = try parsed.size("max-file-size") ?? policy.maxFileSize
-    options.maxBackupSize = try parsed.size("max-backup-size") ?? policy.maxBackupSize
-    options.warnAt = policy.warnAt
+    var options = CommandLineOptions()
+    options.maxFileSize = try parsed.size("max-file-size")
+    options.maxBackupSize = try parsed.size("max-backup-size")
     if let text = parsed.value("warn-at") {
       guard let fraction = Double(text), fraction > 0, fraction < 1 else {
         throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--warn-at': expected a fraction between 0 and 1, such as 0.9")
       }
       options.warnAt = fraction
     }
-    options.severities = policy.severities
-    options.budgets = policy.budgets
-    options.ignore = policy.ignore
     if parsed.contains("ignore") {
-      options.ignore = []
+      var globs: [Glob] = []
       for pattern in parsed.allValues("ignore") {
         do {
-          options.ignore.append(try Glob(pattern))
+          globs.append(try Glob(pattern))
         } catch {
           throw UsageError("invalid glob '\(TerminalText.escaped(pattern))' for '--ignore': \(error.message)")
         }
       }
+      options.ignore = globs
     }
     if let file = parsed.value("baseline") {
       do {
-        options.baseline = try Baseline.load(path: file)
+        options.baselines = try Baseline.load(path: file)
       } catch {
         throw UsageError("\(TerminalText.escaped(file)): \(error.message)")
       }
@@ -84,7 +100,7 @@ struct AuditCommand {
       }
       options.maxGrowthPercent = percent
     }
-    if (options.maxGrowth != nil || options.maxGrowthPercent != nil) && options.baseline == nil {
+    if (options.maxGrowth != nil || options.maxGrowthPercent != nil) && options.baselines == nil {
       throw UsageError("'--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with")
     }
     options.top = try parsed.integer("top") ?? 10
@@ -95,7 +111,7 @@ struct AuditCommand {
         else if let category = Category(rawValue: String(name)) { options.listedCategories.insert(category) }
       }
     }
-    self.options = options
+    commandLine = options
     outputs = try Self.outputs(parsed)
     switch parsed.value("fail-on") ?? "error" {
     case "never": failOn = nil
@@ -107,13 +123,35 @@ struct AuditCommand {
     if let text = parsed.value("root") {
       let components = RelativePath.components(Array(text.utf8))
       guard !components.contains([0x2E, 0x2E]) else {
-        throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--root': expected a folder inside the archive, without '..'")
+        throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--root': expected a folder inside PATH, without '..'")
       }
-      archiveRoot = components.filter { $0 != [0x2E] }
+      root = components.filter { $0 != [0x2E] }
     } else {
-      archiveRoot = nil
+      root = nil
     }
     maximumArchiveBytes = try parsed.size("max-archive-bytes")
+    apps = parsed.allValues("app")
+    for app in apps where app.isEmpty { throw UsageError("'--app' needs a bundle id or group id") }
+  }
+
+  /// The options of the container with `id`: the policy file (with that id's overrides), then
+  /// the command line over it.
+  func options(for id: String?, isOnlyContainer: Bool) -> AuditOptions {
+    let policy = policy.forContainer(id)
+    var options = AuditOptions()
+    options.maxFileSize = commandLine.maxFileSize ?? policy.maxFileSize
+    options.maxBackupSize = commandLine.maxBackupSize ?? policy.maxBackupSize
+    options.warnAt = commandLine.warnAt ?? policy.warnAt
+    options.severities = policy.severities
+    options.budgets = policy.budgets
+    options.ignore = commandLine.ignore ?? policy.ignore
+    options.baseline = commandLine.baselines?.baseline(for: id, isOnlyContainer: isOnlyContainer)
+    options.maxGrowth = commandLine.maxGrowth
+    options.maxGrowthPercent = commandLine.maxGrowthPercent
+    options.top = commandLine.top
+    options.jobs = commandLine.jobs
+    options.listedCategories = commandLine.listedCategories
+    return options
   }
 
   /// Pairs each `--output` with the `--format` (or `--json`) just before it, or, for an
@@ -158,55 +196,48 @@ struct AuditCommand {
   }
 
   func run(io: CommandIO) throws(UsageError) -> ExitCode {
-    let isArchive = try ContainerPath.checkFolderOrArchive(path)
-    if !isArchive && (archiveRoot != nil || maximumArchiveBytes != nil) {
-      throw UsageError("\(TerminalText.escaped(path)): is a folder; --root and --max-archive-bytes apply to archives")
-    }
-    var auditor = Auditor(rootPath: path, options: options)
-    // NDJSON streams entries as they are classified when it is the only report.
-    let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !options.listedCategories.isEmpty
+    let source = try InputResolver.resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes)
+    let isOnlyContainer = !source.isCollection
+    let command = self
+    var request = AuditRequest(options: { id in command.options(for: id, isOnlyContainer: isOnlyContainer) })
+    request.optionsDependOnID = !policy.containers.isEmpty
+    if !apps.isEmpty { request.filter = AppFilter(ids: apps) }
+    // NDJSON streams entries as they are classified when it is the only report; every line
+    // names its container.
+    let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !commandLine.listedCategories.isEmpty
     var streamFile: FileDescriptor?
     if streamsNDJSON {
       if let file = outputs[0].file {
         let descriptor = try Self.create(file)
         streamFile = descriptor
-        auditor.entrySink = { lines in try? Syscalls.writeAll(descriptor, lines, displayPath: file) }
+        request.entrySink = { lines in try? Syscalls.writeAll(descriptor, lines, displayPath: file) }
       } else {
         let write = io.writeOutput
-        auditor.entrySink = { lines in write(String(decoding: lines, as: UTF8.self)) }
+        request.entrySink = { lines in write(String(decoding: lines, as: UTF8.self)) }
       }
     }
+    request.tagsLines = outputs.contains { $0.format == .ndjson }
     let progress = quiet || !io.isErrorTerminal ? nil : WalkProgress()
-    auditor.progress = progress
+    request.progress = progress
     let display = progress.map { ProgressLine(progress: $0, io: io) }
     display?.start()
-
-    let report: AuditReport
-    if isArchive {
+    let outcome: AuditOutcome
+    do {
+      outcome = try source.audit(request)
+    } catch {
       display?.stop()
-      var archive = ArchiveAuditor(archivePath: path, options: options)
-      archive.root = archiveRoot
-      if let maximumArchiveBytes { archive.maximumBytes = maximumArchiveBytes }
-      archive.entrySink = auditor.entrySink
-      do {
-        report = try archive.run()
-      } catch {
-        streamFile?.close()
-        throw UsageError("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
-      }
-    } else {
-      do {
-        report = try auditor.run()
-      } catch {
-        display?.stop()
-        streamFile?.close()
-        throw UsageError(TerminalText.escaped(error.description))
-      }
-      display?.stop()
+      streamFile?.close()
+      throw error
     }
+    display?.stop()
+    if outcome.reports.isEmpty && !apps.isEmpty {
+      streamFile?.close()
+      throw AppFilter.noMatch(apps, source: path, available: outcome.available)
+    }
+    let reports = AuditSet(source: source.source, reports: outcome.reports, isCollection: outcome.isCollection)
 
     for output in outputs {
-      let text = render(report, as: output.format, streamed: streamsNDJSON, toTerminal: output.file == nil, io: io)
+      let text = render(reports, as: output.format, streamed: streamsNDJSON, toTerminal: output.file == nil, io: io)
       if let file = output.file {
         if let streamFile {
           try? Syscalls.writeAll(streamFile, Array(text.utf8), displayPath: file)
@@ -227,16 +258,16 @@ struct AuditCommand {
         do {
           let descriptor = try Syscalls.openForAppending(atPath: summaryFile)
           defer { descriptor.close() }
-          try Syscalls.writeAll(descriptor, Array(report.githubStepSummary(failOn: failOn).utf8), displayPath: summaryFile)
+          try Syscalls.writeAll(descriptor, Array(reports.githubStepSummary(failOn: failOn).utf8), displayPath: summaryFile)
         } catch {
           io.warning("\(TerminalText.escaped(summaryFile)): cannot append the job summary: \(error.reason)")
         }
       }
     }
-    return report.fails(at: failOn) ? .failure : .success
+    return reports.fails(at: failOn) ? .failure : .success
   }
 
-  private func render(_ report: AuditReport, as format: AuditFormat, streamed: Bool, toTerminal: Bool, io: CommandIO) -> String {
+  private func render(_ reports: AuditSet, as format: AuditFormat, streamed: Bool, toTerminal: Bool, io: CommandIO) -> String {
     switch format {
     case .table:
       let colors: Bool
@@ -246,23 +277,18 @@ struct AuditCommand {
       default:
         colors = toTerminal && io.isOutputTerminal && (io.environment("NO_COLOR") ?? "").isEmpty && io.environment("TERM") != "dumb"
       }
-      return report.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: quiet)
+      return reports.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: quiet)
     case .json:
-      return report.jsonDocument().serialized(pretty: true) + "\n"
+      return reports.jsonDocument().serialized(pretty: true) + "\n"
     case .ndjson:
-      var text = ""
-      if !streamed {
-        for entry in report.entries ?? [] { text += entry.json(type: "entry").serialized(pretty: false) + "\n" }
-      }
-      for finding in report.findings { text += finding.json(type: "finding").serialized(pretty: false) + "\n" }
-      return text + report.ndjsonSummaryLine().serialized(pretty: false) + "\n"
+      return reports.ndjson(streamed: streamed)
     case .github:
-      return report.githubCommands(hasStepSummary: !(io.environment("GITHUB_STEP_SUMMARY") ?? "").isEmpty)
+      return reports.githubCommands(hasStepSummary: !(io.environment("GITHUB_STEP_SUMMARY") ?? "").isEmpty)
     case .junit:
-      let disabled = Set(options.severities.filter { $0.value == nil }.map(\.key))
-      return report.junitXML(failOn: failOn, disabledRules: disabled)
+      let disabled = Set(policy.severities.filter { $0.value == nil }.map(\.key))
+      return reports.junitXML(failOn: failOn, disabledRules: disabled)
     case .sarif:
-      return report.sarifDocument().serialized(pretty: true) + "\n"
+      return reports.sarifDocument().serialized(pretty: true) + "\n"
     }
   }
 
@@ -277,19 +303,6 @@ struct AuditCommand {
 
 /// Checks for the PATH operand of audit and migrate.
 enum ContainerPath {
-  /// PATH must be a folder or a regular file (an archive); returns true for an archive.
-  static func checkFolderOrArchive(_ path: String) throws(UsageError) -> Bool {
-    if path.isEmpty { throw UsageError("the container path is empty") }
-    do {
-      let status = try Syscalls.status(ofPath: path)
-      if status.kind == .regular { return true }
-    } catch {
-      if error.isNotFound { throw UsageError("\(TerminalText.escaped(path)): no such file or folder") }
-    }
-    try checkFolder(path)
-    return false
-  }
-
   /// PATH must exist and be a folder (a symlink to a folder is accepted for the root).
   static func checkFolder(_ path: String) throws(UsageError) {
     if path.isEmpty { throw UsageError("the container path is empty") }

@@ -5,6 +5,7 @@ extension Commands {
     operands: "PATH",
     minimumOperands: 1, maximumOperands: 1,
     discussion: [
+      "PATH is a container root, an Xcode package NAME.xcappdata (its AppData folder is migrated), or a folder of containers such as a Simulator device, with --app naming the app.",
       "Plans every move first, checks that nothing would be overwritten and that the destination accepts the marker, writes the plan to a journal in the container, then moves each top-level entry of the source into the destination (an atomic rename that never replaces an existing name; a copy that keeps modes, times and extended attributes when the two are on different filesystems), marks each moved entry excluded from backup and reads the marker back.",
       "If a migration is interrupted, running the same command again finds the journal and finishes the job. A run with nothing left to do changes nothing and exits 0. Entries the system owns stay where they are: names starting with com.apple., Snapshots, and the app's own bundle-id folder.",
     ],
@@ -12,6 +13,8 @@ extension Commands {
       .value("from", metavar: "DIR", help: "The source folder, relative to PATH (default: Library/Caches)."),
       .value("to", metavar: "DIR", help: "The destination folder, relative to PATH (default: Documents)."),
       .value("into", metavar: "NAME", help: "Move everything into a new subfolder NAME of the destination and mark that folder instead."),
+      .value("app", metavar: "ID", help: "In a folder of containers (a Simulator device), migrate the app container whose id is ID.",
+             repeatable: true),
       .value("bundle-id", metavar: "ID", help: "The app's bundle id (default: read from the container's metadata plist)."),
       .value("only", metavar: "GLOB", help: "Move only top-level entries whose name matches GLOB (repeatable).", repeatable: true),
       .value("skip", metavar: "GLOB", help: "Leave top-level entries whose name matches GLOB (repeatable).", repeatable: true),

@@ -6,11 +6,12 @@ public enum Commands {
   public static let audit = CommandSpec(
     name: "audit",
     summary: "Classify a container's files and report what the backup would carry.",
-    operands: "PATH|ARCHIVE",
+    operands: "PATH",
     minimumOperands: 1, maximumOperands: 1,
     discussion: [
-      "Walks the app data container at PATH (the folder holding Documents, Library and tmp) without following symlinks, sorts every file into the QA1719 categories (critical, offline, cached, temporary) or system and other, reads the backup-exclusion markers on each entry and the folders above it, and reports the backed-up total, the largest backed-up files and the findings of the audit rules (see Docs/rules.md).",
-      "ARCHIVE is a tar, pax or zip file (gzip, xz, zstd or bzip2 compressed or not, detected by content) holding a container, read without extracting it; markers are read from pax headers, AppleDouble ._ entries and __MACOSX folders. The container's folder inside it is found by its Documents, Library or tmp folder, or named with --root.",
+      "Walks each app data container PATH holds without following symlinks, sorts every file into the QA1719 categories (critical, offline, cached, temporary) or system and other, reads the backup-exclusion markers on each entry and the folders above it, and reports the backed-up total, the largest backed-up files and the findings of the audit rules (see Docs/rules.md).",
+      "PATH is a container root (the folder holding Documents, Library and tmp, or the container metadata plist); an Xcode package NAME.xcappdata (its AppData folder); a Simulator device (Devices/UDID, its data or data/Containers folder, or one of Containers/Data/Application, Containers/Shared/AppGroup, Containers/Data/PluginKitPlugin), the same shape on a device's file system; a Mac's ~/Library/Containers or ~/Library/Group Containers; or any folder whose children are containers or packages. A folder of containers gives one report with a row per container. App group containers use the group layout: files at the root are backed up.",
+      "PATH can also be an archive of any of these: a tar, pax or zip file (gzip, xz, zstd or bzip2 compressed or not, detected by content), read without extracting it; markers are read from pax headers, AppleDouble ._ entries and __MACOSX folders. A container's folder is found by its Documents, Library or tmp folder or its metadata plist, or named with --root.",
       "SIZE is a byte count or a number with a unit: K, M, G, T (powers of 1024), KiB, MiB, GiB, TiB (the same), kB, MB, GB, TB (powers of 1000); 1.5G works.",
     ],
     options: [
@@ -39,13 +40,15 @@ public enum Commands {
              help: "Colour the table: auto (default: on a terminal, unless NO_COLOR is set or TERM is dumb), always or never."),
       .value("jobs", short: "j", metavar: "N", help: "Walk with N threads (default: the number of online CPUs)."),
       .flag("quiet", short: "q", help: "Print only the findings in the table, and no progress line."),
-      .value("root", metavar: "PATH-IN-ARCHIVE", help: "The container's folder inside ARCHIVE (default: found from its Documents, Library or tmp)."),
+      .value("app", metavar: "ID", help: "Audit only the containers of app ID: its own, its extensions' (ID.*) and its groups' (group.ID*); repeatable.",
+             repeatable: true),
+      .value("root", metavar: "PATH-IN", help: "The container's folder inside PATH or ARCHIVE (default: found from its Documents, Library or tmp)."),
       .value("max-archive-bytes", metavar: "SIZE", help: "Refuse an ARCHIVE that expands beyond SIZE (default 4GiB)."),
     ],
     exitStatus: [
       "0  no finding at or above --fail-on",
       "1  at least one finding at or above --fail-on",
-      "2  the audit could not run (usage error, PATH missing, a bad policy file or baseline, an unreadable, corrupt, encrypted or oversized archive)",
+      "2  the audit could not run (usage error, PATH missing or holding no container, no container matching --app, a bad policy file or baseline, an unreadable, corrupt, encrypted or oversized archive)",
     ])
 
   public static let exclude = CommandSpec(

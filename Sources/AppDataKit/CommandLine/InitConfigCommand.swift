@@ -13,17 +13,29 @@ struct InitConfigCommand {
   }
 
   func run(io: CommandIO) throws(UsageError) -> ExitCode {
-    try ContainerPath.checkFolder(path)
+    let source = try InputResolver.resolve(path)
     if !force, (try? Syscalls.status(ofPath: output)) != nil {
       throw UsageError("\(TerminalText.escaped(output)): already exists; give --force to replace it, or --output FILE")
     }
-    let report: AuditReport
-    do {
-      report = try Auditor(rootPath: path, options: AuditOptions()).run()
-    } catch {
-      throw UsageError(TerminalText.escaped(error.description))
+    let reports = try source.audit(AuditRequest(options: { _ in AuditOptions() })).reports
+    // A folder of containers: the top level allows the largest container's figures, and each
+    // container with an id gets its own limits.
+    var report = reports.max { $0.backup.bytes < $1.backup.bytes } ?? AuditReport(
+      container: source.source, categories: [:], directories: 0, maxFileSize: nil, maxBackupSize: nil, findings: [], largest: [], entries: nil)
+    report.largest = [reports.flatMap(\.largest).max { $0.bytes < $1.bytes }].compactMap { $0 }
+    var document = Self.policy(for: report, headroom: headroom)
+    if source.isCollection, case .object(var members) = document {
+      var containers: [String: JSONValue] = [:]
+      for item in reports {
+        guard let id = item.id else { continue }
+        containers[id] = .object([
+          "maxFileSize": .unsigned(Self.withHeadroom(item.largest.first?.bytes ?? 0, headroom)),
+          "maxBackupSize": .unsigned(Self.withHeadroom(item.backup.bytes, headroom)),
+        ])
+      }
+      members["containers"] = .object(containers)
+      document = .object(members)
     }
-    let document = Self.policy(for: report, headroom: headroom)
     let text = document.serialized(pretty: true) + "\n"
     do {
       let descriptor = try Syscalls.createOrTruncate(atPath: output)

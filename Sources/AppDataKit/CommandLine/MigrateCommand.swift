@@ -3,6 +3,7 @@ struct MigrateCommand {
   let path: String
   let options: MigrationOptions
   let json: Bool
+  let apps: [String]
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
@@ -32,6 +33,23 @@ struct MigrateCommand {
     self.options = options
     let lastFormatOption = parsed.order.last { $0 == "format" || $0 == "json" }
     json = lastFormatOption == "json" ? parsed.flag("json") : parsed.value("format") == "json"
+    apps = parsed.allValues("app")
+  }
+
+  /// The one app container PATH names: PATH itself, a package's `AppData`, or, in a folder of
+  /// containers, the app container `--app` picks.
+  func container() throws(UsageError) -> ContainerRef {
+    let source = try InputResolver.resolve(path)
+    let folders = try source.folders()
+    let filter = apps.isEmpty ? nil : AppFilter(ids: apps)
+    let kept = folders.filter { filter?.matches($0.id) ?? true }
+    if !source.isCollection, let only = kept.first, kept.count == 1 { return only }
+    if !apps.isEmpty && kept.isEmpty { throw AppFilter.noMatch(apps, source: path, available: folders.map(\.name)) }
+    // In a folder of containers, the app's own container: its id is exactly the one named.
+    let apps = kept.filter { $0.kind == .app && self.apps.contains($0.id ?? "") }
+    if apps.count == 1 { return apps[0] }
+    let ids = folders.filter { $0.kind == .app }.map { TerminalText.escaped($0.name) }.sorted().joined(separator: ", ")
+    throw UsageError("\(TerminalText.escaped(path)): holds \(folders.count) containers; name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
   }
 
   /// A path relative to the container that cannot leave it.
@@ -43,10 +61,12 @@ struct MigrateCommand {
   }
 
   func run(io: CommandIO) throws(UsageError) -> ExitCode {
-    try ContainerPath.checkFolder(path)
+    let container = try container()
+    var options = options
+    if options.bundleID == nil, container.kind == .app { options.bundleID = container.id }
     let outcome: Migration.Outcome
     do {
-      outcome = try Migration(rootPath: path, options: options).run()
+      outcome = try Migration(rootPath: container.root, options: options).run()
     } catch {
       throw UsageError(error.message)
     }

@@ -39,69 +39,111 @@ public struct LocationRule: Sendable {
   }
 }
 
-/// The table itself; first match wins, so the more specific rules come first.
-public enum ContainerLayout {
+/// A layout table: which location rule an entry falls under, first match wins, so the more
+/// specific rules come first. An app (and an app extension) uses `app`; an app group container,
+/// whose files sit at its root, uses `group`.
+public struct ContainerLayout: Sendable {
+  /// A short name for docs and reports (`app`, `group`).
+  public let name: String
   /// Every location rule, in matching order.
-  public static let rules: [LocationRule] = [
-    LocationRule(pattern: [".com.apple.mobile_container_manager.metadata.plist"], category: .system, isStandard: true,
-                 purpose: "container metadata written by iOS (MCMMetadataIdentifier = bundle id)", isConfirmed: true),
-    LocationRule(pattern: [migrationJournalName], category: .other, isStandard: true,
-                 purpose: "appdata's own migration journal, present only while a migration is unfinished", isConfirmed: true),
-    LocationRule(pattern: ["Library", "Caches"], category: .cached, isStandard: true,
-                 purpose: "re-creatable data; never backed up, purged when space is low", isConfirmed: true),
-    LocationRule(pattern: ["Library", "SplashBoard"], category: .system, isStandard: true,
-                 purpose: "launch snapshots managed by iOS; excluded by MobileBackup", isConfirmed: false),
-    LocationRule(pattern: ["Library", "Saved Application State"], category: .system, isStandard: true,
-                 purpose: "state restoration data managed by the system; excluded by MobileBackup", isConfirmed: false),
-    LocationRule(pattern: ["Library", "SyncedPreferences"], category: .system, isStandard: true,
-                 purpose: "iCloud key-value store cache; excluded by MobileBackup", isConfirmed: false),
-    LocationRule(pattern: ["SystemData"], category: .system, isStandard: true,
-                 purpose: "data iOS keeps for the app; excluded by MobileBackup", isConfirmed: false),
-    LocationRule(pattern: ["Documents"], category: .critical, isStandard: true,
-                 purpose: "user-generated content; backed up", isConfirmed: true),
-    LocationRule(pattern: ["Library"], category: .critical, isStandard: true,
-                 purpose: "app files that are not user data (Application Support, Preferences, ...); backed up", isConfirmed: true),
-    LocationRule(pattern: ["GeoJSON"], category: .critical, isStandard: true,
-                 purpose: "routing-app coverage files; on MobileBackup's include list", isConfirmed: false),
-    LocationRule(pattern: ["tmp"], category: .temporary, isStandard: true,
-                 purpose: "temporary files; never backed up, purged when the app is not running", isConfirmed: true),
-    LocationRule(pattern: ["*.app"], category: .other, isStandard: true,
-                 purpose: "the app bundle (older layouts kept it beside Documents); not backed up", isConfirmed: true),
-  ]
-
+  public let rules: [LocationRule]
   /// What anything else at the top level falls under.
-  public static let unknownTopLevel = LocationRule(
-    pattern: ["*"], category: .other, isStandard: false,
-    purpose: "not on the backup's include list; not part of the standard layout", isConfirmed: true)
-
+  public let fallback: LocationRule
   /// The folders iOS defines, which QA1719 says not to mark (`excluded-system-folder`).
-  public static let systemDefinedFolders: [String] = [
-    "Documents", "Library", "Library/Application Support", "Library/Preferences",
-  ]
+  public let systemDefinedFolders: [String]
+
+  /// The categories of the rules, as plain values for the walk's hot loop.
+  private let categories: [Category]
+  private let standardFlags: [Bool]
+
+  init(name: String, rules: [LocationRule], fallback: LocationRule, systemDefinedFolders: [String]) {
+    self.name = name
+    self.rules = rules
+    self.fallback = fallback
+    self.systemDefinedFolders = systemDefinedFolders
+    categories = rules.map(\.category)
+    standardFlags = rules.map(\.isStandard)
+  }
+
+  /// The rule for an entry whose path components (from the container root) are `components`.
+  public func rule(for components: ArraySlice<[UInt8]>) -> LocationRule {
+    rules.first { $0.matches(components) } ?? fallback
+  }
+
+  /// Index form of `rule(for:)`, for the walk (-1 = the fallback).
+  func ruleIndex(for components: ArraySlice<[UInt8]>) -> Int {
+    rules.firstIndex { $0.matches(components) } ?? -1
+  }
+
+  func rule(at index: Int) -> LocationRule { index < 0 ? fallback : rules[index] }
+  func category(at index: Int) -> Category { index < 0 ? fallback.category : categories[index] }
+  func isStandard(at index: Int) -> Bool { index < 0 ? fallback.isStandard : standardFlags[index] }
 
   /// The name of the migration journal at the container root.
   public static let migrationJournalName = ".appdata-migration.journal"
 
-  /// The file whose `MCMMetadataIdentifier` names the bundle id.
+  /// The file at an iOS (and Simulator) container's root whose `MCMMetadataIdentifier` names
+  /// the bundle id or app group id.
   public static let metadataFileName = ".com.apple.mobile_container_manager.metadata.plist"
 
-  /// The rule for an entry whose path components (from the container root) are `components`.
-  public static func rule(for components: ArraySlice<[UInt8]>) -> LocationRule {
-    rules.first { $0.matches(components) } ?? unknownTopLevel
-  }
+  /// Rules every layout starts with: the container's own metadata, and appdata's journal.
+  private static let metadataRules: [LocationRule] = [
+    LocationRule(pattern: [metadataFileName], category: .system, isStandard: true,
+                 purpose: "container metadata written by iOS (MCMMetadataIdentifier = bundle id or group id)", isConfirmed: true),
+    LocationRule(pattern: [migrationJournalName], category: .other, isStandard: true,
+                 purpose: "appdata's own migration journal, present only while a migration is unfinished", isConfirmed: true),
+  ]
 
-  /// Index form of `rule(for:)`, for the walk (-1 = unknown top-level entry).
-  static func ruleIndex(for components: ArraySlice<[UInt8]>) -> Int {
-    rules.firstIndex { $0.matches(components) } ?? -1
-  }
+  /// An app's (or an app extension's) data container. (DOMAIN.md section 1, seed 002 Table 1-1,
+  /// and MobileBackup's include/exclude lists.)
+  public static let app = ContainerLayout(
+    name: "app",
+    rules: metadataRules + [
+      LocationRule(pattern: ["Library", "Caches"], category: .cached, isStandard: true,
+                   purpose: "re-creatable data; never backed up, purged when space is low", isConfirmed: true),
+      LocationRule(pattern: ["Library", "SplashBoard"], category: .system, isStandard: true,
+                   purpose: "launch snapshots managed by iOS; excluded by MobileBackup", isConfirmed: false),
+      LocationRule(pattern: ["Library", "Saved Application State"], category: .system, isStandard: true,
+                   purpose: "state restoration data managed by the system; excluded by MobileBackup", isConfirmed: false),
+      LocationRule(pattern: ["Library", "SyncedPreferences"], category: .system, isStandard: true,
+                   purpose: "iCloud key-value store cache; excluded by MobileBackup", isConfirmed: false),
+      LocationRule(pattern: ["SystemData"], category: .system, isStandard: true,
+                   purpose: "data iOS keeps for the app; excluded by MobileBackup", isConfirmed: false),
+      LocationRule(pattern: ["Documents"], category: .critical, isStandard: true,
+                   purpose: "user-generated content; backed up", isConfirmed: true),
+      LocationRule(pattern: ["Library"], category: .critical, isStandard: true,
+                   purpose: "app files that are not user data (Application Support, Preferences, ...); backed up", isConfirmed: true),
+      LocationRule(pattern: ["GeoJSON"], category: .critical, isStandard: true,
+                   purpose: "routing-app coverage files; on MobileBackup's include list", isConfirmed: false),
+      LocationRule(pattern: ["tmp"], category: .temporary, isStandard: true,
+                   purpose: "temporary files; never backed up, purged when the app is not running", isConfirmed: true),
+      LocationRule(pattern: ["*.app"], category: .other, isStandard: true,
+                   purpose: "the app bundle (older layouts kept it beside Documents); not backed up", isConfirmed: true),
+    ],
+    fallback: LocationRule(
+      pattern: ["*"], category: .other, isStandard: false,
+      purpose: "not on the backup's include list; not part of the standard layout", isConfirmed: true),
+    systemDefinedFolders: ["Documents", "Library", "Library/Application Support", "Library/Preferences"])
 
-  static func rule(at index: Int) -> LocationRule { index < 0 ? unknownTopLevel : rules[index] }
+  /// An app group container (`Shared/AppGroup/<UUID>`, `~/Library/Group Containers/<id>`): its
+  /// files sit at the root (`ChatStorage.sqlite`, `stickers/`) and are backed up; a real backup
+  /// holds a group's top-level files and none of its `Library/Caches`.
+  public static let group = ContainerLayout(
+    name: "group",
+    rules: metadataRules + [
+      LocationRule(pattern: ["Library", "Caches"], category: .cached, isStandard: true,
+                   purpose: "re-creatable data; never backed up, purged when space is low", isConfirmed: true),
+      LocationRule(pattern: ["tmp"], category: .temporary, isStandard: true,
+                   purpose: "temporary files; not backed up", isConfirmed: false),
+    ],
+    fallback: LocationRule(
+      pattern: ["*"], category: .critical, isStandard: true,
+      purpose: "the group's shared files, wherever they sit; backed up", isConfirmed: true),
+    systemDefinedFolders: ["Library", "Library/Application Support", "Library/Preferences"])
 
-  /// The categories of the rules, as plain values for the walk's hot loop.
-  private static let categories: [Category] = rules.map(\.category)
+  /// The layout a container of `kind` uses: groups their own, apps and plugins the app's.
+  public static func forKind(_ kind: ContainerKind) -> ContainerLayout { kind == .group ? group : app }
 
-  private static let standardFlags: [Bool] = rules.map(\.isStandard)
-
-  static func category(at index: Int) -> Category { index < 0 ? unknownTopLevel.category : categories[index] }
-  static func isStandard(at index: Int) -> Bool { index < 0 ? unknownTopLevel.isStandard : standardFlags[index] }
+  /// Every layout, for Docs/rules.md.
+  public static let all: [ContainerLayout] = [app, group]
 }

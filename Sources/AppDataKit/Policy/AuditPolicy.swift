@@ -20,13 +20,39 @@ public struct AuditPolicy: Sendable {
   /// Paths left out of findings (still counted).
   public var ignore: [Glob] = []
   public var budgets: [Budget] = []
+  /// Per-container overrides by id (`"containers": {"com.example.app": {…}}`): the keys each
+  /// gives replace the top level's for that container (`rules` are merged, rule by rule).
+  public var containers: [String: Override] = [:]
+
+  /// One container's override: its values, and which keys it gave.
+  public struct Override: Sendable {
+    public var policy: AuditPolicy
+    public var keys: Set<String>
+  }
 
   public init() {}
+
+  /// The policy for the container with `id`: the top level with that id's override applied.
+  public func forContainer(_ id: String?) -> AuditPolicy {
+    guard let id, let override = containers[id] else { return self }
+    var merged = self
+    let keys = override.keys
+    if keys.contains("maxFileSize") { merged.maxFileSize = override.policy.maxFileSize }
+    if keys.contains("maxBackupSize") { merged.maxBackupSize = override.policy.maxBackupSize }
+    if keys.contains("warnAt") { merged.warnAt = override.policy.warnAt }
+    if keys.contains("rules") { merged.severities.merge(override.policy.severities) { $1 } }
+    if keys.contains("ignore") { merged.ignore = override.policy.ignore }
+    if keys.contains("budgets") { merged.budgets = override.policy.budgets }
+    merged.containers = [:]
+    return merged
+  }
 
   /// The file `appdata audit` reads when neither `--config` nor `--no-config` is given.
   public static let defaultFileName = "appdata.json"
   /// The keys a policy file may hold.
-  public static let keys = ["$schema", "maxFileSize", "maxBackupSize", "warnAt", "rules", "ignore", "budgets"]
+  public static let keys = ["$schema", "maxFileSize", "maxBackupSize", "warnAt", "rules", "ignore", "budgets", "containers"]
+  /// The keys a per-container override may hold.
+  public static let containerKeys = ["maxFileSize", "maxBackupSize", "warnAt", "rules", "ignore", "budgets"]
   /// Policy files are small; anything bigger is a mistake, not a policy.
   static let maximumFileSize = 1 << 20
 
@@ -52,15 +78,36 @@ public struct AuditPolicy: Sendable {
     return try parse(document)
   }
 
-  static func parse(_ document: JSONValue) throws(LoadError) -> AuditPolicy {
+  static func parse(_ document: JSONValue, prefix: String = "", allowed: [String] = keys) throws(LoadError) -> AuditPolicy {
     guard let members = document.objectValue else {
-      throw LoadError(message: "expected an object at the top level, found \(document.typeName)")
+      throw LoadError(message: prefix.isEmpty ? "expected an object at the top level, found \(document.typeName)"
+                                              : "key '\(prefix.dropLast())': expected an object of policy keys, found \(document.typeName)")
     }
     var policy = AuditPolicy()
-    for key in members.keys.sorted() where !keys.contains(key) {
-      var message = "unknown key '\(TerminalText.escaped(key))'"
-      if let suggestion = Suggestion.nearest(to: key, among: keys) { message += "; did you mean '\(suggestion)'?" }
+    for key in members.keys.sorted() where !allowed.contains(key) {
+      var message = "unknown key '\(prefix)\(TerminalText.escaped(key))'"
+      if let suggestion = Suggestion.nearest(to: key, among: allowed) { message += "; did you mean '\(suggestion)'?" }
       throw LoadError(message: message)
+    }
+    if let value = members["containers"] {
+      guard let containers = value.objectValue else {
+        throw LoadError(message: "key 'containers': expected an object of container id to policy keys, found \(value.typeName)")
+      }
+      for (id, item) in containers.sorted(by: { $0.key < $1.key }) {
+        let prefix = "containers.\(TerminalText.escaped(id))."
+        let inner: AuditPolicy
+        do {
+          inner = try parse(item, prefix: prefix, allowed: containerKeys)
+        } catch {
+          // The inner keys' messages name them from the top of the override: add where it is.
+          var message = error.message
+          if !message.contains(prefix), let range = message.range(of: "key '") {
+            message.replaceSubrange(range, with: "key '" + prefix)
+          }
+          throw LoadError(message: message)
+        }
+        policy.containers[id] = Override(policy: inner, keys: Set(item.objectValue?.keys.map { $0 } ?? []))
+      }
     }
     if let value = members["maxFileSize"] { policy.maxFileSize = try size(value, key: "maxFileSize") }
     if let value = members["maxBackupSize"] { policy.maxBackupSize = try size(value, key: "maxBackupSize") }

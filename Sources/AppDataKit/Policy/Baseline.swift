@@ -1,6 +1,8 @@
 /// An earlier `appdata audit --format json` report, to measure growth against.
 public struct Baseline: Sendable {
   public var file: String
+  /// The container's id in the baseline report (nil: it had none, or predates ids).
+  public var id: String?
   public var backupBytes: UInt64
   public var categoryBytes: [Category: UInt64]
   /// Sizes of the files the baseline names (its `largest`, and its `entries` if listed).
@@ -14,7 +16,7 @@ public struct Baseline: Sendable {
   /// a guess: make baselines without `--list all`.
   static let maximumFileSize = 64 << 20
 
-  public static func load(path: String) throws(AuditPolicy.LoadError) -> Baseline {
+  public static func load(path: String) throws(AuditPolicy.LoadError) -> BaselineSet {
     let bytes: [UInt8]
     do {
       bytes = try FileReading.read(path: path, limit: maximumFileSize)
@@ -27,10 +29,6 @@ public struct Baseline: Sendable {
     } catch {
       throw AuditPolicy.LoadError(message: "not valid JSON: \(error)")
     }
-    return try parse(document, file: path)
-  }
-
-  static func parse(_ document: JSONValue, file: String) throws(AuditPolicy.LoadError) -> Baseline {
     func fail(_ message: String) -> AuditPolicy.LoadError { AuditPolicy.LoadError(message: message) }
     guard let members = document.objectValue, members["tool"]?.objectValue?["name"]?.stringValue == AppDataVersion.name else {
       throw fail("not an appdata audit report (no \"tool\": {\"name\": \"appdata\"}); make the baseline with 'appdata audit --format json'")
@@ -41,6 +39,24 @@ public struct Baseline: Sendable {
     guard version == UInt64(AppDataVersion.auditSchemaVersion) else {
       throw fail("schemaVersion \(version), but this appdata reads schemaVersion \(AppDataVersion.auditSchemaVersion); make a new baseline with this version")
     }
+    // A report of many containers holds one report per container.
+    if let containers = members["containers"]?.arrayValue {
+      var baselines: [Baseline] = []
+      for (index, item) in containers.enumerated() {
+        do {
+          baselines.append(try parse(item, file: path))
+        } catch {
+          throw fail("containers[\(index)]: \(error.message)")
+        }
+      }
+      return BaselineSet(file: path, baselines: baselines)
+    }
+    return BaselineSet(file: path, baselines: [try parse(document, file: path)])
+  }
+
+  static func parse(_ document: JSONValue, file: String) throws(AuditPolicy.LoadError) -> Baseline {
+    func fail(_ message: String) -> AuditPolicy.LoadError { AuditPolicy.LoadError(message: message) }
+    guard let members = document.objectValue else { throw fail("expected a report object, found \(document.typeName)") }
     guard let summary = members["summary"]?.objectValue, let categories = summary["categories"]?.objectValue,
           let backup = summary["backup"]?.objectValue?["bytes"]?.unsignedValue else {
       throw fail("no summary.categories or summary.backup.bytes")
@@ -64,7 +80,20 @@ public struct Baseline: Sendable {
     collect(members["entries"]?.arrayValue, criticalOnly: true)
     let listsAll = members["entries"]?.arrayValue != nil
       && (members["entries"]?.arrayValue ?? []).contains { $0.objectValue?["category"]?.stringValue == Category.critical.rawValue }
-    return Baseline(file: file, backupBytes: backup, categoryBytes: categoryBytes, fileBytes: fileBytes, listsEveryBackedUpFile: listsAll)
+    return Baseline(file: file, id: members["id"]?.stringValue, backupBytes: backup, categoryBytes: categoryBytes, fileBytes: fileBytes, listsEveryBackedUpFile: listsAll)
+  }
+}
+
+/// The reports of a baseline file: one, or one per container of a report of many.
+public struct BaselineSet: Sendable {
+  public var file: String
+  public var baselines: [Baseline]
+
+  /// The baseline of the container with `id`: the report with the same id; in the audit of one
+  /// container, a file holding one report is its baseline whatever the ids.
+  public func baseline(for id: String?, isOnlyContainer: Bool) -> Baseline? {
+    if isOnlyContainer && baselines.count == 1 { return baselines[0] }
+    return baselines.first { $0.id != nil && $0.id == id }
   }
 }
 

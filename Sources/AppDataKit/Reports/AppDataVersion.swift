@@ -5,3 +5,8 @@ public enum AppDataVersion {
   /// The `schemaVersion` of the audit JSON (Docs/audit.schema.json).
   public static let auditSchemaVersion: Int64 = 1
 }
+
+extension AppDataVersion {
+  /// `{"name": "appdata", "version": …}`, as every JSON report names its tool.
+  static var toolJSON: JSONValue { .object(["name": .string(name), "version": .string(current)]) }
+}

@@ -37,12 +37,14 @@ extension AuditReport {
   private func header() -> [String: JSONValue] {
     [
       "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
-      "tool": .object(["name": .string(AppDataVersion.name), "version": .string(AppDataVersion.current)]),
+      "tool": AppDataVersion.toolJSON,
       "container": .string(container),
+      "id": id.map { .string($0) } ?? .null,
+      "kind": .string(kind.rawValue),
     ]
   }
 
-  private func summaryJSON() -> JSONValue {
+  func summaryJSON() -> JSONValue {
     var categoryObjects: [String: JSONValue] = [:]
     for category in Category.allCases {
       categoryObjects[category.rawValue] = (categories[category] ?? CategoryTotals()).json()
@@ -54,7 +56,7 @@ extension AuditReport {
     ])
   }
 
-  private func limitsJSON() -> JSONValue {
+  func limitsJSON() -> JSONValue {
     .object(["maxFileSize": .optional(maxFileSize), "maxBackupSize": .optional(maxBackupSize)])
   }
 }
@@ -126,12 +128,37 @@ extension ListedEntry {
   }
 }
 
+/// The fields that name a line's container in the NDJSON of a report of many containers:
+/// `container` (its path) and `id`, serialized once.
+public struct NDJSONTag: Sendable {
+  public let container: String
+  public let id: String?
+  /// `"container":"…"` and `"id":…` as JSON bytes.
+  let containerField: [UInt8]
+  let idField: [UInt8]
+
+  public init(container: String, id: String?) {
+    self.container = container
+    self.id = id
+    containerField = Array(#""container":"#.utf8) + Array(JSONValue.string(container).serialized(pretty: false).utf8)
+    idField = Array(#""id":"#.utf8) + Array((id.map { JSONValue.string($0) } ?? .null).serialized(pretty: false).utf8)
+  }
+
+  /// Adds the fields to a line's object.
+  func add(to object: inout [String: JSONValue]) {
+    object["container"] = .string(container)
+    object["id"] = id.map { .string($0) } ?? .null
+  }
+}
+
 extension ListedEntry {
   /// Appends `{"type":"entry",…}` and a newline: the same bytes as `json(type: "entry")`
   /// serialized compactly, written without building a JSON tree (the NDJSON stream's hot path).
-  func appendNDJSONLine(to buffer: inout [UInt8]) {
+  func appendNDJSONLine(to buffer: inout [UInt8], tag: NDJSONTag? = nil) {
     guard RelativePath.isPlainJSON(path), RelativePath.isPlainJSON(excludedBy ?? []) else {
-      buffer.append(contentsOf: json(type: "entry").serialized(pretty: false).utf8)
+      guard case .object(var object) = json(type: "entry") else { return }
+      tag?.add(to: &object)
+      buffer.append(contentsOf: JSONValue.object(object).serialized(pretty: false).utf8)
       buffer.append(0x0A)
       return
     }
@@ -141,13 +168,22 @@ extension ListedEntry {
     JSONValue.writeDecimal(bytes, to: &buffer)
     buffer.append(contentsOf: #","category":""#.utf8)
     buffer.append(contentsOf: category.rawValue.utf8)
-    buffer.append(contentsOf: #"","excludedBy":"#.utf8)
+    buffer.append(0x22)
+    if let tag {
+      buffer.append(0x2C)
+      buffer.append(contentsOf: tag.containerField)
+    }
+    buffer.append(contentsOf: #","excludedBy":"#.utf8)
     if let excludedBy {
       buffer.append(0x22)
       buffer.append(contentsOf: excludedBy)
       buffer.append(0x22)
     } else {
       buffer.append(contentsOf: "null".utf8)
+    }
+    if let tag {
+      buffer.append(0x2C)
+      buffer.append(contentsOf: tag.idField)
     }
     buffer.append(contentsOf: #","marker":"#.utf8)
     if let name = marker.name {

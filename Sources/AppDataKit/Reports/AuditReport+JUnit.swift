@@ -4,6 +4,18 @@ extension AuditReport {
   /// A test suite with one test case per rule: it fails when the rule has findings at or
   /// above `failOn`; lesser findings go to the case's system-out. Rules turned off are skipped.
   public func junitXML(failOn: Severity?, disabledRules: Set<String>) -> String {
+    let suite = junitSuite(failOn: failOn, disabledRules: disabledRules, name: "appdata audit \(container)")
+    return """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <testsuites name="appdata audit" tests="\(suite.tests)" failures="\(suite.failures)" errors="0" skipped="\(suite.skipped)">
+      \(suite.text)
+      </testsuites>
+
+      """
+  }
+
+  /// One `<testsuite>` (indented two spaces) and its counts.
+  func junitSuite(failOn: Severity?, disabledRules: Set<String>, name suiteName: String) -> (text: String, tests: Int, failures: Int, skipped: Int) {
     var cases: [String] = []
     var failures = 0
     var skipped = 0
@@ -34,20 +46,21 @@ extension AuditReport {
       cases.append(body + "\n    </testcase>")
     }
     let count = AuditRule.all.count
-    return """
-      <?xml version="1.0" encoding="UTF-8"?>
-      <testsuites name="appdata audit" tests="\(count)" failures="\(failures)" errors="0" skipped="\(skipped)">
-        <testsuite name="appdata audit \(Self.xml(container))" tests="\(count)" failures="\(failures)" errors="0" skipped="\(skipped)">
+    var properties = [
+      "      <property name=\"backupBytes\" value=\"\(backup.bytes)\"/>",
+      "      <property name=\"backupFiles\" value=\"\(backup.files)\"/>",
+      "      <property name=\"maxBackupSize\" value=\"\(maxBackupSize.map(String.init) ?? "")\"/>",
+    ]
+    if let id { properties.append("      <property name=\"id\" value=\"\(Self.xml(id))\"/>") }
+    let text = """
+        <testsuite name="\(Self.xml(suiteName))" tests="\(count)" failures="\(failures)" errors="0" skipped="\(skipped)">
           <properties>
-            <property name="backupBytes" value="\(backup.bytes)"/>
-            <property name="backupFiles" value="\(backup.files)"/>
-            <property name="maxBackupSize" value="\(maxBackupSize.map(String.init) ?? "")"/>
+      \(properties.joined(separator: "\n"))
           </properties>
       \(cases.joined(separator: "\n"))
         </testsuite>
-      </testsuites>
-
       """
+    return (text, count, failures, skipped)
   }
 
   private static func line(_ finding: Finding) -> String {

@@ -4,18 +4,14 @@ extension AuditReport {
   /// A SARIF 2.1.0 log: the rules with their descriptions and help, and one result per finding,
   /// located relative to the container (`uriBaseId` CONTAINER).
   public func sarifDocument() -> JSONValue {
+    Self.sarifLog(results: sarifResults(uriBaseId: "CONTAINER"),
+                  bases: ["CONTAINER": .object(["uri": .string("file://" + Self.uriPath(Array(container.utf8)) + "/")])])
+  }
+
+  /// One SARIF result per finding, located relative to `uriBaseId`.
+  func sarifResults(uriBaseId: String) -> [JSONValue] {
     let rules = AuditRule.all
-    let ruleObjects: [JSONValue] = rules.map { rule in
-      .object([
-        "id": .string(rule.id),
-        "name": .string(Self.sarifName(rule.id)),
-        "shortDescription": .object(["text": .string(rule.rationale)]),
-        "fullDescription": .object(["text": .string(rule.rationale)]),
-        "help": .object(["text": .string(rule.remedy)]),
-        "defaultConfiguration": .object(["level": .string(Self.sarifLevel(rule.severity))]),
-      ])
-    }
-    let results: [JSONValue] = findings.map { finding in
+    return findings.map { finding in
       var result: [String: JSONValue] = [
         "ruleId": .string(finding.rule.id),
         "ruleIndex": .integer(Int64(rules.firstIndex(of: finding.rule) ?? 0)),
@@ -25,12 +21,26 @@ extension AuditReport {
       if finding.path != Array(".".utf8) {
         result["locations"] = .array([.object([
           "physicalLocation": .object([
-            "artifactLocation": .object(["uri": .string(Self.uriPath(finding.path)), "uriBaseId": .string("CONTAINER")]),
+            "artifactLocation": .object(["uri": .string(Self.uriPath(finding.path)), "uriBaseId": .string(uriBaseId)]),
           ]),
         ])])
       }
       if let bytes = finding.bytes { result["properties"] = .object(["bytes": .unsigned(bytes)]) }
       return .object(result)
+    }
+  }
+
+  /// The SARIF log around `results`: the tool, its rules, and the base URIs.
+  static func sarifLog(results: [JSONValue], bases: [String: JSONValue]) -> JSONValue {
+    let ruleObjects: [JSONValue] = AuditRule.all.map { rule in
+      .object([
+        "id": .string(rule.id),
+        "name": .string(Self.sarifName(rule.id)),
+        "shortDescription": .object(["text": .string(rule.rationale)]),
+        "fullDescription": .object(["text": .string(rule.rationale)]),
+        "help": .object(["text": .string(rule.remedy)]),
+        "defaultConfiguration": .object(["level": .string(Self.sarifLevel(rule.severity))]),
+      ])
     }
     return .object([
       "$schema": .string("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"),
@@ -41,7 +51,7 @@ extension AuditReport {
           "version": .string(AppDataVersion.current),
           "rules": .array(ruleObjects),
         ])]),
-        "originalUriBaseIds": .object(["CONTAINER": .object(["uri": .string("file://" + Self.uriPath(Array(container.utf8)) + "/")])]),
+        "originalUriBaseIds": .object(bases),
         "results": .array(results),
       ])]),
     ])

@@ -25,8 +25,8 @@ public struct WalkedEntry {
   /// 1 for top-level entries.
   public var depth: Int
   public var status: FileStatus
-  /// The index of the location rule the entry falls under (`ContainerLayout.rules`; -1: unknown
-  /// top-level entry). Plain values rather than the rule itself: sharing one reference-counted
+  /// The index of the location rule the entry falls under (the container's `ContainerLayout`
+  /// rules; -1: its fallback). Plain values rather than the rule itself: sharing one reference-counted
   /// object between walker threads costs more than the walk's own work.
   public var ruleIndex: Int
   /// The rule's category: where the entry lives, before markers.
@@ -47,7 +47,7 @@ public struct WalkedEntry {
   public var parentCategory: Category
 
   init(parentPath: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, depth: Int, status: FileStatus, ruleIndex: Int,
-       locationCategory: Category, category: Category, ownMarkers: MarkerSet, inheritedExclusion: BorrowedExclusion?,
+       isStandardLocation: Bool, locationCategory: Category, category: Category, ownMarkers: MarkerSet, inheritedExclusion: BorrowedExclusion?,
        declinesBackup: Bool, isCacheDirectoryTag: Bool, parentCategory: Category) {
     self.parentBytes = parentPath
     self.nameBytes = name
@@ -55,7 +55,7 @@ public struct WalkedEntry {
     self.status = status
     self.ruleIndex = ruleIndex
     self.locationCategory = locationCategory
-    self.isStandardLocation = depth == 1 ? ContainerLayout.isStandard(at: ruleIndex) : true
+    self.isStandardLocation = isStandardLocation
     self.category = category
     self.ownMarkers = ownMarkers
     self.inherited = inheritedExclusion
@@ -63,9 +63,6 @@ public struct WalkedEntry {
     self.isCacheDirectoryTag = isCacheDirectoryTag
     self.parentCategory = parentCategory
   }
-
-  /// The location rule the entry falls under.
-  public var rule: LocationRule { ContainerLayout.rule(at: ruleIndex) }
 
   /// The entry's folder, relative to the container root (empty at the top level).
   public var parentPath: [UInt8] { Array(parentBytes) }

@@ -13,10 +13,13 @@ public struct Walker: Sendable {
   public let rootPath: String
   /// Worker threads; 1 walks on the calling thread.
   public let jobs: Int
+  /// The layout table that places entries (an app's or a group's).
+  public let layout: ContainerLayout
 
-  public init(rootPath: String, jobs: Int) {
+  public init(rootPath: String, jobs: Int, layout: ContainerLayout = .app) {
     self.rootPath = rootPath
     self.jobs = max(1, jobs)
+    self.layout = layout
   }
 
   /// Opens the root and walks it, giving each worker a visitor from `makeVisitor`.
@@ -47,7 +50,7 @@ public struct Walker: Sendable {
 
     if jobs == 1 {
       var visitor = makeVisitor()
-      var worker = Worker(progress: progress, root: rootDescriptor)
+      var worker = Worker(progress: progress, root: rootDescriptor, layout: layout)
       worker.run(queue: queue, visitor: &visitor, shares: false)
       return [visitor]
     }
@@ -63,7 +66,7 @@ public struct Walker: Sendable {
         // The visitor lives on this thread's stack while it works: visitors side by side in
         // one array would share cache lines, and every counter update would bounce them.
         var visitor = visitors.values[index]
-        var worker = Worker(progress: progress, root: rootDescriptor)
+        var worker = Worker(progress: progress, root: rootDescriptor, layout: layout)
         worker.run(queue: queue, visitor: &visitor, shares: true)
         visitors.values[index] = visitor
         group.leave()
@@ -180,13 +183,15 @@ struct Worker {
   private let handOverAll = TestHooks.handOverAll
   /// The container root, open in every worker's descriptor table.
   private let root: FileDescriptor
+  private let layout: ContainerLayout
   private var children: [PendingFolder] = []
   private var localEntries = 0
   private var localBytes: UInt64 = 0
 
-  init(progress: WalkProgress?, root: FileDescriptor) {
+  init(progress: WalkProgress?, root: FileDescriptor, layout: ContainerLayout) {
     self.progress = progress
     self.root = root
+    self.layout = layout
   }
 
   mutating func run<V: WalkVisitor>(queue: WorkQueue, visitor: inout V, shares: Bool) {
@@ -279,13 +284,13 @@ struct Worker {
     // Location: decided by the first two components, inherited below.
     let ruleIndex: Int
     if depth == 1 {
-      ruleIndex = ContainerLayout.ruleIndex(for: [Array(name)][...])
+      ruleIndex = layout.ruleIndex(for: [Array(name)][...])
     } else if depth <= LocationRule.maximumDepth, let top = folder.topLevelName {
-      ruleIndex = ContainerLayout.ruleIndex(for: [top, Array(name)][...])
+      ruleIndex = layout.ruleIndex(for: [top, Array(name)][...])
     } else {
       ruleIndex = folder.ruleIndex ?? -1
     }
-    let locationCategory = depth <= LocationRule.maximumDepth ? ContainerLayout.category(at: ruleIndex) : folder.locationCategory
+    let locationCategory = depth <= LocationRule.maximumDepth ? layout.category(at: ruleIndex) : folder.locationCategory
 
     var attributes = EntryAttributes()
     switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch, pathFallback: pathFallback) {
@@ -304,6 +309,7 @@ struct Worker {
 
     let entry = WalkedEntry(
       parentPath: parentPath, name: name, depth: depth, status: status, ruleIndex: ruleIndex,
+      isStandardLocation: depth == 1 ? layout.isStandard(at: ruleIndex) : true,
       locationCategory: locationCategory, category: category,
       ownMarkers: attributes.markers, inheritedExclusion: exclusion,
       declinesBackup: attributes.declinesBackup, isCacheDirectoryTag: isCacheTag, parentCategory: folder.category)

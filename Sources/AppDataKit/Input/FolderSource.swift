@@ -1,0 +1,68 @@
+/// Containers that are folders on disk (a container root, an `.xcappdata`'s `AppData`, the
+/// containers of a Simulator device or a folder of containers): each is walked in turn.
+struct FolderSource: ContainerSource {
+  let source: String
+  let isCollection: Bool
+  let containers: [ContainerRef]
+
+  func folders() throws(UsageError) -> [ContainerRef] { containers }
+
+  func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
+    var reports: [AuditReport] = []
+    for container in containers where request.filter?.matches(container.id) ?? true {
+      var auditor = Auditor(rootPath: container.root, options: request.options(container.id))
+      auditor.layout = ContainerLayout.forKind(container.kind)
+      auditor.entrySink = request.entrySink
+      auditor.progress = request.progress
+      if request.tagsLines { auditor.lineTag = NDJSONTag(container: Syscalls.absolutePath(container.root), id: container.id) }
+      var report: AuditReport
+      do {
+        report = try auditor.run()
+      } catch {
+        // One container of many that cannot be opened is a finding; the others are audited.
+        guard isCollection else { throw UsageError(TerminalText.escaped(error.description)) }
+        report = AuditReport(container: Syscalls.absolutePath(container.root), categories: [:], directories: 0,
+                             maxFileSize: nil, maxBackupSize: nil, findings: [
+                               Finding(rule: .unreadable, path: Array(".".utf8), message: "cannot \(error.action): \(error.reason)", bytes: nil),
+                             ], largest: [], entries: nil)
+      }
+      report.id = container.id
+      report.kind = container.kind
+      report.name = container.name
+      reports.append(report)
+    }
+    return AuditOutcome(reports: reports, available: containers.map(\.name), isCollection: isCollection)
+  }
+}
+
+/// Containers inside an archive, read in one pass without extracting it (`ArchiveAuditor`).
+struct ArchiveSource: ContainerSource {
+  let source: String
+  let path: String
+  let root: [[UInt8]]?
+  let maximumBytes: UInt64?
+  /// Whether the archive holds a folder of containers; known once it is read.
+  var isCollection: Bool { false }
+
+  func folders() throws(UsageError) -> [ContainerRef] {
+    throw UsageError("\(TerminalText.escaped(path)): is an archive; appdata changes containers only in folders: extract it first (with 'tar --xattrs' or 'ditto -x -k' on a Mac)")
+  }
+
+  func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
+    var auditor = ArchiveAuditor(archivePath: path, options: request.options)
+    auditor.root = root
+    if let maximumBytes { auditor.maximumBytes = maximumBytes }
+    auditor.entrySink = request.entrySink
+    auditor.tagsLines = request.tagsLines
+    auditor.optionsDependOnID = request.optionsDependOnID
+    let containers: [ArchiveAuditor.Container]
+    do {
+      containers = try auditor.run()
+    } catch {
+      throw UsageError("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
+    }
+    let kept = containers.filter { request.filter?.matches($0.id) ?? true }
+    let isCollection = containers.count > 1 || containers.contains(where: \.isInCollection)
+    return AuditOutcome(reports: kept.map(\.report), available: containers.map(\.report.name), isCollection: isCollection)
+  }
+}

@@ -1,0 +1,69 @@
+/// The one place PATH (for `audit` and `migrate`) becomes containers: a folder is matched
+/// against each folder input kind in turn; a regular file is an archive.
+public enum InputResolver {
+  /// The folder input kinds, most specific first: a package and a device are recognised by
+  /// their own files before a folder that merely holds `Library`.
+  static let folderKinds: [any FolderInputKind.Type] = [
+    XcodePackage.self, SimulatorDevice.self, ContainerFolder.self, FolderOfContainers.self,
+  ]
+
+  /// What `path` holds. `root` (`--root`) names the container's folder inside PATH, a folder
+  /// or an archive; `maximumArchiveBytes` applies to archives only.
+  public static func resolve(_ path: String, root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil) throws(UsageError) -> any ContainerSource {
+    if path.isEmpty { throw UsageError("the container path is empty") }
+    let status: FileStatus
+    do {
+      status = try Syscalls.status(ofPath: path)
+    } catch {
+      if error.isNotFound { throw UsageError("\(TerminalText.escaped(path)): no such file or folder") }
+      throw UsageError(TerminalText.escaped(error.description))
+    }
+    if status.kind == .regular {
+      return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes)
+    }
+    try ContainerPath.checkFolder(path)
+    if maximumArchiveBytes != nil {
+      throw UsageError("\(TerminalText.escaped(path)): is a folder; --max-archive-bytes applies to archives")
+    }
+    if let root {
+      return try named(root, in: path)
+    }
+    guard let folder = ProbedFolder(path: path) else {
+      throw UsageError("\(TerminalText.escaped(path)): cannot read the folder")
+    }
+    for kind in folderKinds {
+      if let match = try kind.recognize(folder) {
+        return FolderSource(source: Syscalls.absolutePath(path), isCollection: match.isCollection,
+                            containers: match.containers.sorted { $0.root < $1.root })
+      }
+    }
+    throw Refusal.noContainer(folder)
+  }
+
+  /// `--root ROOT` on a folder: PATH/ROOT is the container, whatever it holds.
+  private static func named(_ root: [[UInt8]], in path: String) throws(UsageError) -> any ContainerSource {
+    let relative = RelativePath.display(RelativePath.join(root))
+    let full = root.isEmpty ? path : (path.hasSuffix("/") ? path : path + "/") + relative
+    guard let folder = ProbedFolder(path: full) else {
+      throw UsageError("\(TerminalText.escaped(full)): --root names no folder inside \(TerminalText.escaped(path))")
+    }
+    let parentPath = full.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    let parent = ProbedFolder(path: parentPath.isEmpty ? "." : parentPath)
+    let container = ContainerFolder.reference(folder, parent: parent, kind: nil)
+    return FolderSource(source: Syscalls.absolutePath(path), isCollection: false, containers: [container])
+  }
+}
+
+/// One kind of folder PATH can be.
+protocol FolderInputKind {
+  /// The containers `folder` holds when it is of this kind; nil when it is not. Throws (exit 2)
+  /// when it is of this kind but holds no app data (a folder of `.app` bundles).
+  static func recognize(_ folder: ProbedFolder) throws(UsageError) -> FolderMatch?
+}
+
+/// What a folder input kind found.
+struct FolderMatch {
+  var containers: [ContainerRef]
+  /// A folder of containers (a report of many), rather than one container.
+  var isCollection: Bool
+}
