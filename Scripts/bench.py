@@ -61,6 +61,39 @@ def ensure_container(bench_dir, entries):
     return path
 
 
+def ensure_device(bench_dir, entries):
+    path = os.path.join(bench_dir, f"device-{entries}")
+    stamp = path + ".done"
+    if not os.path.exists(stamp):
+        subprocess.run(["rm", "-rf", path], check=True)
+        print(f"generating a device of {entries} entries in {path} ...", flush=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "generate-device.py"), "--entries", str(entries), path], check=True)
+        open(stamp, "w").close()
+    return path
+
+
+def device(appdata, bench_dir, entries, rounds):
+    """A Simulator-shaped device of 20 containers against one container of the same size: the
+    report of many must cost what one walk of that many entries costs (both against du -sb)."""
+    folder = ensure_device(bench_dir, entries)
+    container = ensure_container(bench_dir, entries)
+    commands = {
+        "appdata audit --format json DEVICE": [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config", folder],
+        "du -sb DEVICE": ["du", "-sb", folder],
+        "appdata audit --format json CONTAINER": [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config", container],
+        "du -sb CONTAINER": ["du", "-sb", container],
+    }
+    print(f"== a device of 20 containers (12 apps, 5 groups, 3 extensions), {entries} entries, against one container of {entries}; "
+          f"{rounds} rounds, warm cache (medians) ==")
+    medians = alternate(commands, rounds, "du -sb CONTAINER")
+    device_ratio = medians["appdata audit --format json DEVICE"] / medians["du -sb DEVICE"]
+    container_ratio = medians["appdata audit --format json CONTAINER"] / medians["du -sb CONTAINER"]
+    print(f"  ratio appdata/du, device:    {device_ratio:.2f}")
+    print(f"  ratio appdata/du, container: {container_ratio:.2f} (target: the device's ratio <= the container's; "
+          f"{'met' if device_ratio <= container_ratio * 1.05 else 'missed'} within 5%)")
+    print()
+
+
 def make_deep(path, levels):
     """A chain of `levels` nested folders under Documents, built with directory descriptors
     (the path is far longer than PATH_MAX), one file at the bottom."""
@@ -136,6 +169,7 @@ def main():
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
     parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
+    parser.add_argument("--only", choices=["containers", "device", "archive"], help="run only this part")
     args = parser.parse_args()
     os.makedirs(args.bench_dir, exist_ok=True)
     cpus = os.cpu_count()
@@ -143,6 +177,12 @@ def main():
     print(f"appdata: {args.appdata}")
     print()
 
+    if args.only == "device":
+        device(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
+        return
+    if args.only == "archive":
+        archive(args.appdata, args.bench_dir, 100_000, args.rounds or 5)
+        return
     for entries in [int(size) for size in args.sizes.split(",")]:
         container = ensure_container(args.bench_dir, entries)
         commands = {
@@ -159,6 +199,9 @@ def main():
         print(f"  ratio appdata/du (json, default jobs): {medians['appdata audit --format json'] / du:.2f} (target <= 0.70)")
         print(f"  ratio appdata/du (--jobs 1):           {medians['appdata audit --format json --jobs 1'] / du:.2f} (target <= 1.40)")
         print()
+    if args.only == "containers":
+        return
+    device(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
     archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:
         scale(args.appdata, args.bench_dir)

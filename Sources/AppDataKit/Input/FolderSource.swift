@@ -8,21 +8,30 @@ struct FolderSource: ContainerSource {
   func folders() throws(UsageError) -> [ContainerRef] { containers }
 
   func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
+    let selected = containers.filter { request.filter?.matches($0.id) ?? true }
+    let options = selected.map { request.options($0.id) }
+    let layouts = selected.map { ContainerLayout.forKind($0.kind) }
+    let tags = selected.map { request.tagsLines ? NDJSONTag(container: Syscalls.absolutePath($0.root), id: $0.id) : nil }
+    // One walk over every container: their folders share the threads.
+    let walked = Walker.walk(
+      roots: zip(selected, layouts).map { Walker.Root(path: $0.root, layout: $1) },
+      jobs: request.options(nil).jobs, progress: request.progress
+    ) { index in
+      AuditAccumulator(options: options[index], layout: layouts[index], sink: request.entrySink, tag: tags[index])
+    }
     var reports: [AuditReport] = []
-    for container in containers where request.filter?.matches(container.id) ?? true {
-      var auditor = Auditor(rootPath: container.root, options: request.options(container.id))
-      auditor.layout = ContainerLayout.forKind(container.kind)
-      auditor.entrySink = request.entrySink
-      auditor.progress = request.progress
-      if request.tagsLines { auditor.lineTag = NDJSONTag(container: Syscalls.absolutePath(container.root), id: container.id) }
+    for (index, container) in selected.enumerated() {
+      let path = Syscalls.absolutePath(container.root)
       var report: AuditReport
-      do {
-        report = try auditor.run()
-      } catch {
+      switch walked[index] {
+      case .success(let visitors):
+        report = Auditor.report(from: visitors, options: options[index], layout: layouts[index], container: path,
+                                entrySink: request.entrySink, tag: tags[index])
+      case .failure(let error):
         // One container of many that cannot be opened is a finding; the others are audited.
         guard isCollection else { throw UsageError(TerminalText.escaped(error.description)) }
-        report = AuditReport(container: Syscalls.absolutePath(container.root), categories: [:], directories: 0,
-                             maxFileSize: nil, maxBackupSize: nil, findings: [
+        report = AuditReport(container: path, categories: [:], directories: 0, maxFileSize: options[index].maxFileSize,
+                             maxBackupSize: options[index].maxBackupSize, findings: [
                                Finding(rule: .unreadable, path: Array(".".utf8), message: "cannot \(error.action): \(error.reason)", bytes: nil),
                              ], largest: [], entries: nil)
       }

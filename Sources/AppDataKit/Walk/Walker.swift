@@ -28,55 +28,99 @@ public struct Walker: Sendable {
   public func walk<V: WalkVisitor>(
     progress: WalkProgress? = nil, makeVisitor: () -> V
   ) throws(SystemError) -> [V] {
+    let result = Self.walk(roots: [Root(path: rootPath, layout: layout)], jobs: jobs, progress: progress) { _ in makeVisitor() }
+    switch result[0] {
+    case .success(let visitors): return visitors
+    case .failure(let error): throw error
+    }
+  }
+
+  /// One container root of a walk over several.
+  public struct Root: Sendable {
+    public var path: String
+    public var layout: ContainerLayout
+    public init(path: String, layout: ContainerLayout) {
+      self.path = path
+      self.layout = layout
+    }
+  }
+
+  /// Walks several container roots in one walk: their folders share one work queue, so `jobs`
+  /// threads stay busy across them (twenty small containers walked one after another would
+  /// each start and end with threads idle). Each worker has a visitor per root, from
+  /// `makeVisitor(rootIndex)`. Returns, per root, its visitors, or why it could not be opened.
+  public static func walk<V: WalkVisitor>(
+    roots: [Root], jobs: Int, progress: WalkProgress? = nil, makeVisitor: (Int) -> V
+  ) -> [Result<[V], SystemError>] {
     Syscalls.raiseOpenFileLimit()
-    let rootDescriptor = try Syscalls.openDirectory(atPath: rootPath)
-    let root = try DirectoryStream(taking: rootDescriptor, displayPath: rootPath)
-
-    // A marker on the root excludes everything below it.
-    var scratch = [UInt8](repeating: 0, count: 1024)
-    let rootAttributes = ".".withCString { cName in
-      EntryAttributes.read(cName: cName, in: root.descriptor, scratch: &scratch)
-    }
-    var rootExclusion: Exclusion?
-    if case .success(let attributes) = rootAttributes, attributes.markers.isExcluding {
-      rootExclusion = Exclusion(path: Array(".".utf8), markers: attributes.markers)
-    }
-
+    let jobs = max(1, jobs)
+    var streams: [DirectoryStream?] = []
+    var failures: [Int: SystemError] = [:]
     let queue = WorkQueue()
-    let start = PendingFolder(
-      parent: nil, opened: root, name: [], path: [], depth: 0, topLevelName: nil,
-      ruleIndex: nil, exclusion: rootExclusion, locationCategory: .other, category: .other)
-    queue.push([start])
-
-    if jobs == 1 {
-      var visitor = makeVisitor()
-      var worker = Worker(progress: progress, root: rootDescriptor, layout: layout)
-      worker.run(queue: queue, visitor: &visitor, shares: false)
-      return [visitor]
-    }
-
-    let visitors = VisitorBox((0..<jobs).map { _ in makeVisitor() })
-    let group = DispatchGroup()
-    for index in 0..<jobs {
-      let thread = Thread {
-        // Each worker works in its own copy of the descriptor table (it still holds the root,
-        // opened above): folders it opens are its own, and folders it hands to another worker
-        // travel as paths (`WorkQueue.share`). If unshare fails, the walk is the same, slower.
-        _ = Syscalls.unshareDescriptorTable()
-        // The visitor lives on this thread's stack while it works: visitors side by side in
-        // one array would share cache lines, and every counter update would bounce them.
-        var visitor = visitors.values[index]
-        var worker = Worker(progress: progress, root: rootDescriptor, layout: layout)
-        worker.run(queue: queue, visitor: &visitor, shares: true)
-        visitors.values[index] = visitor
-        group.leave()
+    var starts: [PendingFolder] = []
+    var scratch = [UInt8](repeating: 0, count: 1024)
+    for (index, root) in roots.enumerated() {
+      let stream: DirectoryStream
+      do {
+        stream = try DirectoryStream(taking: try Syscalls.openDirectory(atPath: root.path), displayPath: root.path)
+      } catch {
+        failures[index] = error
+        streams.append(nil)
+        continue
       }
-      thread.stackSize = 1 << 20
-      group.enter()
-      thread.start()
+      streams.append(stream)
+      // A marker on the root excludes everything below it.
+      let rootAttributes = ".".withCString { cName in
+        EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch)
+      }
+      var rootExclusion: Exclusion?
+      if case .success(let attributes) = rootAttributes, attributes.markers.isExcluding {
+        rootExclusion = Exclusion(path: Array(".".utf8), markers: attributes.markers)
+      }
+      starts.append(PendingFolder(
+        root: index, parent: nil, opened: stream, name: [], path: [], depth: 0, topLevelName: nil,
+        ruleIndex: nil, exclusion: rootExclusion, locationCategory: .other, category: .other))
     }
-    group.wait()
-    return visitors.values
+    queue.push(starts)
+    let descriptors = streams.map { $0?.descriptor ?? FileDescriptor(rawValue: -1) }
+    let layouts = roots.map(\.layout)
+
+    var perWorker: [[V]]
+    if jobs == 1 {
+      var visitors = roots.indices.map { makeVisitor($0) }
+      var worker = Worker(progress: progress, roots: descriptors, layouts: layouts)
+      worker.run(queue: queue, visitors: &visitors, shares: false)
+      perWorker = [visitors]
+    } else {
+      let box = VisitorBox((0..<jobs).map { _ in roots.indices.map { makeVisitor($0) } })
+      let group = DispatchGroup()
+      for index in 0..<jobs {
+        let thread = Thread {
+          // Each worker works in its own copy of the descriptor table (it still holds the roots,
+          // opened above): folders it opens are its own, and folders it hands to another worker
+          // travel as paths (`WorkQueue.share`). If unshare fails, the walk is the same, slower.
+          _ = Syscalls.unshareDescriptorTable()
+          // The visitors live in this thread's own copy while it works: visitors side by side
+          // in one array would share cache lines, and every counter update would bounce them.
+          var visitors = box.values[index]
+          visitors.reserveCapacity(visitors.count + 1)  // a unique copy, allocated by this thread
+          var worker = Worker(progress: progress, roots: descriptors, layouts: layouts)
+          worker.run(queue: queue, visitors: &visitors, shares: true)
+          box.values[index] = visitors
+          group.leave()
+        }
+        thread.stackSize = 1 << 20
+        group.enter()
+        thread.start()
+      }
+      group.wait()
+      perWorker = box.values
+    }
+    withExtendedLifetime(streams) {}
+    return roots.indices.map { index in
+      if let failure = failures[index] { return .failure(failure) }
+      return .success(perWorker.map { $0[index] })
+    }
   }
 }
 
@@ -91,6 +135,8 @@ private final class VisitorBox<V>: @unchecked Sendable {
 /// A folder waiting to be read: its parent's open stream (kept alive by this reference)
 /// and its name, plus what it passes down to its entries.
 struct PendingFolder: @unchecked Sendable {
+  /// Which root of the walk the folder is under.
+  let root: Int
   let parent: DirectoryStream?
   /// Set only for the root, which is opened before the walk starts.
   let opened: DirectoryStream?
@@ -112,7 +158,7 @@ struct PendingFolder: @unchecked Sendable {
   /// receiver reopens it from the root by its path.
   func handedOver() -> PendingFolder {
     PendingFolder(
-      parent: nil, opened: nil, name: name, path: path, depth: depth, topLevelName: topLevelName,
+      root: root, parent: nil, opened: nil, name: name, path: path, depth: depth, topLevelName: topLevelName,
       ruleIndex: ruleIndex, exclusion: exclusion, locationCategory: locationCategory, category: category)
   }
 }
@@ -181,27 +227,27 @@ struct Worker {
   private let directoryBuffer = DirectoryBuffer()
   private let pathFallback = ExtendedAttributes.usesPathFallback
   private let handOverAll = TestHooks.handOverAll
-  /// The container root, open in every worker's descriptor table.
-  private let root: FileDescriptor
-  private let layout: ContainerLayout
+  /// The container roots, open in every worker's descriptor table.
+  private let roots: [FileDescriptor]
+  private let layouts: [ContainerLayout]
   private var children: [PendingFolder] = []
   private var localEntries = 0
   private var localBytes: UInt64 = 0
 
-  init(progress: WalkProgress?, root: FileDescriptor, layout: ContainerLayout) {
+  init(progress: WalkProgress?, roots: [FileDescriptor], layouts: [ContainerLayout]) {
     self.progress = progress
-    self.root = root
-    self.layout = layout
+    self.roots = roots
+    self.layouts = layouts
   }
 
-  mutating func run<V: WalkVisitor>(queue: WorkQueue, visitor: inout V, shares: Bool) {
+  mutating func run<V: WalkVisitor>(queue: WorkQueue, visitors: inout [V], shares: Bool) {
     var finished = false
     var local: [PendingFolder] = []
     var sinceShareCheck = 0
     while let claimed = queue.next(finishedPrevious: finished) {
       local.append(claimed)
       while let folder = local.popLast() {
-        read(folder, visitor: &visitor)
+        read(folder, visitor: &visitors[folder.root])
         if folder.depth <= 1 { TestHooks.pause(at: folder.depth == 0 ? "walk" : "folder") }
         // Children in reverse, so the first one listed is read first; moved, not copied.
         while let child = children.popLast() { local.append(child) }
@@ -231,7 +277,7 @@ struct Worker {
         opened = withCName(folder.name) { Syscalls.open(cName: $0, in: parent.descriptor, options: .directory) }
       } else {
         // Handed over by another worker: reopened from the root, following no symlink.
-        opened = Syscalls.openFolder(relativePath: folder.path, below: root)
+        opened = Syscalls.openFolder(relativePath: folder.path, below: roots[folder.root])
       }
       switch opened {
       case .failure(let error):
@@ -283,14 +329,23 @@ struct Worker {
 
     // Location: decided by the first two components, inherited below.
     let ruleIndex: Int
-    if depth == 1 {
-      ruleIndex = layout.ruleIndex(for: [Array(name)][...])
-    } else if depth <= LocationRule.maximumDepth, let top = folder.topLevelName {
-      ruleIndex = layout.ruleIndex(for: [top, Array(name)][...])
+    let locationCategory: Category
+    var isStandardLocation = true
+    if depth <= LocationRule.maximumDepth {
+      let layout = layouts[folder.root]
+      if depth == 1 {
+        ruleIndex = layout.ruleIndex(for: [Array(name)][...])
+        isStandardLocation = layout.isStandard(at: ruleIndex)
+      } else if let top = folder.topLevelName {
+        ruleIndex = layout.ruleIndex(for: [top, Array(name)][...])
+      } else {
+        ruleIndex = folder.ruleIndex ?? -1
+      }
+      locationCategory = layout.category(at: ruleIndex)
     } else {
       ruleIndex = folder.ruleIndex ?? -1
+      locationCategory = folder.locationCategory
     }
-    let locationCategory = depth <= LocationRule.maximumDepth ? layout.category(at: ruleIndex) : folder.locationCategory
 
     var attributes = EntryAttributes()
     switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch, pathFallback: pathFallback) {
@@ -309,7 +364,7 @@ struct Worker {
 
     let entry = WalkedEntry(
       parentPath: parentPath, name: name, depth: depth, status: status, ruleIndex: ruleIndex,
-      isStandardLocation: depth == 1 ? layout.isStandard(at: ruleIndex) : true,
+      isStandardLocation: isStandardLocation,
       locationCategory: locationCategory, category: category,
       ownMarkers: attributes.markers, inheritedExclusion: exclusion,
       declinesBackup: attributes.declinesBackup, isCacheDirectoryTag: isCacheTag, parentCategory: folder.category)
@@ -320,7 +375,7 @@ struct Worker {
     if status.kind == .directory {
       let path = entry.path
       let child = PendingFolder(
-        parent: stream, opened: nil, name: Array(name), path: path, depth: depth,
+        root: folder.root, parent: stream, opened: nil, name: Array(name), path: path, depth: depth,
         topLevelName: depth == 1 ? Array(name) : folder.topLevelName, ruleIndex: ruleIndex,
         exclusion: attributes.markers.isExcluding ? Exclusion(path: path, markers: attributes.markers) : folder.exclusion,
         locationCategory: locationCategory, category: category)
