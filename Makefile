@@ -9,7 +9,7 @@ DEMO_DIR   ?= $(BUILD_DIR)/demo-container
 BENCH_DIR  ?= $(BUILD_DIR)/bench-data
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build release test demo docs check-docs bench deps clean
+.PHONY: all build release test test-deps demo docs check-docs bench deps clean
 
 all: build
 
@@ -29,6 +29,11 @@ deps:
 	$(call apt_require,/usr/include/archive.h,libarchive-dev)
 	$(call apt_require,/usr/bin/zstd,zstd)
 
+# What the tests use besides the build: zip (Scripts/make-test-inputs.py zips a package) and jq.
+test-deps: deps
+	$(call apt_require,/usr/bin/zip,zip)
+	$(call apt_require,/usr/bin/jq,jq)
+
 build: deps
 	$(SWIFT) build
 
@@ -37,7 +42,7 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -36,6 +36,43 @@ struct SecurityTests {
     #expect((unreadable.first?["message"] as? String)?.hasPrefix("cannot open the folder: ") == true)
   }
 
+  @Test func aDeviceFolderSwappedForASymlinkAfterResolvingIsNeverFollowed() throws {
+    let tree = try TestTree("race-device")
+    let outside = try outsideTree()
+    let apps = "data/Containers/Data/Application"
+    try tree.file(apps + "/A/Documents/a.txt", size: 10)
+    try tree.file(apps + "/B/Documents/b.txt", size: 20)
+    try tree.file(apps + "/A/Library/Caches/c.bin", size: 5)
+    let plist = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>MCMMetadataIdentifier</key><string>com.x</string></dict></plist>"#
+    try tree.file(apps + "/A/" + ContainerLayout.metadataFileName, contents: Array(plist.utf8))
+    // The decoy outside has the same shape, so only following the link would reach it.
+    try outside.file("Application/A/Documents/huge.bin", size: 4096)
+    try outside.file("Application/A/Library/Caches/decoy.bin", size: 7)
+    try outside.file("Application/B/Documents/more.bin", size: 4096)
+    for command in [["audit", "--json", "--fail-on", "never"], ["migrate", "--app", "com.x"]] {
+      let result = try AppData.runPaused(command + [tree.root], at: "resolved") {
+        try? FileManager.default.removeItem(atPath: tree.scratch + "/Application.real")
+        try FileManager.default.moveItem(atPath: tree.path(apps), toPath: tree.scratch + "/Application.real")
+        try tree.symlink(apps, to: outside.path("Application"))
+      }
+      if command[0] == "audit" {
+        #expect(result.status == 0, "\(result.error)")
+        let json = try result.json()
+        #expect(integer(json, "summary", "backup", "bytes") == 0)
+        let unreadable = (json["containers"] as? [[String: Any]] ?? []).flatMap { findings($0, rule: "unreadable") }
+        #expect(unreadable.count == 2)
+        #expect(!result.output.contains("huge.bin"))
+      } else {
+        #expect(result.status == 2)
+        #expect(result.error.contains("Application/A: cannot open"), "\(result.error)")
+        #expect(FileManager.default.fileExists(atPath: outside.path("Application/A/Library/Caches/decoy.bin")))
+        #expect(!FileManager.default.fileExists(atPath: outside.path("Application/A/Documents/decoy.bin")))
+      }
+      try FileManager.default.removeItem(atPath: tree.path(apps))
+      try FileManager.default.moveItem(atPath: tree.scratch + "/Application.real", toPath: tree.path(apps))
+    }
+  }
+
   @Test func aFolderHandedToAnotherWorkerIsReopenedWithoutFollowingASymlinkAbove() throws {
     let tree = try TestTree("race-handover")
     let outside = try outsideTree()

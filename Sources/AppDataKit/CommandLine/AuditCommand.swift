@@ -197,6 +197,7 @@ struct AuditCommand {
 
   func run(io: CommandIO) throws(UsageError) -> ExitCode {
     let source = try InputResolver.resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes)
+    TestHooks.pause(at: "resolved")
     let isOnlyContainer = !source.isCollection
     let command = self
     var request = AuditRequest(options: { id in command.options(for: id, isOnlyContainer: isOnlyContainer) })

@@ -62,11 +62,14 @@ struct MigrateCommand {
 
   func run(io: CommandIO) throws(UsageError) -> ExitCode {
     let container = try container()
+    TestHooks.pause(at: "resolved")
     var options = options
     if options.bundleID == nil, container.kind == .app { options.bundleID = container.id }
     let outcome: Migration.Outcome
     do {
-      outcome = try Migration(rootPath: container.root, options: options).run()
+      var migration = Migration(rootPath: container.root, options: options)
+      migration.below = path
+      outcome = try migration.run()
     } catch {
       throw UsageError(error.message)
     }

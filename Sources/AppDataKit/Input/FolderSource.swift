@@ -2,6 +2,8 @@
 /// containers of a Simulator device or a folder of containers): each is walked in turn.
 struct FolderSource: ContainerSource {
   let source: String
+  /// PATH as typed: every container root starts with it, and is opened below it.
+  let base: String
   let isCollection: Bool
   let containers: [ContainerRef]
 
@@ -14,7 +16,7 @@ struct FolderSource: ContainerSource {
     let tags = selected.map { request.tagsLines ? NDJSONTag(container: Syscalls.absolutePath($0.root), id: $0.id) : nil }
     // One walk over every container: their folders share the threads.
     let walked = Walker.walk(
-      roots: zip(selected, layouts).map { Walker.Root(path: $0.root, layout: $1) },
+      roots: zip(selected, layouts).map { Walker.Root(path: $0.root, layout: $1, below: base) },
       jobs: request.options(nil).jobs, progress: request.progress
     ) { index in
       AuditAccumulator(options: options[index], layout: layouts[index], sink: request.entrySink, tag: tags[index])

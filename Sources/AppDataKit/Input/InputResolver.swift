@@ -33,7 +33,7 @@ public enum InputResolver {
     }
     for kind in folderKinds {
       if let match = try kind.recognize(folder) {
-        return FolderSource(source: Syscalls.absolutePath(path), isCollection: match.isCollection,
+        return FolderSource(source: Syscalls.absolutePath(path), base: path, isCollection: match.isCollection,
                             containers: match.containers.sorted { $0.root < $1.root })
       }
     }
@@ -50,7 +50,7 @@ public enum InputResolver {
     let parentPath = full.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     let parent = ProbedFolder(path: parentPath.isEmpty ? "." : parentPath)
     let container = ContainerFolder.reference(folder, parent: parent, kind: nil)
-    return FolderSource(source: Syscalls.absolutePath(path), isCollection: false, containers: [container])
+    return FolderSource(source: Syscalls.absolutePath(path), base: path, isCollection: false, containers: [container])
   }
 }
 

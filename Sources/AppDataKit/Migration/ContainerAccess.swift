@@ -7,9 +7,15 @@ public final class ContainerAccess: @unchecked Sendable {
   /// The open root folder.
   public let root: FileDescriptor
 
-  public init(rootPath: String) throws(SystemError) {
+  /// Opens `rootPath`; when it was found below the folder the user named (`below`), it is reached
+  /// from there one component at a time, following no symlink.
+  public init(rootPath: String, below: String? = nil) throws(SystemError) {
     self.rootPath = rootPath
-    root = try Syscalls.openDirectory(atPath: rootPath)
+    if let below, rootPath.hasPrefix(below) {
+      root = try Syscalls.openDirectory(below: below, relativePath: Array(rootPath.utf8.dropFirst(below.utf8.count)), displayPath: rootPath)
+    } else {
+      root = try Syscalls.openDirectory(atPath: rootPath)
+    }
   }
 
   deinit { root.close() }

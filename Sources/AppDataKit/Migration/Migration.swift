@@ -10,6 +10,8 @@ public struct Migration {
 
   public let rootPath: String
   public let options: MigrationOptions
+  /// The folder the user named, when the container was found below it (see `ContainerAccess`).
+  public var below: String?
   private var checkpoints = 0
 
   public init(rootPath: String, options: MigrationOptions) {
@@ -21,7 +23,7 @@ public struct Migration {
   public func run() throws(MigrationError) -> Outcome {
     let container: ContainerAccess
     do {
-      container = try ContainerAccess(rootPath: rootPath)
+      container = try ContainerAccess(rootPath: rootPath, below: below)
     } catch {
       throw MigrationError(MarkerCommands.describe(error, path: rootPath))
     }

@@ -107,6 +107,19 @@ public enum Syscalls {
     return .success(current)
   }
 
+  /// Opens the folder `relativePath` below the folder `base` the user named: `base` as typed (a
+  /// symlink to it is accepted), then each component with `O_NOFOLLOW | O_DIRECTORY`, so nothing
+  /// found below PATH (a container of a device, a package's `AppData`) is reached through a symlink.
+  public static func openDirectory(below base: String, relativePath: [UInt8], displayPath: String) throws(SystemError) -> FileDescriptor {
+    let top = try openDirectory(atPath: base)
+    if RelativePath.components(relativePath).isEmpty { return top }
+    defer { top.close() }
+    switch openFolder(relativePath: relativePath, below: top) {
+    case .success(let descriptor): return descriptor
+    case .failure(let error): throw SystemError(code: error.code, operation: "open", path: displayPath)
+    }
+  }
+
   /// Gives the calling thread a private copy of the process's descriptor table (Linux
   /// `unshare(CLONE_FILES)`); false where that is not possible. While threads share one
   /// table, every syscall on a descriptor takes and drops a reference on the open file; a

@@ -1,7 +1,7 @@
 /// Pause points for tests that change a tree while appdata works on it (races).
 /// With `APPDATA_TEST_PAUSE_FILE=F` and `APPDATA_TEST_PAUSE_AT=POINT`, reaching POINT creates
 /// `F.ready` and waits (up to 60 s) until `F` exists. Points: `migrate` (after planning, before
-/// the first change), `walk` (after the container root is listed, before any folder below it
+/// the first change), `resolved` (PATH's containers are found, none is opened yet), `walk` (after the container root is listed, before any folder below it
 /// is opened) and `folder` (after a top-level folder is listed, before its subfolders are opened).
 /// Without the variables this costs one environment lookup, once.
 ///

@@ -39,9 +39,18 @@ public struct Walker: Sendable {
   public struct Root: Sendable {
     public var path: String
     public var layout: ContainerLayout
-    public init(path: String, layout: ContainerLayout) {
+    /// The folder the user named, when the root was found below it: the root is then reached
+    /// from it one component at a time, following no symlink.
+    public var below: String?
+    public init(path: String, layout: ContainerLayout, below: String? = nil) {
       self.path = path
       self.layout = layout
+      self.below = below
+    }
+
+    func open() throws(SystemError) -> FileDescriptor {
+      guard let below, path.hasPrefix(below) else { return try Syscalls.openDirectory(atPath: path) }
+      return try Syscalls.openDirectory(below: below, relativePath: Array(path.utf8.dropFirst(below.utf8.count)), displayPath: path)
     }
   }
 
@@ -62,7 +71,7 @@ public struct Walker: Sendable {
     for (index, root) in roots.enumerated() {
       let stream: DirectoryStream
       do {
-        stream = try DirectoryStream(taking: try Syscalls.openDirectory(atPath: root.path), displayPath: root.path)
+        stream = try DirectoryStream(taking: try root.open(), displayPath: root.path)
       } catch {
         failures[index] = error
         streams.append(nil)
