@@ -50,26 +50,24 @@ def alternate(commands, rounds, reference):
     return medians
 
 
-def ensure_container(bench_dir, entries):
-    path = os.path.join(bench_dir, f"container-{entries}")
+def ensure_generated(bench_dir, name, generator, entries, *extra):
+    """BENCH_DIR/NAME-ENTRIES, made once by Scripts/GENERATOR (a stamp file says it finished)."""
+    path = os.path.join(bench_dir, f"{name}-{entries}")
     stamp = path + ".done"
     if not os.path.exists(stamp):
         subprocess.run(["rm", "-rf", path], check=True)
-        print(f"generating {entries} entries in {path} ...", flush=True)
-        subprocess.run([sys.executable, os.path.join(HERE, "generate-container.py"), "--entries", str(entries), "--seed", "1", path], check=True)
+        print(f"generating a {name} of {entries} entries in {path} ...", flush=True)
+        subprocess.run([sys.executable, os.path.join(HERE, generator), "--entries", str(entries), *extra, path], check=True)
         open(stamp, "w").close()
     return path
+
+
+def ensure_container(bench_dir, entries):
+    return ensure_generated(bench_dir, "container", "generate-container.py", entries, "--seed", "1")
 
 
 def ensure_device(bench_dir, entries):
-    path = os.path.join(bench_dir, f"device-{entries}")
-    stamp = path + ".done"
-    if not os.path.exists(stamp):
-        subprocess.run(["rm", "-rf", path], check=True)
-        print(f"generating a device of {entries} entries in {path} ...", flush=True)
-        subprocess.run([sys.executable, os.path.join(HERE, "generate-device.py"), "--entries", str(entries), path], check=True)
-        open(stamp, "w").close()
-    return path
+    return ensure_generated(bench_dir, "device", "generate-device.py", entries)
 
 
 def device(appdata, bench_dir, entries, rounds):

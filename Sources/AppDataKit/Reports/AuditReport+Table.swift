@@ -64,15 +64,8 @@ extension AuditReport {
     }
 
     lines.append("")
-    if findings.isEmpty {
-      lines.append("Findings: none")
-    } else {
-      var counts: [String] = []
-      for severity in Severity.allCases.reversed() {
-        let count = findings.filter { $0.severity == severity }.count
-        if count > 0 { counts.append("\(count) \(severity.rawValue)\(count == 1 || severity == .info ? "" : "s")") }
-      }
-      lines.append("Findings: " + counts.joined(separator: ", "))
+    lines.append("Findings: " + Severity.counted(findings.map(\.severity)))
+    if !findings.isEmpty {
       for finding in findings { lines.append(findingLine(finding)) }
     }
     if let entries {
@@ -92,6 +85,18 @@ extension AuditReport {
     lines.append(fails(at: failOn) ? "Result: " + paint("FAIL", "1;31") + " (findings at or above --fail-on \(failOn!.rawValue))"
                  : "Result: " + paint("OK", "32"))
     return lines.joined(separator: "\n") + "\n"
+  }
+}
+
+extension Severity {
+  /// `1 error, 2 warnings, 3 info`, most severe first; `none` for none.
+  static func counted(_ severities: [Severity]) -> String {
+    var counts: [String] = []
+    for severity in Severity.allCases.reversed() {
+      let count = severities.filter { $0 == severity }.count
+      if count > 0 { counts.append("\(count) \(severity.rawValue)\(count == 1 || severity == .info ? "" : "s")") }
+    }
+    return counts.isEmpty ? "none" : counts.joined(separator: ", ")
   }
 }
 

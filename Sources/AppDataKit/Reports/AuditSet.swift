@@ -92,17 +92,8 @@ extension AuditSet {
       lines.append("\(empty.count) \(empty.count == 1 ? "container" : "containers") with no app files: \(names)")
     }
     lines.append("")
-    if findingLines.isEmpty {
-      lines.append("Findings: none")
-    } else {
-      var counts: [String] = []
-      for severity in Severity.allCases.reversed() {
-        let count = findings.filter { $0.finding.severity == severity }.count
-        if count > 0 { counts.append("\(count) \(severity.rawValue)\(count == 1 || severity == .info ? "" : "s")") }
-      }
-      lines.append("Findings: " + counts.joined(separator: ", "))
-      lines.append(contentsOf: findingLines)
-    }
+    lines.append("Findings: " + Severity.counted(findings.map(\.finding.severity)))
+    lines.append(contentsOf: findingLines)
     lines.append("")
     let totalFiles = categories.values.reduce(0) { $0 + $1.files }
     let totalBytes = categories.values.reduce(0) { $0 + $1.bytes }
