@@ -28,6 +28,7 @@ deps:
 	$(call apt_require,/usr/include/attr/libattr.h,libattr1-dev)
 	$(call apt_require,/usr/include/archive.h,libarchive-dev)
 	$(call apt_require,/usr/bin/zstd,zstd)
+	$(call apt_require,/usr/include/sqlite3.h,libsqlite3-dev)
 
 # What the tests use besides the build: zip (Scripts/make-test-inputs.py zips a package) and jq.
 test-deps: deps

@@ -20,11 +20,18 @@ let package = Package(
       path: "Sources/CLibarchive",
       providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
     ),
+    // SQLite (libsqlite3-dev): an iOS device backup's Manifest.db, read-only and immutable.
+    .systemLibrary(
+      name: "CSQLite",
+      path: "Sources/CSQLite",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+    ),
     .target(
       name: "AppDataKit",
       dependencies: [
         .target(name: "CLibattr", condition: .when(platforms: [.linux])),
         "CLibarchive",
+        "CSQLite",
       ],
       path: "Sources/AppDataKit"
     ),

@@ -23,8 +23,13 @@ public struct AuditReport: Sendable {
   /// With `--baseline`: the change since then.
   public var comparison: BaselineComparison?
 
-  /// What the backup carries: the critical category.
-  public var backup: CategoryTotals { categories[.critical] ?? CategoryTotals() }
+  /// For a device backup's container: every file the backup holds, whatever its category.
+  public var heldByBackup: CategoryTotals?
+  /// With `appdata audit CONTAINER --backup BACKUP`: the container against the backup.
+  public var backupComparison: BackupComparison?
+
+  /// What the backup carries: the critical category (in a device backup, everything it holds).
+  public var backup: CategoryTotals { heldByBackup ?? categories[.critical] ?? CategoryTotals() }
 
   /// The most severe finding's severity, if any.
   public var worstSeverity: Severity? { findings.map(\.severity).max() }

@@ -90,11 +90,40 @@ extension AuditRule {
     rationale: "An entry could not be read (permission denied, vanished during the walk); the figures do not cover it.",
     remedy: "Run appdata as a user who can read the whole container.")
 
+  // MARK: Device backups
+
+  public static let backupIncomplete = AuditRule(
+    id: "backup-incomplete", severity: .warning,
+    rationale: "The device backup's Status.plist says its snapshot is not finished (SnapshotState other than finished): the backup, and so these figures, may lack files.",
+    remedy: "Make the backup again and let it finish.")
+  public static let backupHoldsExcluded = AuditRule(
+    id: "backup-holds-excluded", severity: .warning,
+    rationale: "A device backup holds files from a location appdata predicts is never backed up (Library/Caches, tmp, a system folder, an unknown top-level folder): the layout table does not match this iOS version, or the backup was made by a tool that ignores it.",
+    remedy: "Report it with the iOS version; the location rules marked unconfirmed in Docs/rules.md are the first suspects.")
+  public static let backupFileMissing = AuditRule(
+    id: "backup-file-missing", severity: .error,
+    rationale: "With --verify: the manifest lists a file whose stored copy (<fileID[0:2]>/<fileID>) is not in the backup folder: the backup cannot restore it.",
+    remedy: "Make the backup again; copy backups with every two-hex-digit folder.")
+  public static let backupFileSizeMismatch = AuditRule(
+    id: "backup-file-size-mismatch", severity: .error,
+    rationale: "With --verify: a stored file's length differs from the Size its manifest row records: the copy is truncated or damaged.",
+    remedy: "Make the backup again.")
+  public static let backupMissingFile = AuditRule(
+    id: "backup-missing-file", severity: .warning,
+    rationale: "With --backup: the audit predicts the container's file is backed up, but the backup does not hold it (created after the backup, or a rule appdata gets wrong).",
+    remedy: "Make a new backup after the container is in the state to check; if it still lacks the file, report the path.")
+  public static let backupUnexpectedFile = AuditRule(
+    id: "backup-unexpected-file", severity: .warning,
+    rationale: "With --backup: the backup holds a file the container has as not backed up (offline, cached, temporary, system): a marker set after the backup, or one iOS did not honour.",
+    remedy: "Check when the marker was set; if it was before the backup, iOS ignored it: mark the folder rather than the file, with NSURLIsExcludedFromBackupKey.")
+
   /// Every rule, in the order Docs/rules.md lists them.
   public static let all: [AuditRule] = [
     .backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit,
     .budgetExceeded, .budgetNearLimit, .backupGrew,
     .excludedSystemFolder, .legacyMarker, .redundantMarker, .cacheInBackup, .unknownLocation, .unreadable,
+    .backupIncomplete, .backupHoldsExcluded, .backupFileMissing, .backupFileSizeMismatch,
+    .backupMissingFile, .backupUnexpectedFile,
   ]
 
   /// The rule with this id.

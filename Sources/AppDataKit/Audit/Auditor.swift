@@ -34,10 +34,13 @@ public struct Auditor {
                      entrySink: (@Sendable ([UInt8]) -> Void)?, tag: NDJSONTag?) -> AuditReport {
     var merged = AuditAccumulator(options: options, layout: layout, sink: entrySink, tag: tag)
     for visitor in visitors { merged.absorb(visitor) }
+    merged.everyFileIsBackedUp = visitors.first?.everyFileIsBackedUp ?? false
     merged.settleHardLinks()
     merged.flushStream()
 
-    let backupBytes = merged.totals[Category.critical.index].bytes
+    var held = CategoryTotals()
+    for totals in merged.totals { held.add(totals) }
+    let backupBytes = merged.everyFileIsBackedUp ? held.bytes : merged.totals[Category.critical.index].bytes
     if let limit = options.maxBackupSize {
       if backupBytes > limit {
         merged.findings.append(Finding(
@@ -102,12 +105,13 @@ public struct Auditor {
       entries: entries)
     report.budgets = budgets
     report.comparison = comparison
+    if merged.everyFileIsBackedUp { report.heldByBackup = held }
     return report
   }
 
   /// The policy file's rule severities (`off` drops a rule) and `ignore` globs. Findings about
   /// the whole container (path `.`) and budgets are never ignored by path.
-  private static func applyPolicy(to findings: [Finding], options: AuditOptions) -> [Finding] {
+  static func applyPolicy(to findings: [Finding], options: AuditOptions) -> [Finding] {
     if options.severities.isEmpty && options.ignore.isEmpty { return findings }
     let containerPath = Array(".".utf8)
     return findings.compactMap { finding in
@@ -175,6 +179,8 @@ struct AuditAccumulator: WalkVisitor {
   private let nearFileSize: UInt64?
   /// Backed-up bytes under each policy budget, in `options.budgets` order.
   var budgetBytes: [UInt64]
+  /// Every file counted is backed up, whatever its category: what a device backup holds.
+  var everyFileIsBackedUp = false
 
   init(options: AuditOptions, layout: ContainerLayout, sink: (@Sendable ([UInt8]) -> Void)?, tag: NDJSONTag?) {
     self.options = options
@@ -258,7 +264,7 @@ struct AuditAccumulator: WalkVisitor {
     totals[category.index].bytes += bytes
     totals[category.index].allocatedBytes += allocated
 
-    if category == .critical && isRegular {
+    if (category == .critical || everyFileIsBackedUp) && isRegular {
       if let limit = maxFileSize, bytes > limit {
         findings.append(Finding(
           rule: .backupFileTooLarge, path: entry.path,

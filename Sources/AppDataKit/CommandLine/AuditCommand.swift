@@ -28,6 +28,11 @@ struct AuditCommand {
   let root: [[UInt8]]?
   let maximumArchiveBytes: UInt64?
   let apps: [String]
+  let verify: Bool
+  let allDomains: Bool
+  /// `--backup BACKUP`, `--backup-domain DOMAIN`: compare the containers with a device backup.
+  let backupPath: String?
+  let backupDomain: String?
 
   /// What the command line says; nil fields leave the policy's value.
   struct CommandLineOptions: Sendable {
@@ -132,6 +137,13 @@ struct AuditCommand {
     maximumArchiveBytes = try parsed.size("max-archive-bytes")
     apps = parsed.allValues("app")
     for app in apps where app.isEmpty { throw UsageError("'--app' needs a bundle id or group id") }
+    verify = parsed.flag("verify")
+    allDomains = parsed.flag("all-domains")
+    backupPath = parsed.value("backup")
+    backupDomain = parsed.value("backup-domain")
+    if backupDomain != nil && backupPath == nil {
+      throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
+    }
   }
 
   /// The options of the container with `id`: the policy file (with that id's overrides), then
@@ -152,6 +164,36 @@ struct AuditCommand {
     options.jobs = commandLine.jobs
     options.listedCategories = commandLine.listedCategories
     return options
+  }
+
+  /// `--backup BACKUP`: it must be a device backup.
+  private static func backupSource(_ path: String) throws(UsageError) -> BackupSource {
+    guard let backup = try InputResolver.resolve(path) as? BackupSource else {
+      throw UsageError("\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); --backup takes the backup folder")
+    }
+    return backup
+  }
+
+  /// Compares each container with its domain in the backup, then drops the listing unless asked.
+  private func compare(_ reports: inout [AuditReport], with backup: BackupSource) throws(UsageError) {
+    if backupDomain != nil && reports.count != 1 {
+      throw UsageError("'--backup-domain' names the domain of one container; PATH holds \(reports.count): choose one with --app")
+    }
+    for index in reports.indices {
+      let report = reports[index]
+      guard report.kind != .system else { continue }
+      guard let domain = backupDomain ?? report.id.map({ BackupComparison.domain(kind: report.kind, id: $0) }) else {
+        throw UsageError("\(TerminalText.escaped(report.container)): has no id (no metadata plist); name its domain in the backup with --backup-domain AppDomain-BUNDLE-ID")
+      }
+      guard let files = try backup.files(ofDomain: domain) else {
+        throw UsageError("\(TerminalText.escaped(backup.folderPath)): the backup holds no domain \(TerminalText.escaped(domain)); --backup-domain names another")
+      }
+      BackupComparison.compare(&reports[index], backupFiles: files, backup: backup.source, domain: domain)
+      let options = self.options(for: report.id, isOnlyContainer: reports.count == 1)
+      reports[index].findings = Finding.sortedForReport(Auditor.applyPolicy(to: reports[index].findings, options: options))
+      let listed = commandLine.listedCategories
+      reports[index].entries = listed.isEmpty ? nil : reports[index].entries?.filter { listed.contains($0.category) }
+    }
   }
 
   /// Pairs each `--output` with the `--format` (or `--json`) just before it, or, for an
@@ -199,13 +241,21 @@ struct AuditCommand {
     let source = try InputResolver.resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes)
     TestHooks.pause(at: "resolved")
     let isOnlyContainer = !source.isCollection
+    // Comparing with a backup needs every file's category: list them all, keep what was asked.
+    let backup = try backupPath.map { path throws(UsageError) in try Self.backupSource(path) }
     let command = self
-    var request = AuditRequest(options: { id in command.options(for: id, isOnlyContainer: isOnlyContainer) })
+    var request = AuditRequest(options: { id in
+      var options = command.options(for: id, isOnlyContainer: isOnlyContainer)
+      if backup != nil { options.listedCategories = Set(Category.allCases) }
+      return options
+    })
     request.optionsDependOnID = !policy.containers.isEmpty
     if !apps.isEmpty { request.filter = AppFilter(ids: apps) }
+    request.verify = verify
+    request.allDomains = allDomains
     // NDJSON streams entries as they are classified when it is the only report; every line
     // names its container.
-    let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !commandLine.listedCategories.isEmpty
+    let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !commandLine.listedCategories.isEmpty && backup == nil
     var streamFile: FileDescriptor?
     if streamsNDJSON {
       if let file = outputs[0].file {
@@ -235,7 +285,10 @@ struct AuditCommand {
       streamFile?.close()
       throw AppFilter.noMatch(apps, source: path, available: outcome.available)
     }
-    let reports = AuditSet(source: source.source, reports: outcome.reports, isCollection: outcome.isCollection)
+    var compared = outcome.reports
+    if let backup { try compare(&compared, with: backup) }
+    var reports = AuditSet(source: source.source, reports: compared, isCollection: outcome.isCollection)
+    reports.backupInfo = outcome.backup
 
     for output in outputs {
       let text = render(reports, as: output.format, streamed: streamsNDJSON, toTerminal: output.file == nil, io: io)

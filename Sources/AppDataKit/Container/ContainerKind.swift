@@ -6,6 +6,8 @@ public enum ContainerKind: String, CaseIterable, Sendable, Comparable {
   case group
   /// An app extension's data container (`Data/PluginKitPlugin/<UUID>`).
   case plugin
+  /// A device backup's system domains (`HomeDomain`, `CameraRollDomain`, …): not app data.
+  case system
 
   public static func < (lhs: ContainerKind, rhs: ContainerKind) -> Bool {
     allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -61,6 +63,11 @@ public enum ContainerPlaces {
   public static let packageInfoFileName = "AppDataInfo.plist"
   public static let packageContainerName = "AppData"
   public static let packageIdentifierKey = "CFBundleIdentifier"
+
+  /// A device backup's app domains: `PREFIX-ID`, split at the first dash only (ids hold dashes).
+  public static let backupDomains: [(prefix: String, kind: ContainerKind)] = [
+    ("AppDomain", .app), ("AppDomainGroup", .group), ("AppDomainPlugin", .plugin),
+  ]
 
   /// The top-level folders that make a folder look like a container root.
   public static let rootFolderNames = ["Documents", "Library", "tmp"]

@@ -141,8 +141,21 @@ public struct ContainerLayout: Sendable {
       purpose: "the group's shared files, wherever they sit; backed up", isConfirmed: true),
     systemDefinedFolders: ["Library", "Library/Application Support", "Library/Preferences"])
 
+  /// A device backup's system domains: no app layout applies; everything there is backed up.
+  public static let system = ContainerLayout(
+    name: "system", rules: [],
+    fallback: LocationRule(pattern: ["*"], category: .critical, isStandard: true,
+                           purpose: "a system domain of a device backup: everything it holds is backed up", isConfirmed: true),
+    systemDefinedFolders: [])
+
   /// The layout a container of `kind` uses: groups their own, apps and plugins the app's.
-  public static func forKind(_ kind: ContainerKind) -> ContainerLayout { kind == .group ? group : app }
+  public static func forKind(_ kind: ContainerKind) -> ContainerLayout {
+    switch kind {
+    case .group: return group
+    case .system: return system
+    case .app, .plugin: return app
+    }
+  }
 
   /// Every layout, for Docs/rules.md.
   public static let all: [ContainerLayout] = [app, group]

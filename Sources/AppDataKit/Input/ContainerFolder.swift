@@ -1,7 +1,7 @@
 /// A container root: a folder holding a container metadata plist, or `Documents`, `Library` or
 /// `tmp` (and not a home folder or a source checkout, which hold such folders too); or a Mac
 /// sandboxed app's `~/Library/Containers/<id>` folder, whose `Data` is the container.
-enum ContainerFolder: FolderInputKind {
+enum ContainerFolder: ContainerFolderKind {
   static func recognize(_ folder: ProbedFolder) throws(UsageError) -> FolderMatch? {
     single(folder, parent: nil).map { FolderMatch(containers: [$0], isCollection: false) }
   }
@@ -34,7 +34,7 @@ enum ContainerFolder: FolderInputKind {
 /// A folder whose children are containers or `.xcappdata` packages: a Mac's
 /// `~/Library/Containers` (each `<id>/Data`), `~/Library/Group Containers` (each a group), or
 /// any folder of them. Children that are neither are passed over.
-enum FolderOfContainers: FolderInputKind {
+enum FolderOfContainers: ContainerFolderKind {
   /// The Mac folder whose children are all app group containers, whatever they hold.
   static let groupContainersName = "Group Containers"
 

@@ -26,6 +26,9 @@ public struct AuditRequest: Sendable {
   /// Tag streamed lines with their container (a report of many).
   public var tagsLines = false
   public var progress: WalkProgress?
+  /// Device backups: list every system domain (`--all-domains`), check stored files (`--verify`).
+  public var allDomains = false
+  public var verify = false
 
   public init(options: @escaping @Sendable (String?) -> AuditOptions) {
     self.options = options
@@ -40,6 +43,14 @@ public struct AuditOutcome: Sendable {
   /// Whether the report is one of many containers (see `ContainerSource.isCollection`; an
   /// archive knows once it is read).
   public var isCollection: Bool
+  /// For a device backup: what the backup is.
+  public var backup: BackupManifest.Info?
+
+  public init(reports: [AuditReport], available: [String], isCollection: Bool) {
+    self.reports = reports
+    self.available = available
+    self.isCollection = isCollection
+  }
 }
 
 /// One kind of input PATH can be: it knows its containers and how to read them. Commands ask

@@ -10,6 +10,7 @@ struct FolderSource: ContainerSource {
   func folders() throws(UsageError) -> [ContainerRef] { containers }
 
   func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
+    try Self.refuseBackupOptions(request, path: base)
     let selected = containers.filter { request.filter?.matches($0.id) ?? true }
     let options = selected.map { request.options($0.id) }
     let layouts = selected.map { ContainerLayout.forKind($0.kind) }
@@ -46,6 +47,15 @@ struct FolderSource: ContainerSource {
   }
 }
 
+extension FolderSource {
+  /// `--verify` and `--all-domains` read a device backup's manifest; elsewhere they are a mistake.
+  static func refuseBackupOptions(_ request: AuditRequest, path: String) throws(UsageError) {
+    if request.verify || request.allDomains {
+      throw UsageError("\(TerminalText.escaped(path)): not a device backup; --verify and --all-domains apply to device backups")
+    }
+  }
+}
+
 /// Containers inside an archive, read in one pass without extracting it (`ArchiveAuditor`).
 struct ArchiveSource: ContainerSource {
   let source: String
@@ -60,6 +70,7 @@ struct ArchiveSource: ContainerSource {
   }
 
   func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
+    try FolderSource.refuseBackupOptions(request, path: path)
     var auditor = ArchiveAuditor(archivePath: path, options: request.options)
     auditor.root = root
     if let maximumBytes { auditor.maximumBytes = maximumBytes }

@@ -4,7 +4,7 @@ public enum InputResolver {
   /// The folder input kinds, most specific first: a package and a device are recognised by
   /// their own files before a folder that merely holds `Library`.
   static let folderKinds: [any FolderInputKind.Type] = [
-    XcodePackage.self, SimulatorDevice.self, ContainerFolder.self, FolderOfContainers.self,
+    DeviceBackup.self, XcodePackage.self, SimulatorDevice.self, ContainerFolder.self, FolderOfContainers.self,
   ]
 
   /// What `path` holds. `root` (`--root`) names the container's folder inside PATH, a folder
@@ -32,10 +32,7 @@ public enum InputResolver {
       throw UsageError("\(TerminalText.escaped(path)): cannot read the folder")
     }
     for kind in folderKinds {
-      if let match = try kind.recognize(folder) {
-        return FolderSource(source: Syscalls.absolutePath(path), base: path, isCollection: match.isCollection,
-                            containers: match.containers.sorted { $0.root < $1.root })
-      }
+      if let source = try kind.source(for: folder, base: path) { return source }
     }
     throw Refusal.noContainer(folder)
   }
@@ -56,9 +53,24 @@ public enum InputResolver {
 
 /// One kind of folder PATH can be.
 protocol FolderInputKind {
-  /// The containers `folder` holds when it is of this kind; nil when it is not. Throws (exit 2)
-  /// when it is of this kind but holds no app data (a folder of `.app` bundles).
+  /// The source `folder` is when it is of this kind; nil when it is not. Throws (exit 2) when it
+  /// is of this kind but cannot be audited (a folder of `.app` bundles, an encrypted backup).
+  /// `base` is PATH as typed.
+  static func source(for folder: ProbedFolder, base: String) throws(UsageError) -> (any ContainerSource)?
+}
+
+/// A folder kind whose containers are folders on disk (walked by `FolderSource`).
+protocol ContainerFolderKind: FolderInputKind {
+  /// The containers `folder` holds when it is of this kind; nil when it is not.
   static func recognize(_ folder: ProbedFolder) throws(UsageError) -> FolderMatch?
+}
+
+extension ContainerFolderKind {
+  static func source(for folder: ProbedFolder, base: String) throws(UsageError) -> (any ContainerSource)? {
+    guard let match = try recognize(folder) else { return nil }
+    return FolderSource(source: Syscalls.absolutePath(base), base: base, isCollection: match.isCollection,
+                        containers: match.containers.sorted { $0.root < $1.root })
+  }
 }
 
 /// What a folder input kind found.

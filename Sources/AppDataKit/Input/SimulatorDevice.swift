@@ -3,7 +3,7 @@
 /// one folder of containers inside it (`Containers/Data`, `Data/Application`, `Shared/AppGroup`,
 /// `Data/PluginKitPlugin`). Each child of a place is a container of the place's kind;
 /// `Bundle/Application` holds `.app` bundles, never app data.
-enum SimulatorDevice: FolderInputKind {
+enum SimulatorDevice: ContainerFolderKind {
   static func recognize(_ folder: ProbedFolder) throws(UsageError) -> FolderMatch? {
     guard let places = self.places(in: folder) else { return nil }
     var containers: [ContainerRef] = []

@@ -1,7 +1,7 @@
 /// An Xcode app data package, `NAME.xcappdata` (Xcode's "Download Container…", or test data a
 /// scheme loads): a folder holding `AppDataInfo.plist` and/or `AppData/`, which is the container.
 /// Packages trimmed by hand (no info plist, no metadata plist, no `Documents` or `tmp`) still work.
-enum XcodePackage: FolderInputKind {
+enum XcodePackage: ContainerFolderKind {
   static func recognize(_ folder: ProbedFolder) throws(UsageError) -> FolderMatch? {
     if let container = container(folder, kind: nil) { return FolderMatch(containers: [container], isCollection: false) }
     if folder.name.hasSuffix(ContainerPlaces.packageExtension) || folder.isFile(ContainerPlaces.packageInfoFileName) {

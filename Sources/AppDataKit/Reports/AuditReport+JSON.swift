@@ -13,6 +13,7 @@ extension AuditReport {
     if let entries { document["entries"] = .array(entries.map { $0.json() }) }
     document["budgets"] = budgetsJSON()
     if let comparison { document["baseline"] = comparison.json() }
+    if let backupComparison { document["backupComparison"] = backupComparison.json() }
     return .object(document)
   }
 
@@ -31,6 +32,7 @@ extension AuditReport {
     line["largest"] = .array(largest.map { $0.json() })
     line["budgets"] = budgetsJSON()
     if let comparison { line["baseline"] = comparison.json() }
+    if let backupComparison { line["backupComparison"] = backupComparison.json() }
     return .object(line)
   }
 

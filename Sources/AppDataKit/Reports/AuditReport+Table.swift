@@ -53,6 +53,14 @@ extension AuditReport {
       }
     }
 
+    if let against = backupComparison {
+      func count(_ value: BackupComparison.Count) -> String { "\(value.files) (\(size(value.bytes)))" }
+      lines.append("")
+      lines.append("Against \(TerminalText.escaped(against.domain)) in \(TerminalText.escaped(against.backup)):")
+      lines.append("  backed up as predicted \(count(against.inBoth)); predicted but not in the backup \(count(against.onlyInContainer));")
+      lines.append("  in the backup though not backed up here \(count(against.unexpectedInBackup)); only in the backup \(count(against.onlyInBackup))")
+    }
+
     if !largest.isEmpty {
       lines.append("")
       lines.append("Largest backed-up files:")

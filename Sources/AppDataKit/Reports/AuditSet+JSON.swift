@@ -5,13 +5,15 @@ extension AuditSet {
   /// `{schemaVersion, tool, source, summary, containers: [report…]}`.
   public func jsonDocument() -> JSONValue {
     if let single { return single.jsonDocument() }
-    return .object([
+    var document: [String: JSONValue] = [
       "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
       "tool": AppDataVersion.toolJSON,
       "source": .string(source),
       "summary": summaryJSON(),
       "containers": .array(reports.map { $0.containerJSON() }),
-    ])
+    ]
+    if let info = backupInfo { document["backup"] = info.json() }
+    return .object(document)
   }
 
   /// The summary of every container added up, in a single report's summary shape.
@@ -53,7 +55,9 @@ extension AuditSet {
         "containers": .unsigned(UInt64(reports.count)),
         "summary": summaryJSON(),
       ])
-      text += total.serialized(pretty: false) + "\n"
+      guard case .object(var members) = total else { return text }
+      if let info = backupInfo { members["backup"] = info.json() }
+      text += JSONValue.object(members).serialized(pretty: false) + "\n"
     }
     return text
   }
@@ -66,5 +70,19 @@ extension AuditReport {
     object["schemaVersion"] = nil
     object["tool"] = nil
     return .object(object)
+  }
+}
+
+extension BackupManifest.Info {
+  /// `{path, deviceName, productVersion, date, snapshotState, isFullBackup}`, null where the plists say nothing.
+  func json() -> JSONValue {
+    .object([
+      "path": .string(path),
+      "deviceName": deviceName.map { .string($0) } ?? .null,
+      "productVersion": productVersion.map { .string($0) } ?? .null,
+      "date": date.map { .string($0) } ?? .null,
+      "snapshotState": snapshotState.map { .string($0) } ?? .null,
+      "isFullBackup": isFullBackup.map { .bool($0) } ?? .null,
+    ])
   }
 }

@@ -7,6 +7,8 @@ public struct AuditSet: Sendable {
   public var reports: [AuditReport]
   /// PATH names a folder of containers: the report of many, however many it holds.
   public var isCollection: Bool
+  /// For a device backup: what the backup is (device, iOS version, date, snapshot state).
+  public var backupInfo: BackupManifest.Info?
 
   public init(source: String, reports: [AuditReport], isCollection: Bool) {
     self.source = source
@@ -27,7 +29,12 @@ public struct AuditSet: Sendable {
   }
 
   public var directories: UInt64 { reports.reduce(0) { $0 + $1.directories } }
-  public var backup: CategoryTotals { categories[.critical] ?? CategoryTotals() }
+  /// What the backups carry (in a device backup, everything each domain holds), summed.
+  public var backup: CategoryTotals {
+    var sum = CategoryTotals()
+    for report in reports { sum.add(report.backup) }
+    return sum
+  }
 
   /// Whether any container has a finding at or above `threshold`.
   public func fails(at threshold: Severity?) -> Bool { reports.contains { $0.fails(at: threshold) } }
@@ -68,7 +75,12 @@ extension AuditSet {
     }
     if findingsOnly { return findingLines.map { $0 + "\n" }.joined() }
 
-    var lines = ["Source: \(TerminalText.escaped(source))", ""]
+    var lines = ["Source: \(TerminalText.escaped(source))"]
+    if let info = backupInfo {
+      let parts = [info.deviceName, info.productVersion.map { "iOS " + $0 }, info.date, info.snapshotState.map { "snapshot " + $0 }]
+      lines.append("Backup: " + parts.compactMap { $0.map(TerminalText.escaped) }.joined(separator: ", "))
+    }
+    lines.append("")
     // Containers holding nothing but system files (their metadata plist) and no finding: one line.
     let isEmpty = { (report: AuditReport) in
       report.findings.isEmpty && !report.categories.contains { $0.key != .system && $0.value.files > 0 }

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Builds iOS device backups (the Finder/iTunes and idevicebackup2 format, DOMAIN.md section 7)
+for the backup tests and the benchmark: Info.plist, Manifest.plist, Status.plist, a Manifest.db in
+WAL mode whose `file` blobs are real NSKeyedArchiver MBFile archives, and the stored files at
+<fileID[0:2]>/<fileID> (sparse: only their length matters).
+
+Usage: make-test-backup.py OUTDIR            the test backups below
+       make-test-backup.py --rows N DIR      one backup of about N file rows (benchmarks)
+
+OUTDIR/plain          apps (an id with dashes, an empty one, one only in Manifest.plist), an app
+                      group, an extension, system domains; roots not at index 1, an 8-byte size,
+                      hostile relativePaths, an undecodable blob, a cache file in the backup; stored
+                      files present, one missing and one of the wrong size
+OUTDIR/incomplete     SnapshotState 'uploading'
+OUTDIR/encrypted-flag IsEncrypted true
+OUTDIR/encrypted-db   a Manifest.db that is not SQLite, and a ManifestKey (iOS 10.2+ encryption)
+OUTDIR/not-sqlite     a Manifest.db holding text
+OUTDIR/truncated      a Manifest.db cut in half
+OUTDIR/no-files-table a SQLite Manifest.db without the Files table
+OUTDIR/missing-db     the plists without Manifest.db
+OUTDIR/old            a pre-iOS 10 backup: Manifest.mbdb, no Manifest.db
+"""
+import hashlib
+import os
+import plistlib
+import random
+import shutil
+import sqlite3
+import sys
+from datetime import datetime
+
+UID = plistlib.UID
+
+
+def mbfile(relative_path, size, flags, layout):
+    """An NSKeyedArchiver archive of an MBFile; `layout` moves the root away from index 1."""
+    record = {"Size": size, "Mode": 0o100644 if flags == 1 else (0o40755 if flags == 2 else 0o120755),
+              "LastModified": 1_600_000_000, "Birth": 1_600_000_000, "LastStatusChange": 1_600_000_000,
+              "InodeNumber": 12345, "UserID": 501, "GroupID": 501, "ProtectionClass": 3, "Flags": 0}
+    if layout == 0:
+        record["RelativePath"] = UID(2)
+        record["$class"] = UID(3)
+        objects = ["$null", record, relative_path, {"$classname": "MBFile", "$classes": ["MBFile", "NSObject"]}]
+        root = 1
+    else:
+        record["RelativePath"] = UID(1)
+        record["$class"] = UID(2)
+        objects = ["$null", relative_path, {"$classname": "MBFile", "$classes": ["MBFile", "NSObject"]}, record]
+        root = 3
+    return plistlib.dumps({"$version": 100000, "$archiver": "NSKeyedArchiver", "$top": {"root": UID(root)},
+                           "$objects": objects}, fmt=plistlib.FMT_BINARY)
+
+
+def file_id(domain, relative_path):
+    raw = relative_path if isinstance(relative_path, bytes) else relative_path.encode()
+    return hashlib.sha1(domain.encode() + b"-" + raw).hexdigest()
+
+
+def write_plists(folder, applications, encrypted=False, state="finished", manifest_key=False):
+    date = datetime(2026, 11, 1, 12, 0)  # plistlib writes naive datetimes as UTC
+    with open(os.path.join(folder, "Info.plist"), "wb") as f:
+        plistlib.dump({"Device Name": "Test iPhone", "Product Version": "17.1", "Product Type": "iPhone15,2",
+                       "Last Backup Date": date, "Unique Identifier": "00008030-001234567890802E"}, f)
+    manifest = {"IsEncrypted": encrypted, "Version": "10.0", "Date": date, "WasPasscodeSet": False,
+                "Applications": {identifier: {"CFBundleIdentifier": identifier, "CFBundleVersion": "1",
+                                              "Path": f"/var/containers/Bundle/Application/X/{identifier}.app"}
+                                 for identifier in applications},
+                "Lockdown": {"ProductVersion": "17.1", "DeviceName": "Test iPhone", "UniqueDeviceID": "00008030-001234567890802E"}}
+    if manifest_key:
+        manifest["ManifestKey"] = b"\x03\x00\x00\x00" + bytes(40)
+    with open(os.path.join(folder, "Manifest.plist"), "wb") as f:
+        plistlib.dump(manifest, f, fmt=plistlib.FMT_BINARY)
+    with open(os.path.join(folder, "Status.plist"), "wb") as f:
+        plistlib.dump({"SnapshotState": state, "IsFullBackup": True, "Date": date, "Version": "3.3", "UUID": "X"}, f,
+                      fmt=plistlib.FMT_BINARY)
+
+
+def write_database(folder, rows, stored=True, skip_stored=(), wrong_size=()):
+    path = os.path.join(folder, "Manifest.db")
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)")
+    db.execute("CREATE INDEX FilesDomainIdx ON Files(domain)")
+    db.execute("CREATE INDEX FilesRelativePathIdx ON Files(relativePath)")
+    db.execute("CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB)")
+    for index, (domain, relative_path, flags, size, blob) in enumerate(rows):
+        identifier = file_id(domain, relative_path)
+        if blob is None:
+            text_path = relative_path.decode("utf-8", "replace") if isinstance(relative_path, bytes) else relative_path
+            blob = mbfile(text_path, size, flags, index % 2)
+        db.execute("INSERT INTO Files VALUES (?, ?, ?, ?, ?)", (identifier, domain, relative_path, flags, blob))
+        if stored and flags == 1 and (domain, relative_path) not in skip_stored:
+            folder_name = os.path.join(folder, identifier[:2])
+            os.makedirs(folder_name, exist_ok=True)
+            with open(os.path.join(folder_name, identifier), "wb") as f:
+                f.truncate(size - 1 if (domain, relative_path) in wrong_size else size)
+    db.commit()
+    db.close()
+
+
+def plain_rows():
+    notes = "AppDomain-com.example.notes"
+    myapp = "AppDomain-com.example.my-app"
+    group = "AppDomainGroup-group.com.example.my-app"
+    widget = "AppDomainPlugin-com.example.notes.widget"
+    empty = "AppDomain-com.example.empty"
+    return [
+        (notes, "", 2, 0, None), (notes, "Documents", 2, 0, None), (notes, "Documents/note.txt", 1, 1000, None),
+        (notes, "Library", 2, 0, None), (notes, "Library/Preferences", 2, 0, None),
+        (notes, "Library/Preferences/com.example.notes.plist", 1, 200, None), (notes, "Documents/link", 4, 0, None),
+        (myapp, "", 2, 0, None), (myapp, "Documents", 2, 0, None), (myapp, "Documents/big.mov", 1, 5_000_000_000, None),
+        (myapp, "Library", 2, 0, None), (myapp, "Library/Caches", 2, 0, None), (myapp, "Library/Caches/leak.bin", 1, 700, None),
+        (myapp, "Documents/evil\nname\x1b[31m", 1, 10, None), (myapp, b"Documents/\xff\xfe.bin", 1, 20, None),
+        (myapp, "../escape", 1, 30, None), (myapp, "Documents/bad-blob", 1, 0, b"not a plist at all"),
+        (group, "", 2, 0, None), (group, "ChatStorage.sqlite", 1, 4000, None), (group, "Library", 2, 0, None),
+        (group, "Library/Preferences", 2, 0, None), (group, "Library/Preferences/g.plist", 1, 100, None),
+        (widget, "", 2, 0, None), (widget, "Documents", 2, 0, None), (widget, "Documents/w.json", 1, 250, None),
+        (empty, "", 2, 0, None),
+        ("HomeDomain", "", 2, 0, None), ("HomeDomain", "Library", 2, 0, None),
+        ("HomeDomain", "Library/Preferences/com.apple.springboard.plist", 1, 300, None),
+        ("CameraRollDomain", "Media/DCIM/100APPLE/IMG_0001.HEIC", 1, 2_000_000, None),
+    ]
+
+
+APPLICATIONS = ["com.example.notes", "com.example.my-app", "com.example.empty", "com.example.ghost"]
+
+
+def make(folder, **options):
+    os.makedirs(folder, exist_ok=True)
+    write_plists(folder, APPLICATIONS, **options)
+
+
+def tests(out):
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    plain = os.path.join(out, "plain")
+    make(plain)
+    write_database(plain, plain_rows(),
+                   skip_stored={("AppDomain-com.example.my-app", "Documents/big.mov")},
+                   wrong_size={("AppDomain-com.example.notes", "Library/Preferences/com.example.notes.plist")})
+    incomplete = os.path.join(out, "incomplete")
+    make(incomplete, state="uploading")
+    write_database(incomplete, plain_rows()[:7], stored=False)
+    flagged = os.path.join(out, "encrypted-flag")
+    make(flagged, encrypted=True)
+    write_database(flagged, plain_rows()[:7], stored=False)
+    encrypted = os.path.join(out, "encrypted-db")
+    make(encrypted, encrypted=True, manifest_key=True)
+    with open(os.path.join(encrypted, "Manifest.db"), "wb") as f:
+        f.write(random.Random(1).randbytes(8192))
+    not_sqlite = os.path.join(out, "not-sqlite")
+    make(not_sqlite)
+    with open(os.path.join(not_sqlite, "Manifest.db"), "w") as f:
+        f.write("this is not a database\n")
+    truncated = os.path.join(out, "truncated")
+    make(truncated)
+    write_database(truncated, plain_rows() * 1, stored=False)
+    path = os.path.join(truncated, "Manifest.db")
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[: len(data) // 2])
+    no_table = os.path.join(out, "no-files-table")
+    make(no_table)
+    db = sqlite3.connect(os.path.join(no_table, "Manifest.db"))
+    db.execute("CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB)")
+    db.commit()
+    db.close()
+    missing = os.path.join(out, "missing-db")
+    make(missing)
+    old = os.path.join(out, "old")
+    make(old)
+    with open(os.path.join(old, "Manifest.mbdb"), "wb") as f:
+        f.write(b"mbdb\x05\x00" + bytes(100))
+
+
+def bench(folder, rows):
+    """About `rows` file rows over 40 apps, 10 groups, 10 extensions and 5 system domains."""
+    if os.path.exists(folder):
+        shutil.rmtree(folder)
+    rng = random.Random(7)
+    domains = [f"AppDomain-com.example.app{index:02d}" for index in range(40)]
+    domains += [f"AppDomainGroup-group.com.example.app{index:02d}" for index in range(10)]
+    domains += [f"AppDomainPlugin-com.example.app{index:02d}.widget" for index in range(10)]
+    domains += ["HomeDomain", "CameraRollDomain", "MediaDomain", "KeychainDomain", "WirelessDomain"]
+    make(folder)
+    data = []
+    for index in range(rows):
+        domain = domains[min(int(rng.paretovariate(1.2)) - 1, len(domains) - 1) if index % 3 else index % len(domains)]
+        top = rng.choice(["Documents", "Library/Application Support", "Library/Preferences", "Library/WebKit"])
+        data.append((domain, f"{top}/d{index % 500:03d}/f{index:07d}.bin", 1, rng.randrange(0, 1 << 20), None))
+        if index % 20 == 0:
+            data.append((domain, f"{top}/d{index % 500:03d}", 2, 0, None))
+    # Unique fileIDs only (folders repeat).
+    unique = {}
+    for row in data:
+        unique[(row[0], row[1])] = row
+    write_database(folder, list(unique.values()), stored=False)
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--rows":
+        bench(sys.argv[3], int(sys.argv[2]))
+    elif len(sys.argv) == 2:
+        tests(sys.argv[1])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

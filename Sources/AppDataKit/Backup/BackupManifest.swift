@@ -1,0 +1,93 @@
+import Foundation  // PropertyListSerialization for the backup's plists (no UIDs in them), Date
+
+/// What a device backup folder says about itself before its database is read: the plists
+/// (device, iOS version, date, snapshot state, encryption, installed apps), and whether its
+/// `Manifest.db` is one appdata can read. Every refusal is one line naming the cause.
+public struct BackupManifest: Sendable {
+  /// What the report says the backup is.
+  public struct Info: Sendable {
+    public var path: String
+    public var deviceName: String?
+    public var productVersion: String?
+    public var date: String?
+    public var snapshotState: String?
+    public var isFullBackup: Bool?
+  }
+
+  public var info: Info
+  /// `Manifest.plist`'s `Applications`: the apps the backup was made with.
+  public var applications: [String]
+  /// The database's path.
+  public var database: String
+
+  /// The first 16 bytes of every SQLite 3 database.
+  static let sqliteHeader = Array("SQLite format 3\0".utf8)
+  static let databaseName = "Manifest.db"
+  /// A backup from before iOS 10 has this instead of Manifest.db.
+  static let oldDatabaseName = "Manifest.mbdb"
+  static let plistNames = ["Manifest.plist", "Info.plist", "Status.plist"]
+
+  /// Whether a folder is a device backup: Manifest.db (or the pre-iOS 10 Manifest.mbdb) beside
+  /// one of its plists, or the plists themselves with a `Manifest.plist`.
+  static func isBackup(_ folder: ProbedFolder) -> Bool {
+    let hasPlist = plistNames.contains(where: folder.isFile)
+    return hasPlist && (folder.isFile(databaseName) || folder.isFile(oldDatabaseName) || folder.isFile("Manifest.plist"))
+  }
+
+  /// Reads and checks the backup at `folder`; throws the refusal (exit 2) when it cannot be audited.
+  static func load(_ folder: ProbedFolder) throws(UsageError) -> BackupManifest {
+    let path = TerminalText.escaped(folder.path)
+    func plist(_ name: String) -> [String: Any] { folder.read(name).flatMap(PropertyListFile.dictionary) ?? [:] }
+    let manifest = plist("Manifest.plist")
+    let status = plist("Status.plist")
+    let info = plist("Info.plist")
+    let lockdown = manifest["Lockdown"] as? [String: Any] ?? [:]
+
+    if !folder.isFile(databaseName) {
+      if folder.isFile(oldDatabaseName) {
+        throw UsageError("\(path): a backup from before iOS 10 (Manifest.mbdb, no Manifest.db); appdata reads backups made by iOS 10 and later")
+      }
+      throw UsageError("\(path): a device backup without its Manifest.db (the list of what it holds); the backup is incomplete or was copied without it")
+    }
+    let encryptedFlag = (manifest["IsEncrypted"] as? Bool) ?? ((manifest["IsEncrypted"] as? NSNumber)?.boolValue ?? false)
+    let databasePath = folder.childPath(databaseName)
+    let head: [UInt8]
+    do {
+      let file = try Syscalls.openFile(atPath: databasePath)
+      defer { file.close() }
+      head = try Syscalls.readUpTo(file, 16, displayPath: databasePath)
+    } catch {
+      throw UsageError("\(TerminalText.escaped(databasePath)): cannot read: \(error.reason)")
+    }
+    // Either sign says encrypted: Manifest.plist's IsEncrypted, or a database that is not SQLite
+    // while the plist holds the key that would decrypt it.
+    let encrypted = "\(path): an encrypted backup; appdata reads unencrypted backups: make one with Finder's \"Encrypt local backup\" off, or 'idevicebackup2 encryption off'"
+    if encryptedFlag { throw UsageError(encrypted) }
+    if head != sqliteHeader {
+      if manifest["ManifestKey"] != nil { throw UsageError(encrypted) }
+      if head.isEmpty {
+        throw UsageError("\(TerminalText.escaped(databasePath)): empty; the backup's list of files is missing, so the backup is incomplete")
+      }
+      throw UsageError("\(TerminalText.escaped(databasePath)): not a SQLite database (it does not start with \"SQLite format 3\"); it is damaged, or not from an iOS backup")
+    }
+
+    func text(_ value: Any?) -> String? {
+      switch value {
+      case let string as String: return string
+      case let date as Date: return ISO8601DateFormatter().string(from: date)
+      default: return nil
+      }
+    }
+    let fullBackup = (status["IsFullBackup"] as? Bool) ?? (status["IsFullBackup"] as? NSNumber)?.boolValue
+    return BackupManifest(
+      info: Info(
+        path: Syscalls.absolutePath(folder.path),
+        deviceName: text(lockdown["DeviceName"]) ?? text(info["Device Name"]),
+        productVersion: text(lockdown["ProductVersion"]) ?? text(info["Product Version"]),
+        date: text(status["Date"]) ?? text(manifest["Date"]) ?? text(info["Last Backup Date"]),
+        snapshotState: text(status["SnapshotState"]),
+        isFullBackup: fullBackup),
+      applications: ((manifest["Applications"] as? [String: Any]) ?? [:]).keys.sorted(),
+      database: databasePath)
+  }
+}

@@ -1,0 +1,259 @@
+/// Reads a device backup's `Manifest.db` row by row (nothing is collected: memory does not grow
+/// with the rows) into one `AuditAccumulator` per app domain, classifying each relativePath
+/// through the layout tables exactly as the walk classifies files on disk. Every file the backup
+/// holds is backed up; a file from a location appdata predicts is left out is a finding.
+struct BackupReader {
+  let manifest: BackupManifest
+  /// The backup folder as the user typed it (for `--verify`).
+  let folderPath: String
+  var allDomains = false
+  var verify = false
+
+  /// The name of the one line that sums the system domains.
+  static let systemDomainsName = "(system domains)"
+
+  /// One domain (or the system domains together) being read.
+  private struct DomainState {
+    var domain: String
+    var id: String?
+    var kind: ContainerKind
+    var layout: ContainerLayout
+    var container: String
+    var kept: Bool
+    var accumulator: AuditAccumulator
+    var options: AuditOptions
+    var tag: NDJSONTag?
+    /// Files and bytes the backup holds from each location appdata predicts is left out.
+    var excluded: [Int: (files: UInt64, bytes: UInt64)] = [:]
+  }
+
+  /// The app domain's kind and id (`AppDomainGroup-group.x-y` → group, `group.x-y`), or nil for
+  /// a system domain.
+  static func appDomain(_ domain: String) -> (kind: ContainerKind, id: String)? {
+    guard let dash = domain.firstIndex(of: "-") else { return nil }
+    let prefix = String(domain[..<dash])
+    guard let known = ContainerPlaces.backupDomains.first(where: { $0.prefix == prefix }) else { return nil }
+    return (known.kind, String(domain[domain.index(after: dash)...]))
+  }
+
+  /// Opens the database, read-only and immutable, and checks it holds the Files table.
+  func open() throws(UsageError) -> SQLiteDatabase {
+    let path = TerminalText.escaped(manifest.database)
+    do {
+      let database = try SQLiteDatabase(readOnlyImmutable: Syscalls.absolutePath(manifest.database))
+      guard try database.hasTable("Files") else {
+        throw UsageError("\(path): a SQLite database without the Files table; not an iOS backup manifest")
+      }
+      return database
+    } catch let error as UsageError {
+      throw error
+    } catch let error as SQLiteDatabase.Failure {
+      throw UsageError("\(path): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+    } catch {
+      throw UsageError("\(path): \(error)")
+    }
+  }
+
+  /// The reports of every app domain the filter keeps (and of the system domains, summed or one
+  /// by one), sorted by container, and every domain's name.
+  func audit(_ request: AuditRequest) throws(UsageError) -> (reports: [AuditReport], available: [String]) {
+    let database = try open()
+    let base = manifest.info.path
+    var states: [DomainState] = []
+    var byDomain: [[UInt8]: Int] = [:]
+    func state(for domain: String) -> DomainState {
+      let app = Self.appDomain(domain)
+      let isSummedSystem = app == nil && !allDomains
+      let id = app?.id ?? (isSummedSystem ? nil : domain)
+      let kind = app?.kind ?? .system
+      let container = base + "//" + (isSummedSystem ? Self.systemDomainsName : domain)
+      let kept = request.filter.map { $0.matches(app?.id) } ?? true
+      let options = request.options(id)
+      let layout = ContainerLayout.forKind(kind)
+      let tag = request.tagsLines ? NDJSONTag(container: container, id: id) : nil
+      var accumulator = AuditAccumulator(options: options, layout: layout, sink: kept ? request.entrySink : nil, tag: tag)
+      accumulator.everyFileIsBackedUp = true
+      return DomainState(domain: isSummedSystem ? Self.systemDomainsName : domain, id: id, kind: kind, layout: layout,
+                         container: container, kept: kept, accumulator: accumulator, options: options, tag: tag)
+    }
+    // Apps the backup was made with but that hold no row are containers with no files too.
+    for identifier in manifest.applications {
+      let domain = "AppDomain-" + identifier
+      byDomain[Array(domain.utf8)] = states.count
+      states.append(state(for: domain))
+    }
+
+    let verifier = verify ? StoredFileVerifier(folderPath: folderPath) : nil
+    do {
+      let statement = try database.prepare("SELECT domain, relativePath, flags, file, fileID FROM Files")
+      var lastDomain: [UInt8] = []
+      var current = -1
+      var scratch: [UInt8] = []
+      while try statement.step() {
+        let domainBytes = statement.bytes(0)
+        if current < 0 || !domainBytes.elementsEqual(lastDomain) {
+          lastDomain = Array(domainBytes)
+          if let known = byDomain[lastDomain] {
+            current = known
+          } else {
+            let domain = String(decoding: lastDomain, as: UTF8.self)
+            let made = state(for: domain)
+            // The system domains share one state unless --all-domains lists them one by one.
+            if made.kind == .system && !allDomains, let shared = states.firstIndex(where: { $0.domain == Self.systemDomainsName }) {
+              current = shared
+            } else {
+              current = states.count
+              states.append(made)
+            }
+            byDomain[lastDomain] = current
+          }
+        }
+        guard states[current].kept else { continue }
+        let relative = statement.bytes(1)
+        if relative.isEmpty { continue }  // the domain's root folder
+        if states[current].kind == .system && !allDomains {
+          // The summed system domains: paths are DOMAIN/relativePath.
+          scratch.removeAll(keepingCapacity: true)
+          scratch.append(contentsOf: domainBytes)
+          scratch.append(0x2F)
+          scratch.append(contentsOf: relative)
+          scratch.withUnsafeBytes { path in
+            visit(path: path, flags: statement.integer(2), blob: statement.bytes(3), fileID: statement.bytes(4),
+                  state: &states[current], verifier: verifier)
+          }
+        } else {
+          visit(path: relative, flags: statement.integer(2), blob: statement.bytes(3), fileID: statement.bytes(4),
+                state: &states[current], verifier: verifier)
+        }
+      }
+    } catch {
+      throw UsageError("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+    }
+
+    var reports: [AuditReport] = []
+    for state in states where state.kept {
+      var accumulator = state.accumulator
+      for (ruleIndex, held) in state.excluded.sorted(by: { $0.key < $1.key }) {
+        let rule = state.layout.rule(at: ruleIndex)
+        let location = rule.pattern == state.layout.fallback.pattern ? "a folder outside the layout" : rule.pattern.joined(separator: "/")
+        accumulator.findings.append(Finding(
+          rule: .backupHoldsExcluded, path: Array((rule.pattern.first == "*" ? "." : rule.pattern.joined(separator: "/")).utf8),
+          message: "the backup holds \(held.files) \(held.files == 1 ? "file" : "files") (\(held.bytes) bytes) from \(location), which appdata predicts is not backed up (\(rule.category.rawValue))",
+          bytes: held.bytes))
+      }
+      if let snapshot = manifest.info.snapshotState, snapshot != "finished" {
+        accumulator.findings.append(Finding(
+          rule: .backupIncomplete, path: Array(".".utf8),
+          message: "the backup's SnapshotState is '\(TerminalText.escaped(snapshot))', not 'finished': it may lack files", bytes: nil))
+      }
+      var report = Auditor.report(from: [accumulator], options: state.options, layout: state.layout, container: state.container,
+                                  entrySink: request.entrySink, tag: state.tag)
+      report.id = state.id
+      report.kind = state.kind
+      report.name = state.id ?? state.domain
+      reports.append(report)
+    }
+    return (reports, states.map { $0.id ?? $0.domain })
+  }
+
+  /// One manifest row into its domain's accumulator.
+  private func visit(path: UnsafeRawBufferPointer, flags: Int64, blob: UnsafeRawBufferPointer, fileID: UnsafeRawBufferPointer,
+                     state: inout DomainState, verifier: StoredFileVerifier?) {
+    let bytes = path.bindMemory(to: UInt8.self)
+    // Components: the first two decide the location; `..` is never a path inside a container.
+    var slashes: [Int] = []
+    var start = 0
+    var hasParentComponent = false
+    for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x2F {
+      if index - start == 2 && bytes[start] == 0x2E && bytes[start + 1] == 0x2E { hasParentComponent = true }
+      if index < bytes.count { slashes.append(index) }
+      start = index + 1
+    }
+    if hasParentComponent {
+      state.accumulator.findings.append(Finding(
+        rule: .unreadable, path: Array(bytes), message: "relativePath contains '..'; not counted", bytes: nil))
+      return
+    }
+    let kind: FileStatus.Kind
+    var size: UInt64 = 0
+    switch flags {
+    case 1:
+      guard let file = MBFile.decode(blob) else {
+        state.accumulator.findings.append(Finding(
+          rule: .unreadable, path: Array(bytes), message: "cannot decode its manifest record (the MBFile archive in the file column); not counted", bytes: nil))
+        return
+      }
+      kind = .regular
+      size = file.size
+    case 2: kind = .directory
+    case 4: kind = .symbolicLink
+    default: kind = .other
+    }
+    let depth = slashes.count + 1
+    let layout = state.layout
+    let first = Array(bytes[0..<(slashes.first ?? bytes.count)])
+    let ruleIndex: Int
+    if depth == 1 {
+      ruleIndex = layout.ruleIndex(for: [first][...])
+    } else {
+      let second = Array(bytes[(slashes[0] + 1)..<(slashes.count > 1 ? slashes[1] : bytes.count)])
+      ruleIndex = layout.ruleIndex(for: [first, second][...])
+    }
+    let category = layout.category(at: ruleIndex)
+    let split = slashes.last
+    let parent = UnsafeBufferPointer(rebasing: bytes[0..<(split ?? 0)])
+    let name = UnsafeBufferPointer(rebasing: bytes[((split.map { $0 + 1 }) ?? 0)...])
+    let status = FileStatus.described(kind: kind, size: size, allocatedSize: (size + 4095) / 4096 * 4096)
+    state.accumulator.visit(WalkedEntry(
+      parentPath: parent, name: name, depth: depth, status: status, ruleIndex: ruleIndex,
+      isStandardLocation: depth == 1 ? layout.isStandard(at: ruleIndex) : true, locationCategory: category, category: category,
+      ownMarkers: [], inheritedExclusion: nil, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: category))
+    if kind != .directory && category != .critical {
+      state.excluded[ruleIndex, default: (0, 0)].files += 1
+      state.excluded[ruleIndex, default: (0, 0)].bytes += size
+    }
+    if kind == .regular, let verifier, let finding = verifier.check(fileID: fileID, size: size, path: Array(bytes)) {
+      state.accumulator.findings.append(finding)
+    }
+  }
+}
+
+/// `--verify`: each file row's stored copy at `<fileID[0:2]>/<fileID>`, examined through the
+/// backup folder's descriptor with `O_NOFOLLOW` and `fstatat(AT_SYMLINK_NOFOLLOW)`.
+final class StoredFileVerifier {
+  private let folderPath: String
+  private let folder: FileDescriptor?
+  private var subfolders: [[UInt8]: FileDescriptor?] = [:]
+
+  init(folderPath: String) {
+    self.folderPath = folderPath
+    folder = try? Syscalls.openDirectory(atPath: folderPath)
+  }
+
+  deinit {
+    for case let descriptor?? in subfolders.values { descriptor.close() }
+    folder?.close()
+  }
+
+  /// A finding when the stored file is missing or its length is not `size`.
+  func check(fileID raw: UnsafeRawBufferPointer, size: UInt64, path: [UInt8]) -> Finding? {
+    let fileID = Array(raw)
+    guard fileID.count == 40, fileID.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+      return Finding(rule: .backupFileMissing, path: path, message: "its fileID '\(TerminalText.escaped(fileID))' is not 40 lowercase hex digits", bytes: size)
+    }
+    let prefix = Array(fileID[0..<2])
+    let display = String(decoding: prefix + [0x2F] + fileID, as: UTF8.self)
+    if subfolders[prefix] == nil, let folder {
+      subfolders[prefix] = .some(try? Syscalls.open(prefix, in: folder, options: .directory, displayPath: display))
+    }
+    guard case let subfolder?? = subfolders[prefix],
+          let status = try? Syscalls.status(of: fileID, in: subfolder, displayPath: display), status.kind == .regular else {
+      return Finding(rule: .backupFileMissing, path: path, message: "its stored copy \(display) is not in the backup folder", bytes: size)
+    }
+    if status.size != size {
+      return Finding(rule: .backupFileSizeMismatch, path: path,
+                     message: "its stored copy \(display) is \(status.size) bytes, the manifest says \(size)", bytes: size)
+    }
+    return nil
+  }
+}

@@ -1,0 +1,56 @@
+/// An iOS device backup folder (Finder or iTunes on a Mac, `idevicebackup2 backup` on Linux):
+/// `Manifest.db` beside `Manifest.plist`, `Info.plist` and `Status.plist`. Each app domain
+/// (`AppDomain-`, `AppDomainGroup-`, `AppDomainPlugin-`) is a container; the system domains are
+/// summed into one line, or listed one by one with `--all-domains`.
+enum DeviceBackup: FolderInputKind {
+  static func source(for folder: ProbedFolder, base: String) throws(UsageError) -> (any ContainerSource)? {
+    guard BackupManifest.isBackup(folder) else { return nil }
+    return BackupSource(source: Syscalls.absolutePath(folder.path), folderPath: folder.path, manifest: try BackupManifest.load(folder))
+  }
+}
+
+/// What a device backup holds, per domain, read from its manifest (`BackupReader`).
+struct BackupSource: ContainerSource {
+  let source: String
+  let folderPath: String
+  let manifest: BackupManifest
+
+  var isCollection: Bool { true }
+
+  func folders() throws(UsageError) -> [ContainerRef] {
+    throw UsageError("\(TerminalText.escaped(folderPath)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
+  }
+
+  func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
+    var reader = BackupReader(manifest: manifest, folderPath: folderPath)
+    reader.allDomains = request.allDomains
+    reader.verify = request.verify
+    let (reports, available) = try reader.audit(request)
+    var outcome = AuditOutcome(reports: reports, available: available, isCollection: true)
+    outcome.backup = manifest.info
+    return outcome
+  }
+
+  /// The rows of one domain, for `appdata audit CONTAINER --backup BACKUP`: relativePath to size
+  /// (folders left out); nil when the backup holds no such domain.
+  func files(ofDomain domain: String) throws(UsageError) -> [[UInt8]: UInt64]? {
+    let database = try BackupReader(manifest: manifest, folderPath: folderPath).open()
+    var files: [[UInt8]: UInt64] = [:]
+    var sawDomain = false
+    do {
+      let statement = try database.prepare("SELECT relativePath, flags, file FROM Files WHERE domain = ?1")
+      statement.bind(1, domain)
+      while try statement.step() {
+        sawDomain = true
+        let flags = statement.integer(1)
+        guard flags != 2 else { continue }
+        let relative = Array(statement.bytes(0))
+        if relative.isEmpty { continue }
+        files[relative] = flags == 1 ? (MBFile.decode(statement.bytes(2))?.size ?? 0) : 0
+      }
+    } catch {
+      throw UsageError("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+    }
+    return sawDomain ? files : nil
+  }
+}
