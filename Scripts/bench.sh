@@ -3,9 +3,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-if ! command -v getfattr >/dev/null; then
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -qq attr >/dev/null 2>&1 || { $sudo apt-get update -qq && $sudo apt-get install -y -qq attr; }
-fi
+# getfattr (attr) and the sqlite3 shell (sqlite3) are what appdata is timed against.
+for tool in getfattr:attr sqlite3:sqlite3; do
+  if ! command -v "${tool%%:*}" >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get install -y -qq "${tool#*:}" >/dev/null 2>&1 || { $sudo apt-get update -qq && $sudo apt-get install -y -qq "${tool#*:}"; }
+  fi
+done
 swift build -c release --static-swift-stdlib
 python3 Scripts/bench.py .build/release/appdata "${BENCH_DIR:-.build/bench-data}" "$@"

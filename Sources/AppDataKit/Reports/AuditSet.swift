@@ -106,6 +106,18 @@ extension AuditSet {
     lines.append("")
     lines.append("Findings: " + Severity.counted(findings.map(\.finding.severity)))
     lines.append(contentsOf: findingLines)
+    // With --list: each container's files.
+    for report in reports.sorted(by: { $0.name < $1.name }) {
+      guard let entries = report.entries, !entries.isEmpty else { continue }
+      lines.append("")
+      lines.append("Files of \(TerminalText.escaped(report.name)) (\(entries.count)):")
+      let sizes = entries.map { size($0.bytes) }
+      let width = sizes.map(\.count).max() ?? 0
+      for (entry, text) in zip(entries, sizes) {
+        lines.append("  " + entry.category.rawValue.padding(9) + "  " + String(repeating: " ", count: width - text.count) + text
+                     + "  " + TerminalText.escaped(entry.path))
+      }
+    }
     lines.append("")
     let totalFiles = categories.values.reduce(0) { $0 + $1.files }
     let totalBytes = categories.values.reduce(0) { $0 + $1.bytes }
