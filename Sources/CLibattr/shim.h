@@ -87,4 +87,20 @@ static inline int appdata_unshare_files(void) {
 
 static inline int appdata_errno(void) { return errno; }
 
+/// lseek(2) to the next data (`SEEK_DATA`) or hole (`SEEK_HOLE`) at or after `offset`; the
+/// constants are _GNU_SOURCE's, which Swift's Glibc module does not define.
+static inline off_t appdata_seek_data(int fd, off_t offset) { return lseek(fd, offset, 3); }
+static inline off_t appdata_seek_hole(int fd, off_t offset) { return lseek(fd, offset, 4); }
+
+/// copy_file_range(2) between explicit offsets (the files' own offsets are left alone): the
+/// kernel copies, or shares extents, without the data passing through user space.
+static inline ssize_t appdata_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t length) {
+#ifdef SYS_copy_file_range
+  return (ssize_t)syscall(SYS_copy_file_range, in, in_offset, out, out_offset, length, 0u);
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 #endif

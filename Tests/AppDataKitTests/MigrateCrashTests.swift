@@ -109,6 +109,68 @@ struct MigrateCrashTests {
     withExtendedLifetime(store) {}
   }
 
+  /// A 2 GiB file holding 4 MiB of data, in three extents and a trailing hole: it must cross to a
+  /// 64 MiB tmpfs (written out as zeros it would not fit), byte for byte, holes kept. `mode`:
+  /// the kernel copy where allowed, the read/write path forced, or a copy on one filesystem
+  /// (APPDATA_TEST_FORCE_COPY), where copy_file_range is allowed.
+  @Test(.enabled(if: AppData.isRoot, "needs root to mount a 64 MiB tmpfs"), arguments: ["kernel", "fallback", "same-filesystem"])
+  func aSparseFileCrossesFilesystemsWithItsHoles(mode: String) throws {
+    let tree = try TestTree("sparse-\(mode)")
+    try tree.folder("Library/Caches")
+    try tree.folder("Documents")
+    let image = tree.path("Library/Caches/disk.img")
+    let made = try AppData.shell("""
+      python3 - '\(image)' <<'PY'
+      import os, sys
+      with open(sys.argv[1], 'wb') as f:
+          for offset, size in ((0, 1 << 20), (1 << 30, 1 << 20), ((2 << 30) - (5 << 20), 2 << 20)):
+              f.seek(offset)
+              pattern = bytes(range(256)) * (size // 256)
+              f.write(pattern[offset % 251:] + pattern[:offset % 251])
+          f.truncate(2 << 30)
+      PY
+      """)
+    try #require(made.status == 0, "\(made.error)")
+    // The data extents and where they are (a hole filled with anything is caught by the
+    // allocation check below): quicker than reading 2 GiB, mostly zeros, twice.
+    let hash = { (path: String) throws -> String in
+      try AppData.shell("""
+        python3 - '\(path)' <<'PY'
+        import hashlib, os, sys
+        fd = os.open(sys.argv[1], os.O_RDONLY); size = os.fstat(fd).st_size; digest = hashlib.sha256(); offset = 0
+        while offset < size:
+            try: start = os.lseek(fd, offset, os.SEEK_DATA)
+            except OSError: break
+            end = os.lseek(fd, start, os.SEEK_HOLE)
+            digest.update(f"{start}:{end}:".encode()); digest.update(os.pread(fd, end - start, start)); offset = end
+        print(size, digest.hexdigest())
+        PY
+        """).output
+    }
+    let before = try hash(image)
+    var environment: [String: String] = [:]
+    if mode == "same-filesystem" {
+      environment["APPDATA_TEST_FORCE_COPY"] = "1"
+    } else {
+      let mount = try AppData.shell("mount -t tmpfs -o size=64m tmpfs '\(tree.path("Documents"))'")
+      try #require(mount.status == 0, "mount -t tmpfs refused: \(mount.error)")
+    }
+    defer { if mode != "same-filesystem" { _ = try? AppData.shell("umount '\(tree.path("Documents"))'") } }
+    if mode == "fallback" { environment["APPDATA_FORCE_COPY_FALLBACK"] = "1" }
+    let result = try AppData.run(["migrate", "--json", tree.root], environment: environment)
+    #expect(result.status == 0, "\(result.error)")
+    let entry = (try result.json()["entries"] as? [[String: Any]])?.first
+    #expect(entry?["action"] as? String == "copied")
+    #expect((entry?["bytes"] as? NSNumber)?.intValue == 2 << 30)
+    #expect((entry?["copiedBytes"] as? NSNumber)?.intValue == 4 << 20)
+    let copied = tree.path("Documents/disk.img")
+    #expect(try hash(copied) == before)
+    var status = stat()
+    #expect(stat(copied, &status) == 0)
+    #expect(status.st_size == 2 << 30)
+    #expect(Int(status.st_blocks) * 512 <= 8 << 20, "allocated \(Int(status.st_blocks) * 512) bytes")
+  }
+
   @Test(.enabled(if: AppData.isRoot, "needs root to mount a ramfs (a filesystem without user xattrs)"))
   func aDestinationThatRefusesMarkersChangesNothing() throws {
     let tree = try TestTree("ramfs")

@@ -21,6 +21,8 @@ public struct MigrationReport: Sendable {
     public var destination: [[UInt8]]?
     public var files: UInt64
     public var bytes: UInt64
+    /// Moved across filesystems: the bytes of data copied (holes are not copied); nil for a rename.
+    public var copiedBytes: UInt64? = nil
     /// The markers set and verified on the destination (empty when none).
     public var markers: [Marker]
     /// Why it was skipped, what it conflicts with, or what failed.
@@ -53,6 +55,7 @@ public struct MigrationReport: Sendable {
     func path(_ components: [[UInt8]]) -> [String: JSONValue] { JSONValue.pathFields(RelativePath.join(components)) }
     let items: [JSONValue] = entries.map { entry in
       var object: [String: JSONValue] = ["action": .string(entry.action.rawValue), "files": .unsigned(entry.files), "bytes": .unsigned(entry.bytes)]
+      if let copied = entry.copiedBytes { object["copiedBytes"] = .unsigned(copied) }
       for (key, value) in path(entry.source) { object[key == "path" ? "source" : "sourceBase64"] = value }
       if let destination = entry.destination {
         for (key, value) in path(destination) { object[key == "path" ? "destination" : "destinationBase64"] = value }
@@ -96,7 +99,9 @@ public struct MigrationReport: Sendable {
         var description = TerminalText.escaped(RelativePath.join(entry.source))
         if let destination = entry.destination { description += " -> " + TerminalText.escaped(RelativePath.join(destination)) }
         if let message = entry.message { description += "  (" + TerminalText.escaped(message) + ")" }
-        rows.append([entry.action.rawValue, String(entry.files), ByteSize.human(entry.bytes),
+        // Across filesystems, what was copied: a sparse file's holes are not.
+        let size = ByteSize.human(entry.bytes) + (entry.copiedBytes.map { $0 == entry.bytes ? "" : " (" + ByteSize.human($0) + " copied)" } ?? "")
+        rows.append([entry.action.rawValue, String(entry.files), size,
                      MarkerSet(entry.markers).name ?? "-", description])
       }
       lines.append(contentsOf: TextTable.render(rows, rightAligned: [1, 2]))

@@ -121,7 +121,7 @@ final class Migrator {
         entry.action = .copied
       case (true, false):
         if forceCopy {
-          try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, temporaryName: temporaryName, step: step)
+          entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, temporaryName: temporaryName, step: step)
           entry.action = .copied
         } else {
           do {
@@ -129,7 +129,7 @@ final class Migrator {
             checkpoint()
             entry.action = .moved
           } catch where error.isCrossDevice {
-            try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, temporaryName: temporaryName, step: step)
+            entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, temporaryName: temporaryName, step: step)
             entry.action = .copied
           }
         }
@@ -171,12 +171,13 @@ final class Migrator {
   private func copyAcross(
     _ sourceName: [UInt8], from sourceFolder: FileDescriptor, to destinationName: [UInt8], in destinationFolder: FileDescriptor,
     temporaryName: [UInt8], step: MigrationStep
-  ) throws(SystemError) {
+  ) throws(SystemError) -> UInt64 {
     let display = container.display(step.destination)
     // A partial copy from an interrupted run is not trusted: start it again.
     try TreeOperations.remove(temporaryName, in: destinationFolder, display: display)
+    let copied: UInt64
     do {
-      try TreeOperations.copy(sourceName, in: sourceFolder, to: temporaryName, in: destinationFolder,
+      copied = try TreeOperations.copy(sourceName, in: sourceFolder, to: temporaryName, in: destinationFolder,
                               display: container.display(step.source), checkpoint: checkpoint)
     } catch {
       // The source is untouched; leave no half copy behind (it may be what filled the disk).
@@ -187,6 +188,7 @@ final class Migrator {
     try journal.record("installing", step: step.id, durable: true)
     try install(temporaryName, as: destinationName, in: destinationFolder, step: step)
     try finishCopy(sourceName, in: sourceFolder, step: step)
+    return copied
   }
 
   private func install(_ temporaryName: [UInt8], as name: [UInt8], in folder: FileDescriptor, step: MigrationStep) throws(SystemError) {

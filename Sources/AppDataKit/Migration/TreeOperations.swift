@@ -21,12 +21,15 @@ enum TreeOperations {
     }
   }
 
-  /// Copies the tree at `name` in `source` to `newName` in `destination`. Data is fsynced
-  /// before the folder that holds it; `checkpoint` is called after each file.
+  /// Copies the tree at `name` in `source` to `newName` in `destination`, keeping sparse files'
+  /// holes. Data is fsynced before the folder that holds it; `checkpoint` is called after each
+  /// file. Returns the bytes of data copied.
+  @discardableResult
   static func copy(
     _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
     display: String, checkpoint: () -> Void
-  ) throws(SystemError) {
+  ) throws(SystemError) -> UInt64 {
+    var copied: UInt64 = 0
     let status = try Syscalls.status(of: name, in: source, displayPath: display)
     switch status.kind {
     case .regular:
@@ -34,7 +37,7 @@ enum TreeOperations {
       defer { input.close() }
       let output = try Syscalls.open(newName, in: destination, options: .createNewFile, mode: 0o600, displayPath: display)
       defer { output.close() }
-      _ = try Syscalls.copyData(from: input, to: output, displayPath: display)
+      copied = try Syscalls.copyData(from: input, to: output, displayPath: display).dataBytes
       try ExtendedAttributes.copyAll(from: input, to: output, displayPath: display)
       try Syscalls.setMode(output, status.permissions, displayPath: display)
       try Syscalls.sync(output, displayPath: display)
@@ -45,8 +48,8 @@ enum TreeOperations {
       let output = try Syscalls.open(newName, in: destination, options: .directory, displayPath: display)
       defer { output.close() }
       for child in try inputStream.names() {
-        try copy(child, in: inputStream.descriptor, to: child, in: output,
-                 display: display + "/" + TerminalText.escaped(child), checkpoint: checkpoint)
+        copied += try copy(child, in: inputStream.descriptor, to: child, in: output,
+                           display: display + "/" + TerminalText.escaped(child), checkpoint: checkpoint)
       }
       try ExtendedAttributes.copyAll(from: inputStream.descriptor, to: output, displayPath: display)
       try Syscalls.setMode(output, status.permissions, displayPath: display)
@@ -60,6 +63,7 @@ enum TreeOperations {
     // Times last: adding a folder's children changed its modification time.
     try Syscalls.setTimes(newName, in: destination, access: status.accessTime, modification: status.modificationTime, displayPath: display)
     checkpoint()
+    return copied
   }
 
   /// Removes the tree at `name`; absent is fine (a resumed removal).

@@ -420,23 +420,6 @@ public enum Syscalls {
     kill(getpid(), SIGKILL)
     _exit(137)
   }
-
-  /// Copies every byte of `source` to `destination` (read/write in 1 MiB chunks).
-  public static func copyData(
-    from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String
-  ) throws(SystemError) -> UInt64 {
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-    defer { buffer.deallocate() }
-    var total: UInt64 = 0
-    while true {
-      let count = try valueOrErrno("read the source of", path: displayPath()) {
-        Glibc_or_Darwin_read(source.rawValue, buffer.baseAddress, buffer.count)
-      }
-      if count == 0 { return total }
-      try writeAll(destination, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), displayPath: displayPath())
-      total += UInt64(count)
-    }
-  }
 }
 
 @inline(__always) func Glibc_or_Darwin_open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
