@@ -8,6 +8,7 @@ medians, the ratio appdata/du and appdata's peak RSS (from wait4's rusage).
 Usage: bench.py APPDATA_BINARY BENCH_DIR [--sizes 100000,1000000] [--rounds N]
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -179,6 +180,147 @@ def scale(appdata, bench_dir):
     print()
 
 
+def default_jobs():
+    """appdata's default --jobs (Walker.defaultJobs): 8 per online CPU, 8 to 16."""
+    return min(16, max(8, 8 * (os.cpu_count() or 1)))
+
+
+def drop_caches():
+    """Drops the page cache (root only); False when not allowed."""
+    try:
+        subprocess.run(["sync"], check=True)
+        with open("/proc/sys/vm/drop_caches", "w") as handle:
+            handle.write("3\n")
+        return True
+    except OSError:
+        return False
+
+
+def floor(appdata, floor_walker, container, entries, rounds):
+    """appdata against the floor walker (Scripts/floor-walker.c: the audit's syscalls and nothing
+    else), warm with the same thread counts, and cold (page cache dropped before each run)."""
+    jobs = default_jobs()
+    check = subprocess.run([floor_walker, "2", container], capture_output=True, text=True).stdout.split()
+    report = json.loads(subprocess.run([appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config", container],
+                                       capture_output=True, text=True).stdout)
+    totals = report["summary"]
+    files = sum(category["files"] for category in totals["categories"].values())
+    same = int(check[3]) == totals["directories"] and int(check[5]) == files
+    print(f"== the floor: {entries} entries, {os.cpu_count()} online CPUs, default --jobs {jobs}; the floor walker counts "
+          f"{check[3]} folders and {check[5]} files ({'the same as appdata' if same else 'NOT the same as appdata'}) ==")
+    commands = {
+        f"appdata audit --format json (--jobs {jobs})": [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config", container],
+        f"floor walker, {jobs} threads": [floor_walker, str(jobs), container],
+        "appdata audit --format json --jobs 1": [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config", "--jobs", "1", container],
+        "floor walker, 1 thread": [floor_walker, "1", container],
+        "du -sb": ["du", "-sb", container],
+    }
+    print(f"  warm, {rounds} rounds (medians):")
+    medians = alternate(commands, rounds, "du -sb")
+    warm = medians[f"appdata audit --format json (--jobs {jobs})"] / medians[f"floor walker, {jobs} threads"]
+    single = medians["appdata audit --format json --jobs 1"] / medians["floor walker, 1 thread"]
+    print(f"  warm: appdata / floor, {jobs} threads: {warm:.2f} (target <= 1.05: {'met' if warm <= 1.05 else 'missed'})")
+    print(f"  warm: appdata / floor, 1 thread:  {single:.2f} (target <= 1.05: {'met' if single <= 1.05 else 'missed'})")
+    if not drop_caches():
+        print("  cold: skipped (dropping the page cache needs root: /proc/sys/vm/drop_caches)")
+        print()
+        return
+    cold_commands = {f"appdata --jobs {count}": [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config", "--jobs", str(count), container]
+                     for count in sorted({2, 8, jobs})}
+    cold_commands["appdata (default --jobs)"] = commands[f"appdata audit --format json (--jobs {jobs})"]
+    for count in (2, 8, 16, 32):
+        cold_commands[f"floor walker, {count} threads"] = [floor_walker, str(count), container]
+    cold_commands["du -sb"] = ["du", "-sb", container]
+    cold = {name: [] for name in cold_commands}
+    cold_rounds = max(3, rounds // 3)
+    for _ in range(cold_rounds):
+        for name, command in cold_commands.items():
+            drop_caches()
+            seconds, _, _ = run(command)
+            cold[name].append(seconds)
+    cold = {name: statistics.median(values) for name, values in cold.items()}
+    print(f"  cold (page cache dropped before each run), {cold_rounds} rounds (medians):")
+    for name, seconds in cold.items():
+        print(f"  {name:42s} {seconds:8.3f} s   {seconds / cold['du -sb']:5.2f} x du -sb")
+    best = min(seconds for name, seconds in cold.items() if name.startswith("floor"))
+    ours = cold["appdata (default --jobs)"]
+    print(f"  cold: appdata / du -sb: {ours / cold['du -sb']:.2f} (target <= 0.55: {'met' if ours / cold['du -sb'] <= 0.55 else 'missed'})")
+    print(f"  cold: appdata / the floor's best: {ours / best:.2f} (target <= 1.15: {'met' if ours / best <= 1.15 else 'missed'})")
+    print()
+
+
+def migrate_copies(appdata, bench_dir, rounds):
+    """Migrate across filesystems against cp: a 2 GiB sparse file with 4 MiB of data onto a
+    64 MiB tmpfs, and a dense 768 MiB file onto a tmpfs (root only: it mounts them)."""
+    print("== migrate across filesystems ==")
+    if os.geteuid() != 0:
+        print("  skipped: mounting the tmpfs destinations needs root")
+        print()
+        return
+    base = os.path.join(bench_dir, "migrate-copies")
+    subprocess.run(["rm", "-rf", base], check=True)
+    os.makedirs(base)
+    dense = os.path.join(base, "dense.bin")
+    with open(dense, "wb") as handle:
+        block = os.urandom(1 << 20)
+        for _ in range(768):
+            handle.write(block)
+
+    def container(name, make):
+        root = os.path.join(base, name)
+        subprocess.run(["rm", "-rf", root], check=True)
+        os.makedirs(os.path.join(root, "Library", "Caches"))
+        os.makedirs(os.path.join(root, "Documents"))
+        make(os.path.join(root, "Library", "Caches"))
+        return root
+
+    def sparse(folder):
+        with open(os.path.join(folder, "disk.img"), "wb") as handle:
+            for offset in (0, 1 << 30, (2 << 30) - (3 << 20)):
+                handle.seek(offset)
+                handle.write(os.urandom(1 << 20) + os.urandom(1 << 20)[: (1 << 20) if offset == 0 else 0])
+            handle.truncate(2 << 30)
+
+    root = container("sparse", sparse)
+    documents = os.path.join(root, "Documents")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", documents], check=True)
+    try:
+        seconds, peak, status = run([appdata, "migrate", root])
+        copied = os.stat(os.path.join(documents, "disk.img")) if status == 0 else None
+        print(f"  2 GiB sparse file (4 MiB of data) onto a 64 MiB tmpfs: exit {status}, {seconds:.3f} s"
+              + (f", {copied.st_size} bytes, {copied.st_blocks * 512 >> 20} MiB allocated" if copied else ""))
+    finally:
+        subprocess.run(["umount", documents], check=True)
+
+    times = {"appdata migrate (dense 768 MiB onto tmpfs)": [], "cp (the same file onto tmpfs)": []}
+    target = os.path.join(base, "cp-target")
+    os.makedirs(target, exist_ok=True)
+    for _ in range(rounds):
+        root = container("dense", lambda folder: subprocess.run(["cp", dense, os.path.join(folder, "dense.bin")], check=True))
+        documents = os.path.join(root, "Documents")
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs", documents], check=True)
+        try:
+            seconds, _, status = run([appdata, "migrate", root])
+            if status != 0:
+                sys.exit(f"appdata migrate exited {status}")
+            times["appdata migrate (dense 768 MiB onto tmpfs)"].append(seconds)
+        finally:
+            subprocess.run(["umount", documents], check=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs", target], check=True)
+        try:
+            seconds, _, _ = run(["cp", dense, os.path.join(target, "dense.bin")])
+            times["cp (the same file onto tmpfs)"].append(seconds)
+        finally:
+            subprocess.run(["umount", target], check=True)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    for name, seconds in medians.items():
+        print(f"  {name:42s} {seconds:8.3f} s")
+    ratio = medians["appdata migrate (dense 768 MiB onto tmpfs)"] / medians["cp (the same file onto tmpfs)"]
+    print(f"  appdata / cp: {ratio:.2f} (target <= 1.25: {'met' if ratio <= 1.25 else 'missed'}; {rounds} rounds, medians)")
+    subprocess.run(["rm", "-rf", base], check=True)
+    print()
+
+
 def human_kib(kib):
     return f"{kib / 1024:.1f} MiB"
 
@@ -190,7 +332,9 @@ def main():
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
     parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
-    parser.add_argument("--only", choices=["containers", "device", "archive", "backup"], help="run only this part")
+    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "floor", "migrate"], help="run only this part")
+    parser.add_argument("--floor-walker", default=os.path.join(HERE, "..", ".build", "floor-walker"),
+                        help="the compiled Scripts/floor-walker.c (bench.sh builds it)")
     args = parser.parse_args()
     os.makedirs(args.bench_dir, exist_ok=True)
     cpus = os.cpu_count()
@@ -206,6 +350,12 @@ def main():
         return
     if args.only == "backup":
         backup(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
+        return
+    if args.only == "floor":
+        floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9)
+        return
+    if args.only == "migrate":
+        migrate_copies(args.appdata, args.bench_dir, args.rounds or 5)
         return
     for entries in [int(size) for size in args.sizes.split(",")]:
         container = ensure_container(args.bench_dir, entries)
@@ -225,6 +375,9 @@ def main():
         print()
     if args.only == "containers":
         return
+    floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9)
+    floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 1_000_000), 1_000_000, args.rounds or 5)
+    migrate_copies(args.appdata, args.bench_dir, args.rounds or 5)
     device(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
     backup(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
     archive(args.appdata, args.bench_dir, 100_000, 5)

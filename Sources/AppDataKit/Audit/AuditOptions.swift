@@ -9,7 +9,7 @@ public struct AuditOptions: Sendable {
   /// `--top`: how many of the largest backed-up files to report.
   public var top: Int = 10
   /// `--jobs`: worker threads for the walk.
-  public var jobs: Int = Syscalls.onlineProcessorCount
+  public var jobs: Int = Walker.defaultJobs
   /// `warnAt`: the fraction of a limit above which a warning comes first.
   public var warnAt: Double?
   /// `budgets` from the policy file.

@@ -109,7 +109,7 @@ struct AuditCommand {
       throw UsageError("'--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with")
     }
     options.top = try parsed.integer("top") ?? 10
-    options.jobs = try parsed.integer("jobs", minimum: 1, maximum: 256) ?? Syscalls.onlineProcessorCount
+    options.jobs = try parsed.integer("jobs", minimum: 1, maximum: 256) ?? Walker.defaultJobs
     for value in parsed.allValues("list") {
       for name in value.split(separator: ",") {
         if name == "all" { options.listedCategories.formUnion(Category.allCases) }
