@@ -272,6 +272,8 @@ def migrate_copies(appdata, bench_dir, rounds):
         os.makedirs(os.path.join(root, "Library", "Caches"))
         os.makedirs(os.path.join(root, "Documents"))
         make(os.path.join(root, "Library", "Caches"))
+        # Untimed: write the new source out, so the timed run does not also pay its writeback.
+        subprocess.run(["sync"], check=True)
         return root
 
     def sparse(folder):
@@ -295,7 +297,7 @@ def migrate_copies(appdata, bench_dir, rounds):
     times = {"appdata migrate (dense 768 MiB onto tmpfs)": [], "cp (the same file onto tmpfs)": []}
     target = os.path.join(base, "cp-target")
     os.makedirs(target, exist_ok=True)
-    for _ in range(rounds):
+    def with_appdata():
         root = container("dense", lambda folder: subprocess.run(["cp", dense, os.path.join(folder, "dense.bin")], check=True))
         documents = os.path.join(root, "Documents")
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs", documents], check=True)
@@ -306,17 +308,24 @@ def migrate_copies(appdata, bench_dir, rounds):
             times["appdata migrate (dense 768 MiB onto tmpfs)"].append(seconds)
         finally:
             subprocess.run(["umount", documents], check=True)
+
+    def with_cp():
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs", target], check=True)
         try:
             seconds, _, _ = run(["cp", dense, os.path.join(target, "dense.bin")])
             times["cp (the same file onto tmpfs)"].append(seconds)
         finally:
             subprocess.run(["umount", target], check=True)
+
+    # Whichever writes first into fresh tmpfs pages pays for reclaiming page cache: alternate
+    # which goes first, so neither always does.
+    for index in range(rounds * 2):
+        (with_appdata, with_cp)[index % 2]() if index // 2 % 2 == 0 else (with_cp, with_appdata)[index % 2]()
     medians = {name: statistics.median(values) for name, values in times.items()}
     for name, seconds in medians.items():
         print(f"  {name:42s} {seconds:8.3f} s")
     ratio = medians["appdata migrate (dense 768 MiB onto tmpfs)"] / medians["cp (the same file onto tmpfs)"]
-    print(f"  appdata / cp: {ratio:.2f} (target <= 1.25: {'met' if ratio <= 1.25 else 'missed'}; {rounds} rounds, medians)")
+    print(f"  appdata / cp: {ratio:.2f} (target <= 1.25: {'met' if ratio <= 1.25 else 'missed'}; {rounds} rounds each, order alternated, medians)")
     subprocess.run(["rm", "-rf", base], check=True)
     print()
 

@@ -19,7 +19,7 @@ extension Syscalls {
   /// Copies `source` to `destination` (a new, empty file) keeping holes: each data extent found
   /// with `lseek(SEEK_DATA)`/`lseek(SEEK_HOLE)` is copied with `copy_file_range(2)` where the
   /// kernel allows it (the data never passes through user space), else with `pread`/`pwrite`
-  /// through a 1 MiB buffer (on `EXDEV`, `EINVAL`, `ENOSYS`, `EOPNOTSUPP`); holes are skipped,
+  /// through a 128 KiB buffer, as cp uses (on `EXDEV`, `EINVAL`, `ENOSYS`, `EOPNOTSUPP`); holes are skipped,
   /// and the destination ends with the source's exact size (`ftruncate` for a trailing hole).
   /// A 2 GiB sparse file holding 4 MiB of data needs 4 MiB at the destination, not 2 GiB.
   public static func copyData(
@@ -51,7 +51,7 @@ extension Syscalls {
           }
           continue
         }
-        if buffer == nil { buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096) }
+        if buffer == nil { buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 4096) }
         let chunk = buffer!
         let count = try valueOrErrno("read the source of", path: displayPath()) {
           pread(source.rawValue, chunk.baseAddress, min(wanted, chunk.count), off_t(position))
