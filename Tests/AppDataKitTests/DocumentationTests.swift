@@ -50,11 +50,7 @@ struct DocumentationTests {
       let output = tree.path("out.json")
       let run = try AppData.shell("\"$APPDATA\" audit --json --fail-on never \(extra.joined(separator: " ")) '\(tree.root)' > '\(output)'")
       #expect(run.status == 0)
-      let check = try AppData.shell("""
-        python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1]))); print("valid")' \
-          '\(AppData.packageRoot)/Docs/audit.schema.json' '\(output)'
-        """)
-      #expect(check.output == "valid\n", "\(check.error)")
+      #expect(try AppData.validateAgainstAuditSchema(output) == "valid")
       try FileManager.default.removeItem(atPath: output)
     }
   }

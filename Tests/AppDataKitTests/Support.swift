@@ -234,6 +234,17 @@ enum AppData {
   }
 }
 
+extension AppData {
+  /// Validates a JSON file against Docs/audit.schema.json with Python's jsonschema: "valid", or the error.
+  static func validateAgainstAuditSchema(_ file: String) throws -> String {
+    let check = try shell("""
+      python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1]))); print("valid")' \
+        '\(packageRoot)/Docs/audit.schema.json' '\(file)'
+      """)
+    return check.status == 0 ? check.output.trimmingCharacters(in: .whitespacesAndNewlines) : check.error
+  }
+}
+
 /// Reads nested JSON values: `value(json, "summary", "categories", "critical", "files")`.
 func value(_ json: Any?, _ keys: String...) -> Any? {
   var current = json
