@@ -260,7 +260,7 @@ struct CommandLineTests {
     let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     #expect(lines.contains("critical       1  3000       4096  yes"))
     #expect(lines.contains("temporary      1     5       4096  no"))
-    #expect(lines.contains("Backup: 1 files, 3000 of 10240 allowed"))
+    #expect(lines.contains("Backup: 1 file, 3000 of 10240 allowed"))  // singular
     #expect(lines.contains("  error   Documents/big.bin: backed-up file of 3000 bytes, over the limit of 1024 bytes [backup-file-too-large]"))
     #expect(lines.contains("Result: FAIL (findings at or above --fail-on error)"))
   }

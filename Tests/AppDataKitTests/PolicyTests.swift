@@ -156,7 +156,10 @@ struct PolicyTests {
     #expect(try AppData.run(["audit", "--no-config", "--baseline", baseline, "--max-growth", "2K", tree.root]).status == 0)
     let percent = try AppData.run(["audit", "--json", "--no-config", "--baseline", baseline, "--max-growth-percent", "30", tree.root])
     #expect(percent.status == 1)
-    #expect((findings(try percent.json(), rule: "backup-grew").first?["message"] as? String)?.contains("34.1935%") == true)
+    #expect((findings(try percent.json(), rule: "backup-grew").first?["message"] as? String)?.contains("grew by 34.2% since") == true)
+    // Text shows one decimal; JSON's percent keeps full precision (above).
+    let table = try AppData.run(["audit", "--no-config", "--bytes", "--baseline", baseline, tree.root])
+    #expect(table.output.contains(": backup 3100 -> 4160 (+1060, +34.2%)\n"), "\(table.output)")
     #expect(try AppData.run(["audit", "--no-config", "--baseline", baseline, "--max-growth-percent", "35", tree.root]).status == 0)
     // jq reads the growth straight from the report.
     let jq = try AppData.shell("\"$APPDATA\" audit --json --no-config --baseline '\(baseline)' '\(tree.root)' | jq -e '.baseline.backup.delta'")

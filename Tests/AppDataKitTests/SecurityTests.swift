@@ -263,7 +263,7 @@ struct SecurityTests {
     let entries = try result.json()["entries"] as? [[String: Any]] ?? []
     #expect(entries.map { "\($0["action"]!) \($0["source"]!)" } == ["failed Library/Caches/Bad", "copied Library/Caches/Good"])
     #expect((entries.first?["message"] as? String) == "Library/Caches/Bad/locked.bin: cannot open: Permission denied")
-    #expect(result.error.contains("1 entries not migrated"))
+    #expect(result.error.contains("1 entry not migrated"))
     // Bad is still whole in the source, and no partial copy is left behind.
     #expect(same(subtree(try manifest(tree.path("Library/Caches")), under: "Bad"), subtree(before, under: "Bad")))
     #expect(try FileManager.default.contentsOfDirectory(atPath: tree.path("Documents")) == ["Good"])

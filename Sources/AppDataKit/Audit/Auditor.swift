@@ -89,7 +89,7 @@ public struct Auditor {
       if let maxPercent = options.maxGrowthPercent, let percent = result.percent, percent > maxPercent {
         merged.findings.append(Finding(
           rule: .backupGrew, path: Array(".".utf8),
-          message: "the backup grew by \(JSONValue.format(percent))% since \(baseline.file), more than --max-growth-percent \(JSONValue.format(maxPercent))%",
+          message: "the backup grew by \(Plural.percent(percent).dropFirst())% since \(baseline.file), more than --max-growth-percent \(JSONValue.format(maxPercent))%",
           bytes: growth > 0 ? UInt64(growth) : 0))
       }
     }

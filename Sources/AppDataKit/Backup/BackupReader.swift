@@ -138,7 +138,7 @@ struct BackupReader {
         let location = rule.pattern == state.layout.fallback.pattern ? "a folder outside the layout" : rule.pattern.joined(separator: "/")
         accumulator.findings.append(Finding(
           rule: .backupHoldsExcluded, path: Array((rule.pattern.first == "*" ? "." : rule.pattern.joined(separator: "/")).utf8),
-          message: "the backup holds \(held.files) \(held.files == 1 ? "file" : "files") (\(held.bytes) bytes) from \(location), which appdata predicts is not backed up (\(rule.category.rawValue))",
+          message: "the backup holds \(Plural.counted(held.files, "file")) (\(Plural.counted(held.bytes, "byte"))) from \(location), which appdata predicts is not backed up (\(rule.category.rawValue))",
           bytes: held.bytes))
       }
       if let snapshot = manifest.info.snapshotState, snapshot != "finished" {

@@ -404,7 +404,7 @@ final class ProgressLine: @unchecked Sendable {
     timer.setEventHandler { [self] in
       let (entries, bytes) = progress.snapshot
       shown = true
-      io.writeError("\r\u{1B}[2KScanning: \(entries) entries, \(ByteSize.human(bytes))")
+      io.writeError("\r\u{1B}[2KScanning: \(Plural.counted(entries, "entry", "entries")), \(ByteSize.human(bytes))")
     }
     timer.resume()
   }

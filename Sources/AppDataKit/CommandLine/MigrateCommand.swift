@@ -77,7 +77,7 @@ struct MigrateCommand {
     io.writeOutput(json ? outcome.report.jsonDocument().serialized(pretty: true) + "\n" : outcome.report.table())
     if outcome.status == .failure {
       let failed = outcome.report.entries.filter { $0.action == .failed || $0.action == .conflict }.count
-      io.error("\(TerminalText.escaped(path)): \(failed) entries not migrated\(outcome.report.errors.isEmpty ? "" : " and \(outcome.report.errors.count) errors"); the journal is kept, fix the cause and run 'appdata migrate' again")
+      io.error("\(TerminalText.escaped(path)): \(Plural.counted(failed, "entry", "entries")) not migrated\(outcome.report.errors.isEmpty ? "" : " and " + Plural.counted(outcome.report.errors.count, "error")); the journal is kept, fix the cause and run 'appdata migrate' again")
     }
     return outcome.status
   }

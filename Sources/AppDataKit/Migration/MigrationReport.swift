@@ -112,7 +112,7 @@ public struct MigrationReport: Sendable {
     var summary: [String] = []
     for action in [Action.planned, .moved, .copied, .skipped, .conflict, .failed] {
       let sum = totals(action)
-      if sum.entries > 0 { summary.append("\(sum.entries) \(action.rawValue) (\(sum.files) files, \(ByteSize.human(sum.bytes)))") }
+      if sum.entries > 0 { summary.append("\(sum.entries) \(action.rawValue) (\(Plural.counted(sum.files, "file")), \(ByteSize.human(sum.bytes)))") }
     }
     lines.append("Total: " + (summary.isEmpty ? "nothing to do" : summary.joined(separator: ", ")))
     return lines.joined(separator: "\n") + "\n"

@@ -22,11 +22,11 @@ extension AuditReport {
     }
     if findings.count > Self.githubAnnotationLimit {
       let rest = findings.count - Self.githubAnnotationLimit
-      lines.append("appdata: \(rest) more finding\(rest == 1 ? "" : "s") not annotated (GitHub shows \(Self.githubAnnotationLimit) per step)"
+      lines.append("appdata: \(Plural.counted(rest, "more finding")) not annotated (GitHub shows \(Self.githubAnnotationLimit) per step)"
                    + (hasStepSummary ? "; every finding is in the job summary" : "; set GITHUB_STEP_SUMMARY or use --format json for all of them"))
     }
-    let backupLine = "appdata: backup \(backup.files) files, \(backup.bytes) bytes" + (maxBackupSize.map { " of \($0) allowed" } ?? "")
-    lines.append(backupLine + "; \(findings.count) finding\(findings.count == 1 ? "" : "s")")
+    let backupLine = "appdata: backup \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte"))" + (maxBackupSize.map { " of \($0) allowed" } ?? "")
+    lines.append(backupLine + "; " + Plural.counted(findings.count, "finding"))
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -40,7 +40,7 @@ extension AuditReport {
       lines.append("| \(category.rawValue) | \(totals.files) | \(totals.bytes) (\(ByteSize.human(totals.bytes))) | \(totals.allocatedBytes) | \(category.isBackedUp ? "yes" : "no") |")
     }
     lines.append("")
-    var backupLine = "**Backup:** \(backup.files) files, \(backup.bytes) bytes (\(ByteSize.human(backup.bytes)))"
+    var backupLine = "**Backup:** \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte")) (\(ByteSize.human(backup.bytes)))"
     if let maxBackupSize {
       backupLine += " of \(maxBackupSize) allowed (\(percentText(backup.bytes, of: maxBackupSize)))"
     }
@@ -51,7 +51,7 @@ extension AuditReport {
     if let comparison {
       lines += ["", "### Growth since the baseline", "",
                 "Backup: \(comparison.backupBefore) → \(comparison.backupAfter) bytes (\(Self.signed(comparison.delta))"
-                  + (comparison.percent.map { ", \(JSONValue.format($0))%" } ?? "") + ")"]
+                  + (comparison.percent.map { ", \(Plural.percent($0))%" } ?? "") + ")"]
       if !comparison.growing.isEmpty {
         lines += ["", "| path | before | after | growth |", "| --- | ---: | ---: | ---: |"]
         for item in comparison.growing {

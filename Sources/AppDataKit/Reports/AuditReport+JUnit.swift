@@ -38,7 +38,7 @@ extension AuditReport {
       if !failing.isEmpty {
         failures += 1
         let text = failing.map { Self.line($0) }.joined(separator: "\n")
-        body += "\n      <failure message=\"\(failing.count) finding\(failing.count == 1 ? "" : "s")\" type=\"\(failing[0].severity.rawValue)\">\(Self.xml(text))</failure>"
+        body += "\n      <failure message=\"\(Plural.counted(failing.count, "finding"))\" type=\"\(failing[0].severity.rawValue)\">\(Self.xml(text))</failure>"
       }
       if !passing.isEmpty {
         body += "\n      <system-out>\(Self.xml(passing.map { Self.line($0) }.joined(separator: "\n")))</system-out>"

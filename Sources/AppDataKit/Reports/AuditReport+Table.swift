@@ -29,7 +29,7 @@ extension AuditReport {
     lines.append(contentsOf: TextTable.render(rows, rightAligned: [1, 2, 3]))
     lines.append("")
 
-    var backupLine = "Backup: \(backup.files) files, \(size(backup.bytes))"
+    var backupLine = "Backup: \(Plural.counted(backup.files, "file")), \(size(backup.bytes))"
     if let maxBackupSize {
       backupLine += " of \(size(maxBackupSize)) allowed"
       backupLine += backup.bytes > maxBackupSize ? " (OVER THE LIMIT)" : ""
@@ -46,7 +46,7 @@ extension AuditReport {
       lines.append("")
       var growth = "Since \(TerminalText.escaped(comparison.file)): backup \(size(comparison.backupBefore)) -> \(size(comparison.backupAfter))"
       growth += " (" + (comparison.delta >= 0 ? "+" : "-") + size(comparison.delta.magnitude)
-      if let percent = comparison.percent { growth += ", " + (percent >= 0 ? "+" : "") + JSONValue.format(percent) + "%" }
+      if let percent = comparison.percent { growth += ", " + Plural.percent(percent) + "%" }
       lines.append(growth + ")")
       for item in comparison.growing {
         lines.append("  +" + size(item.after - item.before) + "  " + TerminalText.escaped(item.path))

@@ -15,10 +15,10 @@ extension AuditSet {
     }
     if all.count > AuditReport.githubAnnotationLimit {
       let rest = all.count - AuditReport.githubAnnotationLimit
-      lines.append("appdata: \(rest) more finding\(rest == 1 ? "" : "s") not annotated (GitHub shows \(AuditReport.githubAnnotationLimit) per step)"
+      lines.append("appdata: \(Plural.counted(rest, "more finding")) not annotated (GitHub shows \(AuditReport.githubAnnotationLimit) per step)"
                    + (hasStepSummary ? "; every finding is in the job summary" : "; set GITHUB_STEP_SUMMARY or use --format json for all of them"))
     }
-    lines.append("appdata: \(reports.count) container\(reports.count == 1 ? "" : "s"), backup \(backup.files) file\(backup.files == 1 ? "" : "s"), \(backup.bytes) bytes; \(all.count) finding\(all.count == 1 ? "" : "s")")
+    lines.append("appdata: \(Plural.counted(reports.count, "container")), backup \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte")); \(Plural.counted(all.count, "finding"))")
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -33,7 +33,7 @@ extension AuditSet {
       lines.append("| `\(AuditReport.markdownCode(report.name))` | \(report.kind.rawValue) | \(files) | \(report.backup.bytes) (\(ByteSize.human(report.backup.bytes))) | \(count(.error, in: report)) | \(count(.warning, in: report)) |")
     }
     let all = findings
-    lines += ["", "**Backup:** \(backup.files) files, \(backup.bytes) bytes (\(ByteSize.human(backup.bytes)))", "",
+    lines += ["", "**Backup:** \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte")) (\(ByteSize.human(backup.bytes)))", "",
               "### Findings (\(all.count))", ""]
     if all.isEmpty {
       lines.append("None.")

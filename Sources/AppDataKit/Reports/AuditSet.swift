@@ -101,7 +101,7 @@ extension AuditSet {
     }
     if !empty.isEmpty {
       let names = empty.map { TerminalText.escaped($0.name) }.sorted().joined(separator: ", ")
-      lines.append("\(empty.count) \(empty.count == 1 ? "container" : "containers") with no app files: \(names)")
+      lines.append(Plural.counted(empty.count, "container") + " with no app files: \(names)")
     }
     lines.append("")
     lines.append("Findings: " + Severity.counted(findings.map(\.finding.severity)))
@@ -121,8 +121,8 @@ extension AuditSet {
     lines.append("")
     let totalFiles = categories.values.reduce(0) { $0 + $1.files }
     let totalBytes = categories.values.reduce(0) { $0 + $1.bytes }
-    lines.append("Total: \(reports.count) \(reports.count == 1 ? "container" : "containers"), \(totalFiles) \(totalFiles == 1 ? "file" : "files"), \(size(totalBytes));"
-                 + " backup \(backup.files) \(backup.files == 1 ? "file" : "files"), \(size(backup.bytes))")
+    lines.append("Total: \(Plural.counted(reports.count, "container")), \(Plural.counted(totalFiles, "file")), \(size(totalBytes));"
+                 + " backup \(Plural.counted(backup.files, "file")), \(size(backup.bytes))")
     lines.append(fails(at: failOn) ? "Result: " + paint("FAIL", "1;31") + " (findings at or above --fail-on \(failOn!.rawValue))"
                  : "Result: " + paint("OK", "32"))
     return lines.joined(separator: "\n") + "\n"
