@@ -204,6 +204,25 @@ struct CommandLineTests {
     }
   }
 
+  @Test func quietIsAcceptedByEveryCommandThatPrintsATableOrProgress() throws {
+    for command in [Commands.audit, Commands.migrate, Commands.initConfig] {
+      #expect(command.options.contains { $0.name == "quiet" }, "\(command.name)")
+    }
+    let tree = try TestTree("quiet")
+    try tree.file("Library/Caches/x/a.bin", size: 10)
+    try tree.folder("Documents")
+    let migrated = try AppData.run(["migrate", "-q", tree.root])
+    #expect(migrated.status == 0, "\(migrated.error)")
+    #expect(migrated.output.isEmpty && migrated.error.isEmpty)
+    #expect(FileManager.default.fileExists(atPath: tree.path("Documents/x/a.bin")))
+    let written = try AppData.run(["init-config", "--quiet", "--output", tree.scratch + "/p.json", tree.root])
+    #expect(written.status == 0 && written.output.isEmpty)
+    #expect(FileManager.default.fileExists(atPath: tree.scratch + "/p.json"))
+    // Quiet is not silent about failures.
+    let refused = try AppData.run(["init-config", "-q", "--output", tree.scratch + "/p.json", tree.root])
+    #expect(refused.status == 2 && refused.error.contains("already exists"))
+  }
+
   @Test func outputDoesNotDependOnJobs() throws {
     let tree = try TestTree("jobs")
     for folder in 0..<12 {

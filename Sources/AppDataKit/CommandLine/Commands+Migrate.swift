@@ -27,6 +27,7 @@ extension Commands {
       .flag("dry-run", short: "n", help: "Print the plan and change nothing."),
       .value("format", short: "f", metavar: "FORMAT", choices: ["table", "json"], help: "Output format: table (default) or json."),
       .flag("json", help: "Same as --format json."),
+      .flag("quiet", short: "q", help: "Print no table; what failed still goes to stderr (a --format json report is still printed)."),
       .value("test-stop-after", metavar: "N", help: "Testing only: stop abruptly after N journal steps.", hidden: true),
     ],
     exitStatus: [

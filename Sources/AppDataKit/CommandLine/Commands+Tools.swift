@@ -11,6 +11,7 @@ extension Commands {
       .value("output", short: "o", metavar: "FILE", help: "Write to FILE instead of ./appdata.json."),
       .value("headroom", metavar: "PERCENT", help: "Headroom over the current figures, in percent (default 20)."),
       .flag("force", help: "Replace an existing file."),
+      .flag("quiet", short: "q", help: "Print nothing when the file is written; errors still go to stderr."),
     ],
     exitStatus: [
       "0  the file was written",

@@ -4,12 +4,14 @@ struct InitConfigCommand {
   let output: String
   let headroom: Int
   let force: Bool
+  let quiet: Bool
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
     output = parsed.value("output") ?? AuditPolicy.defaultFileName
     headroom = try parsed.integer("headroom", minimum: 0, maximum: 10_000) ?? 20
     force = parsed.flag("force")
+    quiet = parsed.flag("quiet")
   }
 
   func run(io: CommandIO) throws(UsageError) -> ExitCode {
@@ -44,6 +46,7 @@ struct InitConfigCommand {
     } catch {
       throw UsageError("\(TerminalText.escaped(output)): cannot write: \(error.reason)")
     }
+    if quiet { return .success }
     io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.human(Self.withHeadroom(report.backup.bytes, headroom))), "
                    + "maxFileSize \(ByteSize.human(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)\n")
     return .success

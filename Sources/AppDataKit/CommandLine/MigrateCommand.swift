@@ -4,6 +4,7 @@ struct MigrateCommand {
   let options: MigrationOptions
   let json: Bool
   let apps: [String]
+  let quiet: Bool
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
@@ -34,6 +35,7 @@ struct MigrateCommand {
     let lastFormatOption = parsed.order.last { $0 == "format" || $0 == "json" }
     json = lastFormatOption == "json" ? parsed.flag("json") : parsed.value("format") == "json"
     apps = parsed.allValues("app")
+    quiet = parsed.flag("quiet")
   }
 
   /// The one app container PATH names: PATH itself, a package's `AppData`, or, in a folder of
@@ -74,7 +76,11 @@ struct MigrateCommand {
       throw UsageError(error.message)
     }
     for line in outcome.preCheckErrors { io.error(line) }
-    io.writeOutput(json ? outcome.report.jsonDocument().serialized(pretty: true) + "\n" : outcome.report.table())
+    if json {
+      io.writeOutput(outcome.report.jsonDocument().serialized(pretty: true) + "\n")
+    } else if !quiet {
+      io.writeOutput(outcome.report.table())
+    }
     if outcome.status == .failure {
       let failed = outcome.report.entries.filter { $0.action == .failed || $0.action == .conflict }.count
       io.error("\(TerminalText.escaped(path)): \(Plural.counted(failed, "entry", "entries")) not migrated\(outcome.report.errors.isEmpty ? "" : " and " + Plural.counted(outcome.report.errors.count, "error")); the journal is kept, fix the cause and run 'appdata migrate' again")
