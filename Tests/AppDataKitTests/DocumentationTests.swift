@@ -29,6 +29,35 @@ struct DocumentationTests {
     for rule in AuditRule.all { #expect(schema.contains("\"\(rule.id)\"")) }
   }
 
+  @Test func makeInstallPutsExactlyFiveFilesAndUninstallRemovesThem() throws {
+    let root = try TestTree("install")
+    // `-o release` skips the release build; the debug binary stands in for it.
+    let make = "make -C '\(AppData.packageRoot)' -o release RELEASE='\(AppData.binary)' DESTDIR='\(root.root)' PREFIX=/usr/local"
+    let install = try AppData.shell("\(make) install")
+    #expect(install.status == 0, "\(install.error)")
+    let files = try AppData.shell("cd '\(root.root)' && find . -type f | sort")
+    #expect(files.output == """
+      ./usr/local/bin/appdata
+      ./usr/local/share/bash-completion/completions/appdata
+      ./usr/local/share/fish/vendor_completions.d/appdata.fish
+      ./usr/local/share/man/man1/appdata.1
+      ./usr/local/share/zsh/site-functions/_appdata
+
+      """)
+    let version = try AppData.shell("'\(root.root)/usr/local/bin/appdata' --version")
+    #expect(version.output == "appdata \(AppDataVersion.current)\n")
+    #expect(try AppData.shell("grep -q '_appdata' '\(root.root)/usr/local/share/bash-completion/completions/appdata'").status == 0)
+    let uninstall = try AppData.shell("\(make) uninstall")
+    #expect(uninstall.status == 0, "\(uninstall.error)")
+    #expect(try AppData.shell("cd '\(root.root)' && find . -type f").output.isEmpty)
+  }
+
+  @Test func theManPageHasNoFormattingWarnings() throws {
+    let lint = try AppData.shell("groff -man -ww -z '\(AppData.packageRoot)/Docs/appdata.1'")
+    #expect(lint.status == 0)
+    #expect(lint.error.isEmpty, "\(lint.error)")
+  }
+
   @Test func readmeMentionsEveryCommandAndRule() throws {
     let readme = try read("README.md")
     #expect(readme.contains("make demo") && readme.contains("make test"))
