@@ -46,5 +46,5 @@ let package = Package(
       path: "Tests/AppDataKitTests"
     ),
   ],
-  swiftLanguageModes: [.v5]
+  swiftLanguageModes: [.v6]
 )

@@ -166,6 +166,8 @@ enum AppData {
   /// Starts `process`, drains stdout and stderr on their own threads (a large output cannot
   /// block it), runs `whileRunning` meanwhile, and waits for it.
   private static func capture(_ process: Process, whileRunning: () throws -> Void = {}) throws -> RunResult {
+    // @unchecked Sendable: each box is written by its one reader thread and read only after
+    // `done.wait()`, which orders that write before the read.
     final class Box: @unchecked Sendable { var data = Data() }
     let output = Box()
     let error = Box()

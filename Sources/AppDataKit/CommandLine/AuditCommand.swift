@@ -383,6 +383,8 @@ enum ContainerPath {
 
 /// One line of stderr, refreshed while a long walk runs: entries and bytes so far.
 /// Shown only on a terminal, only after half a second, and erased at the end.
+// @unchecked Sendable: `shown` is read and written only on `queue` (the timer's handler and the
+// `queue.sync` in `stop()`); the other properties are constants.
 final class ProgressLine: @unchecked Sendable {
   private let progress: WalkProgress
   private let io: CommandIO

@@ -24,21 +24,20 @@ public struct CommandIO: Sendable {
     self.environment = environment
   }
 
-  /// The process's stdout and stderr. stdout is line-buffered even into a pipe, so a
-  /// consumer such as `jq` sees NDJSON lines as they are made.
+  /// The process's stdout and stderr, written with write(2) and nothing buffered, so a consumer
+  /// such as `jq` sees NDJSON lines as they are made (and text from the two never interleaves
+  /// out of order). Each call writes whole lines: the NDJSON stream hands over 64 KiB chunks.
   public static func standard() -> CommandIO {
-    setvbuf(stdout, nil, _IOLBF, 0)
     let lock = NSLock()
     return CommandIO(
       writeOutput: { text in
         lock.lock()
-        fputs(text, stdout)
+        try? Syscalls.writeAll(.standardOutput, Array(text.utf8), displayPath: "standard output")
         lock.unlock()
       },
       writeError: { text in
         lock.lock()
-        fflush(stdout)
-        fputs(text, stderr)
+        try? Syscalls.writeAll(.standardError, Array(text.utf8), displayPath: "standard error")
         lock.unlock()
       },
       isErrorTerminal: Syscalls.isStandardErrorATerminal && Syscalls.environment("TERM") != "dumb",

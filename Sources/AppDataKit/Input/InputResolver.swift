@@ -3,9 +3,9 @@
 public enum InputResolver {
   /// The folder input kinds, most specific first: a package and a device are recognised by
   /// their own files before a folder that merely holds `Library`.
-  static let folderKinds: [any FolderInputKind.Type] = [
+  static var folderKinds: [any FolderInputKind.Type] { [
     DeviceBackup.self, XcodePackage.self, SimulatorDevice.self, ContainerFolder.self, FolderOfContainers.self,
-  ]
+  ] }
 
   /// What `path` holds. `root` (`--root`) names the container's folder inside PATH, a folder
   /// or an archive; `maximumArchiveBytes` applies to archives only.

@@ -178,6 +178,8 @@ public struct Migration {
 
 /// Counts checkpoints (journal records, renames, copied files) and, for crash tests only,
 /// kills the process with SIGKILL at the chosen one.
+// @unchecked Sendable: captured by the checkpoint closure, but a migration runs on one thread, so
+// `count` is only ever touched by that thread.
 final class CheckpointCounter: @unchecked Sendable {
   private let stopAfter: Int?
   private var count = 0

@@ -13,6 +13,9 @@ public struct FileDescriptor: Hashable, Sendable {
 
   /// The current working directory, for the `*at` calls (AT_FDCWD).
   public static let currentWorkingDirectory = FileDescriptor(rawValue: AT_FDCWD)
+  /// Descriptors 1 and 2.
+  public static let standardOutput = FileDescriptor(rawValue: 1)
+  public static let standardError = FileDescriptor(rawValue: 2)
 
   /// close(2). Errors are ignored on purpose: the descriptor is gone either way,
   /// and a close error must never hide the error that made us close it.

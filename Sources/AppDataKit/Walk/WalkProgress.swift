@@ -1,6 +1,7 @@
 import Foundation
 
 /// Counts shared by the workers, shown on a terminal while a long walk runs.
+// @unchecked Sendable: both counters are read and written only under `lock`.
 public final class WalkProgress: @unchecked Sendable {
   private let lock = NSLock()
   private var entries = 0

@@ -142,6 +142,8 @@ public struct Walker: Sendable {
 }
 
 /// Holds the per-worker visitors; each thread touches only its own slot.
+// @unchecked Sendable: slot i is read and written only by worker i, and the walking thread reads
+// them all only after `DispatchGroup.wait()`, which orders every worker's writes before it.
 private final class VisitorBox<V>: @unchecked Sendable {
   var values: [V]
   init(_ values: [V]) { self.values = values }
@@ -151,6 +153,9 @@ private final class VisitorBox<V>: @unchecked Sendable {
 
 /// A folder waiting to be read: its parent's open stream (kept alive by this reference)
 /// and its name, plus what it passes down to its entries.
+// @unchecked Sendable: every property is a constant; the streams it refers to are
+// `DirectoryStream`s (see there), and a folder handed to another worker drops them
+// (`handedOver()`), so no descriptor crosses into another thread's descriptor table.
 struct PendingFolder: @unchecked Sendable {
   /// Which root of the walk the folder is under.
   let root: Int
@@ -183,6 +188,8 @@ struct PendingFolder: @unchecked Sendable {
 /// The folders no worker has claimed yet. Each worker keeps its own LIFO stack (depth-first,
 /// so few folders are open at once however wide the tree is) and hands part of it over only
 /// when another worker is idle, so the lock is taken rarely rather than once per folder.
+// @unchecked Sendable: `stack`, `busyWorkers` and `idleWorkers` are touched only while holding
+// `condition`'s lock.
 final class WorkQueue: @unchecked Sendable {
   private let condition = NSCondition()
   private var stack: [PendingFolder] = []
