@@ -2,7 +2,7 @@ import Dispatch
 
 /// The report formats of `appdata audit`.
 public enum AuditFormat: String, CaseIterable, Sendable {
-  case table, json, ndjson, github, junit, sarif
+  case table, json, ndjson, github, junit, sarif, html
 }
 
 /// `appdata audit`: options (over the policy file) to `AuditOptions`, the report to each
@@ -191,8 +191,6 @@ struct AuditCommand {
       BackupComparison.compare(&reports[index], backupFiles: files, backup: backup.source, domain: domain)
       let options = self.options(for: report.id, isOnlyContainer: reports.count == 1)
       reports[index].findings = Finding.sortedForReport(Auditor.applyPolicy(to: reports[index].findings, options: options))
-      let listed = commandLine.listedCategories
-      reports[index].entries = listed.isEmpty ? nil : reports[index].entries?.filter { listed.contains($0.category) }
     }
   }
 
@@ -224,7 +222,7 @@ struct AuditCommand {
       }
     }
     if let pendingFile {
-      throw UsageError("'--output \(TerminalText.escaped(pendingFile))' needs a --format to write (json, ndjson, github, junit, sarif or table)")
+      throw UsageError("'--output \(TerminalText.escaped(pendingFile))' needs a --format to write (json, ndjson, github, junit, sarif, html or table)")
     }
     if outputs.isEmpty { outputs = [Output(format: .table, file: nil)] }
     let toStandardOutput = outputs.filter { $0.file == nil }
@@ -241,12 +239,14 @@ struct AuditCommand {
     let source = try InputResolver.resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes)
     TestHooks.pause(at: "resolved")
     let isOnlyContainer = !source.isCollection
-    // Comparing with a backup needs every file's category: list them all, keep what was asked.
+    // Comparing with a backup, and the HTML treemap, need every file: list them all, and give
+    // the other formats only what was asked.
     let backup = try backupPath.map { path throws(UsageError) in try Self.backupSource(path) }
+    let listsEverything = backup != nil || outputs.contains { $0.format == .html }
     let command = self
     var request = AuditRequest(options: { id in
       var options = command.options(for: id, isOnlyContainer: isOnlyContainer)
-      if backup != nil { options.listedCategories = Set(Category.allCases) }
+      if listsEverything { options.listedCategories = Set(Category.allCases) }
       return options
     })
     request.optionsDependOnID = !policy.containers.isEmpty
@@ -255,7 +255,7 @@ struct AuditCommand {
     request.allDomains = allDomains
     // NDJSON streams entries as they are classified when it is the only report; every line
     // names its container.
-    let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !commandLine.listedCategories.isEmpty && backup == nil
+    let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !commandLine.listedCategories.isEmpty && !listsEverything
     var streamFile: FileDescriptor?
     if streamsNDJSON {
       if let file = outputs[0].file {
@@ -287,11 +287,19 @@ struct AuditCommand {
     }
     var compared = outcome.reports
     if let backup { try compare(&compared, with: backup) }
-    var reports = AuditSet(source: source.source, reports: compared, isCollection: outcome.isCollection)
-    reports.backupInfo = outcome.backup
+    var everything = AuditSet(source: source.source, reports: compared, isCollection: outcome.isCollection)
+    everything.backupInfo = outcome.backup
+    var reports = everything
+    if listsEverything {
+      let listed = commandLine.listedCategories
+      for index in reports.reports.indices {
+        reports.reports[index].entries = listed.isEmpty ? nil : reports.reports[index].entries?.filter { listed.contains($0.category) }
+      }
+    }
 
     for output in outputs {
-      let text = render(reports, as: output.format, streamed: streamsNDJSON, toTerminal: output.file == nil, io: io)
+      let text = render(output.format == .html ? everything : reports, as: output.format, streamed: streamsNDJSON,
+                        toTerminal: output.file == nil, io: io)
       if let file = output.file {
         if let streamFile {
           try? Syscalls.writeAll(streamFile, Array(text.utf8), displayPath: file)
@@ -343,6 +351,8 @@ struct AuditCommand {
       return reports.junitXML(failOn: failOn, disabledRules: disabled)
     case .sarif:
       return reports.sarifDocument().serialized(pretty: true) + "\n"
+    case .html:
+      return reports.html(failOn: failOn)
     }
   }
 

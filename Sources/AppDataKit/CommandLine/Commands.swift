@@ -17,7 +17,7 @@ public enum Commands {
     ],
     options: [
       .value("format", short: "f", metavar: "FORMAT", choices: AuditFormat.allCases.map(\.rawValue),
-             help: "Output format: table (default), json, ndjson, github, junit or sarif; repeatable with --output.", repeatable: true),
+             help: "Output format: table (default), json, ndjson, github, junit, sarif or html (a treemap page); repeatable with --output.", repeatable: true),
       .flag("json", help: "Same as --format json."),
       .value("output", short: "o", metavar: "FILE",
              help: "Write the --format given just before to FILE (repeatable); the table still goes to the terminal.", repeatable: true),
