@@ -39,12 +39,14 @@ deps:
 	$(call apt_require,/usr/bin/zstd,zstd)
 	$(call apt_require,/usr/include/sqlite3.h,libsqlite3-dev)
 
-# What the tests use besides the build: zip (Scripts/make-test-inputs.py zips a package), jq, and
-# groff (the man page is checked for formatting warnings).
+# What the tests use besides the build: zip (Scripts/make-test-inputs.py zips a package), jq,
+# groff (the man page is checked for formatting warnings) and chromium (the HTML report is
+# rendered in a real browser).
 test-deps: deps
 	$(call apt_require,/usr/bin/zip,zip)
 	$(call apt_require,/usr/bin/jq,jq)
 	$(call apt_require,/usr/bin/groff,groff-base)
+	$(call apt_require,/usr/bin/chromium,chromium)
 
 build: deps
 	$(SWIFT) build
