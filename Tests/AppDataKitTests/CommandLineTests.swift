@@ -72,7 +72,7 @@ struct ArgumentParserTests {
   }
 
   @Test func valuesAreCheckedAgainstChoices() {
-    #expect(throws: UsageError("invalid value 'jsn' for '--format': expected table, json, ndjson, github, junit or sarif; did you mean 'json'?", argumentIndex: 1)) {
+    #expect(throws: UsageError("invalid value 'jsn' for '--format': expected table, json, ndjson, github, junit, sarif or html; did you mean 'json'?", argumentIndex: 1)) {
       try parser.parse(["--format", "jsn", "P"])
     }
     #expect(throws: UsageError.self) { try parser.parse(["--list", "cached,bogus", "P"]) }

@@ -43,6 +43,12 @@ struct HTMLReportTests {
     #expect(!dom.contains("<b>x</b>"))
     #expect(dom.contains("&lt;img src=x onerror=alert(2)&gt;"))
     #expect(!log.contains("Uncaught"), "\(log.suffix(2000))")
+    // And a picture of it, as a person would see it.
+    let png = tree.scratch + "/report.png"
+    let shot = try AppData.shell("timeout 120 chromium --headless --no-sandbox --disable-gpu --window-size=1200,900 --screenshot='\(png)' 'file://\(file)'")
+    #expect(shot.status == 0)
+    let image = try Data(contentsOf: URL(fileURLWithPath: png))
+    #expect(image.count > 5000 && image.starts(with: [0x89, 0x50, 0x4E, 0x47]))
   }
 
   @Test func aReportOfManyShowsTheContainersThenEachOne() throws {
