@@ -67,23 +67,21 @@ public struct ArchiveAuditor {
     // rare or asked for: read again knowing every root.
     let roots = pass.roots.map(\.components)
     let nested = roots.contains { candidate in roots.contains { $0 != candidate && candidate.starts(with: $0) } }
-    let identities = pass.identities()
+    var identities = pass.identities()
     let kindChanged = zip(pass.roots, identities).contains { $0.layout.name != ContainerLayout.forKind($1.kind ?? .app).name }
     if nested || kindChanged || optionsDependOnID {
       let outer = identities.filter { candidate in !roots.contains { $0 != candidate.components && candidate.components.starts(with: $0) } }
       pass = Pass(auditor: self, fixed: outer, streams: streams)
       try pass.read()
+      identities = pass.identities()
     }
-    let archive = Syscalls.absolutePath(archivePath)
-    return pass.finish(archive: archive).sorted { RelativePath.precedes(RelativePath.join($0.root), RelativePath.join($1.root)) }
+    return pass.finish(identities).sorted { RelativePath.precedes(RelativePath.join($0.root), RelativePath.join($1.root)) }
   }
 
-  /// The kind the folder of containers above `root` gives (`…/Data/Application/<UUID>`), if any.
-  static func place(of root: [[UInt8]]) -> ContainerKind?? {
+  /// The folder of containers `root` sits in (`…/Data/Application/<UUID>`), if any.
+  static func place(of root: [[UInt8]]) -> ContainerPlace? {
     guard root.count >= 3 else { return nil }
-    let above = root.dropLast().suffix(2).map { String(decoding: $0, as: UTF8.self) }
-    guard let place = ContainerPlaces.places.first(where: { $0.pattern == above }) else { return nil }
-    return .some(place.kind)
+    return ContainerPlaces.place(endingWith: root.dropLast().map { String(decoding: $0, as: UTF8.self) })
   }
 
   // MARK: - One pass over the archive
@@ -152,7 +150,7 @@ public struct ArchiveAuditor {
 
     /// A new root, with the layout of its kind (known, or from where it sits: an app's otherwise).
     private mutating func addRoot(_ identity: Identity) {
-      let kind = identity.kind ?? (ArchiveAuditor.place(of: identity.components) ?? nil) ?? .app
+      let kind = identity.kind ?? ArchiveAuditor.place(of: identity.components)?.kind ?? .app
       let layout = ContainerLayout.forKind(kind)
       let options = auditor.options(identity.id)
       let container = ArchiveAuditor.containerName(archive: archive, root: identity.components)
@@ -348,14 +346,13 @@ public struct ArchiveAuditor {
     func identities() -> [Identity] {
       roots.map { root in
         let found = ContainerIdentity.find(root: root.components) { path in identityPlists[RelativePath.join(path)] }
-        let place = ArchiveAuditor.place(of: root.components) ?? nil
+        let place = ArchiveAuditor.place(of: root.components)?.kind
         return Identity(components: root.components, id: found.id, kind: place ?? found.kind ?? .app)
       }
     }
 
-    /// The reports, one per root.
-    mutating func finish(archive: String) -> [Container] {
-      let identities = identities()
+    /// The reports, one per root (`identities` in the roots' order).
+    mutating func finish(_ identities: [Identity]) -> [Container] {
       var containers: [Container] = []
       for (index, identity) in identities.enumerated() {
         let state = roots[index]

@@ -35,6 +35,13 @@ public enum ContainerPlaces {
     ContainerPlace(pattern: ["Bundle", "Application"], kind: nil, isConfirmed: true),
   ]
 
+  /// The place whose two names end `names` (a folder's path components), if any.
+  public static func place(endingWith names: [String]) -> ContainerPlace? {
+    guard names.count >= 2 else { return nil }
+    let last = Array(names.suffix(2))
+    return places.first { $0.pattern == last }
+  }
+
   /// `MCMMetadataContentClass` values: 2 was seen on an app data container; the others are
   /// *unconfirmed* (MobileContainerManager's container classes). nil: a bundle, never app data.
   public static let contentClasses: [Int: ContainerKind?] = [

@@ -21,10 +21,11 @@ enum ContainerFolder: ContainerFolderKind {
     return !Refusal.isHomeFolder(folder) && !Refusal.isSourceCheckout(folder)
   }
 
-  /// A container at `folder`, identified by the plists in and around it; `kind` as its place
-  /// says, or its metadata's content class, or an app.
-  static func reference(_ folder: ProbedFolder, parent: ProbedFolder?, kind: ContainerKind?) -> ContainerRef {
-    let identity = folder.identity(parent: parent)
+  /// A container at `folder`, identified by the plists in and around it (`identity`, when the
+  /// caller read them already); `kind` as its place says, or its metadata's content class, or an app.
+  static func reference(_ folder: ProbedFolder, parent: ProbedFolder?, kind: ContainerKind?,
+                        identity known: ContainerIdentity? = nil) -> ContainerRef {
+    let identity = known ?? folder.identity(parent: parent)
     var folderName = folder.name
     if let parent, folderName == "Data" || folderName == ContainerPlaces.packageContainerName { folderName = parent.name }
     return ContainerRef(id: identity.id, kind: kind ?? identity.kind ?? .app, root: folder.path, folderName: folderName)

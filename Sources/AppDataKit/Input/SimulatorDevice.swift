@@ -15,9 +15,9 @@ enum SimulatorDevice: ContainerFolderKind {
       }
       for name in placeFolder.folderNames {
         guard let child = placeFolder.folder(name) else { continue }
-        let reference = ContainerFolder.reference(child, parent: placeFolder, kind: kind)
-        if child.identity().isBundle { continue }
-        containers.append(reference)
+        let identity = child.identity(parent: placeFolder)
+        if identity.isBundle { continue }
+        containers.append(ContainerFolder.reference(child, parent: placeFolder, kind: kind, identity: identity))
       }
     }
     if containers.isEmpty && sawBundles && !places.contains(where: { $0.place.kind != nil }) {
@@ -42,7 +42,7 @@ enum SimulatorDevice: ContainerFolderKind {
     if !partial.isEmpty { return partial }
     // A place itself: its path ends with the place's two names.
     let components = Syscalls.absolutePath(folder.path).split(separator: "/").map(String.init)
-    if components.count >= 2, let place = ContainerPlaces.places.first(where: { $0.pattern == Array(components.suffix(2)) }) {
+    if let place = ContainerPlaces.place(endingWith: components) {
       return [(place, folder)]
     }
     return nil
