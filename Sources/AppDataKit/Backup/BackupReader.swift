@@ -36,6 +36,11 @@ struct BackupReader {
     return (known.kind, String(domain[domain.index(after: dash)...]))
   }
 
+  /// The refusal for a database SQLite cannot read to the end.
+  func damaged(_ error: SQLiteDatabase.Failure) -> UsageError {
+    UsageError("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+  }
+
   /// Opens the database, read-only and immutable, and checks it holds the Files table.
   func open() throws(UsageError) -> SQLiteDatabase {
     let path = TerminalText.escaped(manifest.database)
@@ -48,7 +53,7 @@ struct BackupReader {
     } catch let error as UsageError {
       throw error
     } catch let error as SQLiteDatabase.Failure {
-      throw UsageError("\(path): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+      throw damaged(error)
     } catch {
       throw UsageError("\(path): \(error)")
     }
@@ -127,7 +132,7 @@ struct BackupReader {
         }
       }
     } catch {
-      throw UsageError("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+      throw damaged(error)
     }
 
     var reports: [AuditReport] = []

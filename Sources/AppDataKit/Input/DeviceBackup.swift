@@ -34,7 +34,8 @@ struct BackupSource: ContainerSource {
   /// The rows of one domain, for `appdata audit CONTAINER --backup BACKUP`: relativePath to size
   /// (folders left out); nil when the backup holds no such domain.
   func files(ofDomain domain: String) throws(UsageError) -> [[UInt8]: UInt64]? {
-    let database = try BackupReader(manifest: manifest, folderPath: folderPath).open()
+    let reader = BackupReader(manifest: manifest, folderPath: folderPath)
+    let database = try reader.open()
     var files: [[UInt8]: UInt64] = [:]
     var sawDomain = false
     do {
@@ -49,7 +50,7 @@ struct BackupSource: ContainerSource {
         files[relative] = flags == 1 ? (MBFile.decode(statement.bytes(2))?.size ?? 0) : 0
       }
     } catch {
-      throw UsageError("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+      throw reader.damaged(error)
     }
     return sawDomain ? files : nil
   }

@@ -37,7 +37,7 @@ enum TreeOperations {
       defer { input.close() }
       let output = try Syscalls.open(newName, in: destination, options: .createNewFile, mode: 0o600, displayPath: display)
       defer { output.close() }
-      copied = try Syscalls.copyData(from: input, to: output, displayPath: display).dataBytes
+      copied = try Syscalls.copyData(from: input, to: output, displayPath: display)
       try ExtendedAttributes.copyAll(from: input, to: output, displayPath: display)
       try Syscalls.setMode(output, status.permissions, displayPath: display)
       try Syscalls.sync(output, displayPath: display)

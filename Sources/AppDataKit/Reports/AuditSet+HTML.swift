@@ -51,21 +51,9 @@ extension AuditSet {
     return html + "</section>\n"
   }
 
-  /// HTML text: `&`, `<`, `>`, quotes as entities; control characters shown as escapes.
-  static func escape(_ text: String) -> String {
-    var output = ""
-    for scalar in TerminalText.escaped(text).unicodeScalars {
-      switch scalar {
-      case "&": output += "&amp;"
-      case "<": output += "&lt;"
-      case ">": output += "&gt;"
-      case "\"": output += "&quot;"
-      case "'": output += "&#39;"
-      default: output.unicodeScalars.append(scalar)
-      }
-    }
-    return output
-  }
+  /// HTML text: control characters (newlines too) shown as escapes, as the table shows them, then
+  /// markup characters as entities (XML's, which HTML shares).
+  static func escape(_ text: String) -> String { AuditReport.xml(TerminalText.escaped(text)) }
 
   /// The page: styles and script inline. The data is JSON inside a `<script type="application/json">`
   /// with every `<` written as `\u003c`, so no name can close the element.

@@ -68,7 +68,8 @@ extension AuditSet {
     if let single { return single.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: findingsOnly) }
     func size(_ bytes: UInt64) -> String { exactBytes ? String(bytes) : ByteSize.human(bytes) }
     func paint(_ text: String, _ code: String) -> String { colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
-    let findingLines = findings.map { item in
+    let all = findings
+    let findingLines = all.map { item in
       let code = item.finding.severity == .error ? "31" : item.finding.severity == .warning ? "33" : "36"
       return "  " + paint(item.finding.severity.rawValue.padding(7), code) + " " + TerminalText.escaped(item.report.name) + ": "
         + TerminalText.escaped(item.finding.path) + ": " + TerminalText.escaped(item.finding.message) + " [\(item.finding.rule.id)]"
@@ -104,7 +105,7 @@ extension AuditSet {
       lines.append(Plural.counted(empty.count, "container") + " with no app files: \(names)")
     }
     lines.append("")
-    lines.append("Findings: " + Severity.counted(findings.map(\.finding.severity)))
+    lines.append("Findings: " + Severity.counted(all.map(\.finding.severity)))
     lines.append(contentsOf: findingLines)
     // With --list: each container's files.
     for report in reports.sorted(by: { $0.name < $1.name }) {

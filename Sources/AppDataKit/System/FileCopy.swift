@@ -10,23 +10,18 @@ extension Syscalls {
   /// filesystem that refuses `copy_file_range` would (tests).
   static let forcesCopyFallback = environment("APPDATA_FORCE_COPY_FALLBACK") == "1"
 
-  /// What `copyData` did: the bytes of data copied (holes are not), and whether the kernel copied.
-  public struct CopyResult: Sendable {
-    public var dataBytes: UInt64
-    public var usedKernelCopy: Bool
-  }
-
   /// Copies `source` to `destination` (a new, empty file) keeping holes: each data extent found
   /// with `lseek(SEEK_DATA)`/`lseek(SEEK_HOLE)` is copied with `copy_file_range(2)` where the
   /// kernel allows it (the data never passes through user space), else with `pread`/`pwrite`
   /// through a 128 KiB buffer, as cp uses (on `EXDEV`, `EINVAL`, `ENOSYS`, `EOPNOTSUPP`); holes are skipped,
   /// and the destination ends with the source's exact size (`ftruncate` for a trailing hole).
   /// A 2 GiB sparse file holding 4 MiB of data needs 4 MiB at the destination, not 2 GiB.
+  /// Returns the bytes of data copied (holes are not).
   public static func copyData(
     from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String
-  ) throws(SystemError) -> CopyResult {
+  ) throws(SystemError) -> UInt64 {
     let size = Int64(try status(of: source, displayPath: displayPath()).size)
-    var result = CopyResult(dataBytes: 0, usedKernelCopy: false)
+    var copied: UInt64 = 0
     var kernelCopies = !forcesCopyFallback
     var buffer: UnsafeMutableRawBufferPointer?
     defer { buffer?.deallocate() }
@@ -42,8 +37,7 @@ extension Syscalls {
           case .success(0): position = end  // the source shrank under us: what is left reads as a hole
           case .success(let count):
             position += Int64(count)
-            result.dataBytes += UInt64(count)
-            result.usedKernelCopy = true
+            copied += UInt64(count)
           case .failure(let error) where [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EPERM].contains(error.code):
             kernelCopies = false
           case .failure(let error):
@@ -64,12 +58,12 @@ extension Syscalls {
           }
         }
         position += Int64(count)
-        result.dataBytes += UInt64(count)
+        copied += UInt64(count)
       }
       offset = end
     }
     _ = try valueOrErrno("set the size of", path: displayPath()) { ftruncate(destination.rawValue, off_t(size)) }
-    return result
+    return copied
   }
 
   /// The next data extent at or after `offset`: `[start, end)`; `start == end` when only a hole is
