@@ -1,33 +1,7 @@
-/// Runs an audit: walks the container with one `AuditAccumulator` per worker, merges them,
-/// settles hard links, and applies the whole-container rules.
-public struct Auditor {
-  public let rootPath: String
-  public let options: AuditOptions
-  /// The layout table: an app's, or a group's.
-  public var layout: ContainerLayout = .app
-  /// Receives listed entries as NDJSON lines soon after they are classified (streaming), in
-  /// chunks of whole lines (about 64 KiB each), from any worker thread; when set, entries are
-  /// not also kept for the report.
-  public var entrySink: (@Sendable ([UInt8]) -> Void)?
-  /// Fields every streamed NDJSON line carries (the container, in a report of many).
-  public var lineTag: NDJSONTag?
-  public var progress: WalkProgress?
-
-  public init(rootPath: String, options: AuditOptions) {
-    self.rootPath = rootPath
-    self.options = options
-  }
-
-  /// Throws only when the container root cannot be opened.
-  public func run() throws(SystemError) -> AuditReport {
-    let walker = Walker(rootPath: rootPath, jobs: options.jobs, layout: layout)
-    let visitors = try walker.walk(progress: progress) {
-      AuditAccumulator(options: options, layout: layout, sink: entrySink, tag: lineTag)
-    }
-    return Self.report(from: visitors, options: options, layout: layout, container: Syscalls.absolutePath(rootPath),
-                       entrySink: entrySink, tag: lineTag)
-  }
-
+/// Turns what an audit counted into its report: merges the per-worker accumulators of a walk
+/// (`Walker.walk(roots:)`, through `FolderSource`), an archive read or a backup read, settles hard
+/// links, and applies the whole-container rules, the policy and the baseline.
+enum Auditor {
   /// Merges the accumulators of a walk (or an archive read) and applies the whole-container
   /// rules, the policy and the baseline.
   static func report(from visitors: [AuditAccumulator], options: AuditOptions, layout: ContainerLayout, container: String,

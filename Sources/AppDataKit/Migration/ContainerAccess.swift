@@ -13,11 +13,7 @@ public final class ContainerAccess: @unchecked Sendable {
   /// from there one component at a time, following no symlink.
   public init(rootPath: String, below: String? = nil) throws(SystemError) {
     self.rootPath = rootPath
-    if let below, rootPath.hasPrefix(below) {
-      root = try Syscalls.openDirectory(below: below, relativePath: Array(rootPath.utf8.dropFirst(below.utf8.count)), displayPath: rootPath)
-    } else {
-      root = try Syscalls.openDirectory(atPath: rootPath)
-    }
+    root = try Syscalls.openDirectory(atPath: rootPath, below: below)
   }
 
   deinit { root.close() }

@@ -107,16 +107,19 @@ public enum Syscalls {
     return .success(current)
   }
 
-  /// Opens the folder `relativePath` below the folder `base` the user named: `base` as typed (a
-  /// symlink to it is accepted), then each component with `O_NOFOLLOW | O_DIRECTORY`, so nothing
-  /// found below PATH (a container of a device, a package's `AppData`) is reached through a symlink.
-  public static func openDirectory(below base: String, relativePath: [UInt8], displayPath: String) throws(SystemError) -> FileDescriptor {
+  /// Opens the folder at `path`, found below the folder `base` the user named (`path` starts with
+  /// it): `base` as typed (a symlink to it is accepted), then each component below it with
+  /// `O_NOFOLLOW | O_DIRECTORY`, so nothing found below PATH (a container of a device, a
+  /// package's `AppData`) is reached through a symlink. Without `base`, `path` as typed.
+  public static func openDirectory(atPath path: String, below base: String?) throws(SystemError) -> FileDescriptor {
+    guard let base, path.hasPrefix(base) else { return try openDirectory(atPath: path) }
+    let relativePath = Array(path.utf8.dropFirst(base.utf8.count))
     let top = try openDirectory(atPath: base)
     if RelativePath.components(relativePath).isEmpty { return top }
     defer { top.close() }
     switch openFolder(relativePath: relativePath, below: top) {
     case .success(let descriptor): return descriptor
-    case .failure(let error): throw SystemError(code: error.code, operation: "open", path: displayPath)
+    case .failure(let error): throw SystemError(code: error.code, operation: "open", path: path)
     }
   }
 

@@ -8,14 +8,7 @@ import Foundation  // NSCondition only; the walk itself uses descriptors, never 
 /// `fstatat(AT_SYMLINK_NOFOLLOW)` and `listxattrat` relative to its folder's descriptor, so
 /// depth is not limited by PATH_MAX and a folder swapped for a symlink is refused rather
 /// than followed.
-public struct Walker: Sendable {
-  /// The container root, as the user named it (for error messages).
-  public let rootPath: String
-  /// Worker threads; 1 walks on the calling thread.
-  public let jobs: Int
-  /// The layout table that places entries (an app's or a group's).
-  public let layout: ContainerLayout
-
+public enum Walker {
   /// The default `--jobs`: eight threads per online CPU, at least 8 and at most 16. A walk waits on
   /// the disk when the cache is cold, and more threads than cores keep more reads in flight;
   /// warm, the extra threads cost little. Measured on 2 CPUs, a 200,000-entry container
@@ -23,25 +16,6 @@ public struct Walker: Sendable {
   /// 16 0.945 s, 32 1.03 s (the C floor walker's best: 0.92 s, at 32 threads); warm --jobs 2
   /// 0.268 s, 8 0.292 s, 16 0.294 s, 32 0.300 s.
   public static var defaultJobs: Int { min(16, max(8, 8 * Syscalls.onlineProcessorCount)) }
-
-  public init(rootPath: String, jobs: Int, layout: ContainerLayout = .app) {
-    self.rootPath = rootPath
-    self.jobs = max(1, jobs)
-    self.layout = layout
-  }
-
-  /// Opens the root and walks it, giving each worker a visitor from `makeVisitor`.
-  /// Throws only when the root itself cannot be opened; everything below is reported
-  /// to the visitors. Returns the visitors, in no particular order, for merging.
-  public func walk<V: WalkVisitor>(
-    progress: WalkProgress? = nil, makeVisitor: () -> V
-  ) throws(SystemError) -> [V] {
-    let result = Self.walk(roots: [Root(path: rootPath, layout: layout)], jobs: jobs, progress: progress) { _ in makeVisitor() }
-    switch result[0] {
-    case .success(let visitors): return visitors
-    case .failure(let error): throw error
-    }
-  }
 
   /// One container root of a walk over several.
   public struct Root: Sendable {
@@ -54,11 +28,6 @@ public struct Walker: Sendable {
       self.path = path
       self.layout = layout
       self.below = below
-    }
-
-    func open() throws(SystemError) -> FileDescriptor {
-      guard let below, path.hasPrefix(below) else { return try Syscalls.openDirectory(atPath: path) }
-      return try Syscalls.openDirectory(below: below, relativePath: Array(path.utf8.dropFirst(below.utf8.count)), displayPath: path)
     }
   }
 
@@ -79,7 +48,7 @@ public struct Walker: Sendable {
     for (index, root) in roots.enumerated() {
       let stream: DirectoryStream
       do {
-        stream = try DirectoryStream(taking: try root.open(), displayPath: root.path)
+        stream = try DirectoryStream(taking: try Syscalls.openDirectory(atPath: root.path, below: root.below), displayPath: root.path)
       } catch {
         failures[index] = error
         streams.append(nil)
