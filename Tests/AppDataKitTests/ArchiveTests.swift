@@ -8,9 +8,7 @@ import Testing
 struct ArchiveTests {
   /// The fixtures of Scripts/make-test-archives.py, built once per run.
   static let fixtures: String = {
-    let folder = NSTemporaryDirectory() + "appdata-archives-\(UUID().uuidString)"
-    let result = try! AppData.shell("python3 '\(AppData.packageRoot)/Scripts/make-test-archives.py' '\(folder)'")
-    precondition(result.status == 0, result.error)
+    let folder = AppData.generatedFixtures("make-test-archives.py", label: "archives")
     // zstd is installed by the Makefile; the xz and gzip forms need nothing extra.
     _ = try! AppData.shell("zstd -q -f '\(folder)/pax-schily.tar' -o '\(folder)/pax-schily.tar.zst'")
     return folder

@@ -7,9 +7,7 @@ import Testing
 @Suite("device backups", .serialized)
 struct BackupTests {
   static let fixtures: String = {
-    let folder = NSTemporaryDirectory() + "appdata-backups-\(UUID().uuidString)"
-    let result = try! AppData.shell("python3 '\(AppData.packageRoot)/Scripts/make-test-backup.py' '\(folder)'")
-    precondition(result.status == 0, result.error)
+    let folder = AppData.generatedFixtures("make-test-backup.py", label: "backups")
     // Readable by the unprivileged user the read-only test runs as.
     _ = try! AppData.shell("chmod 755 '\(folder)'")
     return folder

@@ -7,12 +7,7 @@ import Testing
 /// Containers folder; a Mac's containers; and folders that hold no container at all.
 @Suite("inputs", .serialized)
 struct InputTests {
-  static let fixtures: String = {
-    let folder = NSTemporaryDirectory() + "appdata-inputs-\(UUID().uuidString)"
-    let result = try! AppData.shell("python3 '\(AppData.packageRoot)/Scripts/make-test-inputs.py' '\(folder)'")
-    precondition(result.status == 0, result.error)
-    return folder
-  }()
+  static let fixtures = AppData.generatedFixtures("make-test-inputs.py", label: "inputs")
 
   static let udid = "5C3E8A1B-9D2F-4E6A-8B7C-1234567890AB"
   static var device: String { fixtures + "/device/" + udid }

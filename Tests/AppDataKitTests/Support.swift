@@ -237,6 +237,14 @@ enum AppData {
 }
 
 extension AppData {
+  /// A fresh temporary folder filled by `Scripts/SCRIPT` (a fixture generator), which must succeed.
+  static func generatedFixtures(_ script: String, label: String) -> String {
+    let folder = NSTemporaryDirectory() + "appdata-\(label)-\(UUID().uuidString)"
+    let result = try! shell("python3 '\(packageRoot)/Scripts/\(script)' '\(folder)'")
+    precondition(result.status == 0, result.error)
+    return folder
+  }
+
   /// Validates a JSON file against Docs/audit.schema.json with Python's jsonschema: "valid", or the error.
   static func validateAgainstAuditSchema(_ file: String) throws -> String {
     let check = try shell("""

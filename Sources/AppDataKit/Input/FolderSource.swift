@@ -1,5 +1,5 @@
 /// Containers that are folders on disk (a container root, an `.xcappdata`'s `AppData`, the
-/// containers of a Simulator device or a folder of containers): each is walked in turn.
+/// containers of a Simulator device or a folder of containers), walked together in one walk.
 struct FolderSource: ContainerSource {
   let source: String
   /// PATH as typed: every container root starts with it, and is opened below it.
