@@ -5,15 +5,27 @@ WAL mode whose `file` blobs are real NSKeyedArchiver MBFile archives, and the st
 <fileID[0:2]>/<fileID> (sparse: only their length matters).
 
 Usage: make-test-backup.py OUTDIR            the test backups below
-       make-test-backup.py --rows N DIR      one backup of about N file rows (benchmarks)
+       make-test-backup.py --rows N [--encrypt PASSWORD --dpic N] DIR
+                                             one backup of about N file rows (benchmarks),
+                                             encrypted with PASSWORD and DPIC rounds if asked
+
+Encrypted backups follow iOS 10.2 and later (DOMAIN.md section 7): a keybag whose class keys are
+wrapped (RFC 3394) with PBKDF2-HMAC-SHA1(PBKDF2-HMAC-SHA256(password, DPSL, DPIC), SALT, ITER),
+a ManifestKey wrapped with class 3's key, Manifest.db in AES-256-CBC with a zero IV and PKCS#7
+padding, and stored files as long as their encrypted copies (padded to 16 bytes). Python's
+`cryptography` does the cryptography (`make test` installs it).
 
 OUTDIR/plain          apps (an id with dashes, an empty one, one only in Manifest.plist), an app
                       group, an extension, system domains; roots not at index 1, an 8-byte size,
                       hostile relativePaths, an undecodable blob, a cache file in the backup; stored
                       files present, one missing and one of the wrong size
 OUTDIR/incomplete     SnapshotState 'uploading'
-OUTDIR/encrypted-flag IsEncrypted true
-OUTDIR/encrypted-db   a Manifest.db that is not SQLite, and a ManifestKey (iOS 10.2+ encryption)
+OUTDIR/encrypted      plain, encrypted with PASSWORD (spaces, non-ASCII) and a small DPIC; one
+                      stored file shorter than its Size (the others padded, so longer)
+OUTDIR/encrypted-old-keybag   the same with a keybag without DPSL and DPIC (only the SHA-1 step)
+OUTDIR/encrypted-trailing     the same with 16 other bytes after the database, not padding
+OUTDIR/encrypted-pre-10.2     IsEncrypted true with a plaintext Manifest.db and no ManifestKey
+OUTDIR/encrypted-no-keybag    a Manifest.db that is not SQLite, a ManifestKey, no BackupKeyBag
 OUTDIR/not-sqlite     a Manifest.db holding text
 OUTDIR/truncated      a Manifest.db cut in half
 OUTDIR/no-files-table a SQLite Manifest.db without the Files table
@@ -26,10 +38,14 @@ import plistlib
 import random
 import shutil
 import sqlite3
+import struct
 import sys
 from datetime import datetime
 
 UID = plistlib.UID
+
+PASSWORD = "correct horse \u00e9t\u00e9 \u96fb\u6c60 "  # spaces (one at the end) and non-ASCII
+TEST_DPIC = 1000
 
 
 def mbfile(relative_path, size, flags, layout):
@@ -130,6 +146,92 @@ def make(folder, **options):
     write_plists(folder, APPLICATIONS, **options)
 
 
+def keybag_and_keys(password, dpic, rng):
+    """A backup keybag (class keys 1 to 11; class 11 device-wrapped) and the class keys."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
+    from cryptography.hazmat.primitives.keywrap import aes_key_wrap
+
+    def record(tag, value):
+        return tag.encode() + struct.pack(">I", len(value)) + value
+
+    def number(value):
+        return struct.pack(">I", value)
+
+    salt, dpsl, iterations = rng.randbytes(20), rng.randbytes(20), 10_000
+    secret = password.encode()
+    if dpic is not None:
+        secret = PBKDF2HMAC(hashes.SHA256(), 32, dpsl, dpic).derive(secret)
+    kek = PBKDF2HMAC(hashes.SHA1(), 32, salt, iterations).derive(secret)
+    bag = record("VERS", number(4)) + record("TYPE", number(1)) + record("UUID", rng.randbytes(16))
+    bag += record("HMCK", rng.randbytes(40)) + record("WRAP", number(0)) + record("SALT", salt)
+    bag += record("ITER", number(iterations))
+    if dpic is not None:
+        bag += record("DPWT", number(1)) + record("DPIC", number(dpic)) + record("DPSL", dpsl)
+    keys = {}
+    for protection_class in range(1, 12):
+        key = rng.randbytes(32)
+        keys[protection_class] = key
+        wrap = 1 if protection_class == 11 else 2
+        wrapped = rng.randbytes(40) if wrap == 1 else aes_key_wrap(kek, key)
+        bag += record("UUID", rng.randbytes(16)) + record("CLAS", number(protection_class))
+        bag += record("WRAP", number(wrap)) + record("KTYP", number(0)) + record("WPKY", wrapped)
+    return bag, keys
+
+
+def encrypt(folder, password=PASSWORD, dpic=TEST_DPIC, trailing=b"", short=()):
+    """Encrypts a plaintext backup in place: Manifest.plist gets IsEncrypted, BackupKeyBag and
+    ManifestKey, Manifest.db is encrypted, and each stored file takes its encrypted length (the
+    fileIDs in `short` one byte less than their Size instead)."""
+    from cryptography.hazmat.primitives import padding
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    from cryptography.hazmat.primitives.keywrap import aes_key_wrap
+
+    rng = random.Random(15)
+    bag, class_keys = keybag_and_keys(password, dpic, rng)
+    database_key = rng.randbytes(32)
+    path = os.path.join(folder, "Manifest.db")
+    rows = stored_rows(path)
+    with open(path, "rb") as f:
+        plain = f.read()
+    if trailing:
+        plain += trailing
+    else:
+        padder = padding.PKCS7(128).padder()
+        plain = padder.update(plain) + padder.finalize()
+    encryptor = Cipher(algorithms.AES(database_key), modes.CBC(bytes(16))).encryptor()
+    with open(path, "wb") as f:
+        f.write(encryptor.update(plain) + encryptor.finalize())
+    manifest_path = os.path.join(folder, "Manifest.plist")
+    with open(manifest_path, "rb") as f:
+        manifest = plistlib.load(f)
+    manifest["IsEncrypted"] = True
+    manifest["BackupKeyBag"] = bag
+    manifest["ManifestKey"] = struct.pack("<I", 3) + aes_key_wrap(class_keys[3], database_key)
+    with open(manifest_path, "wb") as f:
+        plistlib.dump(manifest, f, fmt=plistlib.FMT_BINARY)
+    pad_stored_files(folder, rows, short)
+
+
+def stored_rows(path):
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT fileID, file FROM Files WHERE flags = 1").fetchall()
+    db.close()
+    return rows
+
+
+def pad_stored_files(folder, rows, short=()):
+    """Gives each stored file the length of its AES-CBC copy (Size rounded up past a 16-byte
+    block), or one byte less than its Size for the fileIDs in `short`."""
+    for file_id_value, blob in rows:
+        stored = os.path.join(folder, file_id_value[:2], file_id_value)
+        if not os.path.exists(stored):
+            continue
+        size = os.path.getsize(stored)
+        with open(stored, "r+b") as f:
+            f.truncate(max(size - 1, 0) if file_id_value in short else (size // 16 + 1) * 16)
+
+
 def tests(out):
     if os.path.exists(out):
         shutil.rmtree(out)
@@ -141,10 +243,22 @@ def tests(out):
     incomplete = os.path.join(out, "incomplete")
     make(incomplete, state="uploading")
     write_database(incomplete, plain_rows()[:7], stored=False)
-    flagged = os.path.join(out, "encrypted-flag")
-    make(flagged, encrypted=True)
-    write_database(flagged, plain_rows()[:7], stored=False)
-    encrypted = os.path.join(out, "encrypted-db")
+    # Encrypted copies of plain: the stored file plain has one byte short stays short (so
+    # --verify finds as much); the others take their padded, longer length.
+    short_file = file_id("AppDomain-com.example.notes", "Library/Preferences/com.example.notes.plist")
+    for name, options in [("encrypted", {}), ("encrypted-old-keybag", {"dpic": None}),
+                          ("encrypted-trailing", {"trailing": bytes(13) + b"\x07\x00\x03"})]:
+        shutil.copytree(plain, os.path.join(out, name))
+        encrypt(os.path.join(out, name), short={short_file}, **options)
+    pre = os.path.join(out, "encrypted-pre-10.2")
+    shutil.copytree(plain, pre)
+    with open(os.path.join(pre, "Manifest.plist"), "rb") as f:
+        manifest = plistlib.load(f)
+    manifest["IsEncrypted"] = True
+    with open(os.path.join(pre, "Manifest.plist"), "wb") as f:
+        plistlib.dump(manifest, f, fmt=plistlib.FMT_BINARY)
+    pad_stored_files(pre, stored_rows(os.path.join(pre, "Manifest.db")), short={short_file})
+    encrypted = os.path.join(out, "encrypted-no-keybag")
     make(encrypted, encrypted=True, manifest_key=True)
     with open(os.path.join(encrypted, "Manifest.db"), "wb") as f:
         f.write(random.Random(1).randbytes(8192))
@@ -174,7 +288,7 @@ def tests(out):
         f.write(b"mbdb\x05\x00" + bytes(100))
 
 
-def bench(folder, rows):
+def bench(folder, rows, password=None, dpic=None):
     """About `rows` file rows over 40 apps, 10 groups, 10 extensions and 5 system domains."""
     if os.path.exists(folder):
         shutil.rmtree(folder)
@@ -196,11 +310,15 @@ def bench(folder, rows):
     for row in data:
         unique[(row[0], row[1])] = row
     write_database(folder, list(unique.values()), stored=False)
+    if password is not None:
+        encrypt(folder, password=password, dpic=dpic)
 
 
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--rows":
         bench(sys.argv[3], int(sys.argv[2]))
+    elif len(sys.argv) == 8 and sys.argv[1] == "--rows" and sys.argv[3] == "--encrypt" and sys.argv[5] == "--dpic":
+        bench(sys.argv[7], int(sys.argv[2]), password=sys.argv[4], dpic=int(sys.argv[6]))
     elif len(sys.argv) == 2:
         tests(sys.argv[1])
     else:

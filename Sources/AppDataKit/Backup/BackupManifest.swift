@@ -12,6 +12,23 @@ public struct BackupManifest: Sendable {
     public var date: String?
     public var snapshotState: String?
     public var isFullBackup: Bool?
+    /// Manifest.plist's `IsEncrypted` (or a database that needed decrypting).
+    public var isEncrypted = false
+  }
+
+  /// How the backup is encrypted.
+  enum Encryption: Sendable {
+    case none
+    /// `IsEncrypted`, with a plaintext Manifest.db (iOS 10 to 10.1): only the stored files are
+    /// encrypted, so the manifest is read without a password.
+    case storedFiles
+    /// iOS 10.2 and later: Manifest.db is encrypted with the key ManifestKey wraps.
+    case database(BackupKeybag, ManifestKey)
+
+    var isEncrypted: Bool {
+      if case .none = self { return false }
+      return true
+    }
   }
 
   public var info: Info
@@ -19,6 +36,13 @@ public struct BackupManifest: Sendable {
   public var applications: [String]
   /// The database's path.
   public var database: String
+  var encryption: Encryption
+
+  /// Whether reading the manifest needs the backup's password.
+  var needsPassword: Bool {
+    if case .database = encryption { return true }
+    return false
+  }
 
   /// The first 16 bytes of every SQLite 3 database.
   static let sqliteHeader = Array("SQLite format 3\0".utf8)
@@ -59,15 +83,29 @@ public struct BackupManifest: Sendable {
     } catch {
       throw UsageError("\(TerminalText.escaped(databasePath)): cannot read: \(error.reason)")
     }
-    // Either sign says encrypted: Manifest.plist's IsEncrypted, or a database that is not SQLite
-    // while the plist holds the key that would decrypt it.
-    let encrypted = "\(path): an encrypted backup; appdata reads unencrypted backups: make one with Finder's \"Encrypt local backup\" off, or 'idevicebackup2 encryption off'"
-    if encryptedFlag { throw UsageError(encrypted) }
-    if head != sqliteHeader {
-      if manifest["ManifestKey"] != nil { throw UsageError(encrypted) }
-      if head.isEmpty {
-        throw UsageError("\(TerminalText.escaped(databasePath)): empty; the backup's list of files is missing, so the backup is incomplete")
+    // The database's first bytes decide: SQLite is read as it is (also in an encrypted backup
+    // from before iOS 10.2, whose stored files alone are encrypted); anything else is decrypted
+    // when Manifest.plist holds the key to it.
+    let encryption: Encryption
+    if head == sqliteHeader {
+      encryption = encryptedFlag ? .storedFiles : .none
+    } else if head.isEmpty {
+      throw UsageError("\(TerminalText.escaped(databasePath)): empty; the backup's list of files is missing, so the backup is incomplete")
+    } else if let keyData = manifest["ManifestKey"] as? Data {
+      guard let key = ManifestKey(Array(keyData)) else {
+        throw UsageError("\(path): an encrypted backup whose Manifest.plist has a ManifestKey of \(Plural.counted(UInt64(keyData.count), "byte")), too short to hold a key; it is damaged")
       }
+      guard let keybagData = manifest["BackupKeyBag"] as? Data else {
+        throw UsageError("\(path): an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged")
+      }
+      do throws(BackupKeybag.Malformed) {
+        encryption = .database(try BackupKeybag(Array(keybagData)), key)
+      } catch {
+        throw UsageError("\(path): an encrypted backup whose Manifest.plist's BackupKeyBag is damaged: \(error.reason)")
+      }
+    } else if encryptedFlag {
+      throw UsageError("\(TerminalText.escaped(databasePath)): not a SQLite database, and Manifest.plist has no ManifestKey to decrypt it with; the encrypted backup is damaged")
+    } else {
       throw UsageError("\(TerminalText.escaped(databasePath)): not a SQLite database (it does not start with \"SQLite format 3\"); it is damaged, or not from an iOS backup")
     }
 
@@ -86,8 +124,10 @@ public struct BackupManifest: Sendable {
         productVersion: text(lockdown["ProductVersion"]) ?? text(info["Product Version"]),
         date: text(status["Date"]) ?? text(manifest["Date"]) ?? text(info["Last Backup Date"]),
         snapshotState: text(status["SnapshotState"]),
-        isFullBackup: fullBackup),
+        isFullBackup: fullBackup,
+        isEncrypted: encryption.isEncrypted),
       applications: ((manifest["Applications"] as? [String: Any]) ?? [:]).keys.sorted(),
-      database: databasePath)
+      database: databasePath,
+      encryption: encryption)
   }
 }

@@ -8,6 +8,8 @@ struct BackupReader {
   let folderPath: String
   var allDomains = false
   var verify = false
+  /// The password of a backup whose Manifest.db is encrypted.
+  var password: SecretBuffer?
 
   /// The name of the one line that sums the system domains.
   static let systemDomainsName = "(system domains)"
@@ -41,11 +43,17 @@ struct BackupReader {
     UsageError("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
   }
 
-  /// Opens the database, read-only and immutable, and checks it holds the Files table.
+  /// Opens the database, read-only and immutable (decrypted into memory when it is encrypted),
+  /// and checks it holds the Files table.
   func open() throws(UsageError) -> SQLiteDatabase {
     let path = TerminalText.escaped(manifest.database)
     do {
-      let database = try SQLiteDatabase(readOnlyImmutable: Syscalls.absolutePath(manifest.database))
+      let database: SQLiteDatabase
+      if case .database(let keybag, let key) = manifest.encryption {
+        database = try SQLiteDatabase(deserializing: try decrypt(keybag: keybag, key: key))
+      } else {
+        database = try SQLiteDatabase(readOnlyImmutable: Syscalls.absolutePath(manifest.database))
+      }
       guard try database.hasTable("Files") else {
         throw UsageError("\(path): a SQLite database without the Files table; not an iOS backup manifest")
       }
@@ -57,6 +65,29 @@ struct BackupReader {
     } catch {
       throw UsageError("\(path): \(error)")
     }
+  }
+
+  /// The decrypted Manifest.db, in memory.
+  private func decrypt(keybag: BackupKeybag, key: ManifestKey) throws(UsageError) -> SecretBuffer {
+    let backup = TerminalText.escaped(manifest.info.path)
+    guard let password else { throw BackupPassword.missing(manifest.info.path) }
+    let plain: SecretBuffer
+    do {
+      plain = try BackupDecryption.decryptDatabase(path: manifest.database, password: password, keybag: keybag, manifestKey: key)
+    } catch {
+      switch error {
+      case .wrongPassword:
+        throw UsageError("\(backup): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)")
+      case .noClassKey(let protectionClass):
+        throw UsageError("\(backup): the keybag holds no password-wrapped key for protection class \(protectionClass), which Manifest.plist's ManifestKey names; the backup is damaged")
+      case .damaged(let reason):
+        throw UsageError("\(backup): cannot decrypt the backup manifest: \(reason)")
+      }
+    }
+    guard plain.bytes.starts(with: BackupManifest.sqliteHeader) else {
+      throw UsageError("\(TerminalText.escaped(manifest.database)): decrypted with the password, but not a SQLite database; it is damaged")
+    }
+    return plain
   }
 
   /// The reports of every app domain the filter keeps (and of the system domains, summed or one
@@ -88,7 +119,7 @@ struct BackupReader {
       states.append(state(for: domain))
     }
 
-    let verifier = verify ? StoredFileVerifier(folderPath: folderPath) : nil
+    let verifier = verify ? StoredFileVerifier(folderPath: folderPath, isEncrypted: manifest.info.isEncrypted) : nil
     do {
       let statement = try database.prepare("SELECT domain, relativePath, flags, file, fileID FROM Files")
       var lastDomain: [UInt8] = []
@@ -224,14 +255,18 @@ struct BackupReader {
 }
 
 /// `--verify`: each file row's stored copy at `<fileID[0:2]>/<fileID>`, examined through the
-/// backup folder's descriptor with `O_NOFOLLOW` and `fstatat(AT_SYMLINK_NOFOLLOW)`.
+/// backup folder's descriptor with `O_NOFOLLOW` and `fstatat(AT_SYMLINK_NOFOLLOW)`. In an
+/// encrypted backup a stored copy is AES-CBC with PKCS#7 padding, and the recorded size lags
+/// behind some SQLite files' content: there a copy only needs to be at least that long.
 final class StoredFileVerifier {
   private let folderPath: String
+  private let isEncrypted: Bool
   private let folder: FileDescriptor?
   private var subfolders: [[UInt8]: FileDescriptor?] = [:]
 
-  init(folderPath: String) {
+  init(folderPath: String, isEncrypted: Bool) {
     self.folderPath = folderPath
+    self.isEncrypted = isEncrypted
     folder = try? Syscalls.openDirectory(atPath: folderPath)
   }
 
@@ -255,7 +290,11 @@ final class StoredFileVerifier {
           let status = try? Syscalls.status(of: fileID, in: subfolder, displayPath: display), status.kind == .regular else {
       return Finding(rule: .backupFileMissing, path: path, message: "its stored copy \(display) is not in the backup folder", bytes: size)
     }
-    if status.size != size {
+    if isEncrypted && status.size < size {
+      return Finding(rule: .backupFileSizeMismatch, path: path,
+                     message: "its stored copy \(display) is \(status.size) bytes, shorter than the \(size) the manifest records (an encrypted copy is at least as long)", bytes: size)
+    }
+    if !isEncrypted && status.size != size {
       return Finding(rule: .backupFileSizeMismatch, path: path,
                      message: "its stored copy \(display) is \(status.size) bytes, the manifest says \(size)", bytes: size)
     }

@@ -3,11 +3,14 @@ import CSQLite
 /// A SQLite database opened read-only and immutable, and its statements: the only code that
 /// calls SQLite. `immutable=1` tells SQLite the file cannot change, so it takes no locks and never
 /// creates `-wal` or `-shm` files beside it: auditing a backup writes nothing into it, also when
-/// the folder is read-only or belongs to another user.
+/// the folder is read-only or belongs to another user. A decrypted database is read from memory
+/// (`sqlite3_deserialize`), never through a file.
 final class SQLiteDatabase {
   struct Failure: Error { var message: String }
 
   private let handle: OpaquePointer
+  /// The memory a deserialized database is read from: kept until the connection is closed.
+  private let memory: SecretBuffer?
 
   /// Opens `path` with the URI `file:PATH?mode=ro&immutable=1`.
   init(readOnlyImmutable path: String) throws(Failure) {
@@ -20,6 +23,37 @@ final class SQLiteDatabase {
       throw Failure(message: message)
     }
     self.handle = handle
+    memory = nil
+  }
+
+  /// Reads the database in `memory` (the bytes in use) without copying it, read-only: SQLite
+  /// neither writes nor frees it. A database in WAL mode (header bytes 18 and 19 are 2) is
+  /// marked as a rollback-journal one first, as SQLite's in-memory databases cannot use a WAL
+  /// (no -wal file is read either when a backup folder's file is opened immutable). Temporary
+  /// storage is memory, so nothing decrypted reaches a temporary file.
+  init(deserializing memory: SecretBuffer) throws(Failure) {
+    let bytes = memory.storage
+    if memory.count >= 20 && bytes[18] == 2 && bytes[19] == 2 {
+      bytes[18] = 1
+      bytes[19] = 1
+    }
+    var handle: OpaquePointer?
+    var status = sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+    if status == SQLITE_OK, let handle {
+      // Sorts and temporary tables in memory too: never a temporary file of decrypted rows.
+      status = sqlite3_exec(handle, "PRAGMA temp_store = MEMORY", nil, nil, nil)
+    }
+    if status == SQLITE_OK, let handle {
+      status = sqlite3_deserialize(handle, "main", bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                   sqlite3_int64(memory.count), sqlite3_int64(memory.count), UInt32(SQLITE_DESERIALIZE_READONLY))
+    }
+    guard status == SQLITE_OK, let handle else {
+      let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+      sqlite3_close(handle)
+      throw Failure(message: message)
+    }
+    self.handle = handle
+    self.memory = memory
   }
 
   deinit { sqlite3_close(handle) }

@@ -33,6 +33,9 @@ struct AuditCommand {
   /// `--backup BACKUP`, `--backup-domain DOMAIN`: compare the containers with a device backup.
   let backupPath: String?
   let backupDomain: String?
+  /// `--password-file`, `--password-stdin` (or APPDATA_BACKUP_PASSWORD, or a prompt): an
+  /// encrypted backup's password, read only when one is needed.
+  let password: BackupPassword
 
   /// What the command line says; nil fields leave the policy's value.
   struct CommandLineOptions: Sendable {
@@ -141,6 +144,7 @@ struct AuditCommand {
     allDomains = parsed.flag("all-domains")
     backupPath = parsed.value("backup")
     backupDomain = parsed.value("backup-domain")
+    password = try BackupPassword(parsed)
     if backupDomain != nil && backupPath == nil {
       throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
     }
@@ -175,7 +179,7 @@ struct AuditCommand {
   }
 
   /// Compares each container with its domain in the backup, then drops the listing unless asked.
-  private func compare(_ reports: inout [AuditReport], with backup: BackupSource) throws(UsageError) {
+  private func compare(_ reports: inout [AuditReport], with backup: BackupSource, password: SecretBuffer?) throws(UsageError) {
     if backupDomain != nil && reports.count != 1 {
       throw UsageError("'--backup-domain' names the domain of one container; PATH holds \(reports.count): choose one with --app")
     }
@@ -185,7 +189,7 @@ struct AuditCommand {
       guard let domain = backupDomain ?? report.id.map({ BackupComparison.domain(kind: report.kind, id: $0) }) else {
         throw UsageError("\(TerminalText.escaped(report.container)): has no id (no metadata plist); name its domain in the backup with --backup-domain AppDomain-BUNDLE-ID")
       }
-      guard let files = try backup.files(ofDomain: domain) else {
+      guard let files = try backup.files(ofDomain: domain, password: password) else {
         throw UsageError("\(TerminalText.escaped(backup.folderPath)): the backup holds no domain \(TerminalText.escaped(domain)); --backup-domain names another")
       }
       BackupComparison.compare(&reports[index], backupFiles: files, backup: backup.source, domain: domain)
@@ -242,6 +246,10 @@ struct AuditCommand {
     // Comparing with a backup, and the HTML treemap, need every file: list them all, and give
     // the other formats only what was asked.
     let backup = try backupPath.map { path throws(UsageError) in try Self.backupSource(path) }
+    // An encrypted backup's password, asked for before the progress line starts (the same
+    // password opens PATH and --backup BACKUP when both need one).
+    let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil }
+    let secret = try needsPassword.map { path throws(UsageError) in try password.read(for: path) }
     let listsEverything = backup != nil || outputs.contains { $0.format == .html }
     let command = self
     var request = AuditRequest(options: { id in
@@ -253,6 +261,7 @@ struct AuditCommand {
     if !apps.isEmpty { request.filter = AppFilter(ids: apps) }
     request.verify = verify
     request.allDomains = allDomains
+    request.password = secret
     // NDJSON streams entries as they are classified when it is the only report; every line
     // names its container.
     let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !commandLine.listedCategories.isEmpty && !listsEverything
@@ -286,7 +295,7 @@ struct AuditCommand {
       throw AppFilter.noMatch(apps, source: path, available: outcome.available)
     }
     var compared = outcome.reports
-    if let backup { try compare(&compared, with: backup) }
+    if let backup { try compare(&compared, with: backup, password: secret) }
     var everything = AuditSet(source: source.source, reports: compared, isCollection: outcome.isCollection)
     everything.backupInfo = outcome.backup
     var reports = everything

@@ -11,7 +11,8 @@ public enum Commands {
     discussion: [
       "Walks each app data container PATH holds without following symlinks, sorts every file into the QA1719 categories (critical, offline, cached, temporary) or system and other, reads the backup-exclusion markers on each entry and the folders above it, and reports the backed-up total, the largest backed-up files and the findings of the audit rules (see Docs/rules.md).",
       "PATH is a container root (the folder holding Documents, Library and tmp, or the container metadata plist); an Xcode package NAME.xcappdata (its AppData folder); a Simulator device (Devices/UDID, its data or data/Containers folder, or one of Containers/Data/Application, Containers/Shared/AppGroup, Containers/Data/PluginKitPlugin), the same shape on a device's file system; a Mac's ~/Library/Containers or ~/Library/Group Containers; or any folder whose children are containers or packages. A folder of containers gives one report with a row per container. App group containers use the group layout: files at the root are backed up.",
-      "PATH can also be an iOS device backup folder (Finder, iTunes or idevicebackup2; Manifest.db beside Manifest.plist, Info.plist and Status.plist, unencrypted): its Manifest.db is read, read-only and immutable, and each app domain (AppDomain-ID, AppDomainGroup-ID, AppDomainPlugin-ID) is reported as a container holding what the backup really holds; the system domains are summed into one line.",
+      "PATH can also be an iOS device backup folder (Finder, iTunes or idevicebackup2; Manifest.db beside Manifest.plist, Info.plist and Status.plist): its Manifest.db is read, read-only and immutable, and each app domain (AppDomain-ID, AppDomainGroup-ID, AppDomainPlugin-ID) is reported as a container holding what the backup really holds; the system domains are summed into one line.",
+      "An encrypted backup (iOS 10.2 and later) is opened with its password, from --password-file FILE, --password-stdin or the APPDATA_BACKUP_PASSWORD environment variable, in that order, or else asked for without echo when standard input is a terminal; never as an option's value. Its Manifest.db is decrypted into memory only; the stored files stay encrypted and unread. An encrypted backup from before iOS 10.2 (a plaintext Manifest.db) needs no password.",
       "PATH can also be an archive of any of these: a tar, pax or zip file (gzip, xz, zstd or bzip2 compressed or not, detected by content), read without extracting it; markers are read from pax headers, AppleDouble ._ entries and __MACOSX folders. A container's folder is found by its Documents, Library or tmp folder or its metadata plist, or named with --root.",
       "SIZE is a byte count or a number with a unit: K, M, G, T (powers of 1024), KiB, MiB, GiB, TiB (the same), kB, MB, GB, TB (powers of 1000); 1.5G works.",
     ],
@@ -45,6 +46,9 @@ public enum Commands {
              repeatable: true),
       .flag("all-domains", help: "For a device backup, list each system domain on its own line (default: summed into one)."),
       .flag("verify", help: "For a device backup, also check that each file's stored copy exists with the length its manifest records."),
+      .value("password-file", metavar: "FILE",
+             help: "An encrypted device backup's password is the first line of FILE (else: --password-stdin, APPDATA_BACKUP_PASSWORD, or a prompt at a terminal)."),
+      .flag("password-stdin", help: "Read an encrypted device backup's password from the first line of standard input."),
       .value("backup", metavar: "BACKUP", help: "Compare the containers with what the device backup BACKUP holds for their domains."),
       .value("backup-domain", metavar: "DOMAIN", help: "With --backup, the domain to compare with (default: AppDomain-ID from the container's id)."),
       .value("root", metavar: "PATH-IN", help: "The container's folder inside PATH or ARCHIVE (default: found from its Documents, Library or tmp)."),
@@ -53,7 +57,7 @@ public enum Commands {
     exitStatus: [
       "0  no finding at or above --fail-on",
       "1  at least one finding at or above --fail-on",
-      "2  the audit could not run (usage error, PATH missing or holding no container, no container matching --app, a bad policy file or baseline, an unreadable, corrupt, encrypted or oversized archive, an encrypted, pre-iOS 10 or damaged device backup)",
+      "2  the audit could not run (usage error, PATH missing or holding no container, no container matching --app, a bad policy file or baseline, an unreadable, corrupt, encrypted or oversized archive, a pre-iOS 10 or damaged device backup, an encrypted one without its password or with a wrong one)",
     ])
 
   public static let exclude = CommandSpec(

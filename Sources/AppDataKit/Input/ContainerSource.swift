@@ -29,6 +29,9 @@ public struct AuditRequest: Sendable {
   /// Device backups: list every system domain (`--all-domains`), check stored files (`--verify`).
   public var allDomains = false
   public var verify = false
+  /// The password of a source that `needsPassword` (an encrypted device backup), read before
+  /// the audit starts (see `BackupPassword`).
+  public var password: SecretBuffer?
 
   public init(options: @escaping @Sendable (String?) -> AuditOptions) {
     self.options = options
@@ -66,6 +69,12 @@ public protocol ContainerSource: Sendable {
   func folders() throws(UsageError) -> [ContainerRef]
   /// Audits the containers the request's filter keeps.
   func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome
+  /// Whether reading it needs a password (`AuditRequest.password`).
+  var needsPassword: Bool { get }
+}
+
+extension ContainerSource {
+  public var needsPassword: Bool { false }
 }
 
 /// `--app ID`: the containers whose id is ID or one of its extensions (`ID.…`), and its app

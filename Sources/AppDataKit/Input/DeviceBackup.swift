@@ -16,6 +16,7 @@ struct BackupSource: ContainerSource {
   let manifest: BackupManifest
 
   var isCollection: Bool { true }
+  var needsPassword: Bool { manifest.needsPassword }
 
   func folders() throws(UsageError) -> [ContainerRef] {
     throw UsageError("\(TerminalText.escaped(folderPath)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
@@ -23,6 +24,7 @@ struct BackupSource: ContainerSource {
 
   func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
     var reader = BackupReader(manifest: manifest, folderPath: folderPath)
+    reader.password = request.password
     reader.allDomains = request.allDomains
     reader.verify = request.verify
     let (reports, available) = try reader.audit(request)
@@ -32,9 +34,11 @@ struct BackupSource: ContainerSource {
   }
 
   /// The rows of one domain, for `appdata audit CONTAINER --backup BACKUP`: relativePath to size
-  /// (folders left out); nil when the backup holds no such domain.
-  func files(ofDomain domain: String) throws(UsageError) -> [[UInt8]: UInt64]? {
-    let reader = BackupReader(manifest: manifest, folderPath: folderPath)
+  /// (folders left out); nil when the backup holds no such domain. `password` opens an
+  /// encrypted backup.
+  func files(ofDomain domain: String, password: SecretBuffer?) throws(UsageError) -> [[UInt8]: UInt64]? {
+    var reader = BackupReader(manifest: manifest, folderPath: folderPath)
+    reader.password = password
     let database = try reader.open()
     var files: [[UInt8]: UInt64] = [:]
     var sawDomain = false
