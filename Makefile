@@ -40,13 +40,25 @@ deps:
 	$(call apt_require,/usr/include/sqlite3.h,libsqlite3-dev)
 
 # What the tests use besides the build: zip (Scripts/make-test-inputs.py zips a package), jq,
-# groff (the man page is checked for formatting warnings) and chromium (the HTML report is
-# rendered in a real browser).
+# groff (the man page is checked for formatting warnings), chromium (the HTML report is
+# rendered in a real browser) and Python's cryptography (Scripts/make-test-backup.py encrypts
+# backups with it, independently of the swift-crypto that appdata decrypts them with).
 test-deps: deps
 	$(call apt_require,/usr/bin/zip,zip)
 	$(call apt_require,/usr/bin/jq,jq)
 	$(call apt_require,/usr/bin/groff,groff-base)
 	$(call apt_require,/usr/bin/chromium,chromium)
+	$(python_require)
+
+# Installs Python's cryptography with pip when python3 cannot import it (on a Debian python3
+# without pip, from apt instead).
+define python_require
+	@python3 -c 'import cryptography' 2>/dev/null || { \
+	  echo "Installing Python's cryptography"; \
+	  python3 -m pip install -q cryptography 2>/dev/null || \
+	  python3 -m pip install -q --break-system-packages cryptography 2>/dev/null || \
+	  { export DEBIAN_FRONTEND=noninteractive; $(SUDO) apt-get install -y -qq python3-cryptography; }; }
+endef
 
 build: deps
 	$(SWIFT) build

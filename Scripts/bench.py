@@ -116,6 +116,50 @@ def backup(appdata, bench_dir, rows, rounds):
     print()
 
 
+def encrypted_backup(appdata, bench_dir, rows, rounds):
+    """The same backup encrypted as iOS 10.2+ does (Scripts/make-test-backup.py's `encrypt`), with
+    iOS's 10,000,000 PBKDF2-SHA256 rounds (DPIC) and with 1: the difference is the key
+    derivation's share. Alternated with the plain backup's audit."""
+    plain = os.path.join(bench_dir, f"backup-{rows}")
+    if not os.path.exists(plain + ".done"):
+        backup(appdata, bench_dir, rows, 1)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_test_backup", os.path.join(HERE, "make-test-backup.py"))
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    password = "bench pass\u00e9"
+    password_file = os.path.join(bench_dir, "backup-password")
+    with open(password_file, "w") as f:
+        f.write(password + "\n")
+    folders = {}
+    for dpic in (10_000_000, 1):
+        folder = os.path.join(bench_dir, f"backup-{rows}-encrypted-dpic{dpic}")
+        if not os.path.exists(folder + ".done"):
+            print(f"encrypting a copy of {plain} with DPIC {dpic} in {folder} ...", flush=True)
+            subprocess.run(["rm", "-rf", folder], check=True)
+            subprocess.run(["cp", "-a", plain, folder], check=True)
+            maker.encrypt(folder, password=password, dpic=dpic)
+            open(folder + ".done", "w").close()
+        folders[dpic] = folder
+    audit = [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config"]
+    commands = {
+        "appdata audit plain BACKUP": audit + [plain],
+        "appdata audit encrypted BACKUP (DPIC 10,000,000)": audit + ["--password-file", password_file, folders[10_000_000]],
+        "appdata audit encrypted BACKUP (DPIC 1)": audit + ["--password-file", password_file, folders[1]],
+    }
+    size = os.path.getsize(os.path.join(folders[10_000_000], "Manifest.db"))
+    print(f"== an encrypted device backup, {rows} rows (Manifest.db {size / 1048576:.1f} MiB), {rounds} rounds, warm cache (medians) ==")
+    medians = alternate(commands, rounds, "appdata audit plain BACKUP")
+    whole = medians["appdata audit encrypted BACKUP (DPIC 10,000,000)"]
+    derivation = whole - medians["appdata audit encrypted BACKUP (DPIC 1)"]
+    _, peak, status = run(commands["appdata audit encrypted BACKUP (DPIC 10,000,000)"])
+    limit = size / 1024 + 64 * 1024
+    print(f"  whole audit: {whole:.3f} s (target <= 2 s: {'met' if whole <= 2 else 'missed'}); "
+          f"key derivation (DPIC 10,000,000 minus DPIC 1): {derivation:.3f} s, {100 * derivation / whole:.0f}% of it")
+    print(f"  peak RSS {human_kib(peak)} (target <= Manifest.db + 64 MiB = {human_kib(limit)}: {'met' if peak <= limit else 'missed'})")
+    print()
+
+
 def make_deep(path, levels):
     """A chain of `levels` nested folders under Documents, built with directory descriptors
     (the path is far longer than PATH_MAX), one file at the bottom."""
@@ -341,7 +385,7 @@ def main():
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
     parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
-    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "floor", "migrate"], help="run only this part")
+    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "encrypted", "floor", "migrate"], help="run only this part")
     parser.add_argument("--floor-walker", default=os.path.join(HERE, "..", ".build", "floor-walker"),
                         help="the compiled Scripts/floor-walker.c (bench.sh builds it)")
     args = parser.parse_args()
@@ -359,6 +403,9 @@ def main():
         return
     if args.only == "backup":
         backup(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
+        return
+    if args.only == "encrypted":
+        encrypted_backup(args.appdata, args.bench_dir, 200_000, args.rounds or 5)
         return
     if args.only == "floor":
         floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9)
@@ -389,6 +436,7 @@ def main():
     migrate_copies(args.appdata, args.bench_dir, args.rounds or 5)
     device(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
     backup(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
+    encrypted_backup(args.appdata, args.bench_dir, 200_000, args.rounds or 5)
     archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:
         scale(args.appdata, args.bench_dir)

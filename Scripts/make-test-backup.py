@@ -182,7 +182,7 @@ def keybag_and_keys(password, dpic, rng):
 def encrypt(folder, password=PASSWORD, dpic=TEST_DPIC, trailing=b"", short=()):
     """Encrypts a plaintext backup in place: Manifest.plist gets IsEncrypted, BackupKeyBag and
     ManifestKey, Manifest.db is encrypted, and each stored file takes its encrypted length (the
-    fileIDs in `short` one byte less than their Size instead)."""
+    fileIDs in `short` left one byte shorter than their Size)."""
     from cryptography.hazmat.primitives import padding
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     from cryptography.hazmat.primitives.keywrap import aes_key_wrap
@@ -222,14 +222,16 @@ def stored_rows(path):
 
 def pad_stored_files(folder, rows, short=()):
     """Gives each stored file the length of its AES-CBC copy (Size rounded up past a 16-byte
-    block), or one byte less than its Size for the fileIDs in `short`."""
+    block), but for the fileIDs in `short`, left one byte shorter than their Size."""
     for file_id_value, blob in rows:
         stored = os.path.join(folder, file_id_value[:2], file_id_value)
         if not os.path.exists(stored):
             continue
+        if file_id_value in short:
+            continue  # already one byte short in the plain backup
         size = os.path.getsize(stored)
         with open(stored, "r+b") as f:
-            f.truncate(max(size - 1, 0) if file_id_value in short else (size // 16 + 1) * 16)
+            f.truncate((size // 16 + 1) * 16)
 
 
 def tests(out):

@@ -136,10 +136,7 @@ struct BackupTests {
   }
 
   @Test func whatCannotBeReadIsRefusedInOneLine() throws {
-    let encrypted = "an encrypted backup; appdata reads unencrypted backups: make one with Finder's \"Encrypt local backup\" off, or 'idevicebackup2 encryption off'"
     let cases: [(String, String)] = [
-      ("encrypted-flag", "\(Self.fixtures)/encrypted-flag: \(encrypted)"),
-      ("encrypted-db", "\(Self.fixtures)/encrypted-db: \(encrypted)"),
       ("old", "\(Self.fixtures)/old: a backup from before iOS 10 (Manifest.mbdb, no Manifest.db); appdata reads backups made by iOS 10 and later"),
       ("missing-db", "\(Self.fixtures)/missing-db: a device backup without its Manifest.db (the list of what it holds); the backup is incomplete or was copied without it"),
       ("not-sqlite", "\(Self.fixtures)/not-sqlite/Manifest.db: not a SQLite database (it does not start with \"SQLite format 3\"); it is damaged, or not from an iOS backup"),

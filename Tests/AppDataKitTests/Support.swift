@@ -134,7 +134,7 @@ enum AppData {
 
   /// Runs `appdata ARGS`; with `asUser`, through `setpriv` as that unprivileged uid.
   static func run(_ arguments: [String], environment: [String: String] = [:], asUser uid: Int? = nil,
-                  in directory: String? = nil) throws -> RunResult {
+                  in directory: String? = nil, input: String? = nil) throws -> RunResult {
     let process = Process()
     if let uid {
       process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -149,7 +149,7 @@ enum AppData {
     process.environment = env
     // Not the package root: a stray ./appdata.json there must not change what tests see.
     process.currentDirectoryURL = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
-    return try capture(process)
+    return try capture(process, input: input)
   }
 
   /// Runs a shell pipeline (for `| jq`), with `$APPDATA` set to the binary.
@@ -165,7 +165,8 @@ enum AppData {
 
   /// Starts `process`, drains stdout and stderr on their own threads (a large output cannot
   /// block it), runs `whileRunning` meanwhile, and waits for it.
-  private static func capture(_ process: Process, whileRunning: () throws -> Void = {}) throws -> RunResult {
+  /// `input` is standard input's whole content (else /dev/null).
+  private static func capture(_ process: Process, input: String? = nil, whileRunning: () throws -> Void = {}) throws -> RunResult {
     // @unchecked Sendable: each box is written by its one reader thread and read only after
     // `done.wait()`, which orders that write before the read.
     final class Box: @unchecked Sendable { var data = Data() }
@@ -181,8 +182,13 @@ enum AppData {
         done.leave()
       })
     }
-    process.standardInput = FileHandle.nullDevice
+    let inputPipe = input.map { _ in Pipe() }
+    process.standardInput = inputPipe ?? FileHandle.nullDevice
     try process.run()
+    if let inputPipe, let input {
+      inputPipe.fileHandleForWriting.write(Data(input.utf8))
+      try inputPipe.fileHandleForWriting.close()
+    }
     readers.forEach { $0.start() }
     do {
       try whileRunning()

@@ -74,7 +74,7 @@ extension AuditReport {
 }
 
 extension BackupManifest.Info {
-  /// `{path, deviceName, productVersion, date, snapshotState, isFullBackup}`, null where the plists say nothing.
+  /// `{path, deviceName, productVersion, date, snapshotState, isFullBackup, isEncrypted}`, null where the plists say nothing.
   func json() -> JSONValue {
     .object([
       "path": .string(path),
@@ -83,6 +83,7 @@ extension BackupManifest.Info {
       "date": date.map { .string($0) } ?? .null,
       "snapshotState": snapshotState.map { .string($0) } ?? .null,
       "isFullBackup": isFullBackup.map { .bool($0) } ?? .null,
+      "isEncrypted": .bool(isEncrypted),
     ])
   }
 }

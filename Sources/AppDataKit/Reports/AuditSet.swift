@@ -78,7 +78,7 @@ extension AuditSet {
 
     var lines = ["Source: \(TerminalText.escaped(source))"]
     if let info = backupInfo {
-      let parts = [info.deviceName, info.productVersion.map { "iOS " + $0 }, info.date, info.snapshotState.map { "snapshot " + $0 }]
+      let parts = [info.deviceName, info.productVersion.map { "iOS " + $0 }, info.date, info.snapshotState.map { "snapshot " + $0 }, info.isEncrypted ? "encrypted" : nil]
       lines.append("Backup: " + parts.compactMap { $0.map(TerminalText.escaped) }.joined(separator: ", "))
     }
     lines.append("")

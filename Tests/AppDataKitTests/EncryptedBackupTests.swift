@@ -1,0 +1,185 @@
+import AppDataKit
+import Foundation
+import Testing
+
+/// `appdata audit BACKUP` on encrypted backups (Scripts/make-test-backup.py encrypts copies of
+/// the plain backup with Python's `cryptography`): the password from each of its inputs, the
+/// manifest decrypted in memory only, and the plain backup's figures exactly.
+@Suite("encrypted device backups", .serialized)
+struct EncryptedBackupTests {
+  static var fixtures: String { BackupTests.fixtures }
+  /// The fixtures' password: spaces (one at the end) and non-ASCII characters.
+  static let password = "correct horse \u{E9}t\u{E9} \u{96FB}\u{6C60} "
+  static var withPassword: [String: String] { ["APPDATA_BACKUP_PASSWORD": password] }
+  static var encrypted: String { fixtures + "/encrypted" }
+
+  /// A report with the fixture's name and encryption replaced by the plain backup's, and the
+  /// stored-copy findings' messages (which say how an encrypted copy's length was checked)
+  /// left out: what must be identical to the plain backup's report.
+  static func normalized(_ output: String, from name: String) throws -> NSDictionary {
+    let text = output.replacingOccurrences(of: fixtures + "/" + name, with: fixtures + "/plain")
+    var json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    var backup = json["backup"] as? [String: Any]
+    backup?["isEncrypted"] = nil
+    json["backup"] = backup
+    if var containers = json["containers"] as? [[String: Any]] {
+      for index in containers.indices {
+        containers[index]["findings"] = findings(containers[index]).map { finding in
+          var finding = finding
+          if (finding["rule"] as? String)?.hasPrefix("backup-file-") == true { finding["message"] = nil }
+          return finding
+        }
+      }
+      json["containers"] = containers
+    }
+    return json as NSDictionary
+  }
+
+  @Test(arguments: ["encrypted", "encrypted-old-keybag", "encrypted-trailing", "encrypted-pre-10.2"])
+  func anEncryptedBackupGivesThePlainBackupsFigures(name: String) throws {
+    let arguments = ["audit", "--no-config", "--format", "json", "--fail-on", "never", "--list", "all", "--all-domains", "--verify"]
+    let plain = try AppData.run(arguments + [BackupTests.plain])
+    #expect(plain.status == 0, "\(plain.error)")
+    // Before iOS 10.2 the manifest is plaintext: no password needed, none asked for.
+    let environment = name == "encrypted-pre-10.2" ? [:] : Self.withPassword
+    let result = try AppData.run(arguments + [Self.fixtures + "/" + name], environment: environment)
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.error.isEmpty)
+    let json = try result.json()
+    #expect(value(json, "backup", "isEncrypted") as? Bool == true)
+    #expect(try Self.normalized(result.output, from: name) == (try Self.normalized(plain.output, from: "plain")))
+    #expect(integer(json, "summary", "backup", "bytes") == 5_002_006_580)
+    // The table says the backup is encrypted, and otherwise shows what the plain one shows.
+    let table = try AppData.run(["audit", "--no-config", Self.fixtures + "/" + name], environment: environment)
+    let plainTable = try AppData.run(["audit", "--no-config", BackupTests.plain])
+    #expect(table.status == 1)
+    #expect(table.output.contains("Backup: Test iPhone, iOS 17.1, 2026-11-01T12:00:00Z, snapshot finished, encrypted\n"))
+    let body = { (text: String) in text.split(separator: "\n").dropFirst(2).joined(separator: "\n") }
+    #expect(body(table.output) == body(plainTable.output))
+  }
+
+  @Test func verifyAcceptsStoredCopiesLongerThanTheirSize() throws {
+    for name in ["encrypted", "encrypted-pre-10.2"] {
+      let json = try AppData.auditJSON(Self.fixtures + "/" + name, ["--no-config", "--verify"], environment: Self.withPassword)
+      let all = (json["containers"] as? [[String: Any]] ?? []).flatMap { findings($0) }
+      // Every other stored copy is padded past its Size: not a finding in an encrypted backup.
+      #expect(all.filter { $0["rule"] as? String == "backup-file-missing" }.map { $0["path"] as? String } == ["Documents/big.mov"], "\(name)")
+      let short = all.filter { $0["rule"] as? String == "backup-file-size-mismatch" }
+      #expect(short.map { $0["path"] as? String } == ["Library/Preferences/com.example.notes.plist"], "\(name)")
+      #expect((short.first?["message"] as? String)?.hasSuffix(
+        "is 199 bytes, shorter than the 200 the manifest records (an encrypted copy is at least as long)") == true, "\(name)")
+    }
+  }
+
+  @Test func everyPasswordInputOpensIt() throws {
+    let expected = 5_002_006_580
+    let folder = NSTemporaryDirectory() + "appdata-password-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // A password file: its first line only (the second is not part of it), CRLF or LF.
+    let file = folder + "/password"
+    try Data((Self.password + "\r\nsecond line\n").utf8).write(to: URL(fileURLWithPath: file))
+    let fromFile = try AppData.auditJSON(Self.encrypted, ["--no-config", "--password-file", file])
+    #expect(integer(fromFile, "summary", "backup", "bytes") == expected)
+    // The options come before the environment.
+    let overEnvironment = try AppData.auditJSON(Self.encrypted, ["--no-config", "--password-file", file],
+                                                environment: ["APPDATA_BACKUP_PASSWORD": "wrong"])
+    #expect(integer(overEnvironment, "summary", "backup", "bytes") == expected)
+    let fromStandardInput = try AppData.run(["audit", "--no-config", "--json", "--fail-on", "never", "--password-stdin", Self.encrypted],
+                                            input: Self.password + "\n")
+    #expect(fromStandardInput.status == 0, "\(fromStandardInput.error)")
+    #expect(integer(try fromStandardInput.json(), "summary", "backup", "bytes") == expected)
+    let fromEnvironment = try AppData.auditJSON(Self.encrypted, ["--no-config"], environment: Self.withPassword)
+    #expect(integer(fromEnvironment, "summary", "backup", "bytes") == expected)
+    // At a terminal (a pseudo-terminal from script(1)): a prompt on standard error, typed without echo.
+    let typed = try AppData.shell("""
+      (sleep 2; printf '%s\\n' '\(Self.password)') | \
+        script -qec "\\"$APPDATA\\" audit --no-config --fail-on never -q '\(Self.encrypted)'" /dev/null
+      """)
+    #expect(typed.status == 0, "\(typed.output)\(typed.error)")
+    #expect(typed.output.contains("Password for the encrypted backup \(Self.encrypted): "))
+    #expect(typed.output.contains("[backup-holds-excluded]"))
+    #expect(!typed.output.contains("horse"), "the password was echoed: \(typed.output)")
+  }
+
+  @Test func aWrongOrMissingPasswordIsRefusedWithNoReport() throws {
+    let folder = NSTemporaryDirectory() + "appdata-password-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let empty = folder + "/empty"
+    FileManager.default.createFile(atPath: empty, contents: Data("\n".utf8))
+    let e = Self.encrypted
+    let cases: [(arguments: [String], environment: [String: String], input: String?, message: String)] = [
+      ([], ["APPDATA_BACKUP_PASSWORD": "correct horse"], nil,
+       "\(e): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)"),
+      // Trimming is not done: the trailing space is part of the password.
+      (["--password-stdin"], [:], String(Self.password.dropLast()) + "\n",
+       "\(e): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)"),
+      ([], [:], nil,
+       "\(e): an encrypted backup, and no password given: set APPDATA_BACKUP_PASSWORD, or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)"),
+      ([], ["APPDATA_BACKUP_PASSWORD": ""], nil,
+       "APPDATA_BACKUP_PASSWORD is set but empty (a CI secret that is not defined here?); \(e) needs its password"),
+      (["--password-file", empty], [:], nil, "\(empty): its first line is empty; \(e) needs its password"),
+      (["--password-file", folder + "/missing"], [:], nil, "\(folder)/missing: cannot read the password file: No such file or directory"),
+      (["--password-stdin"], [:], "", "the first line of standard input is empty; \(e) needs its password"),
+      (["--password-stdin", "--password-file", empty], [:], nil,
+       "give the password one way: '--password-file FILE' or '--password-stdin', not both"),
+    ]
+    let before = try BackupTests.snapshot(e)
+    for item in cases {
+      for format in ["table", "json"] {
+        let result = try AppData.run(["audit", "--no-config", "--format", format] + item.arguments + [e],
+                                     environment: item.environment, input: item.input)
+        #expect(result.status == 2, "\(item.message)")
+        #expect(result.output.isEmpty, "\(item.message)")
+        #expect(result.error == "appdata: error: \(item.message)\n")
+      }
+    }
+    // A password is never an option's value, and a value given anyway is not repeated.
+    let asValue = try AppData.run(["audit", "--password=hunter2", e])
+    #expect(asValue.status == 2)
+    #expect(!asValue.error.contains("hunter2"))
+    // Comparing a container with an encrypted backup needs its password too.
+    let tree = try TestTree("encrypted-compare")
+    try tree.file("Documents/note.txt", size: 1000)
+    let plist = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>MCMMetadataIdentifier</key><string>com.example.notes</string></dict></plist>"#
+    try tree.file(ContainerLayout.metadataFileName, contents: Array(plist.utf8))
+    let compared = try AppData.run(["audit", "--no-config", "--backup", e, tree.root])
+    #expect(compared.status == 2)
+    #expect(compared.error.contains("an encrypted backup, and no password given"))
+    let json = try AppData.auditJSON(tree.root, ["--no-config", "--backup", e], environment: Self.withPassword)
+    #expect(integer(json, "backupComparison", "inBoth", "bytes") == 1000)
+    #expect(try BackupTests.snapshot(e) == before)
+  }
+
+  @Test func decryptedDataNeverReachesAFile() throws {
+    // A fresh TMPDIR, and (as root) a fresh /dev/shm in a mount namespace of its own: both stay
+    // empty while appdata decrypts, reads and reports; the backup folder stays byte-identical.
+    let before = try BackupTests.snapshot(Self.encrypted)
+    let scratch = NSTemporaryDirectory() + "appdata-tmpdir-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let command = scratch + "/../appdata-audit-\(UUID().uuidString).sh"
+    defer { try? FileManager.default.removeItem(atPath: command) }
+    try Data("""
+      TMPDIR='\(scratch)' APPDATA_BACKUP_PASSWORD='\(Self.password)' "$APPDATA" audit --no-config --fail-on never \
+        --verify --list all --format ndjson '\(Self.encrypted)' > /dev/null
+      """.utf8).write(to: URL(fileURLWithPath: command))
+    let script = AppData.isRoot
+      ? "unshare --mount sh -c 'mount -t tmpfs none /dev/shm && sh \(command) && ls -A /dev/shm'"
+      : "sh \(command)"
+    let result = try AppData.shell(script)
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output.isEmpty, "/dev/shm: \(result.output)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty)
+    #expect(try BackupTests.snapshot(Self.encrypted) == before)
+    #expect(!FileManager.default.fileExists(atPath: Self.encrypted + "/Manifest.db-wal"))
+  }
+
+  @Test func aDamagedEncryptedBackupIsRefusedInOneLine() throws {
+    let result = try AppData.run(["audit", "--no-config", Self.fixtures + "/encrypted-no-keybag"], environment: Self.withPassword)
+    #expect(result.status == 2)
+    #expect(result.output.isEmpty)
+    #expect(result.error == "appdata: error: \(Self.fixtures)/encrypted-no-keybag: an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged\n")
+  }
+}
