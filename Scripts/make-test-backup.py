@@ -26,6 +26,10 @@ OUTDIR/encrypted-old-keybag   the same with a keybag without DPSL and DPIC (only
 OUTDIR/encrypted-trailing     the same with 16 other bytes after the database, not padding
 OUTDIR/encrypted-pre-10.2     IsEncrypted true with a plaintext Manifest.db and no ManifestKey
 OUTDIR/encrypted-no-keybag    a Manifest.db that is not SQLite, a ManifestKey, no BackupKeyBag
+OUTDIR/encrypted-damaged-*    encrypted, then damaged: a short ManifestKey, a keybag cut mid-record,
+                      a ManifestKey naming a class the password does not unwrap, a ManifestKey
+                      that does not unwrap, a Manifest.db cut to a part block, and a
+                      Manifest.db whose plaintext is not SQLite
 OUTDIR/not-sqlite     a Manifest.db holding text
 OUTDIR/truncated      a Manifest.db cut in half
 OUTDIR/no-files-table a SQLite Manifest.db without the Files table
@@ -234,6 +238,49 @@ def pad_stored_files(folder, rows, short=()):
             f.truncate((size // 16 + 1) * 16)
 
 
+def damaged(out, encrypted):
+    """Copies of the encrypted backup (without its stored files), each damaged one way."""
+    def copy(name, change_manifest=None, change_database=None):
+        folder = os.path.join(out, "encrypted-damaged-" + name)
+        os.makedirs(folder)
+        for plist in ["Info.plist", "Status.plist", "Manifest.plist", "Manifest.db"]:
+            shutil.copy(os.path.join(encrypted, plist), folder)
+        if change_manifest:
+            path = os.path.join(folder, "Manifest.plist")
+            with open(path, "rb") as f:
+                manifest = plistlib.load(f)
+            change_manifest(manifest)
+            with open(path, "wb") as f:
+                plistlib.dump(manifest, f, fmt=plistlib.FMT_BINARY)
+        if change_database:
+            path = os.path.join(folder, "Manifest.db")
+            with open(path, "rb") as f:
+                data = f.read()
+            with open(path, "wb") as f:
+                f.write(change_database(data))
+
+    def set_key(manifest, value):
+        manifest["ManifestKey"] = value
+
+    copy("short-key", lambda m: set_key(m, b"\x03\x00\x00"))
+    copy("keybag", lambda m: m.__setitem__("BackupKeyBag", m["BackupKeyBag"][:30]))
+    copy("class", lambda m: set_key(m, struct.pack("<I", 11) + m["ManifestKey"][4:]))
+    copy("manifest-key", lambda m: set_key(m, m["ManifestKey"][:4] + bytes(40)))
+    copy("blocks", change_database=lambda data: data[:-5])
+
+    def not_sqlite(manifest):
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        from cryptography.hazmat.primitives.keywrap import aes_key_unwrap
+        # Re-encrypt text with the same database key: the password is right, the content is not SQLite.
+        _, class_keys = keybag_and_keys(PASSWORD, TEST_DPIC, random.Random(15))
+        key = aes_key_unwrap(class_keys[3], manifest["ManifestKey"][4:])
+        encryptor = Cipher(algorithms.AES(key), modes.CBC(bytes(16))).encryptor()
+        with open(os.path.join(out, "encrypted-damaged-not-sqlite", "Manifest.db"), "wb") as f:
+            f.write(encryptor.update(b"not a database, but text".ljust(4096, b".")) + encryptor.finalize())
+
+    copy("not-sqlite", not_sqlite)
+
+
 def tests(out):
     if os.path.exists(out):
         shutil.rmtree(out)
@@ -252,6 +299,7 @@ def tests(out):
                           ("encrypted-trailing", {"trailing": bytes(13) + b"\x07\x00\x03"})]:
         shutil.copytree(plain, os.path.join(out, name))
         encrypt(os.path.join(out, name), short={short_file}, **options)
+    damaged(out, os.path.join(out, "encrypted"))
     pre = os.path.join(out, "encrypted-pre-10.2")
     shutil.copytree(plain, pre)
     with open(os.path.join(pre, "Manifest.plist"), "rb") as f:

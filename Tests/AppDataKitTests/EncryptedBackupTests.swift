@@ -177,9 +177,23 @@ struct EncryptedBackupTests {
   }
 
   @Test func aDamagedEncryptedBackupIsRefusedInOneLine() throws {
-    let result = try AppData.run(["audit", "--no-config", Self.fixtures + "/encrypted-no-keybag"], environment: Self.withPassword)
-    #expect(result.status == 2)
-    #expect(result.output.isEmpty)
-    #expect(result.error == "appdata: error: \(Self.fixtures)/encrypted-no-keybag: an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged\n")
+    let f = Self.fixtures
+    let cut = try #require(try FileManager.default.attributesOfItem(atPath: f + "/encrypted-damaged-blocks/Manifest.db")[.size] as? Int)
+    #expect(cut % 16 == 11)
+    let cases: [(String, String)] = [
+      ("encrypted-no-keybag", "\(f)/encrypted-no-keybag: an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged"),
+      ("encrypted-damaged-short-key", "\(f)/encrypted-damaged-short-key: an encrypted backup whose Manifest.plist has a ManifestKey of 3 bytes, too short to hold a key; it is damaged"),
+      ("encrypted-damaged-keybag", "\(f)/encrypted-damaged-keybag: an encrypted backup whose Manifest.plist's BackupKeyBag is damaged: a record is cut short at byte 24"),
+      ("encrypted-damaged-class", "\(f)/encrypted-damaged-class: the keybag holds no password-wrapped key for protection class 11, which Manifest.plist's ManifestKey names; the backup is damaged"),
+      ("encrypted-damaged-manifest-key", "\(f)/encrypted-damaged-manifest-key: cannot decrypt the backup manifest: Manifest.plist's ManifestKey does not unwrap with the key of its protection class 3"),
+      ("encrypted-damaged-blocks", "\(f)/encrypted-damaged-blocks: cannot decrypt the backup manifest: \(f)/encrypted-damaged-blocks/Manifest.db is \(cut) bytes, not a whole number of 16-byte AES blocks"),
+      ("encrypted-damaged-not-sqlite", "\(f)/encrypted-damaged-not-sqlite/Manifest.db: decrypted with the password, but not a SQLite database; it is damaged"),
+    ]
+    for (name, message) in cases {
+      let result = try AppData.run(["audit", "--no-config", Self.fixtures + "/" + name], environment: Self.withPassword)
+      #expect(result.status == 2, "\(name)")
+      #expect(result.output.isEmpty, "\(name)")
+      #expect(result.error == "appdata: error: \(message)\n", "\(name)")
+    }
   }
 }
