@@ -10,6 +10,8 @@ struct BackupReader {
   var verify = false
   /// The password of a backup whose Manifest.db is encrypted.
   var password: SecretBuffer?
+  /// Told what is under way while the key is derived (the progress line on a terminal).
+  var progress: WalkProgress?
 
   /// The name of the one line that sums the system domains.
   static let systemDomainsName = "(system domains)"
@@ -72,6 +74,9 @@ struct BackupReader {
     let backup = TerminalText.escaped(manifest.info.path)
     guard let password else { throw BackupPassword.missing(manifest.info.path) }
     let plain: SecretBuffer
+    let rounds = keybag.passwordIterations.map { "\(Plural.counted(UInt64($0), "key round")), then " } ?? ""
+    progress?.setActivity("Unlocking the encrypted backup (\(rounds)decrypting Manifest.db)")
+    defer { progress?.setActivity(nil) }
     do {
       plain = try BackupDecryption.decryptDatabase(path: manifest.database, password: password, keybag: keybag, manifestKey: key)
     } catch {

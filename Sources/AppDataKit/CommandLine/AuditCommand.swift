@@ -425,7 +425,11 @@ final class ProgressLine: @unchecked Sendable {
     timer.setEventHandler { [self] in
       let (entries, bytes) = progress.snapshot
       shown = true
-      io.writeError("\r\u{1B}[2KScanning: \(Plural.counted(entries, "entry", "entries")), \(ByteSize.human(bytes))")
+      if let activity = progress.currentActivity {
+        io.writeError("\r\u{1B}[2K\(activity)")
+      } else {
+        io.writeError("\r\u{1B}[2KScanning: \(Plural.counted(entries, "entry", "entries")), \(ByteSize.human(bytes))")
+      }
     }
     timer.resume()
   }

@@ -25,6 +25,7 @@ struct BackupSource: ContainerSource {
   func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
     var reader = BackupReader(manifest: manifest, folderPath: folderPath)
     reader.password = request.password
+    reader.progress = request.progress
     reader.allDomains = request.allDomains
     reader.verify = request.verify
     let (reports, available) = try reader.audit(request)

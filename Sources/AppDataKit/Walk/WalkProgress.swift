@@ -6,6 +6,7 @@ public final class WalkProgress: @unchecked Sendable {
   private let lock = NSLock()
   private var entries = 0
   private var bytes: UInt64 = 0
+  private var activity: String?
 
   public init() {}
 
@@ -14,6 +15,21 @@ public final class WalkProgress: @unchecked Sendable {
     self.entries += entries
     self.bytes &+= bytes
     lock.unlock()
+  }
+
+  /// Says what is under way before any entry is counted (unlocking an encrypted backup); nil
+  /// goes back to counting.
+  func setActivity(_ text: String?) {
+    lock.lock()
+    activity = text
+    lock.unlock()
+  }
+
+  /// What is under way, when it is not the count.
+  public var currentActivity: String? {
+    lock.lock()
+    defer { lock.unlock() }
+    return activity
   }
 
   /// The figures so far.
