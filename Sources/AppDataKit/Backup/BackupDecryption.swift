@@ -29,24 +29,23 @@ enum BackupDecryption {
   ) throws(Failure) -> SecretBuffer {
     guard let wrapped = keybag.classKeys.first(where: { $0.protectionClass == manifestKey.protectionClass && $0.isWrappedByPassword })
     else { throw .noClassKey(manifestKey.protectionClass) }
-    let databaseKey: SymmetricKey
+    let kek: SymmetricKey
     do {
-      let kek = try keyEncryptionKey(password: password, keybag: keybag)
-      let classKey: SymmetricKey
-      do {
-        classKey = try AES.KeyWrap.unwrap(wrapped.wrappedKey, using: kek)
-      } catch {
-        throw Failure.wrongPassword
-      }
-      do {
-        databaseKey = try AES.KeyWrap.unwrap(manifestKey.wrappedKey, using: classKey)
-      } catch {
-        throw Failure.damaged("Manifest.plist's ManifestKey does not unwrap with the key of its protection class \(manifestKey.protectionClass)")
-      }
-    } catch let failure as Failure {
-      throw failure
+      kek = try keyEncryptionKey(password: password, keybag: keybag)
     } catch {
       throw .damaged("the keybag's salts or rounds are not usable (\(error))")
+    }
+    let classKey: SymmetricKey
+    do {
+      classKey = try AES.KeyWrap.unwrap(wrapped.wrappedKey, using: kek)
+    } catch {
+      throw .wrongPassword
+    }
+    let databaseKey: SymmetricKey
+    do {
+      databaseKey = try AES.KeyWrap.unwrap(manifestKey.wrappedKey, using: classKey)
+    } catch {
+      throw .damaged("Manifest.plist's ManifestKey does not unwrap with the key of its protection class \(manifestKey.protectionClass)")
     }
     guard databaseKey.bitCount == 256 else { throw .damaged("Manifest.plist's ManifestKey is not a 256-bit key") }
     return try decrypt(path: path, key: databaseKey)

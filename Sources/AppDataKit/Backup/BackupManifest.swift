@@ -73,7 +73,9 @@ public struct BackupManifest: Sendable {
       }
       throw UsageError("\(path): a device backup without its Manifest.db (the list of what it holds); the backup is incomplete or was copied without it")
     }
-    let encryptedFlag = (manifest["IsEncrypted"] as? Bool) ?? ((manifest["IsEncrypted"] as? NSNumber)?.boolValue ?? false)
+    /// A plist boolean (Foundation may hand one over as an NSNumber).
+    func flag(_ value: Any?) -> Bool? { (value as? Bool) ?? (value as? NSNumber)?.boolValue }
+    let encryptedFlag = flag(manifest["IsEncrypted"]) ?? false
     let databasePath = folder.childPath(databaseName)
     let head: [UInt8]
     do {
@@ -116,7 +118,7 @@ public struct BackupManifest: Sendable {
       default: return nil
       }
     }
-    let fullBackup = (status["IsFullBackup"] as? Bool) ?? (status["IsFullBackup"] as? NSNumber)?.boolValue
+    let fullBackup = flag(status["IsFullBackup"])
     return BackupManifest(
       info: Info(
         path: Syscalls.absolutePath(folder.path),

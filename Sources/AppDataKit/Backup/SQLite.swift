@@ -18,9 +18,7 @@ final class SQLiteDatabase {
     let uri = "file:" + Self.uriEscaped(path) + "?mode=ro&immutable=1"
     let status = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
     guard status == SQLITE_OK, let handle else {
-      let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
-      sqlite3_close(handle)
-      throw Failure(message: message)
+      throw Self.closing(handle, status: status)
     }
     self.handle = handle
     memory = nil
@@ -48,15 +46,21 @@ final class SQLiteDatabase {
                                    sqlite3_int64(memory.count), sqlite3_int64(memory.count), UInt32(SQLITE_DESERIALIZE_READONLY))
     }
     guard status == SQLITE_OK, let handle else {
-      let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
-      sqlite3_close(handle)
-      throw Failure(message: message)
+      throw Self.closing(handle, status: status)
     }
     self.handle = handle
     self.memory = memory
   }
 
   deinit { sqlite3_close(handle) }
+
+  /// The failure to open: SQLite's message for the connection (or for `status` when there is
+  /// none), after closing the connection.
+  private static func closing(_ handle: OpaquePointer?, status: Int32) -> Failure {
+    let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+    sqlite3_close(handle)
+    return Failure(message: message)
+  }
 
   /// Whether a table of that name exists (a damaged file fails here, with SQLite's words).
   func hasTable(_ name: String) throws(Failure) -> Bool {
