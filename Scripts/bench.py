@@ -403,23 +403,17 @@ def main():
     print(f"appdata: {args.appdata}")
     print()
 
-    if args.only == "device":
-        device(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
-        return
-    if args.only == "archive":
-        archive(args.appdata, args.bench_dir, 100_000, args.rounds or 5)
-        return
-    if args.only == "backup":
-        backup(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
-        return
-    if args.only == "encrypted":
-        encrypted_backup(args.appdata, args.bench_dir, 200_000, args.rounds or 5)
-        return
-    if args.only == "floor":
-        floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9)
-        return
-    if args.only == "migrate":
-        migrate_copies(args.appdata, args.bench_dir, args.rounds or 5)
+    # The parts --only can pick; the full run below runs them too.
+    parts = {
+        "device": lambda: device(args.appdata, args.bench_dir, 200_000, args.rounds or 7),
+        "archive": lambda: archive(args.appdata, args.bench_dir, 100_000, args.rounds or 5),
+        "backup": lambda: backup(args.appdata, args.bench_dir, 200_000, args.rounds or 7),
+        "encrypted": lambda: encrypted_backup(args.appdata, args.bench_dir, 200_000, args.rounds or 5),
+        "floor": lambda: floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9),
+        "migrate": lambda: migrate_copies(args.appdata, args.bench_dir, args.rounds or 5),
+    }
+    if args.only in parts:
+        parts[args.only]()
         return
     for entries in [int(size) for size in args.sizes.split(",")]:
         container = ensure_container(args.bench_dir, entries)
@@ -439,12 +433,10 @@ def main():
         print()
     if args.only == "containers":
         return
-    floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9)
+    parts["floor"]()
     floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 1_000_000), 1_000_000, args.rounds or 5)
-    migrate_copies(args.appdata, args.bench_dir, args.rounds or 5)
-    device(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
-    backup(args.appdata, args.bench_dir, 200_000, args.rounds or 7)
-    encrypted_backup(args.appdata, args.bench_dir, 200_000, args.rounds or 5)
+    for name in ["migrate", "device", "backup", "encrypted"]:
+        parts[name]()
     archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:
         scale(args.appdata, args.bench_dir)

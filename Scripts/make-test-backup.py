@@ -186,7 +186,7 @@ def keybag_and_keys(password, dpic, rng):
 def encrypt(folder, password=PASSWORD, dpic=TEST_DPIC, trailing=b"", short=()):
     """Encrypts a plaintext backup in place: Manifest.plist gets IsEncrypted, BackupKeyBag and
     ManifestKey, Manifest.db is encrypted, and each stored file takes its encrypted length (the
-    fileIDs in `short` left one byte shorter than their Size)."""
+    fileIDs in `short` left one byte shorter than their Size). Returns the database's key."""
     from cryptography.hazmat.primitives import padding
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     from cryptography.hazmat.primitives.keywrap import aes_key_wrap
@@ -206,15 +206,20 @@ def encrypt(folder, password=PASSWORD, dpic=TEST_DPIC, trailing=b"", short=()):
     encryptor = Cipher(algorithms.AES(database_key), modes.CBC(bytes(16))).encryptor()
     with open(path, "wb") as f:
         f.write(encryptor.update(plain) + encryptor.finalize())
-    manifest_path = os.path.join(folder, "Manifest.plist")
-    with open(manifest_path, "rb") as f:
-        manifest = plistlib.load(f)
-    manifest["IsEncrypted"] = True
-    manifest["BackupKeyBag"] = bag
-    manifest["ManifestKey"] = struct.pack("<I", 3) + aes_key_wrap(class_keys[3], database_key)
-    with open(manifest_path, "wb") as f:
-        plistlib.dump(manifest, f, fmt=plistlib.FMT_BINARY)
+    edit_manifest(folder, lambda manifest: manifest.update(
+        IsEncrypted=True, BackupKeyBag=bag, ManifestKey=struct.pack("<I", 3) + aes_key_wrap(class_keys[3], database_key)))
     pad_stored_files(folder, rows, short)
+    return database_key
+
+
+def edit_manifest(folder, change):
+    """Reads the folder's Manifest.plist, lets `change` modify the dictionary, writes it back."""
+    path = os.path.join(folder, "Manifest.plist")
+    with open(path, "rb") as f:
+        manifest = plistlib.load(f)
+    change(manifest)
+    with open(path, "wb") as f:
+        plistlib.dump(manifest, f, fmt=plistlib.FMT_BINARY)
 
 
 def stored_rows(path):
@@ -238,20 +243,16 @@ def pad_stored_files(folder, rows, short=()):
             f.truncate((size // 16 + 1) * 16)
 
 
-def damaged(out, encrypted):
-    """Copies of the encrypted backup (without its stored files), each damaged one way."""
+def damaged(out, encrypted, database_key):
+    """Copies of the encrypted backup (without its stored files), each damaged one way;
+    `database_key` is the key its Manifest.db is encrypted with."""
     def copy(name, change_manifest=None, change_database=None):
         folder = os.path.join(out, "encrypted-damaged-" + name)
         os.makedirs(folder)
         for plist in ["Info.plist", "Status.plist", "Manifest.plist", "Manifest.db"]:
             shutil.copy(os.path.join(encrypted, plist), folder)
         if change_manifest:
-            path = os.path.join(folder, "Manifest.plist")
-            with open(path, "rb") as f:
-                manifest = plistlib.load(f)
-            change_manifest(manifest)
-            with open(path, "wb") as f:
-                plistlib.dump(manifest, f, fmt=plistlib.FMT_BINARY)
+            edit_manifest(folder, change_manifest)
         if change_database:
             path = os.path.join(folder, "Manifest.db")
             with open(path, "rb") as f:
@@ -262,23 +263,18 @@ def damaged(out, encrypted):
     def set_key(manifest, value):
         manifest["ManifestKey"] = value
 
+    def not_sqlite(_):
+        # Text encrypted with the right key: the password is right, the content is not SQLite.
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+        encryptor = Cipher(algorithms.AES(database_key), modes.CBC(bytes(16))).encryptor()
+        return encryptor.update(b"not a database, but text".ljust(4096, b".")) + encryptor.finalize()
+
     copy("short-key", lambda m: set_key(m, b"\x03\x00\x00"))
     copy("keybag", lambda m: m.__setitem__("BackupKeyBag", m["BackupKeyBag"][:30]))
     copy("class", lambda m: set_key(m, struct.pack("<I", 11) + m["ManifestKey"][4:]))
     copy("manifest-key", lambda m: set_key(m, m["ManifestKey"][:4] + bytes(40)))
     copy("blocks", change_database=lambda data: data[:-5])
-
-    def not_sqlite(manifest):
-        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-        from cryptography.hazmat.primitives.keywrap import aes_key_unwrap
-        # Re-encrypt text with the same database key: the password is right, the content is not SQLite.
-        _, class_keys = keybag_and_keys(PASSWORD, TEST_DPIC, random.Random(15))
-        key = aes_key_unwrap(class_keys[3], manifest["ManifestKey"][4:])
-        encryptor = Cipher(algorithms.AES(key), modes.CBC(bytes(16))).encryptor()
-        with open(os.path.join(out, "encrypted-damaged-not-sqlite", "Manifest.db"), "wb") as f:
-            f.write(encryptor.update(b"not a database, but text".ljust(4096, b".")) + encryptor.finalize())
-
-    copy("not-sqlite", not_sqlite)
+    copy("not-sqlite", change_database=not_sqlite)
 
 
 def tests(out):
@@ -295,18 +291,15 @@ def tests(out):
     # Encrypted copies of plain: the stored file plain has one byte short stays short (so
     # --verify finds as much); the others take their padded, longer length.
     short_file = file_id("AppDomain-com.example.notes", "Library/Preferences/com.example.notes.plist")
+    keys = {}
     for name, options in [("encrypted", {}), ("encrypted-old-keybag", {"dpic": None}),
                           ("encrypted-trailing", {"trailing": bytes(13) + b"\x07\x00\x03"})]:
         shutil.copytree(plain, os.path.join(out, name))
-        encrypt(os.path.join(out, name), short={short_file}, **options)
-    damaged(out, os.path.join(out, "encrypted"))
+        keys[name] = encrypt(os.path.join(out, name), short={short_file}, **options)
+    damaged(out, os.path.join(out, "encrypted"), keys["encrypted"])
     pre = os.path.join(out, "encrypted-pre-10.2")
     shutil.copytree(plain, pre)
-    with open(os.path.join(pre, "Manifest.plist"), "rb") as f:
-        manifest = plistlib.load(f)
-    manifest["IsEncrypted"] = True
-    with open(os.path.join(pre, "Manifest.plist"), "wb") as f:
-        plistlib.dump(manifest, f, fmt=plistlib.FMT_BINARY)
+    edit_manifest(pre, lambda manifest: manifest.update(IsEncrypted=True))
     pad_stored_files(pre, stored_rows(os.path.join(pre, "Manifest.db")), short={short_file})
     encrypted = os.path.join(out, "encrypted-no-keybag")
     make(encrypted, encrypted=True, manifest_key=True)

@@ -73,12 +73,9 @@ struct EncryptedBackupTests {
 
   @Test func everyPasswordInputOpensIt() throws {
     let expected = 5_002_006_580
-    let folder = NSTemporaryDirectory() + "appdata-password-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let tree = try TestTree("password")
     // A password file: its first line only (the second is not part of it), CRLF or LF.
-    let file = folder + "/password"
-    try Data((Self.password + "\r\nsecond line\n").utf8).write(to: URL(fileURLWithPath: file))
+    let file = try tree.file("password", contents: Array((Self.password + "\r\nsecond line\n").utf8))
     let fromFile = try AppData.auditJSON(Self.encrypted, ["--no-config", "--password-file", file])
     #expect(integer(fromFile, "summary", "backup", "bytes") == expected)
     // The options come before the environment.
@@ -103,11 +100,9 @@ struct EncryptedBackupTests {
   }
 
   @Test func aWrongOrMissingPasswordIsRefusedWithNoReport() throws {
-    let folder = NSTemporaryDirectory() + "appdata-password-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    let empty = folder + "/empty"
-    FileManager.default.createFile(atPath: empty, contents: Data("\n".utf8))
+    let files = try TestTree("password")
+    let folder = files.root
+    let empty = try files.file("empty", contents: Array("\n".utf8))
     let e = Self.encrypted
     let cases: [(arguments: [String], environment: [String: String], input: String?, message: String)] = [
       ([], ["APPDATA_BACKUP_PASSWORD": "correct horse"], nil,
@@ -156,11 +151,9 @@ struct EncryptedBackupTests {
     // A fresh TMPDIR, and (as root) a fresh /dev/shm in a mount namespace of its own: both stay
     // empty while appdata decrypts, reads and reports; the backup folder stays byte-identical.
     let before = try BackupTests.snapshot(Self.encrypted)
-    let scratch = NSTemporaryDirectory() + "appdata-tmpdir-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: scratch) }
-    let command = scratch + "/../appdata-audit-\(UUID().uuidString).sh"
-    defer { try? FileManager.default.removeItem(atPath: command) }
+    let tmpdir = try TestTree("tmpdir")
+    let scratch = tmpdir.root
+    let command = tmpdir.scratch + "/audit.sh"
     try Data("""
       TMPDIR='\(scratch)' APPDATA_BACKUP_PASSWORD='\(Self.password)' "$APPDATA" audit --no-config --fail-on never \
         --verify --list all --format ndjson '\(Self.encrypted)' > /dev/null
