@@ -3,4 +3,9 @@
 #ifndef APPDATA_CSQLITE_SHIM_H
 #define APPDATA_CSQLITE_SHIM_H
 #include <sqlite3.h>
+
+// sqlite3_db_config is variadic, which Swift cannot call: one integer option at a time.
+static inline int appdata_sqlite3_db_config_flag(sqlite3 *db, int option, int value) {
+  return sqlite3_db_config(db, option, value, (int *)0);
+}
 #endif

@@ -265,8 +265,10 @@ public struct ArchiveAuditor {
 
     private mutating func handle(_ header: ArchiveHeader, reader: LibArchive) throws(Failure) {
       let components = RelativePath.components(header.path).filter { $0 != [0x2E] }
-      if components.contains([0x2E, 0x2E]) {
-        let finding = Finding(rule: .unreadable, path: header.path, message: "entry path contains '..'; not counted", bytes: nil)
+      let tooDeep = header.path.count > RelativePath.maximumLength || components.count > RelativePath.maximumComponents
+      if tooDeep || components.contains([0x2E, 0x2E]) {
+        let finding = tooDeep ? RelativePath.tooDeep(header.path, components: components.count, source: "an entry path")
+          : Finding(rule: .unreadable, path: header.path, message: "entry path contains '..'; not counted", bytes: nil)
         if let index = rootIndex(containing: components) {
           roots[index].accumulator.findings.append(finding)
         } else {

@@ -52,7 +52,8 @@ final class LibArchive {
 
   private func errorMessage() -> String {
     guard let text = archive_error_string(archive) else { return "unexpected end of the archive" }
-    return String(cString: text)
+    // libarchive's messages quote names and bytes from the archive: escaped like file names.
+    return TerminalText.escaped(String(cString: text))
   }
 
   /// The next entry's header, or nil at the end of the archive.

@@ -46,9 +46,19 @@ public struct CategoryTotals: Sendable, Equatable {
   public var allocatedBytes: UInt64 = 0
 
   mutating func add(_ other: CategoryTotals) {
-    files += other.files
-    bytes += other.bytes
-    allocatedBytes += other.allocatedBytes
+    files = files.saturatingSum(other.files)
+    bytes = bytes.saturatingSum(other.bytes)
+    allocatedBytes = allocatedBytes.saturatingSum(other.allocatedBytes)
+  }
+}
+
+extension UInt64 {
+  /// `self + other`, or `UInt64.max` when the sum does not fit. Sizes come from files other
+  /// people made (a manifest row may record 2^63 − 1 bytes, a sparse file on btrfs may claim
+  /// 8 EiB): totals stop at the largest value, 18.4 EB, instead of trapping.
+  @inlinable func saturatingSum(_ other: UInt64) -> UInt64 {
+    let (sum, overflow) = addingReportingOverflow(other)
+    return overflow ? .max : sum
   }
 }
 

@@ -104,7 +104,10 @@ enum Auditor {
 
 /// `93%`: how much of a limit a figure uses, rounded down.
 func percentText(_ value: UInt64, of limit: UInt64) -> String {
-  limit == 0 ? "100%" : "\(Int(Double(value) / Double(limit) * 100))%"
+  guard limit > 0 else { return "100%" }
+  let percent = Double(value) / Double(limit) * 100
+  // Integers only where an Int holds them: a limit of 1 byte and a total of 2^64 is 1.8e21 %.
+  return percent < 1e15 ? "\(Int(percent))%" : "\(percent)%"
 }
 
 extension Category {
@@ -235,8 +238,8 @@ struct AuditAccumulator: WalkVisitor {
     let bytes = isRegular ? entry.status.size : 0
     let allocated = isRegular ? entry.status.allocatedSize : 0
     totals[category.index].files += 1
-    totals[category.index].bytes += bytes
-    totals[category.index].allocatedBytes += allocated
+    totals[category.index].bytes = totals[category.index].bytes.saturatingSum(bytes)
+    totals[category.index].allocatedBytes = totals[category.index].allocatedBytes.saturatingSum(allocated)
 
     if (category == .critical || everyFileIsBackedUp) && isRegular {
       if let limit = maxFileSize, bytes > limit {
@@ -251,7 +254,7 @@ struct AuditAccumulator: WalkVisitor {
       if !budgetBytes.isEmpty {
         let path = entry.path
         for (index, budget) in options.budgets.enumerated() where budget.path.matchesPathOrAncestor(path) {
-          budgetBytes[index] += bytes
+          budgetBytes[index] = budgetBytes[index].saturatingSum(bytes)
         }
       }
       offerLargest(bytes: bytes, entry: entry)
@@ -296,7 +299,7 @@ struct AuditAccumulator: WalkVisitor {
     other.flushStream()
     for index in totals.indices { totals[index].add(other.totals[index]) }
     directories += other.directories
-    for index in budgetBytes.indices { budgetBytes[index] += other.budgetBytes[index] }
+    for index in budgetBytes.indices { budgetBytes[index] = budgetBytes[index].saturatingSum(other.budgetBytes[index]) }
     findings.append(contentsOf: other.findings)
     for file in other.largest { insertLargest(file) }
     entries.append(contentsOf: other.entries)

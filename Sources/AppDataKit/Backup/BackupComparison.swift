@@ -7,7 +7,7 @@ public struct BackupComparison: Sendable {
     public var bytes: UInt64 = 0
     mutating func add(_ bytes: UInt64) {
       files += 1
-      self.bytes += bytes
+      self.bytes = self.bytes.saturatingSum(bytes)
     }
   }
 

@@ -26,6 +26,14 @@ struct BackupKeybag: Sendable {
 
   struct Malformed: Error { var reason: String }
 
+  /// The most rounds (the two steps together) appdata derives a key with unless told more
+  /// (`--max-key-rounds`): a keybag chooses its own counts, and 2^32 − 1 rounds would take
+  /// 14 minutes. iOS writes DPIC 10,000,000 and ITER 10,000 (or 1).
+  public static let defaultMaximumRounds: UInt64 = 100_000_000
+
+  /// All the rounds the password costs.
+  var totalRounds: UInt64 { UInt64(iterations) + UInt64(passwordIterations ?? 0) }
+
   /// Parses the records; throws when a record runs past the end or the header lacks its salt.
   init(_ data: [UInt8]) throws(Malformed) {
     var header: [String: [UInt8]] = [:]
@@ -57,9 +65,11 @@ struct BackupKeybag: Sendable {
     }
     self.salt = salt
     self.iterations = Self.bigEndian(iterations[...])
+    guard self.iterations > 0 else { throw Malformed(reason: "its ITER record asks for 0 key-derivation rounds") }
     if let passwordSalt = header["DPSL"], let passwordIterations = header["DPIC"] {
       self.passwordSalt = passwordSalt
       self.passwordIterations = Self.bigEndian(passwordIterations[...])
+      guard self.passwordIterations! > 0 else { throw Malformed(reason: "its DPIC record asks for 0 key-derivation rounds") }
     }
     classKeys = classes.compactMap { record in
       guard let number = record["CLAS"], let key = record["WPKY"] else { return nil }

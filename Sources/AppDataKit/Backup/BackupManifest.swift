@@ -1,5 +1,3 @@
-import Foundation  // PropertyListSerialization for the backup's plists (no UIDs in them), Date
-
 /// What a device backup folder says about itself before its database is read: the plists
 /// (device, iOS version, date, snapshot state, encryption, installed apps), and whether its
 /// `Manifest.db` is one appdata can read. Every refusal is one line naming the cause.
@@ -61,11 +59,32 @@ public struct BackupManifest: Sendable {
   /// Reads and checks the backup at `folder`; throws the refusal (exit 2) when it cannot be audited.
   static func load(_ folder: ProbedFolder) throws(UsageError) -> BackupManifest {
     let path = TerminalText.escaped(folder.path)
-    func plist(_ name: String) -> [String: Any] { folder.read(name).flatMap(PropertyListFile.dictionary) ?? [:] }
+    // Why a plist that is there could not be read, by name: said when the audit needs it.
+    var unreadable: [String: String] = [:]
+    func plist(_ name: String) -> [String: PropertyList] {
+      let bytes: [UInt8]?
+      do {
+        bytes = try folder.readPlist(name)
+      } catch {
+        unreadable[name] = error.message
+        return [:]
+      }
+      guard let bytes else { return [:] }
+      do {
+        guard let members = try PropertyList.parse(bytes).dictionaryValue else {
+          unreadable[name] = "not a property list holding a dictionary"
+          return [:]
+        }
+        return members
+      } catch {
+        unreadable[name] = "not a property list appdata reads: \(error.reason)"
+        return [:]
+      }
+    }
     let manifest = plist("Manifest.plist")
     let status = plist("Status.plist")
     let info = plist("Info.plist")
-    let lockdown = manifest["Lockdown"] as? [String: Any] ?? [:]
+    let lockdown = manifest["Lockdown"]?.dictionaryValue ?? [:]
 
     if !folder.isFile(databaseName) {
       if folder.isFile(oldDatabaseName) {
@@ -73,8 +92,7 @@ public struct BackupManifest: Sendable {
       }
       throw UsageError("\(path): a device backup without its Manifest.db (the list of what it holds); the backup is incomplete or was copied without it")
     }
-    /// A plist boolean (Foundation may hand one over as an NSNumber).
-    func flag(_ value: Any?) -> Bool? { (value as? Bool) ?? (value as? NSNumber)?.boolValue }
+    func flag(_ value: PropertyList?) -> Bool? { value?.boolValue }
     let encryptedFlag = flag(manifest["IsEncrypted"]) ?? false
     let databasePath = folder.childPath(databaseName)
     let head: [UInt8]
@@ -93,15 +111,18 @@ public struct BackupManifest: Sendable {
       encryption = encryptedFlag ? .storedFiles : .none
     } else if head.isEmpty {
       throw UsageError("\(TerminalText.escaped(databasePath)): empty; the backup's list of files is missing, so the backup is incomplete")
-    } else if let keyData = manifest["ManifestKey"] as? Data {
-      guard let key = ManifestKey(Array(keyData)) else {
+    } else if let problem = unreadable["Manifest.plist"] {
+      // The plist holding the key (if the database is encrypted) is what is wrong: say that.
+      throw UsageError("\(TerminalText.escaped(folder.childPath("Manifest.plist"))): \(problem); Manifest.db is not a plain SQLite database, and the key to it would be there")
+    } else if let keyData = manifest["ManifestKey"]?.dataValue {
+      guard let key = ManifestKey(keyData) else {
         throw UsageError("\(path): an encrypted backup whose Manifest.plist has a ManifestKey of \(Plural.counted(UInt64(keyData.count), "byte")), too short to hold a key; it is damaged")
       }
-      guard let keybagData = manifest["BackupKeyBag"] as? Data else {
+      guard let keybagData = manifest["BackupKeyBag"]?.dataValue else {
         throw UsageError("\(path): an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged")
       }
       do throws(BackupKeybag.Malformed) {
-        encryption = .database(try BackupKeybag(Array(keybagData)), key)
+        encryption = .database(try BackupKeybag(keybagData), key)
       } catch {
         throw UsageError("\(path): an encrypted backup whose Manifest.plist's BackupKeyBag is damaged: \(error.reason)")
       }
@@ -111,13 +132,7 @@ public struct BackupManifest: Sendable {
       throw UsageError("\(TerminalText.escaped(databasePath)): not a SQLite database (it does not start with \"SQLite format 3\"); it is damaged, or not from an iOS backup")
     }
 
-    func text(_ value: Any?) -> String? {
-      switch value {
-      case let string as String: return string
-      case let date as Date: return ISO8601DateFormatter().string(from: date)
-      default: return nil
-      }
-    }
+    func text(_ value: PropertyList?) -> String? { value?.stringValue ?? value?.dateText }
     let fullBackup = flag(status["IsFullBackup"])
     return BackupManifest(
       info: Info(
@@ -128,7 +143,7 @@ public struct BackupManifest: Sendable {
         snapshotState: text(status["SnapshotState"]),
         isFullBackup: fullBackup,
         isEncrypted: encryption.isEncrypted),
-      applications: ((manifest["Applications"] as? [String: Any]) ?? [:]).keys.sorted(),
+      applications: (manifest["Applications"]?.dictionaryValue ?? [:]).keys.sorted(),
       database: databasePath,
       encryption: encryption)
   }

@@ -10,8 +10,17 @@ struct BackupReader {
   var verify = false
   /// The password of a backup whose Manifest.db is encrypted.
   var password: SecretBuffer?
+  /// `--max-key-rounds`.
+  var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
   /// Told what is under way while the key is derived (the progress line on a terminal).
   var progress: WalkProgress?
+
+  /// The most domains a backup may hold: each costs a report (about 8 KB), and a real backup
+  /// holds a few hundred (an app, its extensions and its groups, plus the system's).
+  static let maximumDomains = 20_000
+
+  /// The columns of the manifest's Files table appdata reads.
+  static let columns = ["domain", "relativePath", "flags", "file", "fileID"]
 
   /// The name of the one line that sums the system domains.
   static let systemDomainsName = "(system domains)"
@@ -59,6 +68,9 @@ struct BackupReader {
       guard try database.hasTable("Files") else {
         throw UsageError("\(path): a SQLite database without the Files table; not an iOS backup manifest")
       }
+      if let problem = try database.unusualColumns(of: "Files", expecting: Self.columns) {
+        throw UsageError("\(path): its Files table is not the one iOS writes (\(TerminalText.escaped(problem))); refusing to read it")
+      }
       return database
     } catch let error as UsageError {
       throw error
@@ -74,8 +86,12 @@ struct BackupReader {
     let backup = TerminalText.escaped(manifest.info.path)
     guard let password else { throw BackupPassword.missing(manifest.info.path) }
     let plain: SecretBuffer
-    let rounds = keybag.passwordIterations.map { "\(Plural.counted(UInt64($0), "key round")), then " } ?? ""
-    progress?.setActivity("Unlocking the encrypted backup (\(rounds)decrypting Manifest.db)")
+    guard keybag.totalRounds <= maximumKeyRounds else {
+      throw UsageError("\(backup): its keybag asks for \(keybag.totalRounds) key-derivation rounds (DPIC \(keybag.passwordIterations ?? 0), ITER \(keybag.iterations)), more than the \(maximumKeyRounds) appdata runs (--max-key-rounds; iOS writes about 10,000,000); refusing to spend that time")
+    }
+    let sha256 = keybag.passwordIterations.map { "\(Plural.counted(UInt64($0), "SHA-256 key round")), then " } ?? ""
+    let sha1 = Plural.counted(UInt64(keybag.iterations), "SHA-1 key round")
+    progress?.setActivity("Unlocking the encrypted backup (\(sha256)\(sha1), then decrypting Manifest.db)")
     defer { progress?.setActivity(nil) }
     do {
       plain = try BackupDecryption.decryptDatabase(path: manifest.database, password: password, keybag: keybag, manifestKey: key)
@@ -124,6 +140,7 @@ struct BackupReader {
       states.append(state(for: domain))
     }
 
+    var tooManyDomains = false
     let verifier = verify ? StoredFileVerifier(folderPath: folderPath, isEncrypted: manifest.info.isEncrypted) : nil
     do {
       let statement = try database.prepare("SELECT domain, relativePath, flags, file, fileID FROM Files")
@@ -143,6 +160,7 @@ struct BackupReader {
             if made.kind == .system && !allDomains, let shared = states.firstIndex(where: { $0.domain == Self.systemDomainsName }) {
               current = shared
             } else {
+              guard states.count < Self.maximumDomains else { tooManyDomains = true; break }
               current = states.count
               states.append(made)
             }
@@ -169,6 +187,9 @@ struct BackupReader {
       }
     } catch {
       throw damaged(error)
+    }
+    if tooManyDomains {
+      throw UsageError("\(TerminalText.escaped(manifest.database)): holds more than \(Self.maximumDomains) domains (a real backup holds a few hundred); refusing to build a report for each")
     }
 
     var reports: [AuditReport] = []
@@ -209,6 +230,10 @@ struct BackupReader {
       if index - start == 2 && bytes[start] == 0x2E && bytes[start + 1] == 0x2E { hasParentComponent = true }
       if index < bytes.count { slashes.append(index) }
       start = index + 1
+    }
+    if bytes.count > RelativePath.maximumLength || slashes.count >= RelativePath.maximumComponents {
+      state.accumulator.findings.append(RelativePath.tooDeep(bytes, components: slashes.count + 1, source: "a relativePath"))
+      return
     }
     if hasParentComponent {
       state.accumulator.findings.append(Finding(
@@ -251,7 +276,7 @@ struct BackupReader {
       ownMarkers: [], inheritedExclusion: nil, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: category))
     if kind != .directory && category != .critical {
       state.excluded[ruleIndex, default: (0, 0)].files += 1
-      state.excluded[ruleIndex, default: (0, 0)].bytes += size
+      state.excluded[ruleIndex, default: (0, 0)].bytes = state.excluded[ruleIndex, default: (0, 0)].bytes.saturatingSum(size)
     }
     if kind == .regular, let verifier, let finding = verifier.check(fileID: fileID, size: size, path: Array(bytes)) {
       state.accumulator.findings.append(finding)

@@ -5,8 +5,26 @@ import CSQLite
 /// creates `-wal` or `-shm` files beside it: auditing a backup writes nothing into it, also when
 /// the folder is read-only or belongs to another user. A decrypted database is read from memory
 /// (`sqlite3_deserialize`), never through a file.
+///
+/// The file is someone else's, and SQLite runs what its schema says: a generated column or a
+/// default value is an expression evaluated per row (`printf('%.*c', 900000000, 'a')`). So every
+/// connection runs with the schema untrusted (`trusted_schema` off, defensive mode), with
+/// strings and blobs capped at `maximumValueLength` and SQLite's heap at `heapLimit`, and
+/// `checkFilesTable` refuses a `Files` table that is not the plain five columns before a row
+/// is read.
 final class SQLiteDatabase {
-  struct Failure: Error { var message: String }
+  /// A failure, in SQLite's words (escaped: its messages quote names from the file's schema).
+  struct Failure: Error {
+    var message: String
+    init(message: String) { self.message = TerminalText.escaped(message) }
+  }
+
+  /// The longest string or blob SQLite builds for appdata: a relativePath is at most a few KB
+  /// and an MBFile record a few hundred bytes; real manifests stay far below.
+  static let maximumValueLength: Int32 = 16 << 20
+  /// What SQLite may allocate in all (its page cache, statements, values), process-wide. A
+  /// decrypted manifest is in appdata's own memory, not SQLite's heap.
+  static let heapLimit: Int64 = 256 << 20
 
   private let handle: OpaquePointer
   /// The memory a deserialized database is read from: kept until the connection is closed.
@@ -20,8 +38,21 @@ final class SQLiteDatabase {
     guard status == SQLITE_OK, let handle else {
       throw Self.closing(handle, status: status)
     }
+    try Self.distrust(handle)
     self.handle = handle
     memory = nil
+  }
+
+  /// Limits a connection to what reading a manifest needs, before the schema is first read.
+  private static func distrust(_ handle: OpaquePointer) throws(Failure) {
+    sqlite3_hard_heap_limit64(heapLimit)
+    sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, maximumValueLength)
+    sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, 1 << 20)
+    sqlite3_limit(handle, SQLITE_LIMIT_EXPR_DEPTH, 100)
+    sqlite3_limit(handle, SQLITE_LIMIT_COLUMN, 100)
+    var status = appdata_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
+    if status == SQLITE_OK { status = appdata_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1) }
+    guard status == SQLITE_OK else { throw closing(handle, status: status) }
   }
 
   /// Reads the database in `memory` (the bytes in use) without copying it, read-only: SQLite
@@ -38,6 +69,7 @@ final class SQLiteDatabase {
     var handle: OpaquePointer?
     var status = sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
     if status == SQLITE_OK, let handle {
+      try Self.distrust(handle)
       // Sorts and temporary tables in memory too: never a temporary file of decrypted rows.
       status = sqlite3_exec(handle, "PRAGMA temp_store = MEMORY", nil, nil, nil)
     }
@@ -67,6 +99,30 @@ final class SQLiteDatabase {
     let statement = try prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")
     statement.bind(1, name)
     return try statement.step()
+  }
+
+  /// Why table `name` is not a plain table holding `columns` as stored values, or nil when it
+  /// is: a virtual table, or one of the columns generated, hidden or with a default, would
+  /// have SQLite compute what the file's author chose for every row read.
+  func unusualColumns(of name: String, expecting columns: [String]) throws(Failure) -> String? {
+    let table = try prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1")
+    table.bind(1, name)
+    guard try table.step() else { return "no table \(name)" }
+    let sql = String(decoding: table.bytes(0), as: UTF8.self)
+    guard sql.uppercased().starts(with: "CREATE TABLE") else { return "\(name) is not a plain table" }
+    // cid, name, type, notnull, dflt_value, pk, hidden
+    let info = try prepare("SELECT name, hidden, dflt_value IS NOT NULL FROM pragma_table_xinfo(?1)")
+    info.bind(1, name)
+    var found = Set<String>()
+    while try info.step() {
+      let column = String(decoding: info.bytes(0), as: UTF8.self)
+      guard columns.contains(column) else { continue }
+      found.insert(column)
+      if info.integer(1) != 0 { return "its column \(column) is computed (generated or hidden), not stored" }
+      if info.integer(2) != 0 { return "its column \(column) has a default value" }
+    }
+    if let missing = columns.first(where: { !found.contains($0) }) { return "it has no column \(missing)" }
+    return nil
   }
 
   func prepare(_ sql: String) throws(Failure) -> Statement {

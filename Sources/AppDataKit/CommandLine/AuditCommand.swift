@@ -27,6 +27,8 @@ struct AuditCommand {
   let policyFile: String?
   let root: [[UInt8]]?
   let maximumArchiveBytes: UInt64?
+  /// `--max-key-rounds`.
+  let maximumKeyRounds: UInt64
   let apps: [String]
   let verify: Bool
   let allDomains: Bool
@@ -138,6 +140,7 @@ struct AuditCommand {
       root = nil
     }
     maximumArchiveBytes = try parsed.size("max-archive-bytes")
+    maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
     apps = parsed.allValues("app")
     for app in apps where app.isEmpty { throw UsageError("'--app' needs a bundle id or group id") }
     verify = parsed.flag("verify")
@@ -189,7 +192,7 @@ struct AuditCommand {
       guard let domain = backupDomain ?? report.id.map({ BackupComparison.domain(kind: report.kind, id: $0) }) else {
         throw UsageError("\(TerminalText.escaped(report.container)): has no id (no metadata plist); name its domain in the backup with --backup-domain AppDomain-BUNDLE-ID")
       }
-      guard let files = try backup.files(ofDomain: domain, password: password) else {
+      guard let files = try backup.files(ofDomain: domain, password: password, maximumKeyRounds: maximumKeyRounds) else {
         throw UsageError("\(TerminalText.escaped(backup.folderPath)): the backup holds no domain \(TerminalText.escaped(domain)); --backup-domain names another")
       }
       BackupComparison.compare(&reports[index], backupFiles: files, backup: backup.source, domain: domain)
@@ -262,6 +265,7 @@ struct AuditCommand {
     request.verify = verify
     request.allDomains = allDomains
     request.password = secret
+    request.maximumKeyRounds = maximumKeyRounds
     // NDJSON streams entries as they are classified when it is the only report; every line
     // names its container.
     let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !commandLine.listedCategories.isEmpty && !listsEverything

@@ -1,5 +1,3 @@
-import Foundation  // PropertyListSerialization reads binary and XML plists on Linux too
-
 /// Which app a container belongs to, from the plists iOS, macOS and Xcode leave around it:
 /// the container metadata plist (`MCMMetadataIdentifier`, `MCMMetadataContentClass`) and an
 /// `.xcappdata` package's `AppDataInfo.plist` (`CFBundleIdentifier`).
@@ -32,9 +30,10 @@ public struct ContainerIdentity: Sendable {
       if identity.id == nil {
         let key = path.last == Array(ContainerPlaces.packageInfoFileName.utf8)
           ? ContainerPlaces.packageIdentifierKey : ContainerPlaces.identifierKey
-        if let id = dictionary[key] as? String, !id.isEmpty { identity.id = id }
+        if let id = dictionary[key]?.stringValue, !id.isEmpty { identity.id = id }
       }
-      if identity.kind == nil && !identity.isBundle, let number = PropertyListFile.integer(dictionary[ContainerPlaces.contentClassKey]),
+      if identity.kind == nil && !identity.isBundle, let value = dictionary[ContainerPlaces.contentClassKey]?.integerValue,
+         let number = Int(exactly: value),
          let known = ContainerPlaces.contentClasses[number] {
         if let kind = known { identity.kind = kind } else { identity.isBundle = true }
       }
@@ -43,16 +42,12 @@ public struct ContainerIdentity: Sendable {
   }
 }
 
-/// Small property lists (metadata, package info), binary or XML.
+/// Property lists found beside containers and in backups (metadata, package info, a backup's
+/// plists), binary or XML, read by the bounded reader.
 enum PropertyListFile {
-  static func dictionary(_ bytes: [UInt8]) -> [String: Any]? {
+  /// The top-level dictionary, or nil when the bytes are not a plist holding one.
+  static func dictionary(_ bytes: [UInt8]) -> [String: PropertyList]? {
     guard !bytes.isEmpty else { return nil }
-    return (try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)) as? [String: Any]
-  }
-
-  static func integer(_ value: Any?) -> Int? {
-    if let value = value as? Int { return value }
-    if let value = value as? NSNumber { return value.intValue }
-    return nil
+    return (try? PropertyList.parse(bytes))?.dictionaryValue
   }
 }

@@ -32,6 +32,9 @@ public struct AuditRequest: Sendable {
   /// The password of a source that `needsPassword` (an encrypted device backup), read before
   /// the audit starts (see `BackupPassword`).
   public var password: SecretBuffer?
+  /// `--max-key-rounds`: the most key-derivation rounds (DPIC and ITER together) an encrypted
+  /// backup's keybag may ask for.
+  public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
 
   public init(options: @escaping @Sendable (String?) -> AuditOptions) {
     self.options = options

@@ -25,6 +25,7 @@ struct BackupSource: ContainerSource {
   func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
     var reader = BackupReader(manifest: manifest, folderPath: folderPath)
     reader.password = request.password
+    reader.maximumKeyRounds = request.maximumKeyRounds
     reader.progress = request.progress
     reader.allDomains = request.allDomains
     reader.verify = request.verify
@@ -37,9 +38,10 @@ struct BackupSource: ContainerSource {
   /// The rows of one domain, for `appdata audit CONTAINER --backup BACKUP`: relativePath to size
   /// (folders left out); nil when the backup holds no such domain. `password` opens an
   /// encrypted backup.
-  func files(ofDomain domain: String, password: SecretBuffer?) throws(UsageError) -> [[UInt8]: UInt64]? {
+  func files(ofDomain domain: String, password: SecretBuffer?, maximumKeyRounds: UInt64) throws(UsageError) -> [[UInt8]: UInt64]? {
     var reader = BackupReader(manifest: manifest, folderPath: folderPath)
     reader.password = password
+    reader.maximumKeyRounds = maximumKeyRounds
     let database = try reader.open()
     var files: [[UInt8]: UInt64] = [:]
     var sawDomain = false

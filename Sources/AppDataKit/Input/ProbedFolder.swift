@@ -52,10 +52,16 @@ struct ProbedFolder {
     entries.filter { $0.value == .directory && !$0.key.hasPrefix(".") }.map(\.key).sorted()
   }
 
-  /// A small file's bytes (a plist), or nil.
+  /// A plist's bytes (up to `PropertyList.Limits.maximumFileSize`), or nil.
   func read(_ name: String) -> [UInt8]? {
+    try? readPlist(name)
+  }
+
+  /// A plist's bytes: nil when there is no such file, the reason when it cannot be read or is
+  /// larger than `PropertyList.Limits.maximumFileSize`.
+  func readPlist(_ name: String) throws(FileReading.Failure) -> [UInt8]? {
     guard isFile(name) else { return nil }
-    return try? FileReading.read(path: childPath(name), limit: 1 << 20)
+    return try FileReading.read(path: childPath(name), limit: PropertyList.Limits.maximumFileSize)
   }
 
   /// The identity plists around this folder as a container root.

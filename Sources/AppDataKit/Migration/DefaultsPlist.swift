@@ -58,6 +58,17 @@ enum DefaultsPlist {
     } catch {
       throw MigrationError("\(container.display(path)): cannot read the defaults plist: \(error.reason)")
     }
+    // The bounded reader first: Foundation expands a binary plist's shared references into
+    // copies without limit, so it only ever sees a plist that reader has built within its budget.
+    let checked: PropertyList
+    do {
+      checked = try PropertyList.parse(bytes)
+    } catch {
+      throw MigrationError("\(container.display(path)): not a property list appdata reads: \(error.reason)")
+    }
+    guard checked.dictionaryValue != nil else {
+      throw MigrationError("\(container.display(path)): not a property list holding a dictionary")
+    }
     var format = PropertyListSerialization.PropertyListFormat.binary
     guard let object = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format),
           let dictionary = object as? [String: Any] else {

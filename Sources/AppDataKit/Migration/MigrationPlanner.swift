@@ -1,4 +1,3 @@
-import Foundation  // PropertyListSerialization, for the bundle id
 
 /// A migration that cannot start: a failed pre-check. Nothing has changed on disk.
 public struct MigrationError: Error, Sendable {
@@ -191,9 +190,9 @@ struct MigrationPlanner {
 
   func readBundleID() -> String? {
     guard let bytes = try? container.readFile([Array(ContainerLayout.metadataFileName.utf8)]),
-          let plist = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil) as? [String: Any]
+          let plist = PropertyListFile.dictionary(bytes)
     else { return nil }
-    return plist["MCMMetadataIdentifier"] as? String
+    return plist["MCMMetadataIdentifier"]?.stringValue
   }
 
   func defaultsPlistPath(bundleID: String?) -> [[UInt8]] {

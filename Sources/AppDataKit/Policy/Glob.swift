@@ -75,55 +75,82 @@ public struct Glob: Sendable, Equatable {
 
   /// Whether the whole of `path` matches.
   public func matches(_ path: [UInt8]) -> Bool {
-    var memo = Set<Int>()
-    return match(tokenIndex: 0, pathIndex: 0, path: path, failed: &memo)
+    run(path, stopAtAncestor: false)
   }
 
   /// Whether `path` or one of the folders above it matches (`Documents/Maps` covers
   /// `Documents/Maps/a/b.tile`).
   public func matchesPathOrAncestor(_ path: [UInt8]) -> Bool {
-    if matches(path) { return true }
-    for (index, byte) in path.enumerated() where byte == 0x2F {
-      if matches(Array(path[..<index])) { return true }
-    }
-    return false
+    run(path, stopAtAncestor: true)
   }
 
-  private func match(tokenIndex: Int, pathIndex: Int, path: [UInt8], failed: inout Set<Int>) -> Bool {
-    let key = tokenIndex * (path.count + 1) + pathIndex
-    if failed.contains(key) { return false }
-    var t = tokenIndex
-    var p = pathIndex
-    while t < tokens.count {
-      switch tokens[t] {
-      case .literal(let byte):
-        guard p < path.count, path[p] == byte else { failed.insert(key); return false }
-        t += 1; p += 1
-      case .one:
-        guard p < path.count, path[p] != 0x2F else { failed.insert(key); return false }
-        t += 1; p += 1
-      case .set(let ranges, let negated):
-        guard p < path.count, path[p] != 0x2F, ranges.contains(where: { $0.contains(path[p]) }) != negated else {
-          failed.insert(key); return false
+  /// Runs the pattern as a nondeterministic automaton over the path's bytes, one pass, no
+  /// recursion: the states are token positions (a star's position stays live while it consumes
+  /// bytes), so time is O(tokens × bytes) and memory O(tokens) whatever the pattern holds; a
+  /// pattern of 60,000 `**` costs time, never the stack. With `stopAtAncestor`, reaching the
+  /// end of the pattern just before a `/` of the path is a match too (a folder above it).
+  private func run(_ path: [UInt8], stopAtAncestor: Bool) -> Bool {
+    let end = tokens.count
+    // Two generations of live states. Per generation a state is listed once (`listed`) and
+    // expanded at most twice, once as entered afresh and once as a star that consumed a byte
+    // (`expandedFresh`, `expandedLooping`): linear in the tokens whatever reaches what.
+    var current: [Int] = []
+    var next: [Int] = []
+    var listed = [Int](repeating: -1, count: end + 1)
+    var expandedFresh = listed
+    var expandedLooping = listed
+    var generation = 0
+    // Adds `state` and what it reaches without consuming a byte. `fresh`: entered from the
+    // token before (a `**` entered afresh may also skip the `/` after it, so `a/**/b` matches
+    // `a/b`); a star that has consumed bytes stays live but skips nothing.
+    func add(_ state: Int, fresh: Bool, to list: inout [Int]) {
+      var pending = [(state, fresh)]
+      while let (state, fresh) = pending.popLast() {
+        if fresh {
+          if expandedFresh[state] == generation { continue }
+          expandedFresh[state] = generation
+        } else {
+          if expandedFresh[state] == generation || expandedLooping[state] == generation { continue }
+          expandedLooping[state] = generation
         }
-        t += 1; p += 1
-      case .anyInComponent, .anyAcross:
-        let crossesFolders = tokens[t] == .anyAcross
-        var end = p
-        while true {
-          if match(tokenIndex: t + 1, pathIndex: end, path: path, failed: &failed) { return true }
-          // `**/` may also match nothing at all, folder separator included.
-          if crossesFolders && end == p && t + 1 < tokens.count && tokens[t + 1] == .literal(0x2F)
-            && match(tokenIndex: t + 2, pathIndex: end, path: path, failed: &failed) { return true }
-          guard end < path.count, crossesFolders || path[end] != 0x2F else { break }
-          end += 1
+        if listed[state] != generation {
+          listed[state] = generation
+          list.append(state)
         }
-        failed.insert(key)
-        return false
+        guard state < end else { continue }
+        switch tokens[state] {
+        case .anyInComponent:
+          pending.append((state + 1, true))
+        case .anyAcross:
+          pending.append((state + 1, true))
+          if fresh && state + 1 < end && tokens[state + 1] == .literal(0x2F) { pending.append((state + 2, true)) }
+        default:
+          break
+        }
       }
     }
-    if p == path.count { return true }
-    failed.insert(key)
-    return false
+    add(0, fresh: true, to: &current)
+    for byte in path {
+      if stopAtAncestor && byte == 0x2F && listed[end] == generation { return true }
+      generation += 1
+      next.removeAll(keepingCapacity: true)
+      for state in current where state < end {
+        switch tokens[state] {
+        case .literal(let expected):
+          if byte == expected { add(state + 1, fresh: true, to: &next) }
+        case .one:
+          if byte != 0x2F { add(state + 1, fresh: true, to: &next) }
+        case .set(let ranges, let negated):
+          if byte != 0x2F && ranges.contains(where: { $0.contains(byte) }) != negated { add(state + 1, fresh: true, to: &next) }
+        case .anyInComponent:
+          if byte != 0x2F { add(state, fresh: false, to: &next) }
+        case .anyAcross:
+          add(state, fresh: false, to: &next)
+        }
+      }
+      if next.isEmpty { return false }
+      swap(&current, &next)
+    }
+    return listed[end] == generation
   }
 }

@@ -118,7 +118,12 @@ extension JSONValue {
   /// A double with at most 4 decimals and no exponent (`12.5`, `0.0833`), stable across platforms.
   static func format(_ value: Double) -> String {
     let scaled = (value * 10_000).rounded()
-    if abs(scaled) >= 9e15 { return String(Int64(value.rounded())) }
+    if abs(scaled) >= 9e15 {
+      // Whole numbers an Int64 holds as digits; beyond (a config's 1e19 or 2^64) the exponent
+      // form, which JSON allows too.
+      let rounded = value.rounded()
+      return abs(rounded) < 9.2e18 ? String(Int64(rounded)) : "\(rounded)"
+    }
     let integer = Int64(scaled)
     let sign = integer < 0 ? "-" : ""
     let magnitude = integer.magnitude

@@ -1,6 +1,8 @@
 /// The folders (and large files) of a container with their bytes per category, aggregated for a
 /// treemap: at most `maximumCells` cells whatever the tree, small files summed per folder as
-/// "other files", small folders kept whole without their insides.
+/// "other files", small folders kept whole without their insides. The tree stops at
+/// `maximumDepth` levels (a deeper file's bytes count in its folder at that depth), so building,
+/// measuring, encoding and freeing it recurse no deeper than that whatever the container holds.
 struct SizeTree {
   final class Node {
     let name: String
@@ -13,11 +15,14 @@ struct SizeTree {
 
     init(name: String) { self.name = name }
 
-    var total: UInt64 { bytes.reduce(0, +) }
+    var total: UInt64 { bytes.reduce(0) { $0.saturatingSum($1) } }
     var backedUp: UInt64 { bytes[Category.critical.index] }
   }
 
   let root: Node
+
+  /// Levels of folders the tree keeps: far more than a treemap can show.
+  static let maximumDepth = 64
 
   /// The tree of `entries` (a container's listed files, every category).
   init(name: String, entries: [ListedEntry]) {
@@ -25,12 +30,13 @@ struct SizeTree {
     for entry in entries where entry.bytes > 0 {
       let components = RelativePath.components(entry.path)
       var node = root
-      node.bytes[entry.category.index] += entry.bytes
-      for (index, component) in components.enumerated() {
+      let category = entry.category.index
+      node.bytes[category] = node.bytes[category].saturatingSum(entry.bytes)
+      for (index, component) in components.prefix(Self.maximumDepth).enumerated() {
         let key = RelativePath.display(component)
         let child = node.children[key] ?? Node(name: key)
         node.children[key] = child
-        child.bytes[entry.category.index] += entry.bytes
+        child.bytes[category] = child.bytes[category].saturatingSum(entry.bytes)
         if index == components.count - 1 { child.isFile = true }
         node = child
       }
@@ -44,7 +50,7 @@ struct SizeTree {
   /// until at most `maximumCells` cells remain.
   func json(maximumCells: Int = SizeTree.maximumCells) -> JSONValue {
     var threshold = max(1, root.total / UInt64(maximumCells))
-    while count(root, threshold: threshold) > maximumCells { threshold *= 2 }
+    while count(root, threshold: threshold) > maximumCells && threshold < UInt64.max / 2 { threshold *= 2 }
     return encode(root, threshold: threshold)
   }
 

@@ -157,6 +157,21 @@ extension WalkedEntry {
 
 /// Relative paths as bytes: names on disk need not be UTF-8.
 public enum RelativePath {
+  /// The longest path appdata takes from an archive entry or a backup manifest row, as Linux's
+  /// PATH_MAX: longer or deeper ones are `unreadable` findings, not counted, so no reader or
+  /// report does work that grows with a depth the input chooses. (On disk the walk goes as deep
+  /// as the filesystem does, one folder descriptor at a time, and reports cope with that.)
+  public static let maximumLength = 4096
+  /// The most components such a path may have.
+  public static let maximumComponents = 1024
+
+  /// The finding for a path past those limits (its first `maximumLength` bytes name it).
+  static func tooDeep(_ path: some Collection<UInt8>, components: Int, source: String) -> Finding {
+    Finding(rule: .unreadable, path: Array(path.prefix(maximumLength)),
+            message: "\(source) of \(Plural.counted(path.count, "byte")) in \(Plural.counted(components, "component")), past the \(maximumLength) bytes or \(maximumComponents) components appdata reads; not counted",
+            bytes: nil)
+  }
+
   /// Bytewise three-way comparison (negative, zero, positive), with memcmp: reports sort
   /// thousands of deep paths that share long prefixes, where the generic
   /// `lexicographicallyPrecedes` was most of the sorting time.

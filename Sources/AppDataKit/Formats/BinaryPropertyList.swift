@@ -1,13 +1,20 @@
 /// A binary property list (`bplist00`) read in place: objects are decoded only when asked for,
 /// and nothing is copied or allocated, so an NSKeyedArchiver blob per manifest row costs
 /// microseconds. Every offset is checked against the buffer: a damaged blob gives nil, never a
-/// crash. Foundation's `PropertyListSerialization` on Linux cannot follow UIDs and builds a whole
-/// object graph per blob.
+/// crash, and every number read from the file is converted with a check (an offset, reference or
+/// UID of 2^63 or more is out of range, not a trap). Foundation's `PropertyListSerialization` on
+/// Linux cannot follow UIDs, and expands an object referenced twice into two copies, so a few
+/// hundred bytes can ask it for 2^40 objects; `PropertyList.parse` builds values from this reader
+/// with a budget instead.
 struct BinaryPropertyList {
   /// What an object is.
   enum Object: Equatable {
     case integer(Int64)
-    case uid(Int)
+    case uid(UInt64)
+    case bool(Bool)
+    case real(Double)
+    /// Seconds since 2001-01-01 00:00:00 UTC.
+    case date(Double)
     /// An ASCII (1 byte a character) or UTF-16 big-endian (2) string: its bytes.
     case string(Range<Int>, bytesPerCharacter: Int)
     case data(Range<Int>)
@@ -43,6 +50,10 @@ struct BinaryPropertyList {
     offsetTable = Int(table)
   }
 
+  /// An unsigned integer from the file as an index or offset: values past `Int.max` become
+  /// `Int.max`, which every range check then refuses.
+  private static func index(_ value: UInt64) -> Int { Int(clamping: value) }
+
   private static func unsigned(_ bytes: UnsafeRawBufferPointer, at offset: Int, size: Int) -> UInt64 {
     var value: UInt64 = 0
     for index in offset..<(offset + size) { value = value << 8 | UInt64(bytes[index]) }
@@ -52,7 +63,7 @@ struct BinaryPropertyList {
   /// The object with index `index`, or nil when the index or its bytes are out of range.
   func object(_ index: Int) -> Object? {
     guard index >= 0, index < objectCount else { return nil }
-    let start = Int(Self.unsigned(bytes, at: offsetTable + index * offsetSize, size: offsetSize))
+    let start = Self.index(Self.unsigned(bytes, at: offsetTable + index * offsetSize, size: offsetSize))
     guard start < offsetTable else { return nil }
     let marker = bytes[start]
     let low = Int(marker & 0x0F)
@@ -63,10 +74,23 @@ struct BinaryPropertyList {
       let value = Self.unsigned(bytes, at: start + 1, size: size)
       // 1, 2 and 4-byte integers are unsigned; 8-byte ones are signed.
       return .integer(size == 8 ? Int64(bitPattern: value) : Int64(value))
+    case 0x0:
+      switch low {
+      case 0x8: return .bool(false)
+      case 0x9: return .bool(true)
+      default: return .other
+      }
+    case 0x2, 0x3:
+      // Reals of 4 or 8 bytes; a date is an 8-byte real.
+      let size = 1 << low
+      guard size == 4 || size == 8, start + 1 + size <= offsetTable else { return nil }
+      let pattern = Self.unsigned(bytes, at: start + 1, size: size)
+      let value = size == 8 ? Double(bitPattern: pattern) : Double(Float(bitPattern: UInt32(truncatingIfNeeded: pattern)))
+      return marker >> 4 == 0x2 ? .real(value) : .date(value)
     case 0x8:
       let size = low + 1
       guard size <= 8, start + 1 + size <= offsetTable else { return nil }
-      return .uid(Int(Self.unsigned(bytes, at: start + 1, size: size)))
+      return .uid(Self.unsigned(bytes, at: start + 1, size: size))
     case 0x4, 0x5, 0x6, 0xA, 0xD:
       guard let (count, body) = length(low, after: start) else { return nil }
       let unit: Int
@@ -100,10 +124,14 @@ struct BinaryPropertyList {
     return (Int(count), start + 2 + size)
   }
 
-  /// The object index stored at reference slot `position`.
+  /// The object index stored at reference slot `position` (`Int.max`, never valid, when the file
+  /// stores a larger number).
   func reference(at position: Int) -> Int {
-    Int(Self.unsigned(bytes, at: position, size: referenceSize))
+    Self.index(Self.unsigned(bytes, at: position, size: referenceSize))
   }
+
+  /// The size of one reference slot, for walking an array's or dictionary's references.
+  var referenceWidth: Int { referenceSize }
 
   /// The value of `key` in the dictionary `index` (its object index), if present.
   func value(in index: Int, forKey key: StaticString) -> Int? {
@@ -152,9 +180,9 @@ struct MBFile {
     guard let plist = BinaryPropertyList(blob),
           let topDictionary = plist.value(in: plist.top, forKey: "$top"),
           let rootReference = plist.value(in: topDictionary, forKey: "root"),
-          case .uid(let root)? = plist.object(rootReference),
+          case .uid(let root)? = plist.object(rootReference), let rootIndex = Int(exactly: root),
           let objects = plist.value(in: plist.top, forKey: "$objects"),
-          let file = plist.element(root, ofArray: objects) else { return nil }
+          let file = plist.element(rootIndex, ofArray: objects) else { return nil }
     guard let sizeReference = plist.value(in: file, forKey: "Size") else { return nil }
     guard let size = plist.integer(sizeReference), size >= 0 else { return nil }
     return MBFile(size: UInt64(size))

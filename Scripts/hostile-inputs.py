@@ -1,0 +1,534 @@
+#!/usr/bin/env python3
+"""Hostile inputs for appdata, one per defect class of Docs/SECURITY.md ("Untrusted input"), and
+a runner that holds the binary to its bounds on each: exit 0, 1 or 2, no signal, at most 15 s and
+512 MiB of peak RSS, and no terminal escape on stdout or stderr.
+
+Usage: hostile-inputs.py make OUTDIR          builds OUTDIR/<case>/ and OUTDIR/cases.json
+       hostile-inputs.py run BINARY OUTDIR [--only PREFIX]...
+                                              runs the cases; prints one JSON line per case
+                                              ({name, status, signal, seconds, rssMiB, stdout,
+                                              stderr, problems}) and 'N passed, N failed'
+       hostile-inputs.py mutate BINARY CORPUS OUTDIR [--seed S] [--count N]
+                                              a fixed-seed mutation run: each corpus file
+                                              mutated N times, put where appdata reads that
+                                              kind of file, and run through the binary
+
+Every case is built here from its description (none is a file someone sent), so the suite can be
+rebuilt anywhere with Python's standard library and `cryptography` (for the encrypted backups).
+"""
+import importlib.util
+import json
+import os
+import plistlib
+import random
+import resource
+import shutil
+import sqlite3
+import struct
+import subprocess
+import sys
+import tarfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("backup", os.path.join(HERE, "make-test-backup.py"))
+backup = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(backup)
+
+SECONDS = 15
+RSS_MIB = 512
+PASSWORD = backup.PASSWORD
+ESCAPES = [b"\x1b", b"\x07", b"\xc2\x9b", b"\x9b"]
+
+# MARK: - Binary plists written by hand (offsets, references and UIDs of any width and value)
+
+
+def bplist(objects, top=0, ref_size=1, offset_size=8, offset_override=None):
+    """A bplist00 from encoded objects (each a function of ref_size returning bytes);
+    offset_override maps an object index to the offset written for it."""
+    body = b"bplist00"
+    offsets = []
+    for encode in objects:
+        offsets.append(len(body))
+        body += encode(ref_size)
+    for index, offset in (offset_override or {}).items():
+        offsets[index] = offset
+    table = len(body)
+    for offset in offsets:
+        body += offset.to_bytes(offset_size, "big")
+    body += bytes(6) + bytes([offset_size, ref_size]) + struct.pack(">QQQ", len(objects), top, table)
+    return body
+
+
+def ref(value, size):
+    return value.to_bytes(size, "big")
+
+
+def o_string(text):
+    data = text.encode()
+    assert len(data) < 15
+    return lambda size: bytes([0x50 | len(data)]) + data
+
+
+def o_int8(value):
+    return lambda size: b"\x13" + struct.pack(">q", value)
+
+
+def o_uid8(value):
+    return lambda size: b"\x87" + value.to_bytes(8, "big")
+
+
+def o_array(items):
+    assert len(items) < 15
+    return lambda size: bytes([0xA0 | len(items)]) + b"".join(ref(i, size) for i in items)
+
+
+def o_dict(pairs):
+    assert len(pairs) < 15
+    return lambda size: (bytes([0xD0 | len(pairs)]) + b"".join(ref(k, size) for k, _ in pairs)
+                         + b"".join(ref(v, size) for _, v in pairs))
+
+
+def mbfile_objects(root_uid, size=100):
+    """An MBFile archive: 0 top {$top: 1, $objects: 2}; 1 {root: UID}; 2 [$null, record]; ..."""
+    return [
+        o_dict([(3, 1), (4, 2)]),           # 0: {"$top": 1, "$objects": 2}
+        o_dict([(5, 6)]),                   # 1: {"root": 6}
+        o_array([7, 8]),                    # 2: ["$null", record]
+        o_string("$top"),                   # 3
+        o_string("$objects"),               # 4
+        o_string("root"),                   # 5
+        o_uid8(root_uid),                   # 6
+        o_string("$null"),                  # 7
+        o_dict([(9, 10)]),                  # 8: {"Size": 10}
+        o_string("Size"),                   # 9
+        o_int8(size),                       # 10
+    ]
+
+
+def expansion_bomb(levels=40, top_dict_key=None):
+    """levels arrays, each naming the next twice: 2^levels objects once references are copies."""
+    objects = [o_array([i + 1, i + 1]) for i in range(levels)] + [o_int8(0)]
+    if top_dict_key is None:
+        return bplist(objects, top=0, offset_size=1)
+    # {key: bomb} so that a reader looking for a dictionary gets one.
+    shift = 2
+    objects = [o_dict([(1, 2)]), o_string(top_dict_key)] + [o_array([i + shift + 1, i + shift + 1]) for i in range(levels)] + [o_int8(0)]
+    return bplist(objects, top=0, offset_size=1)
+
+
+# MARK: - Building blocks
+
+
+def container(folder):
+    os.makedirs(os.path.join(folder, "Documents"), exist_ok=True)
+    os.makedirs(os.path.join(folder, "Library", "Caches"), exist_ok=True)
+    with open(os.path.join(folder, "Documents", "notes.txt"), "wb") as f:
+        f.write(b"hello\n")
+
+
+def plain_backup(folder, rows=None, applications=("com.example.app",)):
+    os.makedirs(folder, exist_ok=True)
+    backup.write_plists(folder, list(applications))
+    if rows is None:
+        rows = [("AppDomain-com.example.app", "Documents", 2, 0, None),
+                ("AppDomain-com.example.app", "Documents/a.txt", 1, 10, None)]
+    backup.write_database(folder, rows, stored=False)
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def set_keybag_record(folder, tag, value):
+    """Rewrites one header record's 4-byte value in Manifest.plist's BackupKeyBag."""
+    def change(manifest):
+        bag = bytearray(manifest["BackupKeyBag"])
+        at = bag.index(tag.encode())
+        bag[at + 8:at + 12] = struct.pack(">I", value)
+        manifest["BackupKeyBag"] = bytes(bag)
+    backup.edit_manifest(folder, change)
+
+
+# MARK: - The cases
+
+
+def make(out):
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    cases = []
+    current = [""]
+
+    def case(name, args, expect=(0, 1, 2), stderr=None, env=None, stdin=None):
+        """args: the command line after 'appdata', with {DIR} for the folder made last."""
+        cases.append({"name": name, "dir": current[0], "args": args, "expect": list(expect), "stderrContains": stderr,
+                      "env": env or {}, "stdin": stdin})
+
+    def folder(name):
+        path = os.path.join(out, name)
+        os.makedirs(path, exist_ok=True)
+        current[0] = name
+        return path
+
+    # 1. Integer traps: 8-byte UIDs, offsets and references of 2^63 and more in MBFile blobs,
+    #    sizes of 2^63 - 1 in two rows of two domains, config numbers past UInt64.
+    d = folder("int-bplist")
+    huge = 1 << 63
+    blobs = [
+        bplist(mbfile_objects(huge)),                                       # UID 2^63
+        bplist(mbfile_objects(1), offset_override={8: huge}),                # offset 2^63
+        bplist([o_dict([(3, 1), (4, huge)])] + mbfile_objects(1)[1:], ref_size=8),  # reference 2^63
+        bplist(mbfile_objects((1 << 64) - 1)),                               # UID 2^64 - 1
+    ]
+    rows = [("AppDomain-com.example.app", "Documents", 2, 0, None)]
+    rows += [("AppDomain-com.example.app", f"Documents/blob{i}", 1, 0, blob) for i, blob in enumerate(blobs)]
+    plain_backup(os.path.join(d, "backup"), rows)
+    container(os.path.join(d, "container"))
+    case("int-bplist", ["audit", "--format", "json", "{DIR}/backup"], expect=(0, 1))
+    case("int-bplist-compare", ["audit", "--format", "json", "--backup", "{DIR}/backup", "--backup-domain",
+                                "AppDomain-com.example.app", "{DIR}/container"], expect=(0, 1))
+
+    d = folder("int-sizes")
+    big = (1 << 63) - 1
+    rows = [(domain, path, 1, big, None) for domain in ("AppDomain-com.example.app", "AppDomain-com.example.other")
+            for path in ("Documents/a", "Documents/b")]
+    plain_backup(os.path.join(d, "backup"), rows, applications=("com.example.app", "com.example.other"))
+    for fmt in ("table", "json", "ndjson", "github", "junit", "sarif", "html"):
+        case(f"int-sizes-{fmt}", ["audit", "--format", fmt, "--list", "all", "--max-backup-size", "1", "--max-file-size", "1",
+                                  "{DIR}/backup"], expect=(1,))
+
+    d = folder("int-config")
+    container(os.path.join(d, "container"))
+    write(os.path.join(d, "max.json"), b'{"maxFileSize":18446744073709551616}')
+    write(os.path.join(d, "warn.json"), b'{"maxBackupSize":"1G","warnAt":1e19}')
+    write(os.path.join(d, "budget.json"), b'{"budgets":[{"path":"Documents","maxBytes":1e300}]}')
+    for name in ("max", "warn", "budget"):
+        case(f"int-config-{name}", ["audit", "--config", "{DIR}/" + name + ".json", "{DIR}/container"], expect=(2,),
+             stderr="appdata: error:")
+
+    # 2. Recursion on input depth.
+    d = folder("depth-backup")
+    deep = "/".join(["d"] * 50_000)
+    plain_backup(os.path.join(d, "backup"), [("AppDomain-com.example.app", "Documents/" + deep, 1, 5, None),
+                                             ("AppDomain-com.example.app", "Documents/ok.txt", 1, 5, None)])
+    for fmt in ("html", "json"):
+        case(f"depth-backup-{fmt}", ["audit", "--format", fmt, "--list", "all", "{DIR}/backup"], expect=(0, 1))
+
+    d = folder("depth-tar")
+    with tarfile.open(os.path.join(d, "deep.tar"), "w", format=tarfile.PAX_FORMAT) as archive:
+        for name, data in (("Documents/" + "/".join(["t"] * 20_000) + "/f", b"x"), ("Documents/ok.txt", b"ok")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            import io
+            archive.addfile(info, io.BytesIO(data))
+    case("depth-tar", ["audit", "--format", "json", "{DIR}/deep.tar"], expect=(0, 1))
+    case("depth-tar-html", ["audit", "--format", "html", "--list", "all", "{DIR}/deep.tar"], expect=(0, 1))
+
+    d = folder("depth-glob")
+    container(os.path.join(d, "container"))
+    write(os.path.join(d, "budget.json"), json.dumps({"budgets": [{"path": "**" * 8000, "maxBytes": 1}]}).encode())
+    case("depth-glob-budget", ["audit", "--config", "{DIR}/budget.json", "{DIR}/container"], expect=(0, 1))
+    case("depth-glob-ignore", ["audit", "--ignore", "**" * 60_000, "{DIR}/container"], expect=(0, 1))
+
+    # 3. SQLite runs what the file says: generated columns, a default, a view.
+    for name, schema in (
+        ("sqlite-generated-path", "CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, flags INTEGER, file BLOB, "
+                                  "relativePath TEXT AS (printf('%.*c', 900000000, 'a')) VIRTUAL)"),
+        ("sqlite-generated-blob", "CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, "
+                                  "file BLOB AS (zeroblob(900000000)) VIRTUAL)"),
+        ("sqlite-view", "CREATE TABLE Real (fileID TEXT, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB); "
+                        "CREATE VIEW Files AS SELECT fileID, domain, printf('%.*c', 900000000, 'a') AS relativePath, flags, file FROM Real"),
+    ):
+        d = folder(name)
+        os.makedirs(os.path.join(d, "backup"))
+        backup.write_plists(os.path.join(d, "backup"), ["com.example.app"])
+        db = sqlite3.connect(os.path.join(d, "backup", "Manifest.db"))
+        db.executescript(schema)
+        target = "Real" if name == "sqlite-view" else "Files"
+        columns = "(fileID, domain, flags, file)" if name == "sqlite-generated-path" else (
+            "(fileID, domain, relativePath, flags)" if name == "sqlite-generated-blob" else "(fileID, domain, relativePath, flags, file)")
+        for i in range(3):
+            values = {"sqlite-generated-path": (f"{i:040x}", "AppDomain-com.example.app", 1, backup.mbfile("x", 1, 1, 0)),
+                      "sqlite-generated-blob": (f"{i:040x}", "AppDomain-com.example.app", f"Documents/{i}", 1),
+                      "sqlite-view": (f"{i:040x}", "AppDomain-com.example.app", f"Documents/{i}", 1, backup.mbfile("x", 1, 1, 0))}[name]
+            db.execute(f"INSERT INTO {target} {columns} VALUES ({','.join('?' * len(values))})", values)
+        db.commit()
+        db.close()
+        case(name, ["audit", "--format", "json", "{DIR}/backup"], expect=(2,), stderr="appdata: error:")
+    # The same generated column inside an encrypted backup (the decrypted database is checked too).
+    d = folder("sqlite-generated-encrypted")
+    shutil.copytree(os.path.join(out, "sqlite-generated-path", "backup"), os.path.join(d, "backup"))
+    backup.encrypt(os.path.join(d, "backup"), dpic=10)
+    case("sqlite-generated-encrypted", ["audit", "--format", "json", "--password-stdin", "{DIR}/backup"], expect=(2,),
+         stderr="appdata: error:", stdin=PASSWORD + "\n")
+
+    # 4. Plist expansion: the 2^40 bomb as every plist appdata reads, on disk and in an archive;
+    #    an XML plist nested 100,000 deep.
+    bomb = expansion_bomb(40)
+    bomb_dict = expansion_bomb(40, top_dict_key="Lockdown")
+    d = folder("plist-bomb-backup")
+    for name in ("Manifest.plist", "Info.plist", "Status.plist"):
+        folder_path = os.path.join(d, name.split(".")[0])
+        plain_backup(folder_path)
+        write(os.path.join(folder_path, name), bomb_dict)
+        case(f"plist-bomb-{name}", ["audit", "--format", "json", "{DIR}/" + name.split(".")[0]], expect=(0, 1, 2))
+    d = folder("plist-bomb-container")
+    container(os.path.join(d, "container"))
+    write(os.path.join(d, "container", ".com.apple.mobile_container_manager.metadata.plist"), bomb)
+    container(os.path.join(d, "Package.xcappdata", "AppData"))
+    write(os.path.join(d, "Package.xcappdata", "AppDataInfo.plist"), bomb_dict)
+    write(os.path.join(d, "deep.plist"), b"<plist>" + b"<array>" * 100_000 + b"</array>" * 100_000 + b"</plist>")
+    os.makedirs(os.path.join(d, "xml"))
+    container(os.path.join(d, "xml", "container"))
+    shutil.copy(os.path.join(d, "deep.plist"), os.path.join(d, "xml", "container", ".com.apple.mobile_container_manager.metadata.plist"))
+    with tarfile.open(os.path.join(d, "bomb.tar"), "w") as archive:
+        archive.add(os.path.join(d, "container"), arcname="container")
+    case("plist-bomb-metadata", ["audit", "--format", "json", "{DIR}/container"], expect=(0, 1))
+    case("plist-bomb-xcappdata", ["audit", "--format", "json", "{DIR}/Package.xcappdata"], expect=(0, 1))
+    case("plist-bomb-xml-depth", ["audit", "--format", "json", "{DIR}/xml/container"], expect=(0, 1))
+    case("plist-bomb-archive", ["audit", "--format", "json", "{DIR}/bomb.tar"], expect=(0, 1))
+    write(os.path.join(d, "migrate", "Library", "Caches", "a.txt"), b"a")
+    write(os.path.join(d, "migrate", "Library", "Preferences", "com.example.app.plist"), bomb_dict)
+    case("plist-bomb-defaults", ["migrate", "--dry-run", "--defaults-key", "PSLegacyStoragePathUsed", "--defaults-plist",
+                                 "Library/Preferences/com.example.app.plist", "{DIR}/migrate"], expect=(2,), stderr="not a property list appdata reads")
+
+    # 5. Unbounded inputs: a 60 MB baseline of {"":0} objects; a backup of 100,000 app domains.
+    d = folder("big-baseline")
+    container(os.path.join(d, "container"))
+    with open(os.path.join(d, "baseline.json"), "wb") as f:
+        f.write(b'{"a":[')
+        f.write(b",".join([b'{"":0}'] * 8_500_000))
+        f.write(b"]}")
+    case("big-baseline", ["audit", "--baseline", "{DIR}/baseline.json", "{DIR}/container"], expect=(2,), stderr="appdata: error:")
+    d = folder("many-domains")
+    rows = [(f"AppDomain-com.example.app{i}", "Documents/a", 1, 1, None) for i in range(100_000)]
+    plain_backup(os.path.join(d, "backup"), rows, applications=())
+    for fmt in ("json", "html"):
+        case(f"many-domains-{fmt}", ["audit", "--format", fmt, "{DIR}/backup"], expect=(0, 1, 2))
+
+    # 6. Terminal escapes in SQLite's own error text (a schema object named with escapes).
+    d = folder("escape-schema")
+    plain_backup(os.path.join(d, "backup"))
+    db = sqlite3.connect(os.path.join(d, "backup", "Manifest.db"))
+    db.execute("PRAGMA journal_mode=DELETE")
+    hostile = "\x1b]0;PWNED\x07\x1b[2J\x1b[31mRED"
+    db.execute(f'CREATE TABLE "{hostile}" (x)')
+    db.commit()
+    db.execute("PRAGMA writable_schema=ON")
+    db.execute("UPDATE sqlite_master SET sql = 'CREATE TABLE broken (' WHERE name = ?", (hostile,))
+    db.commit()
+    db.close()
+    case("escape-schema", ["audit", "{DIR}/backup"], expect=(2,), stderr="malformed database schema")
+
+    # 7. A real encrypted backup with a 1.2 MB Manifest.plist (100 apps with their icons).
+    d = folder("big-manifest-plist")
+    plain_backup(os.path.join(d, "backup"))
+    backup.encrypt(os.path.join(d, "backup"), dpic=10)
+    rng = random.Random(7)
+    backup.edit_manifest(os.path.join(d, "backup"), lambda manifest: manifest.update(Applications={
+        f"com.example.app{i}": {"CFBundleIdentifier": f"com.example.app{i}", "CFBundleVersion": "1",
+                                "PlaceholderIcon": rng.randbytes(12_000)} for i in range(100)}))
+    case("big-manifest-plist", ["audit", "--format", "json", "--password-stdin", "{DIR}/backup"], expect=(0, 1),
+         stdin=PASSWORD + "\n")
+
+    # 8. Key rounds chosen by the file: ITER and DPIC of 2^32 - 1, and of 0.
+    for name, tag, value, message in (("rounds-iter-max", "ITER", 0xFFFFFFFF, "--max-key-rounds"),
+                                      ("rounds-dpic-max", "DPIC", 0xFFFFFFFF, "--max-key-rounds"),
+                                      ("rounds-iter-zero", "ITER", 0, "0 key-derivation rounds"),
+                                      ("rounds-dpic-zero", "DPIC", 0, "0 key-derivation rounds")):
+        d = folder(name)
+        plain_backup(os.path.join(d, "backup"))
+        backup.encrypt(os.path.join(d, "backup"), dpic=10)
+        set_keybag_record(os.path.join(d, "backup"), tag, value)
+        case(name, ["audit", "--password-stdin", "{DIR}/backup"], expect=(2,), stderr=message, stdin=PASSWORD + "\n")
+
+    with open(os.path.join(out, "cases.json"), "w") as f:
+        json.dump(cases, f, indent=1)
+
+
+# MARK: - Running
+
+
+def run_one(binary, args, stdin=None, env=None, timeout=SECONDS * 4):
+    """Runs the binary; returns status, signal, seconds, peak RSS (MiB), stdout, stderr."""
+    environment = dict(os.environ)
+    environment.update(env or {})
+    environment.pop("APPDATA_BACKUP_PASSWORD", None)
+    start = time.monotonic()
+    process = subprocess.Popen([binary] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=environment)
+    try:
+        out, err = process.communicate((stdin or "").encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+    seconds = time.monotonic() - start
+    status = process.returncode
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return {"status": status if status >= 0 else None, "signal": -status if status < 0 else None,
+            "seconds": round(seconds, 3), "rssMiB": round(rss, 1), "stdout": out, "stderr": err}
+
+
+def problems_of(result, expect, stderr_contains=None):
+    problems = []
+    if result["signal"]:
+        problems.append(f"killed by signal {result['signal']}")
+    elif result["status"] not in expect:
+        problems.append(f"exit {result['status']}, expected {expect}")
+    if result["seconds"] > SECONDS:
+        problems.append(f"took {result['seconds']} s (> {SECONDS})")
+    if result["rssMiB"] > RSS_MIB:
+        problems.append(f"peak RSS {result['rssMiB']} MiB (> {RSS_MIB})")
+    for stream in ("stdout", "stderr"):
+        for escape in ESCAPES:
+            if escape in result[stream] and not (stream == "stdout" and escape in (b"\x9b",)):
+                problems.append(f"{stream} holds a raw {escape!r}")
+    if result["status"] == 2 and result["stderr"].count(b"\n") != 1:
+        problems.append("a refusal is not exactly one line on stderr")
+    if stderr_contains and stderr_contains.encode() not in result["stderr"]:
+        problems.append(f"stderr lacks {stderr_contains!r}")
+    return problems
+
+
+def measured(binary, args, stdin, env):
+    """run_one in a child Python, so that peak RSS is this command's alone."""
+    code = ("import json,sys,importlib.util;s=importlib.util.spec_from_file_location('h',sys.argv[1]);"
+            "m=importlib.util.module_from_spec(s);s.loader.exec_module(m);"
+            "r=m.run_one(sys.argv[2],json.loads(sys.argv[3]),json.loads(sys.argv[4]),json.loads(sys.argv[5]));"
+            "r['stdout']=r['stdout'].decode('latin-1');r['stderr']=r['stderr'].decode('latin-1');print(json.dumps(r))")
+    output = subprocess.run([sys.executable, "-c", code, os.path.abspath(__file__), binary, json.dumps(args),
+                             json.dumps(stdin), json.dumps(env)], capture_output=True, check=True).stdout
+    result = json.loads(output)
+    result["stdout"] = result["stdout"].encode("latin-1")
+    result["stderr"] = result["stderr"].encode("latin-1")
+    return result
+
+
+def run(binary, out, only):
+    with open(os.path.join(out, "cases.json")) as f:
+        cases = json.load(f)
+    passed = failed = 0
+    for item in cases:
+        if only and not any(item["name"].startswith(prefix) for prefix in only):
+            continue
+        args = [a.replace("{DIR}", os.path.join(out, item["dir"])) for a in item["args"]]
+        result = measured(binary, args, item["stdin"], item["env"])
+        problems = problems_of(result, item["expect"], item["stderrContains"])
+        passed += not problems
+        failed += bool(problems)
+        print(json.dumps({"name": item["name"], "status": result["status"], "signal": result["signal"],
+                          "seconds": result["seconds"], "rssMiB": result["rssMiB"],
+                          "stderr": result["stderr"][:400].decode("utf-8", "replace"), "problems": problems}), flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return failed == 0
+
+
+# MARK: - Fixed-seed mutation run
+
+
+def mutate_bytes(data, rng):
+    data = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        choice = rng.randrange(6)
+        if not data:
+            data += bytes([rng.randrange(256)])
+            continue
+        at = rng.randrange(len(data))
+        if choice == 0:
+            data[at] = rng.randrange(256)
+        elif choice == 1:
+            data[at] ^= 1 << rng.randrange(8)
+        elif choice == 2:
+            del data[at:at + rng.randint(1, 16)]
+        elif choice == 3:
+            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+        elif choice == 4:
+            for k in range(min(8, len(data) - at)):
+                data[at + k] = 0xFF
+        else:
+            span = data[at:at + rng.randint(1, 64)]
+            data[rng.randrange(len(data)):0] = span
+    return bytes(data)
+
+
+def mutate(binary, corpus, out, seed, count):
+    """Each corpus file (its folder names its kind) mutated `count` times, placed where appdata
+    reads that kind, and run: the bounds of `problems_of` hold for every run."""
+    rng = random.Random(seed)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    passed = failed = 0
+    scratch = os.path.join(out, "case")
+    for kind in sorted(os.listdir(corpus)):
+        for name in sorted(os.listdir(os.path.join(corpus, kind))):
+            with open(os.path.join(corpus, kind, name), "rb") as f:
+                original = f.read()
+            for index in range(count):
+                data = mutate_bytes(original, rng)
+                shutil.rmtree(scratch, ignore_errors=True)
+                os.makedirs(scratch)
+                args, expect = place(kind, data, scratch)
+                if args is None:
+                    continue
+                result = measured(binary, args, PASSWORD + "\n", {})
+                problems = problems_of(result, expect)
+                if problems:
+                    failed += 1
+                    keep = os.path.join(out, f"failed-{kind}-{name}-{index}")
+                    with open(keep, "wb") as f:
+                        f.write(data)
+                    print(json.dumps({"kind": kind, "input": name, "mutation": index, "kept": keep, "problems": problems,
+                                      "stderr": result["stderr"][:300].decode("utf-8", "replace")}), flush=True)
+                else:
+                    passed += 1
+    shutil.rmtree(scratch, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return failed == 0
+
+
+def place(kind, data, folder):
+    """Puts a mutated input where appdata reads it; the command line and the statuses allowed."""
+    if kind in ("bplist", "xmlplist"):
+        container(os.path.join(folder, "c"))
+        write(os.path.join(folder, "c", ".com.apple.mobile_container_manager.metadata.plist"), data)
+        return ["audit", "--format", "json", os.path.join(folder, "c")], (0, 1)
+    if kind == "manifest-plist":
+        plain_backup(os.path.join(folder, "b"))
+        write(os.path.join(folder, "b", "Manifest.plist"), data)
+        return ["audit", "--format", "json", os.path.join(folder, "b")], (0, 1, 2)
+    if kind == "json":
+        container(os.path.join(folder, "c"))
+        write(os.path.join(folder, "config.json"), data)
+        return ["audit", "--config", os.path.join(folder, "config.json"), os.path.join(folder, "c")], (0, 1, 2)
+    if kind == "archive":
+        write(os.path.join(folder, "a.tar"), data)
+        return ["audit", "--format", "json", os.path.join(folder, "a.tar")], (0, 1, 2)
+    if kind == "manifest-db":
+        plain_backup(os.path.join(folder, "b"))
+        write(os.path.join(folder, "b", "Manifest.db"), data)
+        return ["audit", "--format", "json", os.path.join(folder, "b")], (0, 1, 2)
+    if kind == "mbfile":
+        plain_backup(os.path.join(folder, "b"), [("AppDomain-com.example.app", "Documents/a", 1, 0, data)])
+        return ["audit", "--format", "json", os.path.join(folder, "b")], (0, 1)
+    return None, None
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "make":
+        make(sys.argv[2])
+        return 0
+    if len(sys.argv) >= 4 and sys.argv[1] == "run":
+        only = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--only"]
+        return 0 if run(sys.argv[2], sys.argv[3], only) else 1
+    if len(sys.argv) >= 5 and sys.argv[1] == "mutate":
+        seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 19
+        count = int(sys.argv[sys.argv.index("--count") + 1]) if "--count" in sys.argv else 20
+        return 0 if mutate(sys.argv[2], sys.argv[3], sys.argv[4], seed, count) else 1
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
