@@ -28,6 +28,8 @@ final class LibArchive {
   private let archive: OpaquePointer
   private var entry: OpaquePointer?
   let path: String
+  /// The bytes an archive read from memory is read from, owned until the reader is freed.
+  private var memory: UnsafeMutableRawBufferPointer?
 
   /// libarchive converts names to the locale's character set; in the C locale that is a slow
   /// byte-by-byte conversion to ASCII (and lossy). Names in archives are UTF-8: say so, once.
@@ -48,7 +50,26 @@ final class LibArchive {
     }
   }
 
-  deinit { archive_read_free(archive) }
+  /// Reads an archive held in memory (`bytes` is copied); `path` names it in messages.
+  init(bytes: [UInt8], path: String) throws(Failure) {
+    _ = Self.utf8Locale
+    guard let archive = archive_read_new() else { throw Failure(message: "cannot start libarchive") }
+    self.archive = archive
+    self.path = path
+    let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+    copy.copyBytes(from: bytes)
+    memory = copy
+    archive_read_support_filter_all(archive)
+    archive_read_support_format_all(archive)
+    if archive_read_open_memory(archive, copy.baseAddress, bytes.count) != ARCHIVE_OK {
+      throw Failure(message: errorMessage())
+    }
+  }
+
+  deinit {
+    archive_read_free(archive)
+    memory?.deallocate()
+  }
 
   private func errorMessage() -> String {
     guard let text = archive_error_string(archive) else { return "unexpected end of the archive" }

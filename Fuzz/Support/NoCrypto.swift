@@ -1,0 +1,17 @@
+// Fuzz builds compile the library's files with swiftc alone, without the swift-crypto package:
+// this stands in for Backup/BackupDecryption.swift (the only file that imports it). No fuzz
+// target decrypts: the keybag and ManifestKey parsers that feed the key unwrap are the keybag
+// target's, and the unwrap and AES themselves are swift-crypto's (BoringSSL, fuzzed upstream).
+enum BackupDecryption {
+  enum Failure: Error {
+    case wrongPassword
+    case noClassKey(UInt32)
+    case damaged(String)
+  }
+
+  static func decryptDatabase(path: String, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey) throws(Failure) -> SecretBuffer {
+    throw .damaged("decryption is not part of fuzz builds")
+  }
+
+  static func paddingLength(_ bytes: UnsafeRawBufferPointer) -> Int { 0 }
+}

@@ -1,0 +1,15 @@
+#if canImport(AppDataKit)
+@testable import AppDataKit
+#endif
+
+// Fuzz target `bplist` (Scripts/fuzz.sh): the bounded property-list reader on binary plists (PropertyList.parse, over
+// BinaryPropertyList), the reader every backup, container and package plist goes through.
+func fuzz_bplist(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  var bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  if !bytes.starts(with: Array("bplist00".utf8)) { bytes = Array("bplist00".utf8) + bytes }
+  if let value = try? PropertyList.parse(bytes) {
+    _ = value["Lockdown"]?.dictionaryValue
+    _ = value.dateText
+  }
+  return 0
+}

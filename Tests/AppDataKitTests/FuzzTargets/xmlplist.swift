@@ -1,0 +1,15 @@
+#if canImport(AppDataKit)
+@testable import AppDataKit
+#endif
+
+// Fuzz target `xmlplist` (Scripts/fuzz.sh): the bounded property-list reader on XML plists (XMLPropertyList, through
+// PropertyList.parse): entities, CDATA, DOCTYPE, nesting, base64 data and dates.
+func fuzz_xmlplist(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  guard !bytes.starts(with: Array("bplist".utf8)) else { return 0 }
+  if let value = try? PropertyList.parse(bytes) {
+    _ = value.dictionaryValue?.keys.count
+    _ = value.dateText
+  }
+  return 0
+}

@@ -1,0 +1,230 @@
+@testable import AppDataKit
+import Foundation
+import Testing
+
+/// Issue 19's defect classes, each built from its description: in-process where a parser is under
+/// test (a trap or a stack overflow there ends the test run, so each of these failed before the
+/// fix), and through the binary with `Scripts/hostile-inputs.py`, which holds every run to exit
+/// 0, 1 or 2, no signal, 15 s, 512 MiB of peak RSS and no raw terminal escape.
+@Suite("hostile input")
+struct HostileInputTests {
+  /// The generated cases (built once: the 60 MB baseline and the 100,000-domain backup take a
+  /// few seconds).
+  static let cases: String = {
+    let folder = NSTemporaryDirectory() + "appdata-hostile-\(UUID().uuidString)"
+    let result = try! AppData.shell("python3 '\(AppData.packageRoot)/Scripts/hostile-inputs.py' make '\(folder)'")
+    precondition(result.status == 0, result.error)
+    return folder
+  }()
+
+  /// Runs the cases whose names start with `prefix` through the binary; each result line.
+  static func run(_ prefix: String) throws -> [[String: Any]] {
+    let result = try AppData.shell(
+      "python3 '\(AppData.packageRoot)/Scripts/hostile-inputs.py' run '\(AppData.binary)' '\(cases)' --only '\(prefix)'")
+    let lines = result.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+    let parsed = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    #expect(!parsed.isEmpty, "no case starts with \(prefix)")
+    for line in parsed {
+      #expect((line["problems"] as? [String] ?? ["?"]).isEmpty, "\(line)")
+    }
+    #expect(result.status == 0, "\(result.output)\(result.error)")
+    return parsed
+  }
+
+  static func stderr(_ lines: [[String: Any]], _ name: String) -> String {
+    lines.first { $0["name"] as? String == name }?["stderr"] as? String ?? ""
+  }
+
+  // MARK: - 1. Integer traps
+
+  @Test func binaryPlistNumbersPastIntMaxAreOutOfRangeNotTraps() throws {
+    let blobs = try ["uid-2-63.bin", "offset-2-63.bin", "reference-2-63.bin"].map {
+      try Array(Data(contentsOf: URL(fileURLWithPath: "\(AppData.packageRoot)/Fuzz/regressions/mbfile/\($0)")))
+    }
+    for blob in blobs {
+      #expect(blob.withUnsafeBytes { MBFile.decode($0) } == nil)
+    }
+    // As a plist value a UID of 2^63 is fine; an offset or a reference that large is out of range.
+    #expect(try PropertyList.parse(blobs[0])["$top"]?["root"] == .uid(1 << 63))
+    #expect(throws: PropertyList.Malformed.self) { try PropertyList.parse(blobs[1]) }
+    #expect(throws: PropertyList.Malformed.self) { try PropertyList.parse(blobs[2]) }
+    // The same shape with UID 1 decodes: only the out-of-range number is refused.
+    let good = try AppData.shell("python3 -c \"import importlib.util,sys;s=importlib.util.spec_from_file_location('h','\(AppData.packageRoot)/Scripts/hostile-inputs.py');m=importlib.util.module_from_spec(s);s.loader.exec_module(m);sys.stdout.buffer.write(m.bplist(m.mbfile_objects(1, 77)).hex().encode())\"")
+    let bytes = stride(from: 0, to: good.output.count, by: 2).map { index -> UInt8 in
+      let start = good.output.index(good.output.startIndex, offsetBy: index)
+      return UInt8(good.output[start..<good.output.index(start, offsetBy: 2)], radix: 16)!
+    }
+    #expect(bytes.withUnsafeBytes { MBFile.decode($0) }?.size == 77)
+  }
+
+  @Test func sizesOfTwoToTheSixtyThreeSaturateInEveryFormat() throws {
+    let lines = try Self.run("int-sizes")
+    #expect(lines.count == 7)
+    let report = try AppData.auditJSON("\(Self.cases)/int-sizes/backup", ["--list", "all"])
+    // Four rows of 2^63 - 1 bytes: every total stops at 2^64 - 1.
+    #expect(value(report, "summary", "backup", "bytes") as? UInt64 == UInt64.max)
+    #expect(integer(report, "summary", "backup", "files") == 4)
+    var totals = CategoryTotals(files: 1, bytes: UInt64.max - 1)
+    totals.add(CategoryTotals(files: 1, bytes: 5))
+    #expect(totals.bytes == UInt64.max)
+  }
+
+  @Test func configNumbersPastUInt64AreRefusedInOneLine() throws {
+    let lines = try Self.run("int-config")
+    #expect(Self.stderr(lines, "int-config-max").contains("found 1.8446744073709552e+19"))
+    #expect(Self.stderr(lines, "int-config-warn").contains("found 1e+19"))
+    #expect(JSONValue.double(1e19).serialized(pretty: false) == "1e+19")
+    #expect(percentText(UInt64.max, of: 1).hasSuffix("%"))
+    #expect(Plural.percent(1e30) == "+1e+30")
+  }
+
+  @Test func backupManifestNumbersThroughBackupComparison() throws {
+    _ = try Self.run("int-bplist")
+    let report = try AppData.auditJSON("\(Self.cases)/int-bplist/backup")
+    let unreadable = (report["containers"] as? [[String: Any]] ?? [report]).flatMap { findings($0, rule: "unreadable") }
+    #expect(unreadable.count == 4, "the four blobs with out-of-range numbers: \(unreadable)")
+  }
+
+  // MARK: - 2. Recursion on input depth
+
+  @Test func pathsPastTheLimitAreUnreadableFindings() throws {
+    let lines = try Self.run("depth-")
+    #expect(lines.count == 6)
+    let report = try AppData.auditJSON("\(Self.cases)/depth-backup/backup")
+    let deep = (report["containers"] as? [[String: Any]] ?? []).flatMap { findings($0, rule: "unreadable") }
+    #expect(deep.count == 1)
+    #expect((deep.first?["message"] as? String ?? "").contains("past the 4096 bytes or 1024 components"))
+    let tar = try AppData.auditJSON("\(Self.cases)/depth-tar/deep.tar")
+    #expect(findings(tar, rule: "unreadable").count == 1)
+    #expect(integer(tar, "summary", "categories", "critical", "files") == 1)
+  }
+
+  @Test func globsOfThousandsOfStarsMatchWithoutRecursion() throws {
+    let glob = try Glob(String(repeating: "**", count: 60_000))
+    #expect(glob.matches(Array("Documents/a/b".utf8)))
+    // 4,000 single stars, each followed by '?': at least 4,000 bytes of one component.
+    let component = try Glob(String(repeating: "*?", count: 4000))
+    #expect(!component.matches(Array("a/x".utf8)))
+    #expect(!component.matches(Array(String(repeating: "b", count: 3999).utf8)))
+    #expect(component.matchesPathOrAncestor(Array((String(repeating: "b", count: 4000) + "/y").utf8)))
+  }
+
+  @Test func sizeTreeStopsAtItsDepth() {
+    let path = Array(repeating: "d", count: 50_000).joined(separator: "/")
+    let entry = ListedEntry(path: Array(path.utf8), category: .critical, bytes: 10, allocatedBytes: 4096, marker: [], excludedBy: nil)
+    let tree = SizeTree(name: "x", entries: [entry])
+    var depth = 0
+    var node = tree.root
+    while let child = node.children.values.first { node = child; depth += 1 }
+    #expect(depth == SizeTree.maximumDepth)
+    #expect(node.bytes[Category.critical.index] == 10)
+  }
+
+  // MARK: - 3. SQLite runs what the file says
+
+  @Test func generatedColumnsViewsAndDefaultsAreRefusedBeforeARowIsRead() throws {
+    let lines = try Self.run("sqlite-")
+    #expect(lines.count == 4)
+    #expect(Self.stderr(lines, "sqlite-generated-path").contains("its column relativePath is computed"))
+    #expect(Self.stderr(lines, "sqlite-generated-blob").contains("its column file is computed"))
+    #expect(Self.stderr(lines, "sqlite-view").contains("without the Files table"))
+    #expect(Self.stderr(lines, "sqlite-generated-encrypted").contains("its column relativePath is computed"))
+  }
+
+  // MARK: - 4. Plist expansion
+
+  @Test func aReferenceBombIsRefusedWithinItsBudget() throws {
+    let bomb = try Array(Data(contentsOf: URL(fileURLWithPath: "\(AppData.packageRoot)/Fuzz/regressions/bplist/expansion-2-40.plist")))
+    #expect(bomb.count < 300)
+    do {
+      _ = try PropertyList.parse(bomb)
+      Issue.record("a 2^40 expansion parsed")
+    } catch {
+      #expect(error.reason.contains("more than 1000000 objects"))
+    }
+    let lines = try Self.run("plist-bomb")
+    #expect(lines.count == 8)
+    #expect(Self.stderr(lines, "plist-bomb-defaults").contains("expands to more than 1000000 objects"))
+  }
+
+  @Test func xmlPlistsAreReadWithoutRecursionOrEntityExpansion() throws {
+    let deep = "<plist>" + String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000) + "</plist>"
+    #expect(throws: PropertyList.Malformed.self) { try PropertyList.parse(Array(deep.utf8)) }
+    let text = """
+      <?xml version="1.0"?><!DOCTYPE plist [<!ENTITY a "x">]><plist version="1.0"><dict>
+      <key>s</key><string>&lt;&#x41;<![CDATA[&a;]]></string><key>d</key><date>2026-11-01T12:00:00Z</date>
+      <key>b</key><data>AAEC</data><key>n</key><integer>-5</integer><key>t</key><true/></dict></plist>
+      """
+    let value = try PropertyList.parse(Array(text.utf8))
+    #expect(value["s"]?.stringValue == "<A&a;")
+    #expect(value["d"]?.dateText == "2026-11-01T12:00:00Z")
+    #expect(value["b"]?.dataValue == [0, 1, 2])
+    #expect(value["n"]?.integerValue == -5)
+    #expect(value["t"]?.boolValue == true)
+    #expect(throws: PropertyList.Malformed.self) { try PropertyList.parse(Array("<plist><string>&a;</string></plist>".utf8)) }
+  }
+
+  // MARK: - 5. Unbounded inputs
+
+  @Test func hugeBaselinesAndManyDomainsStayWithinMemory() throws {
+    let lines = try Self.run("big-baseline") + Self.run("many-domains")
+    #expect(Self.stderr(lines, "big-baseline").contains("more than 1000000 values"))
+    #expect(Self.stderr(lines, "many-domains-json").contains("more than 20000 domains"))
+  }
+
+  // MARK: - 6. Terminal escapes
+
+  @Test func sqliteMessagesAreEscaped() throws {
+    let lines = try Self.run("escape-schema")
+    let message = Self.stderr(lines, "escape-schema")
+    #expect(message.contains("malformed database schema (\\e]0;PWNED\\x07\\e[2J\\e[31mRED)"))
+  }
+
+  // MARK: - 7. A real backup refused
+
+  @Test func aManifestPlistOfSeveralMegabytesOpens() throws {
+    let size = try FileManager.default.attributesOfItem(atPath: "\(Self.cases)/big-manifest-plist/backup/Manifest.plist")[.size] as! Int
+    #expect(size > 1_200_000)
+    _ = try Self.run("big-manifest-plist")
+  }
+
+  // MARK: - 8. Key rounds chosen by the file
+
+  @Test func keyRoundsAreBoundedAndZeroIsDamaged() throws {
+    let lines = try Self.run("rounds-")
+    #expect(lines.count == 4)
+    #expect(Self.stderr(lines, "rounds-iter-max").contains("4294967305 key-derivation rounds (DPIC 10, ITER 4294967295)"))
+    #expect(Self.stderr(lines, "rounds-dpic-zero").contains("its DPIC record asks for 0 key-derivation rounds"))
+    for line in lines { #expect((line["seconds"] as? Double ?? 99) < 2) }
+  }
+}
+
+/// Replays the fuzz targets' seed corpus and regression inputs (Fuzz/corpus, Fuzz/regressions)
+/// through the same functions libFuzzer calls (Tests/AppDataKitTests/FuzzTargets), in-process:
+/// what a fuzzer once found can never come back unnoticed.
+@Suite("fuzz regressions")
+struct FuzzRegressionTests {
+  static let targets: [String: @Sendable (UnsafePointer<UInt8>, Int) -> Int32] = [
+    "bplist": fuzz_bplist, "xmlplist": fuzz_xmlplist, "mbfile": fuzz_mbfile, "keybag": fuzz_keybag,
+    "json": fuzz_json, "glob": fuzz_glob, "archive": fuzz_archive, "manifest": fuzz_manifest,
+  ]
+
+  @Test(arguments: ["bplist", "xmlplist", "mbfile", "keybag", "json", "glob", "archive", "manifest"])
+  func replaysEveryCorpusAndRegressionInput(target: String) throws {
+    var replayed = 0
+    for folder in ["corpus", "regressions"] {
+      let path = "\(AppData.packageRoot)/Fuzz/\(folder)/\(target)"
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+      for name in names.sorted() {
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: "\(path)/\(name)")))
+        let result = bytes.withUnsafeBufferPointer { buffer in
+          var empty: UInt8 = 0
+          return withUnsafePointer(to: &empty) { fallback in Self.targets[target]!(buffer.baseAddress ?? fallback, buffer.count) }
+        }
+        #expect(result == 0, "\(folder)/\(target)/\(name)")
+        replayed += 1
+      }
+    }
+    #expect(replayed >= 3, "Fuzz/corpus/\(target) and Fuzz/regressions/\(target) hold \(replayed) inputs")
+  }
+}
