@@ -18,7 +18,7 @@ INSTALL_BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions/appdata
 INSTALL_ZSH  := $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_appdata
 INSTALL_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/appdata.fish
 
-.PHONY: all build release test test-deps demo docs check-docs bench deps clean install uninstall
+.PHONY: all build release test test-deps demo docs check-docs bench fuzz deps clean install uninstall
 
 all: build
 
@@ -84,6 +84,11 @@ demo: build
 docs: build
 	$(BIN) _docs man > Docs/appdata.1
 	$(BIN) _docs rules > Docs/rules.md
+
+# Coverage-guided fuzzing (libFuzzer, AddressSanitizer): every parser for FUZZ_SECONDS (default
+# 60) each; fails on a crash, leak, timeout or out-of-memory input. Scripts/fuzz.sh says more.
+fuzz: deps
+	@FUZZ_SECONDS="$(or $(FUZZ_SECONDS),60)" ./Scripts/fuzz.sh $(FUZZ_TARGETS)
 
 bench: deps
 	@BENCH_DIR="$(BENCH_DIR)" ./Scripts/bench.sh $(BENCH_ARGS)

@@ -8,8 +8,9 @@ Usage: hostile-inputs.py make OUTDIR          builds OUTDIR/<case>/ and OUTDIR/c
                                               runs the cases; prints one JSON line per case
                                               ({name, status, signal, seconds, rssMiB, stdout,
                                               stderr, problems}) and 'N passed, N failed'
-       hostile-inputs.py mutate BINARY CORPUS OUTDIR [--seed S] [--count N]
-                                              a fixed-seed mutation run: each corpus file
+       hostile-inputs.py mutate BINARY CORPUS[,CORPUS...] OUTDIR [--seed S] [--count N]
+                                              a fixed-seed mutation run: each file of each
+                                              CORPUS/KIND/ (Fuzz/corpus, Fuzz/regressions)
                                               mutated N times, put where appdata reads that
                                               kind of file, and run through the binary
 
@@ -475,28 +476,31 @@ def mutate(binary, corpus, out, seed, count):
     os.makedirs(out)
     passed = failed = 0
     scratch = os.path.join(out, "case")
-    for kind in sorted(os.listdir(corpus)):
-        for name in sorted(os.listdir(os.path.join(corpus, kind))):
-            with open(os.path.join(corpus, kind, name), "rb") as f:
-                original = f.read()
-            for index in range(count):
-                data = mutate_bytes(original, rng)
-                shutil.rmtree(scratch, ignore_errors=True)
-                os.makedirs(scratch)
-                args, expect = place(kind, data, scratch)
-                if args is None:
-                    continue
-                result = measured(binary, args, PASSWORD + "\n", {})
-                problems = problems_of(result, expect)
-                if problems:
-                    failed += 1
-                    keep = os.path.join(out, f"failed-{kind}-{name}-{index}")
-                    with open(keep, "wb") as f:
-                        f.write(data)
-                    print(json.dumps({"kind": kind, "input": name, "mutation": index, "kept": keep, "problems": problems,
-                                      "stderr": result["stderr"][:300].decode("utf-8", "replace")}), flush=True)
-                else:
-                    passed += 1
+    inputs = [(kind, os.path.join(root, kind, name)) for root in corpus.split(",") for kind in sorted(os.listdir(root))
+              for name in sorted(os.listdir(os.path.join(root, kind)))]
+    for kind, path in inputs:
+        name = os.path.basename(path)
+        with open(path, "rb") as f:
+            original = f.read()
+        for index in range(count):
+            data = mutate_bytes(original, rng)
+            shutil.rmtree(scratch, ignore_errors=True)
+            os.makedirs(scratch)
+            args, expect = place(kind, data, scratch)
+            if args is None:
+                continue
+            # Peak RSS over all children so far: a run over the bound is the first to raise it.
+            result = run_one(binary, args, PASSWORD + "\n", {})
+            problems = problems_of(result, expect)
+            if problems:
+                failed += 1
+                keep = os.path.join(out, f"failed-{kind}-{name}-{index}")
+                with open(keep, "wb") as f:
+                    f.write(data)
+                print(json.dumps({"kind": kind, "input": name, "mutation": index, "kept": keep, "problems": problems,
+                                  "stderr": result["stderr"][:300].decode("utf-8", "replace")}), flush=True)
+            else:
+                passed += 1
     shutil.rmtree(scratch, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     return failed == 0
@@ -523,6 +527,12 @@ def place(kind, data, folder):
         plain_backup(os.path.join(folder, "b"))
         write(os.path.join(folder, "b", "Manifest.db"), data)
         return ["audit", "--format", "json", os.path.join(folder, "b")], (0, 1, 2)
+    if kind == "glob":
+        pattern = data.split(b"\n")[0]
+        if b"\0" in pattern or not pattern:
+            return None, None
+        container(os.path.join(folder, "c"))
+        return ["audit", "--ignore", pattern.decode("utf-8", "surrogateescape"), os.path.join(folder, "c")], (0, 1, 2)
     if kind == "mbfile":
         plain_backup(os.path.join(folder, "b"), [("AppDomain-com.example.app", "Documents/a", 1, 0, data)])
         return ["audit", "--format", "json", os.path.join(folder, "b")], (0, 1)

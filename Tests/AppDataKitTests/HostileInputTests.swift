@@ -35,6 +35,19 @@ struct HostileInputTests {
     lines.first { $0["name"] as? String == name }?["stderr"] as? String ?? ""
   }
 
+  /// The fixed-seed mutation run: every corpus and regression input, mutated four times with
+  /// seed 19 and put where appdata reads its kind, through the binary, within the same bounds.
+  @Test func aFixedSeedMutationRunStaysWithinBounds() throws {
+    let out = NSTemporaryDirectory() + "appdata-mutations-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let root = AppData.packageRoot
+    let result = try AppData.shell(
+      "python3 '\(root)/Scripts/hostile-inputs.py' mutate '\(AppData.binary)' '\(root)/Fuzz/corpus,\(root)/Fuzz/regressions' '\(out)' --seed 19 --count 4")
+    let summary = result.output.split(separator: "\n").last.map(String.init) ?? ""
+    #expect(result.status == 0 && summary.hasSuffix(" passed, 0 failed"), "\(result.output)\(result.error)")
+    #expect((Int(summary.split(separator: " ").first ?? "") ?? 0) >= 150, "\(summary)")
+  }
+
   // MARK: - 1. Integer traps
 
   @Test func binaryPlistNumbersPastIntMaxAreOutOfRangeNotTraps() throws {
