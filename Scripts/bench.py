@@ -10,6 +10,7 @@ Usage: bench.py APPDATA_BINARY BENCH_DIR [--sizes 100000,1000000] [--rounds N]
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -386,6 +387,38 @@ def human_kib(kib):
     return f"{kib / 1024:.1f} MiB"
 
 
+def compare(appdata, other, bench_dir, rounds):
+    """This appdata against another build (`--compare OTHER`, say the last release's) on the same
+    inputs, alternated in one run: the ratio of each pair, and whether their JSON is identical."""
+    container = ensure_container(bench_dir, 200_000)
+    plain = os.path.join(bench_dir, "backup-200000")
+    encrypted = plain + "-encrypted-dpic10000000"
+    if not os.path.exists(encrypted + ".done"):
+        encrypted_backup(appdata, bench_dir, 200_000, 1)
+    tar = os.path.join(bench_dir, "container-100000.tar")
+    if not os.path.exists(tar):
+        archive(appdata, bench_dir, 100_000, 1)
+    password_file = os.path.join(bench_dir, "backup-password")
+    audit = ["audit", "--format", "json", "--fail-on", "never", "--no-config"]
+    inputs = {
+        "container 200,000": [container],
+        "backup 200,000 rows": [plain],
+        "encrypted backup": ["--password-file", password_file, encrypted],
+        "tar 100,000": [tar],
+    }
+    print(f"== {appdata} (this) against {other} (other), {rounds} rounds, warm cache (medians) ==")
+    for name, arguments in inputs.items():
+        this = subprocess.run([appdata] + audit + arguments, capture_output=True).stdout
+        that = subprocess.run([other] + audit + arguments, capture_output=True).stdout
+        strip = lambda output: re.sub(rb'"version" *: *"[^"]*"', b"", output)
+        same = "identical" if strip(this) == strip(that) else "DIFFERENT"
+        medians = alternate({f"this: {name}": [appdata] + audit + arguments, f"other: {name}": [other] + audit + arguments},
+                            rounds, f"other: {name}")
+        ratio = medians[f"this: {name}"] / medians[f"other: {name}"]
+        print(f"  {name}: this / other = {ratio:.3f} ({'within' if ratio <= 1.05 else 'OVER'} 5%); JSON {same}")
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("appdata")
@@ -393,6 +426,7 @@ def main():
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
     parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
+    parser.add_argument("--compare", metavar="OTHER", help="time OTHER (another appdata build) against this one, alternated")
     parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "encrypted", "floor", "migrate"], help="run only this part")
     parser.add_argument("--floor-walker", default=os.path.join(HERE, "..", ".build", "floor-walker"),
                         help="the compiled Scripts/floor-walker.c (bench.sh builds it)")
@@ -412,6 +446,9 @@ def main():
         "floor": lambda: floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9),
         "migrate": lambda: migrate_copies(args.appdata, args.bench_dir, args.rounds or 5),
     }
+    if args.compare:
+        compare(args.appdata, args.compare, args.bench_dir, args.rounds or 9)
+        return
     if args.only in parts:
         parts[args.only]()
         return

@@ -12,7 +12,7 @@
 # (FuzzRegressionTests) in-process.
 #
 # Usage: Scripts/fuzz.sh [NAME...]     (default: every target)
-#        FUZZ_SECONDS=600 Scripts/fuzz.sh plist-binary
+#        FUZZ_SECONDS=600 Scripts/fuzz.sh bplist xmlplist
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${FUZZ_SECONDS:-60}

@@ -67,9 +67,10 @@ struct BackupKeybag: Sendable {
     self.iterations = Self.bigEndian(iterations[...])
     guard self.iterations > 0 else { throw Malformed(reason: "its ITER record asks for 0 key-derivation rounds") }
     if let passwordSalt = header["DPSL"], let passwordIterations = header["DPIC"] {
+      let rounds = Self.bigEndian(passwordIterations[...])
+      guard rounds > 0 else { throw Malformed(reason: "its DPIC record asks for 0 key-derivation rounds") }
       self.passwordSalt = passwordSalt
-      self.passwordIterations = Self.bigEndian(passwordIterations[...])
-      guard self.passwordIterations! > 0 else { throw Malformed(reason: "its DPIC record asks for 0 key-derivation rounds") }
+      self.passwordIterations = rounds
     }
     classKeys = classes.compactMap { record in
       guard let number = record["CLAS"], let key = record["WPKY"] else { return nil }

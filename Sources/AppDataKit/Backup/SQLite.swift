@@ -10,8 +10,8 @@ import CSQLite
 /// default value is an expression evaluated per row (`printf('%.*c', 900000000, 'a')`). So every
 /// connection runs with the schema untrusted (`trusted_schema` off, defensive mode), with
 /// strings and blobs capped at `maximumValueLength` and SQLite's heap at `heapLimit`, and
-/// `checkFilesTable` refuses a `Files` table that is not the plain five columns before a row
-/// is read.
+/// `unusualColumns(of:expecting:)` finds a `Files` table that is not plain stored columns, which
+/// the reader refuses before a row is read.
 final class SQLiteDatabase {
   /// A failure, in SQLite's words (escaped: its messages quote names from the file's schema).
   struct Failure: Error {

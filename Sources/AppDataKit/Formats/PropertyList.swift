@@ -28,7 +28,7 @@ public enum PropertyList: Equatable, Sendable {
     /// The largest plist file appdata reads (a backup's plists with many apps reach several MB).
     public static let maximumFileSize = 64 << 20
     /// Values built from one plist, counting every reference followed.
-    public static let maximumObjects = 1_000_000
+    public static let maximumObjects = 250_000
     /// String and data bytes built from one plist, counting every reference followed.
     public static let maximumBytes = 256 << 20
     /// Arrays and dictionaries inside each other.

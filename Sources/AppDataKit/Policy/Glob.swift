@@ -84,73 +84,113 @@ public struct Glob: Sendable, Equatable {
     run(path, stopAtAncestor: true)
   }
 
+  /// Whether the pattern has a star: without one it matches paths of exactly its length.
+  private var hasStar: Bool { tokens.contains { $0 == .anyInComponent || $0 == .anyAcross } }
+
+  /// Whether token `token` (not a star) takes byte `byte`.
+  private func takes(_ token: Token, _ byte: UInt8) -> Bool {
+    switch token {
+    case .literal(let expected): return byte == expected
+    case .one: return byte != 0x2F
+    case .set(let ranges, let negated): return byte != 0x2F && ranges.contains(where: { $0.contains(byte) }) != negated
+    case .anyInComponent, .anyAcross: return false
+    }
+  }
+
+  /// A pattern without stars against `path` (whole, or a folder above it when `stopAtAncestor`).
+  private func runWithoutStars(_ path: [UInt8], stopAtAncestor: Bool) -> Bool {
+    let length = tokens.count
+    guard path.count == length || (stopAtAncestor && path.count > length && path[length] == 0x2F) else { return false }
+    for index in 0..<length where !takes(tokens[index], path[index]) { return false }
+    return true
+  }
+
   /// Runs the pattern as a nondeterministic automaton over the path's bytes, one pass, no
-  /// recursion: the states are token positions (a star's position stays live while it consumes
-  /// bytes), so time is O(tokens × bytes) and memory O(tokens) whatever the pattern holds; a
-  /// pattern of 60,000 `**` costs time, never the stack. With `stopAtAncestor`, reaching the
-  /// end of the pattern just before a `/` of the path is a match too (a folder above it).
+  /// recursion and no allocation per byte: the states are token positions (a star's position
+  /// stays live while it consumes bytes), so time is O(tokens × bytes) and memory O(tokens)
+  /// whatever the pattern holds; a pattern of 60,000 `**` costs time, never the stack. With
+  /// `stopAtAncestor`, reaching the end of the pattern just before a `/` of the path is a match
+  /// too (a folder above it).
   private func run(_ path: [UInt8], stopAtAncestor: Bool) -> Bool {
+    guard hasStar else { return runWithoutStars(path, stopAtAncestor: stopAtAncestor) }
     let end = tokens.count
-    // Two generations of live states. Per generation a state is listed once (`listed`) and
-    // expanded at most twice, once as entered afresh and once as a star that consumed a byte
-    // (`expandedFresh`, `expandedLooping`): linear in the tokens whatever reaches what.
-    var current: [Int] = []
-    var next: [Int] = []
-    var listed = [Int](repeating: -1, count: end + 1)
-    var expandedFresh = listed
-    var expandedLooping = listed
-    var generation = 0
-    // Adds `state` and what it reaches without consuming a byte. `fresh`: entered from the
-    // token before (a `**` entered afresh may also skip the `/` after it, so `a/**/b` matches
-    // `a/b`); a star that has consumed bytes stays live but skips nothing.
-    func add(_ state: Int, fresh: Bool, to list: inout [Int]) {
-      var pending = [(state, fresh)]
-      while let (state, fresh) = pending.popLast() {
-        if fresh {
-          if expandedFresh[state] == generation { continue }
-          expandedFresh[state] = generation
-        } else {
-          if expandedFresh[state] == generation || expandedLooping[state] == generation { continue }
-          expandedLooping[state] = generation
-        }
-        if listed[state] != generation {
-          listed[state] = generation
-          list.append(state)
-        }
-        guard state < end else { continue }
-        switch tokens[state] {
-        case .anyInComponent:
-          pending.append((state + 1, true))
-        case .anyAcross:
-          pending.append((state + 1, true))
-          if fresh && state + 1 < end && tokens[state + 1] == .literal(0x2F) { pending.append((state + 2, true)) }
-        default:
-          break
-        }
-      }
-    }
-    add(0, fresh: true, to: &current)
-    for byte in path {
-      if stopAtAncestor && byte == 0x2F && listed[end] == generation { return true }
-      generation += 1
-      next.removeAll(keepingCapacity: true)
-      for state in current where state < end {
-        switch tokens[state] {
-        case .literal(let expected):
-          if byte == expected { add(state + 1, fresh: true, to: &next) }
-        case .one:
-          if byte != 0x2F { add(state + 1, fresh: true, to: &next) }
-        case .set(let ranges, let negated):
-          if byte != 0x2F && ranges.contains(where: { $0.contains(byte) }) != negated { add(state + 1, fresh: true, to: &next) }
-        case .anyInComponent:
-          if byte != 0x2F { add(state, fresh: false, to: &next) }
-        case .anyAcross:
-          add(state, fresh: false, to: &next)
+    let size = end + 1
+    // Per generation a state is listed once (`listed`) and expanded at most twice, once as
+    // entered afresh and once as a star that consumed a byte (`fresh`, `looping`): linear in
+    // the tokens whatever reaches what. `pending` holds at most two pushes per expansion.
+    return withUnsafeTemporaryAllocation(of: Int.self, capacity: 9 * size + 1) { buffer -> Bool in
+      let base = buffer.baseAddress!
+      let listed = base, fresh = base + size, looping = base + 2 * size
+      var current = base + 3 * size, next = base + 4 * size
+      let pending = base + 5 * size
+      (base).initialize(repeating: -1, count: 3 * size)
+      var currentCount = 0
+      var nextCount = 0
+      var generation = 0
+
+      // Adds `state` and what it reaches without consuming a byte. A `**` entered afresh may
+      // also skip the `/` after it (so `a/**/b` matches `a/b`); a star that has consumed bytes
+      // stays live but skips nothing. Pending entries are `state * 2 + (afresh ? 1 : 0)`.
+      func add(_ start: Int, afresh: Bool, to list: UnsafeMutablePointer<Int>, count: inout Int) {
+        var top = 0
+        pending[top] = start * 2 + (afresh ? 1 : 0)
+        top += 1
+        while top > 0 {
+          top -= 1
+          let state = pending[top] >> 1
+          let isFresh = pending[top] & 1 == 1
+          if isFresh {
+            if fresh[state] == generation { continue }
+            fresh[state] = generation
+          } else {
+            if fresh[state] == generation || looping[state] == generation { continue }
+            looping[state] = generation
+          }
+          if listed[state] != generation {
+            listed[state] = generation
+            list[count] = state
+            count += 1
+          }
+          guard state < end else { continue }
+          switch tokens[state] {
+          case .anyInComponent:
+            pending[top] = (state + 1) * 2 + 1
+            top += 1
+          case .anyAcross:
+            pending[top] = (state + 1) * 2 + 1
+            top += 1
+            if isFresh && state + 1 < end && tokens[state + 1] == .literal(0x2F) {
+              pending[top] = (state + 2) * 2 + 1
+              top += 1
+            }
+          default:
+            break
+          }
         }
       }
-      if next.isEmpty { return false }
-      swap(&current, &next)
+
+      add(0, afresh: true, to: current, count: &currentCount)
+      for byte in path {
+        if stopAtAncestor && byte == 0x2F && listed[end] == generation { return true }
+        generation += 1
+        nextCount = 0
+        for index in 0..<currentCount {
+          let state = current[index]
+          guard state < end else { continue }
+          switch tokens[state] {
+          case .anyInComponent:
+            if byte != 0x2F { add(state, afresh: false, to: next, count: &nextCount) }
+          case .anyAcross:
+            add(state, afresh: false, to: next, count: &nextCount)
+          case let token:
+            if takes(token, byte) { add(state + 1, afresh: true, to: next, count: &nextCount) }
+          }
+        }
+        if nextCount == 0 { return false }
+        swap(&current, &next)
+        currentCount = nextCount
+      }
+      return listed[end] == generation
     }
-    return listed[end] == generation
   }
 }
