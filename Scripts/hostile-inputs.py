@@ -230,8 +230,13 @@ def make(out):
     d = folder("depth-glob")
     container(os.path.join(d, "container"))
     write(os.path.join(d, "budget.json"), json.dumps({"budgets": [{"path": "**" * 8000, "maxBytes": 1}]}).encode())
-    case("depth-glob-budget", ["audit", "--config", "{DIR}/budget.json", "{DIR}/container"], expect=(0, 1))
-    case("depth-glob-ignore", ["audit", "--ignore", "**" * 60_000, "{DIR}/container"], expect=(0, 1))
+    write(os.path.join(d, "budget-max.json"), json.dumps({"budgets": [{"path": "**" * 2048, "maxBytes": 1}]}).encode())
+    case("depth-glob-budget", ["audit", "--config", "{DIR}/budget.json", "{DIR}/container"], expect=(2,),
+         stderr="longer than the 4096 a glob may be")
+    case("depth-glob-budget-max", ["audit", "--config", "{DIR}/budget-max.json", "{DIR}/container"], expect=(1,))
+    case("depth-glob-ignore", ["audit", "--ignore", "**" * 60_000, "{DIR}/container"], expect=(2,),
+         stderr="longer than the 4096 a glob may be")
+    case("depth-glob-ignore-max", ["audit", "--ignore", "*?" * 2048, "{DIR}/container"], expect=(0, 1))
 
     # 3. SQLite runs what the file says: generated columns, a default, a view.
     for name, schema in (

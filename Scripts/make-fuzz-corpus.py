@@ -166,6 +166,7 @@ def regressions(fuzz):
     write(os.path.join(root, "json"), "budget-1e300.json", '{"budgets":[{"path":"Documents","maxBytes":1e300}]}')
     write(os.path.join(root, "glob"), "stars-8000.txt", "**" * 8000 + "\n" + "a/" * 200 + "b")
     write(os.path.join(root, "glob"), "stars-mixed.txt", "*" * 3000 + "?" * 10 + "\n" + "x" * 5000)
+    write(os.path.join(root, "glob"), "alternating-4096.txt", "*?" * 2048 + "\n" + "x" * 4095 + "/y")
     rng = random.Random(19)
     bag, _ = backup.keybag_and_keys("pw", 10, rng)
     for tag, value, name in (("ITER", 0, "iter-zero"), ("DPIC", 0, "dpic-zero"), ("ITER", 0xFFFFFFFF, "iter-max")):

@@ -91,7 +91,7 @@ struct AuditCommand {
         do {
           globs.append(try Glob(pattern))
         } catch {
-          throw UsageError("invalid glob '\(TerminalText.escaped(pattern))' for '--ignore': \(error.message)")
+          throw UsageError("invalid glob '\(TerminalText.abbreviated(pattern))' for '--ignore': \(error.message)")
         }
       }
       options.ignore = globs

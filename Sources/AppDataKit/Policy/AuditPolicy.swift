@@ -176,7 +176,7 @@ public struct AuditPolicy: Sendable {
     do {
       return try Glob(pattern)
     } catch {
-      throw LoadError(message: "key '\(key)': invalid glob \"\(TerminalText.escaped(pattern))\": \(error.message)")
+      throw LoadError(message: "key '\(key)': invalid glob \"\(TerminalText.abbreviated(pattern))\": \(error.message)")
     }
   }
 

@@ -14,13 +14,29 @@ public struct Glob: Sendable, Equatable {
     case set([ClosedRange<UInt8>], negated: Bool)
   }
 
+  /// What the matcher's loop reads of a token, without an enum payload to copy per step.
+  enum Kind: UInt8, Sendable {
+    case literal, one, set, star, doubleStar
+  }
+
+  /// The longest pattern accepted: Linux's PATH_MAX, as for paths. Matching costs time in
+  /// proportion to the pattern's length times the path's.
+  public static let maximumLength = 4096
+
   public let pattern: String
   let tokens: [Token]
+  /// Per token: its kind, its byte (literals), and whether a literal `/` follows it.
+  private let kinds: [Kind]
+  private let literals: [UInt8]
+  private let slashFollows: [Bool]
 
   public init(_ pattern: String) throws(SyntaxError) {
     self.pattern = pattern
     guard !pattern.isEmpty else { throw SyntaxError(message: "empty pattern") }
     let bytes = Array(pattern.utf8)
+    guard bytes.count <= Self.maximumLength else {
+      throw SyntaxError(message: "\(bytes.count) bytes long, longer than the \(Self.maximumLength) a glob may be")
+    }
     var tokens: [Token] = []
     var index = 0
     while index < bytes.count {
@@ -28,12 +44,16 @@ public struct Glob: Sendable, Equatable {
       switch byte {
       case 0x2A:  // *
         if index + 1 < bytes.count && bytes[index + 1] == 0x2A {
-          tokens.append(.anyAcross)
+          // Three `**` in a row match what two do (only the last can skip a `/` after it).
+          if !(tokens.count >= 2 && tokens[tokens.count - 1] == .anyAcross && tokens[tokens.count - 2] == .anyAcross) {
+            tokens.append(.anyAcross)
+          }
           index += 2
           // The `/` after `**` stays a literal; matching lets `**/` stand for no folder at all,
           // so `a/**/b` matches `a/b`.
         } else {
-          tokens.append(.anyInComponent)
+          // `**` is read first, so this is a single star: two in a row match what one does.
+          if tokens.last != .anyInComponent { tokens.append(.anyInComponent) }
           index += 1
         }
       case 0x3F:
@@ -71,6 +91,20 @@ public struct Glob: Sendable, Equatable {
       }
     }
     self.tokens = tokens
+    kinds = tokens.map { token in
+      switch token {
+      case .literal: return .literal
+      case .one: return .one
+      case .set: return .set
+      case .anyInComponent: return .star
+      case .anyAcross: return .doubleStar
+      }
+    }
+    literals = tokens.map { token in
+      if case .literal(let byte) = token { return byte }
+      return 0
+    }
+    slashFollows = tokens.indices.map { $0 + 1 < tokens.count && tokens[$0 + 1] == .literal(0x2F) }
   }
 
   /// Whether the whole of `path` matches.
@@ -85,15 +119,18 @@ public struct Glob: Sendable, Equatable {
   }
 
   /// Whether the pattern has a star: without one it matches paths of exactly its length.
-  private var hasStar: Bool { tokens.contains { $0 == .anyInComponent || $0 == .anyAcross } }
+  private var hasStar: Bool { kinds.contains { $0 == .star || $0 == .doubleStar } }
 
-  /// Whether token `token` (not a star) takes byte `byte`.
-  private func takes(_ token: Token, _ byte: UInt8) -> Bool {
-    switch token {
-    case .literal(let expected): return byte == expected
+  /// Whether token `index` (not a star) takes byte `byte`.
+  @inline(__always)
+  private func takes(_ index: Int, _ byte: UInt8) -> Bool {
+    switch kinds[index] {
+    case .literal: return byte == literals[index]
     case .one: return byte != 0x2F
-    case .set(let ranges, let negated): return byte != 0x2F && ranges.contains(where: { $0.contains(byte) }) != negated
-    case .anyInComponent, .anyAcross: return false
+    case .set:
+      guard byte != 0x2F, case .set(let ranges, let negated) = tokens[index] else { return false }
+      return ranges.contains(where: { $0.contains(byte) }) != negated
+    case .star, .doubleStar: return false
     }
   }
 
@@ -101,7 +138,7 @@ public struct Glob: Sendable, Equatable {
   private func runWithoutStars(_ path: [UInt8], stopAtAncestor: Bool) -> Bool {
     let length = tokens.count
     guard path.count == length || (stopAtAncestor && path.count > length && path[length] == 0x2F) else { return false }
-    for index in 0..<length where !takes(tokens[index], path[index]) { return false }
+    for index in 0..<length where !takes(index, path[index]) { return false }
     return true
   }
 
@@ -152,14 +189,14 @@ public struct Glob: Sendable, Equatable {
             count += 1
           }
           guard state < end else { continue }
-          switch tokens[state] {
-          case .anyInComponent:
+          switch kinds[state] {
+          case .star:
             pending[top] = (state + 1) * 2 + 1
             top += 1
-          case .anyAcross:
+          case .doubleStar:
             pending[top] = (state + 1) * 2 + 1
             top += 1
-            if isFresh && state + 1 < end && tokens[state + 1] == .literal(0x2F) {
+            if isFresh && slashFollows[state] {
               pending[top] = (state + 2) * 2 + 1
               top += 1
             }
@@ -177,13 +214,13 @@ public struct Glob: Sendable, Equatable {
         for index in 0..<currentCount {
           let state = current[index]
           guard state < end else { continue }
-          switch tokens[state] {
-          case .anyInComponent:
+          switch kinds[state] {
+          case .star:
             if byte != 0x2F { add(state, afresh: false, to: next, count: &nextCount) }
-          case .anyAcross:
+          case .doubleStar:
             add(state, afresh: false, to: next, count: &nextCount)
-          case let token:
-            if takes(token, byte) { add(state + 1, afresh: true, to: next, count: &nextCount) }
+          default:
+            if takes(state, byte) { add(state + 1, afresh: true, to: next, count: &nextCount) }
           }
         }
         if nextCount == 0 { return false }

@@ -28,6 +28,13 @@ public enum TerminalText {
     text.unicodeScalars.map(escape).joined()
   }
 
+  /// Escaped, and cut to its first `limit` characters and its length when longer: a message
+  /// quoting what someone typed or wrote stays one readable line (a 120,000-byte glob).
+  public static func abbreviated(_ text: String, limit: Int = 80) -> String {
+    guard text.unicodeScalars.count > limit else { return escaped(text) }
+    return escaped(String(String.UnicodeScalarView(text.unicodeScalars.prefix(limit)))) + "… (\(text.utf8.count) bytes)"
+  }
+
   private static func escape(_ scalar: Unicode.Scalar) -> String {
     switch scalar.value {
     case 0x0A: return "\\n"
