@@ -153,6 +153,30 @@ def set_keybag_record(folder, tag, value):
     backup.edit_manifest(folder, change)
 
 
+GENERATED = (" AS (printf('%.*c', 900000000, 'a')) VIRTUAL", " AS (zeroblob(900000000)) VIRTUAL")
+
+
+def hostile_database(path, schema, inserts, page_size=None):
+    """A SQLite file whose schema is `schema` (generated columns allowed), holding the rows the
+    (sql, parameters) pairs of `inserts` add. SQLite computes a generated column on INSERT too,
+    so the rows go into the plain table and the schema is rewritten to the hostile one after."""
+    db = sqlite3.connect(path)
+    if page_size:
+        db.execute(f"PRAGMA page_size={page_size}")
+    plain = schema
+    for clause in GENERATED:
+        plain = plain.replace(clause, "")
+    db.executescript(plain)
+    for sql, values in inserts:
+        db.execute(sql, values)
+    db.commit()
+    if plain != schema:
+        db.execute("PRAGMA writable_schema=ON")
+        db.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'Files'", (schema,))
+        db.commit()
+    db.close()
+
+
 # MARK: - The cases
 
 
@@ -250,25 +274,16 @@ def make(out):
         d = folder(name)
         os.makedirs(os.path.join(d, "backup"))
         backup.write_plists(os.path.join(d, "backup"), ["com.example.app"])
-        db = sqlite3.connect(os.path.join(d, "backup", "Manifest.db"))
-        # SQLite computes a generated column on INSERT too: the rows go into a plain table, and
-        # the schema is rewritten to the hostile one afterwards.
-        plain = schema.replace(" AS (printf('%.*c', 900000000, 'a')) VIRTUAL", "").replace(" AS (zeroblob(900000000)) VIRTUAL", "")
-        db.executescript(plain)
         target = "Real" if name == "sqlite-view" else "Files"
         columns = "(fileID, domain, flags, file)" if name == "sqlite-generated-path" else (
             "(fileID, domain, relativePath, flags)" if name == "sqlite-generated-blob" else "(fileID, domain, relativePath, flags, file)")
+        inserts = []
         for i in range(3):
             values = {"sqlite-generated-path": (f"{i:040x}", "AppDomain-com.example.app", 1, backup.mbfile("x", 1, 1, 0)),
                       "sqlite-generated-blob": (f"{i:040x}", "AppDomain-com.example.app", f"Documents/{i}", 1),
                       "sqlite-view": (f"{i:040x}", "AppDomain-com.example.app", f"Documents/{i}", 1, backup.mbfile("x", 1, 1, 0))}[name]
-            db.execute(f"INSERT INTO {target} {columns} VALUES ({','.join('?' * len(values))})", values)
-        db.commit()
-        if plain != schema:
-            db.execute("PRAGMA writable_schema=ON")
-            db.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'Files'", (schema,))
-            db.commit()
-        db.close()
+            inserts.append((f"INSERT INTO {target} {columns} VALUES ({','.join('?' * len(values))})", values))
+        hostile_database(os.path.join(d, "backup", "Manifest.db"), schema, inserts)
         case(name, ["audit", "--format", "json", "{DIR}/backup"], expect=(2,), stderr="appdata: error:")
     # The same generated column inside an encrypted backup (the decrypted database is checked too).
     d = folder("sqlite-generated-encrypted")

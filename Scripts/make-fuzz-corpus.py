@@ -8,6 +8,7 @@ Usage: make-fuzz-corpus.py [FUZZDIR]     (default: Fuzz/ beside this script's fo
 
 Deterministic: the same bytes on every run, so the committed files only change when this does.
 """
+import gzip
 import importlib.util
 import io
 import json
@@ -103,9 +104,9 @@ def corpus(fuzz):
 
 
 def archives(folder):
-    def tar(name, mode, pax):
+    def tar(name, compress, pax):
         buffer = io.BytesIO()
-        with tarfile.open(fileobj=buffer, mode=mode, format=tarfile.PAX_FORMAT) as archive:
+        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
             for path, data, kind in (("c/Documents", b"", tarfile.DIRTYPE), ("c/Documents/a.txt", b"hello", tarfile.REGTYPE),
                                      ("c/Library/Caches/b", b"x" * 100, tarfile.REGTYPE), ("c/tmp/link", b"", tarfile.SYMTYPE)):
                 info = tarfile.TarInfo(path)
@@ -117,14 +118,16 @@ def archives(folder):
                     info.pax_headers = {"SCHILY.xattr.com.apple.metadata:com_apple_backup_excludeItem": MARKER.decode("latin-1"),
                                         "SCHILY.xattr.user.com.apple.MobileBackup": "\x01"}
                 archive.addfile(info, io.BytesIO(data))
-        write(folder, name, buffer.getvalue())
-    tar("pax.tar", "w", True)
-    tar("plain.tgz", "w:gz", False)
+        # gzip's header carries a time: 0, so the file is the same on every run.
+        write(folder, name, gzip.compress(buffer.getvalue(), mtime=0) if compress else buffer.getvalue())
+    tar("pax.tar", False, True)
+    tar("plain.tgz", True, False)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("c/Documents/a.txt", b"hello")
-        archive.writestr("__MACOSX/c/Documents/._a.txt", archives_script.appledouble({"com.apple.MobileBackup": b"\x01"}))
-        archive.writestr("c/Documents/._b.txt", archives_script.appledouble({"com.apple.metadata:com_apple_backup_excludeItem": MARKER}))
+        for path, data in (("c/Documents/a.txt", b"hello"),
+                           ("__MACOSX/c/Documents/._a.txt", archives_script.appledouble({"com.apple.MobileBackup": b"\x01"})),
+                           ("c/Documents/._b.txt", archives_script.appledouble({"com.apple.metadata:com_apple_backup_excludeItem": MARKER}))):
+            archive.writestr(zipfile.ZipInfo(path, date_time=(2026, 11, 1, 12, 0, 0)), data)
     write(folder, "finder.zip", buffer.getvalue())
 
 
@@ -194,19 +197,7 @@ def regressions(fuzz):
     ):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "Manifest.db")
-            db = sqlite3.connect(path)
-            db.execute("PRAGMA page_size=512")
-            # SQLite computes a generated column on INSERT too: insert into the plain table, then
-            # rewrite the schema to the hostile one.
-            plain = schema.replace(" AS (printf('%.*c', 900000000, 'a')) VIRTUAL", "").replace(" AS (zeroblob(900000000)) VIRTUAL", "")
-            db.executescript(plain)
-            db.execute(insert)
-            db.commit()
-            if plain != schema:
-                db.execute("PRAGMA writable_schema=ON")
-                db.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'Files'", (schema,))
-                db.commit()
-            db.close()
+            hostile.hostile_database(path, schema, [(insert, ())], page_size=512)
             with open(path, "rb") as f:
                 write(os.path.join(root, "manifest"), name + ".db", f.read())
 
