@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AppDataKit
 
-exit(CLI.run(CommandLine.arguments, io: .standard()).rawValue)
+Syscalls.exit(CLI.run(CommandLine.arguments, io: .standard()).rawValue)

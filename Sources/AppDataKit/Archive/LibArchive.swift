@@ -1,9 +1,4 @@
 import CLibarchive
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One entry's header, as libarchive reads it.
 struct ArchiveHeader {
@@ -33,9 +28,7 @@ final class LibArchive {
 
   /// libarchive converts names to the locale's character set; in the C locale that is a slow
   /// byte-by-byte conversion to ASCII (and lossy). Names in archives are UTF-8: say so, once.
-  private static let utf8Locale: Void = {
-    if setlocale(LC_CTYPE, "C.UTF-8") == nil { _ = setlocale(LC_CTYPE, "en_US.UTF-8") }
-  }()
+  private static let utf8Locale: Void = { Syscalls.useUTF8CharacterType() }()
 
   init(path: String) throws(Failure) {
     _ = Self.utf8Locale

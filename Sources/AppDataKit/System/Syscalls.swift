@@ -423,6 +423,28 @@ public enum Syscalls {
     kill(getpid(), SIGKILL)
     _exit(137)
   }
+
+  /// exit(3): flushes stdio and ends the process with `status`.
+  public static func exit(_ status: Int32) -> Never {
+    #if canImport(Glibc)
+    Glibc.exit(status)
+    #else
+    Darwin.exit(status)
+    #endif
+  }
+
+  /// memcmp(3): the three-way comparison of `count` bytes (negative, zero, positive).
+  @inline(__always)
+  static func compareBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Int32 {
+    memcmp(a, b, count)
+  }
+
+  /// setlocale(3) of LC_CTYPE to a UTF-8 locale (C.UTF-8, else en_US.UTF-8), for libraries that
+  /// convert names through the locale's character set; false when neither exists.
+  @discardableResult
+  static func useUTF8CharacterType() -> Bool {
+    setlocale(LC_CTYPE, "C.UTF-8") != nil || setlocale(LC_CTYPE, "en_US.UTF-8") != nil
+  }
 }
 
 @inline(__always) func Glibc_or_Darwin_open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A marker that excludes an entry: the path carrying it and which markers it holds.
 public struct Exclusion: Hashable, Sendable {
   /// The path (relative to the container, `.` for the root) of the marked item.
@@ -179,7 +173,7 @@ public enum RelativePath {
     let common = min(a.count, b.count)
     if common > 0 {
       let order = a.withUnsafeBufferPointer { pa in
-        b.withUnsafeBufferPointer { pb in memcmp(pa.baseAddress!, pb.baseAddress!, common) }
+        b.withUnsafeBufferPointer { pb in Syscalls.compareBytes(pa.baseAddress!, pb.baseAddress!, count: common) }
       }
       if order != 0 { return order < 0 ? -1 : 1 }
     }

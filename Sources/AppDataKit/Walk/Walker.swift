@@ -351,7 +351,7 @@ struct Worker {
     let category: Category = locationCategory == .critical && isExcluded ? .offline : locationCategory
 
     var isCacheTag = false
-    if status.kind == .regular && length == 12 && strcmp(cName, "CACHEDIR.TAG") == 0 {  // CacheDirectoryTag.fileName
+    if status.kind == .regular && length == 12 && Syscalls.compareBytes(cName, "CACHEDIR.TAG", count: 12) == 0 {  // CacheDirectoryTag.fileName
       isCacheTag = CacheDirectoryTag.hasSignature(cName, in: stream.descriptor)
     }
 
