@@ -134,6 +134,8 @@ def plain_rows():
         (myapp, "../escape", 1, 30, None), (myapp, "Documents/bad-blob", 1, 0, b"not a plist at all"),
         (group, "", 2, 0, None), (group, "ChatStorage.sqlite", 1, 4000, None), (group, "Library", 2, 0, None),
         (group, "Library/Preferences", 2, 0, None), (group, "Library/Preferences/g.plist", 1, 100, None),
+        (group, "tmp", 2, 0, None), (group, "tmp/upload.part", 1, 60, None),
+        (group, "Library/SplashBoard", 2, 0, None), (group, "Library/SplashBoard/s.ktx", 1, 80, None),
         (widget, "", 2, 0, None), (widget, "Documents", 2, 0, None), (widget, "Documents/w.json", 1, 250, None),
         (empty, "", 2, 0, None),
         ("HomeDomain", "", 2, 0, None), ("HomeDomain", "Library", 2, 0, None),

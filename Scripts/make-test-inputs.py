@@ -92,6 +92,8 @@ def device(out):
     file(os.path.join(group, "Library", "Preferences", "group.com.example.notes.plist"), 100)
     file(os.path.join(group, "Library", "Caches", "x.bin"), 700)
     file(os.path.join(group, "tmp", "y"), 50)
+    file(os.path.join(group, "Library", "SplashBoard", "Snapshots", "s.ktx"), 200)
+    file(os.path.join(group, "SystemData", "com.apple.chrono", "c.plist"), 30)
 
     plugin = os.path.join(containers, "Data", "PluginKitPlugin", PLUGIN)
     metadata(plugin, "com.example.notes.widget", 4)

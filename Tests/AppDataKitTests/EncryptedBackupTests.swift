@@ -48,7 +48,7 @@ struct EncryptedBackupTests {
     let json = try result.json()
     #expect(value(json, "backup", "isEncrypted") as? Bool == true)
     #expect(try Self.normalized(result.output, from: name) == (try Self.normalized(plain.output, from: "plain")))
-    #expect(integer(json, "summary", "backup", "bytes") == 5_002_006_580)
+    #expect(integer(json, "summary", "backup", "bytes") == 5_002_006_720)
     // The table says the backup is encrypted, and otherwise shows what the plain one shows.
     let table = try AppData.run(["audit", "--no-config", Self.fixtures + "/" + name], environment: environment)
     let plainTable = try AppData.run(["audit", "--no-config", BackupTests.plain])
@@ -72,7 +72,7 @@ struct EncryptedBackupTests {
   }
 
   @Test func everyPasswordInputOpensIt() throws {
-    let expected = 5_002_006_580
+    let expected = 5_002_006_720
     let tree = try TestTree("password")
     // A password file: its first line only (the second is not part of it), CRLF or LF.
     let file = try tree.file("password", contents: Array((Self.password + "\r\nsecond line\n").utf8))

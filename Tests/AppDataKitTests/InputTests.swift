@@ -44,11 +44,15 @@ struct InputTests {
     #expect(figures(photos, "critical")[0...1] == [2, 2_004_096])
     let empty = try #require(containers["com.example.empty"])
     #expect(figures(empty, "critical")[0...1] == [0, 0])
-    // The group's layout: files at its root are backed up, its Caches and tmp are not.
+    // The group's layout (MobileBackup, iOS 18): its whole root is backed up, tmp too; its
+    // Caches, SplashBoard and SystemData/com.apple.chrono are not.
     let group = try #require(containers["group.com.example.notes"])
-    #expect(figures(group, "critical")[0...1] == [3, 5600])
+    #expect(figures(group, "critical")[0...1] == [4, 5650])
     #expect(figures(group, "cached")[0...1] == [1, 700])
-    #expect(figures(group, "temporary")[0...1] == [1, 50])
+    #expect(figures(group, "temporary")[0...1] == [0, 0])
+    let groupMetadata = Self.containers + "/Shared/AppGroup/0A1B2C3D-0000-4000-8000-0000000000A1/" + ContainerLayout.metadataFileName
+    let groupMetadataBytes = try #require(FileManager.default.attributesOfItem(atPath: groupMetadata)[.size] as? Int)
+    #expect(figures(group, "system")[0...1] == [3, 230 + groupMetadataBytes])
     #expect(findings(group).isEmpty)
     // An extension uses the app layout: Stray is outside it.
     let widget = try #require(containers["com.example.notes.widget"])
@@ -57,8 +61,8 @@ struct InputTests {
     #expect(figures(widget, "other")[0...1] == [1, 10])
     #expect(findings(widget).map { $0["path"] as? String } == ["Stray"])
     // The summary adds them up.
-    #expect(integer(json, "summary", "backup", "bytes") == 1200 + 2_004_096 + 5600 + 250)
-    #expect(integer(json, "summary", "backup", "files") == 8)
+    #expect(integer(json, "summary", "backup", "bytes") == 1200 + 2_004_096 + 5650 + 250)
+    #expect(integer(json, "summary", "backup", "files") == 9)
     #expect(integer(json, "summary", "categories", "cached", "bytes") == 5000 + 700 + 300)
   }
 
@@ -91,7 +95,7 @@ struct InputTests {
 
       CONTAINER                 KIND    FILES  BACKED UP  ERRORS  WARNINGS
       com.example.photos        app         3    2004096       1         0
-      group.com.example.notes   group       6       5600       0         0
+      group.com.example.notes   group       8       5650       0         0
       com.example.notes         app         6       1200       0         0
       com.example.notes.widget  plugin      4        250       0         1
       1 container with no app files: com.example.empty
@@ -100,7 +104,7 @@ struct InputTests {
         error   com.example.photos: Documents/photo.jpg: backed-up file of 2000000 bytes, over the limit of 1048576 bytes [backup-file-too-large]
         warning com.example.notes.widget: Stray: top-level entry outside the standard layout (Documents, Library, tmp); not backed up [unknown-location]
 
-      Total: 5 containers, 20 files, \(2_004_096 + 5600 + 1200 + 250 + 3000 + 5000 + 100 + 700 + 50 + 300 + 10 + Self.metadataBytes); backup 8 files, 2011146
+      Total: 5 containers, 22 files, \(2_004_096 + 5600 + 1200 + 250 + 3000 + 5000 + 100 + 700 + 50 + 200 + 30 + 300 + 10 + Self.metadataBytes); backup 9 files, 2011196
       Result: FAIL (findings at or above --fail-on error)
 
       """)
@@ -149,7 +153,7 @@ struct InputTests {
       #expect(ArchiveTests.comparable(packed[id]?["summary"] as? [String: Any] ?? [:])
               == ArchiveTests.comparable(report["summary"] as! [String: Any]), "\(id)")
     }
-    #expect(integer(tarred, "summary", "backup", "bytes") == 2_011_146)
+    #expect(integer(tarred, "summary", "backup", "bytes") == 2_011_196)
   }
 
   @Test func macContainersAndGroupContainers() throws {
@@ -190,7 +194,7 @@ struct InputTests {
   @Test func appKeepsAnAppItsExtensionsAndItsGroups() throws {
     let json = try AppData.auditJSON(Self.device, ["--no-config", "--app", "com.example.notes"])
     #expect(Set(Self.byID(json).keys) == ["com.example.notes", "com.example.notes.widget", "group.com.example.notes"])
-    #expect(integer(json, "summary", "backup", "bytes") == 1200 + 250 + 5600)
+    #expect(integer(json, "summary", "backup", "bytes") == 1200 + 250 + 5650)
     let two = try AppData.auditJSON(Self.device, ["--no-config", "--app", "com.example.photos", "--app", "com.example.empty"])
     #expect(Set(Self.byID(two).keys) == ["com.example.photos", "com.example.empty"])
     let none = try AppData.run(["audit", "--app", "com.example.nope", Self.device])
@@ -211,14 +215,14 @@ struct InputTests {
   @Test func ndjsonLinesNameTheirContainerAndATotalEndsIt() throws {
     let result = try AppData.run(["audit", "--no-config", "--format", "ndjson", "--list", "critical", "--fail-on", "never", Self.device])
     let lines = result.output.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-    #expect(lines.filter { $0["type"] as? String == "entry" }.count == 8)
+    #expect(lines.filter { $0["type"] as? String == "entry" }.count == 9)
     for line in lines where line["type"] as? String == "entry" || line["type"] as? String == "finding" {
       #expect((line["container"] as? String)?.hasPrefix(Self.containers + "/") == true)
       #expect(line["id"] is String)
     }
     #expect(lines.filter { $0["type"] as? String == "summary" }.count == 5)
     #expect(lines.last?["type"] as? String == "total")
-    #expect(integer(lines.last, "summary", "backup", "bytes") == 2_011_146)
+    #expect(integer(lines.last, "summary", "backup", "bytes") == 2_011_196)
     #expect(integer(lines.last, "containers") == 5)
   }
 

@@ -96,10 +96,8 @@ public struct ArchiveAuditor {
   /// What is known about a folder inside the container: what it passes down to its entries.
   struct FolderInfo {
     var exclusion: Exclusion?
-    var category: Category
-    /// The location rule, inherited below depth 2 (as the walk does).
-    var ruleIndex: Int
-    var locationCategory: Category
+    /// The folder's placement, inherited below depth 2 (as the walk does).
+    var placement: Placement
   }
 
   /// An entry seen before its container root was known (usually a handful: the root's own
@@ -394,13 +392,11 @@ public struct ArchiveAuditor {
       let name = relative.last!
       let path = RelativePath.join(parentPath, name)
       let depth = relative.count
-      let ruleIndex = depth <= LocationRule.maximumDepth ? layout.ruleIndex(for: relative) : parent.ruleIndex
-      let locationCategory = depth <= LocationRule.maximumDepth ? layout.category(at: ruleIndex) : parent.locationCategory
       let exclusion = item.attributes.markers.isExcluding ? Exclusion(path: path, markers: item.attributes.markers) : parent.exclusion
-      let category: Category = locationCategory == .critical && exclusion != nil ? .offline : locationCategory
+      let placement = layout.place(depth: depth, leadingComponents: relative, parent: parent.placement, isExcluded: exclusion != nil)
       if item.kind == .directory {
         let seen = roots[index].folders[path] != nil
-        roots[index].folders[path] = FolderInfo(exclusion: exclusion, category: category, ruleIndex: ruleIndex, locationCategory: locationCategory)
+        roots[index].folders[path] = FolderInfo(exclusion: exclusion, placement: placement)
         if seen { return }  // already counted, from an entry inside it that came first
       }
       let kind: FileStatus.Kind
@@ -413,24 +409,21 @@ public struct ArchiveAuditor {
       let size = kind == .regular ? item.size : 0
       // Archives carry no allocation; estimate it as 4 KiB blocks, as ext4 and APFS allocate.
       visit(name: name, parentPath: parentPath, depth: depth, kind: kind, size: size, allocated: (size + 4095) / 4096 * 4096,
-            ruleIndex: ruleIndex, locationCategory: locationCategory, category: category, attributes: item.attributes,
-            isCacheTag: item.isCacheTag, parent: parent, in: index)
+            placement: placement, attributes: item.attributes, isCacheTag: item.isCacheTag, parent: parent, in: index)
     }
 
     private mutating func visit(
-      name: [UInt8], parentPath: [UInt8], depth: Int, kind: FileStatus.Kind, size: UInt64, allocated: UInt64, ruleIndex: Int,
-      locationCategory: Category, category: Category, attributes: EntryAttributes, isCacheTag: Bool, parent: FolderInfo, in index: Int
+      name: [UInt8], parentPath: [UInt8], depth: Int, kind: FileStatus.Kind, size: UInt64, allocated: UInt64,
+      placement: Placement, attributes: EntryAttributes, isCacheTag: Bool, parent: FolderInfo, in index: Int
     ) {
       let status = FileStatus.described(kind: kind, size: size, allocatedSize: allocated)
-      let isStandard = depth == 1 ? roots[index].layout.isStandard(at: ruleIndex) : true
       parentPath.withUnsafeBufferPointer { parentPath in
         name.withUnsafeBufferPointer { buffer in
           BorrowedExclusion.with(parent.exclusion) { exclusion in
             roots[index].accumulator.visit(WalkedEntry(
-              parentPath: parentPath, name: buffer, depth: depth, status: status, ruleIndex: ruleIndex,
-              isStandardLocation: isStandard, locationCategory: locationCategory, category: category, ownMarkers: attributes.markers,
-              inheritedExclusion: exclusion, declinesBackup: attributes.declinesBackup,
-              isCacheDirectoryTag: isCacheTag, parentCategory: parent.category))
+              parentPath: parentPath, name: buffer, depth: depth, status: status, placement: placement,
+              ownMarkers: attributes.markers, inheritedExclusion: exclusion, declinesBackup: attributes.declinesBackup,
+              isCacheDirectoryTag: isCacheTag, parentCategory: parent.placement.category))
           }
         }
       }
@@ -439,22 +432,19 @@ public struct ArchiveAuditor {
     /// A folder's info; folders an archive lists no entry for inherit from theirs, and are
     /// counted as the walk would count them on disk.
     private mutating func folderInfo(_ relative: ArraySlice<[UInt8]>, path: [UInt8], in index: Int) -> FolderInfo {
-      if relative.isEmpty { return FolderInfo(exclusion: roots[index].rootExclusion, category: .other, ruleIndex: -1, locationCategory: .other) }
+      if relative.isEmpty { return FolderInfo(exclusion: roots[index].rootExclusion, placement: .root) }
       if let known = roots[index].folders[path] { return known }
       let layout = roots[index].layout
       let parentComponents = relative.dropLast()
       let parentPath = RelativePath.join(Array(parentComponents))
       let parent = folderInfo(parentComponents, path: parentPath, in: index)
       let depth = relative.count
-      let ruleIndex = depth <= LocationRule.maximumDepth ? layout.ruleIndex(for: relative) : parent.ruleIndex
-      let locationCategory = depth <= LocationRule.maximumDepth ? layout.category(at: ruleIndex) : parent.locationCategory
-      let info = FolderInfo(exclusion: parent.exclusion,
-                            category: locationCategory == .critical && parent.exclusion != nil ? .offline : locationCategory,
-                            ruleIndex: ruleIndex, locationCategory: locationCategory)
+      let info = FolderInfo(
+        exclusion: parent.exclusion,
+        placement: layout.place(depth: depth, leadingComponents: relative, parent: parent.placement, isExcluded: parent.exclusion != nil))
       roots[index].folders[path] = info
-      visit(name: relative.last!, parentPath: parentPath, depth: depth, kind: .directory, size: 0, allocated: 0, ruleIndex: ruleIndex,
-            locationCategory: locationCategory, category: info.category, attributes: EntryAttributes(), isCacheTag: false,
-            parent: parent, in: index)
+      visit(name: relative.last!, parentPath: parentPath, depth: depth, kind: .directory, size: 0, allocated: 0,
+            placement: info.placement, attributes: EntryAttributes(), isCacheTag: false, parent: parent, in: index)
       return info
     }
   }

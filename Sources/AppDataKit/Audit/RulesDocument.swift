@@ -36,9 +36,9 @@ public enum RulesDocument {
       "",
       "The first rule whose pattern is a prefix of an entry's path (relative to the container) decides its category.",
       "A marker then turns `critical` into `offline`. An app's and an app extension's container use the app layout;",
-      "an app group container uses the group layout, where files sit at the root and are backed up. Facts marked",
-      "*unconfirmed* come from decompiled MobileBackup or were not seen in a real backup, and live only in",
-      "`Sources/AppDataKit/Container/ContainerLayout.swift`.",
+      "an app group container uses the group layout, where files sit at the root and everything is backed up (`tmp` too)",
+      "but MobileBackup's exclusions. Both follow MobileBackup's own include and exclude lists (iOS 18). Facts marked",
+      "*unconfirmed* were not seen in a real backup, and live only in `Sources/AppDataKit/Container/ContainerLayout.swift`.",
       "",
     ]
     for layout in ContainerLayout.all {

@@ -257,22 +257,21 @@ struct BackupReader {
     }
     let depth = slashes.count + 1
     let layout = state.layout
+    // A manifest holds no markers: what it carries is what MobileBackup took.
     let first = Array(bytes[0..<(slashes.first ?? bytes.count)])
-    let ruleIndex: Int
-    if depth == 1 {
-      ruleIndex = layout.ruleIndex(for: [first][...])
-    } else {
-      let second = Array(bytes[(slashes[0] + 1)..<(slashes.count > 1 ? slashes[1] : bytes.count)])
-      ruleIndex = layout.ruleIndex(for: [first, second][...])
-    }
-    let category = layout.category(at: ruleIndex)
+    let placement = layout.place(
+      depth: min(depth, LocationRule.maximumDepth),
+      leadingComponents: depth == 1
+        ? [first][...] : [first, Array(bytes[(slashes[0] + 1)..<(slashes.count > 1 ? slashes[1] : bytes.count)])][...],
+      parent: .root, isExcluded: false)
+    let category = placement.category
+    let ruleIndex = placement.ruleIndex
     let split = slashes.last
     let parent = UnsafeBufferPointer(rebasing: bytes[0..<(split ?? 0)])
     let name = UnsafeBufferPointer(rebasing: bytes[((split.map { $0 + 1 }) ?? 0)...])
     let status = FileStatus.described(kind: kind, size: size, allocatedSize: (size + 4095) / 4096 * 4096)
     state.accumulator.visit(WalkedEntry(
-      parentPath: parent, name: name, depth: depth, status: status, ruleIndex: ruleIndex,
-      isStandardLocation: depth == 1 ? layout.isStandard(at: ruleIndex) : true, locationCategory: category, category: category,
+      parentPath: parent, name: name, depth: depth, status: status, placement: placement,
       ownMarkers: [], inheritedExclusion: nil, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: category))
     if kind != .directory && category != .critical {
       state.excluded[ruleIndex, default: (0, 0)].files += 1

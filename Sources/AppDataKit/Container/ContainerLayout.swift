@@ -23,8 +23,9 @@ public struct LocationRule: Sendable {
   }
 
   /// The longest pattern in the table: deeper entries inherit their folder's rule.
-  static let maximumDepth = 2
+  public static let maximumDepth = 2
 
+  @usableFromInline
   func matches(_ components: ArraySlice<[UInt8]>) -> Bool {
     guard components.count >= pattern.count else { return false }
     for (element, component) in zip(pattern, components) {
@@ -53,8 +54,8 @@ public struct ContainerLayout: Sendable {
   public let systemDefinedFolders: [String]
 
   /// The categories of the rules, as plain values for the walk's hot loop.
-  private let categories: [Category]
-  private let standardFlags: [Bool]
+  @usableFromInline let categories: [Category]
+  @usableFromInline let standardFlags: [Bool]
 
   init(name: String, rules: [LocationRule], fallback: LocationRule, systemDefinedFolders: [String]) {
     self.name = name
@@ -71,13 +72,14 @@ public struct ContainerLayout: Sendable {
   }
 
   /// Index form of `rule(for:)`, for the walk (-1 = the fallback).
+  @usableFromInline
   func ruleIndex(for components: ArraySlice<[UInt8]>) -> Int {
     rules.firstIndex { $0.matches(components) } ?? -1
   }
 
   func rule(at index: Int) -> LocationRule { index < 0 ? fallback : rules[index] }
-  func category(at index: Int) -> Category { index < 0 ? fallback.category : categories[index] }
-  func isStandard(at index: Int) -> Bool { index < 0 ? fallback.isStandard : standardFlags[index] }
+  @inlinable func category(at index: Int) -> Category { index < 0 ? fallback.category : categories[index] }
+  @inlinable func isStandard(at index: Int) -> Bool { index < 0 ? fallback.isStandard : standardFlags[index] }
 
   /// The name of the migration journal at the container root.
   public static let migrationJournalName = ".appdata-migration.journal"
@@ -94,27 +96,36 @@ public struct ContainerLayout: Sendable {
                  purpose: "appdata's own migration journal, present only while a migration is unfinished", isConfirmed: true),
   ]
 
+  /// MobileBackup's exclusions, the same for apps, extensions and groups
+  /// (`MBAppRelativePathsNotToBackup`, iOS 18).
+  private static let systemExclusions: [LocationRule] = [
+    LocationRule(pattern: ["Library", "Caches"], category: .cached, isStandard: true,
+                 purpose: "re-creatable data; never backed up, purged when space is low", isConfirmed: true),
+    LocationRule(pattern: ["Library", "SplashBoard"], category: .system, isStandard: true,
+                 purpose: "launch snapshots managed by iOS; excluded by MobileBackup", isConfirmed: true),
+    LocationRule(pattern: ["Library", "Saved Application State"], category: .system, isStandard: true,
+                 purpose: "state restoration data managed by the system; excluded by MobileBackup", isConfirmed: true),
+    LocationRule(pattern: ["Library", "SyncedPreferences"], category: .system, isStandard: true,
+                 purpose: "iCloud key-value store cache; excluded by MobileBackup", isConfirmed: true),
+    LocationRule(pattern: ["SystemData", "com.apple.AuthenticationServices"], category: .system, isStandard: true,
+                 purpose: "sign-in data iOS keeps for the app; excluded by MobileBackup", isConfirmed: true),
+    LocationRule(pattern: ["SystemData", "com.apple.chrono"], category: .system, isStandard: true,
+                 purpose: "widget timelines iOS keeps for the app; excluded by MobileBackup", isConfirmed: true),
+  ]
+
   /// An app's (or an app extension's) data container. (DOMAIN.md section 1, seed 002 Table 1-1,
   /// and MobileBackup's include/exclude lists.)
   public static let app = ContainerLayout(
     name: "app",
-    rules: metadataRules + [
-      LocationRule(pattern: ["Library", "Caches"], category: .cached, isStandard: true,
-                   purpose: "re-creatable data; never backed up, purged when space is low", isConfirmed: true),
-      LocationRule(pattern: ["Library", "SplashBoard"], category: .system, isStandard: true,
-                   purpose: "launch snapshots managed by iOS; excluded by MobileBackup", isConfirmed: false),
-      LocationRule(pattern: ["Library", "Saved Application State"], category: .system, isStandard: true,
-                   purpose: "state restoration data managed by the system; excluded by MobileBackup", isConfirmed: false),
-      LocationRule(pattern: ["Library", "SyncedPreferences"], category: .system, isStandard: true,
-                   purpose: "iCloud key-value store cache; excluded by MobileBackup", isConfirmed: false),
+    rules: metadataRules + systemExclusions + [
       LocationRule(pattern: ["SystemData"], category: .system, isStandard: true,
-                   purpose: "data iOS keeps for the app; excluded by MobileBackup", isConfirmed: false),
+                   purpose: "data iOS keeps for the app; not on MobileBackup's include list", isConfirmed: true),
       LocationRule(pattern: ["Documents"], category: .critical, isStandard: true,
                    purpose: "user-generated content; backed up", isConfirmed: true),
       LocationRule(pattern: ["Library"], category: .critical, isStandard: true,
                    purpose: "app files that are not user data (Application Support, Preferences, ...); backed up", isConfirmed: true),
       LocationRule(pattern: ["GeoJSON"], category: .critical, isStandard: true,
-                   purpose: "routing-app coverage files; on MobileBackup's include list", isConfirmed: false),
+                   purpose: "routing-app coverage files; on MobileBackup's include list", isConfirmed: true),
       LocationRule(pattern: ["tmp"], category: .temporary, isStandard: true,
                    purpose: "temporary files; never backed up, purged when the app is not running", isConfirmed: true),
       LocationRule(pattern: ["*.app"], category: .other, isStandard: true,
@@ -126,15 +137,13 @@ public struct ContainerLayout: Sendable {
     systemDefinedFolders: ["Documents", "Library", "Library/Application Support", "Library/Preferences"])
 
   /// An app group container (`Shared/AppGroup/<UUID>`, `~/Library/Group Containers/<id>`): its
-  /// files sit at the root (`ChatStorage.sqlite`, `stickers/`) and are backed up; a real backup
-  /// holds a group's top-level files and none of its `Library/Caches`.
+  /// files sit at the root (`ChatStorage.sqlite`, `stickers/`). MobileBackup backs up the whole
+  /// root except the app exclusions and the metadata plist, so a group's `tmp/` is backed up.
   public static let group = ContainerLayout(
     name: "group",
-    rules: metadataRules + [
-      LocationRule(pattern: ["Library", "Caches"], category: .cached, isStandard: true,
-                   purpose: "re-creatable data; never backed up, purged when space is low", isConfirmed: true),
-      LocationRule(pattern: ["tmp"], category: .temporary, isStandard: true,
-                   purpose: "temporary files; not backed up", isConfirmed: false),
+    rules: metadataRules + systemExclusions + [
+      LocationRule(pattern: ["tmp"], category: .critical, isStandard: true,
+                   purpose: "temporary files, but backed up: a group's whole root is on MobileBackup's include list", isConfirmed: true),
     ],
     fallback: LocationRule(
       pattern: ["*"], category: .critical, isStandard: true,

@@ -19,16 +19,17 @@ public struct WalkedEntry {
   /// 1 for top-level entries.
   public var depth: Int
   public var status: FileStatus
+  /// Where the entry stands: its location rule and category (`ContainerLayout.place`).
+  public var placement: Placement
   /// The index of the location rule the entry falls under (the container's `ContainerLayout`
-  /// rules; -1: its fallback). Plain values rather than the rule itself: sharing one reference-counted
-  /// object between walker threads costs more than the walk's own work.
-  public var ruleIndex: Int
+  /// rules; -1: its fallback).
+  public var ruleIndex: Int { placement.ruleIndex }
   /// The rule's category: where the entry lives, before markers.
-  public var locationCategory: Category
+  public var locationCategory: Category { placement.locationCategory }
   /// Whether the location is part of the standard layout.
-  public var isStandardLocation: Bool
+  public var isStandardLocation: Bool { placement.isStandardLocation }
   /// The final category: the rule's, or `offline` when a marker excludes a backed-up location.
-  public var category: Category
+  public var category: Category { placement.category }
   /// Excluding markers on the entry itself.
   public var ownMarkers: MarkerSet
   /// The nearest excluding marker strictly above the entry: its path and markers.
@@ -40,17 +41,14 @@ public struct WalkedEntry {
   /// The category the entry's folder would have as a file (for `cache-in-backup` on a tag).
   public var parentCategory: Category
 
-  init(parentPath: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, depth: Int, status: FileStatus, ruleIndex: Int,
-       isStandardLocation: Bool, locationCategory: Category, category: Category, ownMarkers: MarkerSet, inheritedExclusion: BorrowedExclusion?,
+  init(parentPath: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, depth: Int, status: FileStatus, placement: Placement,
+       ownMarkers: MarkerSet, inheritedExclusion: BorrowedExclusion?,
        declinesBackup: Bool, isCacheDirectoryTag: Bool, parentCategory: Category) {
     self.parentBytes = parentPath
     self.nameBytes = name
     self.depth = depth
     self.status = status
-    self.ruleIndex = ruleIndex
-    self.locationCategory = locationCategory
-    self.isStandardLocation = isStandardLocation
-    self.category = category
+    self.placement = placement
     self.ownMarkers = ownMarkers
     self.inherited = inheritedExclusion
     self.declinesBackup = declinesBackup

@@ -65,7 +65,7 @@ public enum Walker {
       }
       starts.append(PendingFolder(
         root: index, parent: nil, opened: stream, name: [], path: [], depth: 0, topLevelName: nil,
-        ruleIndex: nil, exclusion: rootExclusion, locationCategory: .other, category: .other))
+        placement: .root, exclusion: rootExclusion))
     }
     queue.push(starts)
     let descriptors = streams.map { $0?.descriptor ?? FileDescriptor(rawValue: -1) }
@@ -136,13 +136,9 @@ struct PendingFolder: @unchecked Sendable {
   let depth: Int
   /// The first path component (for location rules of depth 2).
   let topLevelName: [UInt8]?
-  /// The location rule index inherited by entries below depth 2; nil at the root.
-  let ruleIndex: Int?
+  /// The folder's own placement, inherited by entries below depth 2 (`Placement.root` at the root).
+  let placement: Placement
   let exclusion: Exclusion?
-  /// The folder's location rule's category, inherited below depth 2.
-  let locationCategory: Category
-  /// The folder's own category (what a file at its place would be).
-  let category: Category
 
   /// The folder as another worker receives it: without its parent's descriptor, which belongs
   /// to the sending worker's descriptor table (and must be closed by that worker); the
@@ -150,7 +146,7 @@ struct PendingFolder: @unchecked Sendable {
   func handedOver() -> PendingFolder {
     PendingFolder(
       root: root, parent: nil, opened: nil, name: name, path: path, depth: depth, topLevelName: topLevelName,
-      ruleIndex: ruleIndex, exclusion: exclusion, locationCategory: locationCategory, category: category)
+      placement: placement, exclusion: exclusion)
   }
 }
 
@@ -320,26 +316,6 @@ struct Worker {
       }
     }
 
-    // Location: decided by the first two components, inherited below.
-    let ruleIndex: Int
-    let locationCategory: Category
-    var isStandardLocation = true
-    if depth <= LocationRule.maximumDepth {
-      let layout = layouts[folder.root]
-      if depth == 1 {
-        ruleIndex = layout.ruleIndex(for: [Array(name)][...])
-        isStandardLocation = layout.isStandard(at: ruleIndex)
-      } else if let top = folder.topLevelName {
-        ruleIndex = layout.ruleIndex(for: [top, Array(name)][...])
-      } else {
-        ruleIndex = folder.ruleIndex ?? -1
-      }
-      locationCategory = layout.category(at: ruleIndex)
-    } else {
-      ruleIndex = folder.ruleIndex ?? -1
-      locationCategory = folder.locationCategory
-    }
-
     var attributes = EntryAttributes()
     switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch, pathFallback: pathFallback) {
     case .success(let value): attributes = value
@@ -347,8 +323,10 @@ struct Worker {
       visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: "read the extended attributes of", path: ""))
     }
 
-    let isExcluded = attributes.markers.isExcluding || exclusion != nil
-    let category: Category = locationCategory == .critical && isExcluded ? .offline : locationCategory
+    let placement = layouts[folder.root].place(
+      depth: depth,
+      leadingComponents: depth == 1 ? [Array(name)][...] : [folder.topLevelName ?? [], Array(name)][...],
+      parent: folder.placement, isExcluded: attributes.markers.isExcluding || exclusion != nil)
 
     var isCacheTag = false
     if status.kind == .regular && length == 12 && Syscalls.compareBytes(cName, "CACHEDIR.TAG", count: 12) == 0 {  // CacheDirectoryTag.fileName
@@ -356,11 +334,9 @@ struct Worker {
     }
 
     let entry = WalkedEntry(
-      parentPath: parentPath, name: name, depth: depth, status: status, ruleIndex: ruleIndex,
-      isStandardLocation: isStandardLocation,
-      locationCategory: locationCategory, category: category,
+      parentPath: parentPath, name: name, depth: depth, status: status, placement: placement,
       ownMarkers: attributes.markers, inheritedExclusion: exclusion,
-      declinesBackup: attributes.declinesBackup, isCacheDirectoryTag: isCacheTag, parentCategory: folder.category)
+      declinesBackup: attributes.declinesBackup, isCacheDirectoryTag: isCacheTag, parentCategory: folder.placement.category)
     visitor.visit(entry)
     localEntries += 1
     if status.kind == .regular { localBytes &+= status.size }
@@ -369,9 +345,8 @@ struct Worker {
       let path = entry.path
       let child = PendingFolder(
         root: folder.root, parent: stream, opened: nil, name: Array(name), path: path, depth: depth,
-        topLevelName: depth == 1 ? Array(name) : folder.topLevelName, ruleIndex: ruleIndex,
-        exclusion: attributes.markers.isExcluding ? Exclusion(path: path, markers: attributes.markers) : folder.exclusion,
-        locationCategory: locationCategory, category: category)
+        topLevelName: depth == 1 ? Array(name) : folder.topLevelName, placement: placement,
+        exclusion: attributes.markers.isExcluding ? Exclusion(path: path, markers: attributes.markers) : folder.exclusion)
       children.append(handOverAll && depth > 1 ? child.handedOver() : child)
     }
   }
