@@ -4,7 +4,7 @@ import Testing
 
 /// `appdata audit ARCHIVE`: every way a Mac (or Linux) stores markers in an archive gives the
 /// same report as the same container on disk; broken and hostile archives are refused clearly.
-@Suite("archives", .serialized)
+@Suite("archives", .serialized, .enabled(if: AppData.has("zstd"), "needs zstd to make the .tar.zst fixture"))
 struct ArchiveTests {
   /// The fixtures of Scripts/make-test-archives.py, built once per run.
   static let fixtures: String = {

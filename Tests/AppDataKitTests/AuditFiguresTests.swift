@@ -235,7 +235,7 @@ struct AuditFiguresTests {
     #expect(figures(json, "offline")[0...1] == [2, 2])
   }
 
-  @Test(.enabled(if: AppData.isRoot, "needs root to run the binary as an unprivileged user with setpriv"))
+  @Test(.enabled(if: AppData.canRunAsAnotherUser, "needs root and setpriv to run the binary as an unprivileged user"))
   func unreadableFolderIsAFindingAndTheWalkGoesOn() throws {
     let tree = try TestTree("unreadable")
     try tree.file("Documents/ok.txt", size: 10)

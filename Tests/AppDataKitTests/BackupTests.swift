@@ -83,14 +83,18 @@ struct BackupTests {
     #expect(table.output.contains("Documents/evil\\nname\\e[31m"))
   }
 
-  @Test func aBackupIsNeverWrittenToEvenReadOnlyAndAsAnotherUser() throws {
+  @Test func aBackupIsNeverWrittenTo() throws {
     let before = try Self.snapshot(Self.plain)
     _ = try AppData.run(["audit", "--no-config", "--verify", "--all-domains", Self.plain])
     _ = try AppData.run(["audit", "--no-config", "--format", "ndjson", "--list", "all", Self.plain])
     #expect(try Self.snapshot(Self.plain) == before)
     #expect(!FileManager.default.fileExists(atPath: Self.plain + "/Manifest.db-wal"))
     #expect(!FileManager.default.fileExists(atPath: Self.plain + "/Manifest.db-shm"))
-    guard AppData.isRoot else { return }
+  }
+
+  @Test(.enabled(if: AppData.canRunAsAnotherUser, "needs root and setpriv to read the backup as an unprivileged user"))
+  func aReadOnlyBackupOwnedByAnotherUserIsRead() throws {
+    let before = try Self.snapshot(Self.plain)
     // Read-only, and owned by someone else: a WAL database opened without immutable=1 fails here.
     #expect(try AppData.shell("chmod -R a-w '\(Self.plain)'").status == 0)
     let asNobody = try AppData.run(["audit", "--no-config", "--json", "--fail-on", "never", Self.plain], asUser: 65534)
@@ -156,7 +160,8 @@ struct BackupTests {
     }
   }
 
-  @Test func theBackupReportValidatesAndEveryFormatNamesContainers() throws {
+  @Test(.enabled(if: AppData.has("jq"), "needs jq"))
+  func theBackupReportValidatesAndEveryFormatNamesContainers() throws {
     let output = NSTemporaryDirectory() + "appdata-backup-\(UUID().uuidString).json"
     defer { try? FileManager.default.removeItem(atPath: output) }
     #expect(try AppData.shell("\"$APPDATA\" audit --json --no-config --fail-on never --list all --verify '\(Self.plain)' > '\(output)'").status == 0)

@@ -171,7 +171,8 @@ struct CommandLineTests {
     #expect(integer(try over.json(), "limits", "maxBackupSize") == 1999)
   }
 
-  @Test func jsonPipesIntoJq() throws {
+  @Test(.enabled(if: AppData.has("jq"), "needs jq"))
+  func jsonPipesIntoJq() throws {
     let tree = try TestTree("jq")
     try tree.file("Documents/a", size: 1234)
     try tree.file("Library/Caches/b", size: 99)
@@ -286,7 +287,7 @@ struct CommandLineTests {
 }
 
 /// The progress line: on a terminal only, erased at the end, never with --quiet.
-@Suite("progress")
+@Suite("progress", .enabled(if: AppData.has("script"), "needs script(1) for a pseudo-terminal"))
 struct ProgressTests {
   /// Runs appdata under `script`, which gives it a pseudo-terminal for stdout and stderr.
   private func onTerminal(_ arguments: String) throws -> RunResult {

@@ -71,7 +71,8 @@ struct EncryptedBackupTests {
     }
   }
 
-  @Test func everyPasswordInputOpensIt() throws {
+  @Test(.enabled(if: AppData.has("script"), "needs script(1) for the prompt in a pseudo-terminal"))
+  func everyPasswordInputOpensIt() throws {
     let expected = 5_002_006_720
     let tree = try TestTree("password")
     // A password file: its first line only (the second is not part of it), CRLF or LF.

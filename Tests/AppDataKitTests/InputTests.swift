@@ -5,7 +5,7 @@ import Testing
 /// Every shape PATH can take (Scripts/make-test-inputs.py builds them): a Simulator device with
 /// apps, a group, an extension and a bundle; complete, trimmed, zipped Xcode packages; a tarred
 /// Containers folder; a Mac's containers; and folders that hold no container at all.
-@Suite("inputs", .serialized)
+@Suite("inputs", .serialized, .enabled(if: AppData.has("zip"), "needs zip to make the zipped Xcode package fixture"))
 struct InputTests {
   static let fixtures = AppData.generatedFixtures("make-test-inputs.py", label: "inputs")
 
@@ -202,7 +202,8 @@ struct InputTests {
     #expect(none.error == "appdata: error: \(Self.device): no container matches --app 'com.example.nope'; the ids found: com.example.empty, com.example.notes, com.example.notes.widget, com.example.photos, group.com.example.notes\n")
   }
 
-  @Test func theReportOfManyValidatesAgainstTheSchemaAndJqReadsIt() throws {
+  @Test(.enabled(if: AppData.has("jq"), "needs jq"))
+  func theReportOfManyValidatesAgainstTheSchemaAndJqReadsIt() throws {
     let output = Self.fixtures + "/../inputs-many-\(UUID().uuidString).json"
     defer { try? FileManager.default.removeItem(atPath: output) }
     let run = try AppData.shell("\"$APPDATA\" audit --json --no-config --fail-on never --list all --max-file-size 1M '\(Self.device)' > '\(output)'")

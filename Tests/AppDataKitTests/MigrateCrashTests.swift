@@ -9,13 +9,14 @@ struct MigrateCrashTests {
   /// /dev/shm is tmpfs (fsync is cheap there and it stores user xattrs); fall back to /tmp.
   static let fastBase: String = FileManager.default.isWritableFile(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
 
-  /// About 2,000 files in 40 top-level folders, identical in every call.
-  static func bigContainer(_ label: String) throws -> TestTree {
+  /// 2 top-level folders of 4 files in two subfolders (modes, an xattr, a symlink each) and a loose file,
+  /// identical in every call: small enough to kill a migration at every one of its checkpoints.
+  static func smallContainer(_ label: String) throws -> TestTree {
     let tree = try TestTree(label, base: fastBase)
     try tree.folder("Documents")
-    for folder in 0..<40 {
-      for file in 0..<48 {
-        try tree.file("Library/Caches/folder\(folder)/sub\(file % 4)/file\(file).bin", size: (folder * 131 + file * 17) % 3000)
+    for folder in 0..<2 {
+      for file in 0..<4 {
+        try tree.file("Library/Caches/folder\(folder)/sub\(file % 2)/file\(file).bin", size: (folder * 131 + file * 17) % 3000)
       }
       try tree.setAttribute("Library/Caches/folder\(folder)", "user.example.kind", Array("folder \(folder)".utf8))
       try tree.symlink("Library/Caches/folder\(folder)/link", to: "sub0/file0.bin")
@@ -40,12 +41,58 @@ struct MigrateCrashTests {
     return (process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL, process.terminationStatus)
   }
 
-  @Test(arguments: [true, false])
-  func killedAtTwentyMomentsThenRerunEqualsAnUninterruptedRun(forceCopy: Bool) throws {
-    let reference = try Self.bigContainer("crash-reference")
+  /// A tree as the crash loop compares it, in-process (Scripts/tree-manifest.py costs a Python
+  /// start per call): every entry's type, mode, bytes, link target and extended attributes.
+  static func snapshot(_ root: String) throws -> [String: String] {
+    var result: [String: String] = [:]
+    let enumerator = FileManager.default.enumerator(atPath: root)
+    while let relative = enumerator?.nextObject() as? String {
+      let path = root + "/" + relative
+      var status = stat()
+      guard lstat(path, &status) == 0 else { throw TestFailure("lstat \(path)") }
+      var description = String(status.st_mode, radix: 8)
+      switch status.st_mode & S_IFMT {
+      case S_IFLNK: description += " -> " + (try FileManager.default.destinationOfSymbolicLink(atPath: path))
+      case S_IFREG: description += " " + (try Data(contentsOf: URL(fileURLWithPath: path))).base64EncodedString()
+      default: break
+      }
+      if status.st_mode & S_IFMT != S_IFLNK {
+        for name in try ExtendedAttributes.names(atPath: path).sorted() {
+          description += " \(name)=\(try ExtendedAttributes.value(of: name, atPath: path) ?? [])"
+        }
+      }
+      result[relative] = description
+    }
+    return result
+  }
+
+  /// How a migration moves: renames on one filesystem, copies forced on one filesystem, or
+  /// copies across a bind mount (a real second mount point: rename(2) fails there with EXDEV).
+  enum Mode: String, CaseIterable, Sendable {
+    case rename, forcedCopy, acrossMounts
+  }
+
+  /// Kills a migration at its 1st checkpoint, then its 2nd, and so on until one runs to the end
+  /// (every journal record, rename and copied file is a checkpoint, `--test-stop-after N`); after
+  /// each kill a rerun must finish the job and give exactly the tree an uninterrupted run gives,
+  /// every source file arrived once, byte for byte. Deterministic: no timing is involved.
+  static func killAtEveryCheckpoint(_ mode: Mode) throws {
+    /// A fresh container, and for `acrossMounts` the store bind-mounted on its Documents.
+    func container(_ label: String) throws -> (tree: TestTree, unmount: () -> Void) {
+      let tree = try smallContainer(label)
+      guard mode == .acrossMounts else { return (tree, {}) }
+      let store = try TestTree(label + "-store", base: fastBase)
+      let bind = try AppData.shell("mount --bind '\(store.root)' '\(tree.path("Documents"))'")
+      try #require(bind.status == 0, "mount --bind refused: \(bind.error)")
+      return (tree, { _ = try? AppData.shell("umount '\(tree.path("Documents"))'"); withExtendedLifetime(store) {} })
+    }
+    let forceCopy = mode == .forcedCopy
+    let (reference, unmountReference) = try container("crash-reference")
     let source = try manifest(reference.path("Library/Caches"), times: false)
-    #expect(try Self.migrate(reference.root, forceCopy: forceCopy).status == 0)
+    #expect(try migrate(reference.root, forceCopy: forceCopy).status == 0)
     let expected = try manifest(reference.root, times: false)
+    let expectedSnapshot = try snapshot(reference.root)
+    unmountReference()
     // Every source file arrived, byte for byte, exactly once.
     #expect(expected.keys.filter { $0.hasPrefix("Library/Caches/") }.isEmpty)
     for (path, description) in source {
@@ -58,20 +105,35 @@ struct MigrateCrashTests {
       #expect(NSDictionary(dictionary: moved).isEqual(to: description), "\(path)")
     }
 
-    // Copying has a checkpoint per file (about 2,200); renaming two per entry (about 80).
-    let moments = forceCopy
-      ? [1, 2, 3, 4, 6, 9, 40, 77, 150, 300, 480, 650, 800, 1000, 1234, 1400, 1650, 1800, 1950, 2040]
-      : [1, 2, 3, 4, 5, 7, 10, 13, 17, 22, 28, 33, 40, 46, 52, 58, 63, 70, 75, 79]
-    for moment in moments {
-      let tree = try Self.bigContainer("crash-\(moment)")
-      let interrupted = try Self.migrate(tree.root, stopAfter: moment, forceCopy: forceCopy)
-      #expect(interrupted.killed, "stop after \(moment) should have killed the run")
-      let rerun = try Self.migrate(tree.root, forceCopy: forceCopy)
-      #expect(rerun.status == 0, "rerun after \(moment)")
-      #expect(same(try manifest(tree.root, times: false), expected), "after a crash at checkpoint \(moment)")
-      // And once more: nothing left to do.
-      #expect(try Self.migrate(tree.root, forceCopy: forceCopy).status == 0)
+    var checkpoint = 1
+    while checkpoint <= 500 {
+      let (tree, unmount) = try container("crash-\(mode.rawValue)-\(checkpoint)")
+      defer { unmount() }
+      let interrupted = try migrate(tree.root, stopAfter: checkpoint, forceCopy: forceCopy)
+      if !interrupted.killed {
+        // The run had fewer checkpoints: every one of them was covered.
+        #expect(interrupted.status == 0)
+        #expect(try snapshot(tree.root) == expectedSnapshot, "an uninterrupted run")
+        break
+      }
+      #expect(try migrate(tree.root, forceCopy: forceCopy).status == 0, "rerun after checkpoint \(checkpoint)")
+      #expect(try snapshot(tree.root) == expectedSnapshot, "after a kill at checkpoint \(checkpoint)")
+      checkpoint += 1
     }
+    print("migrate (\(mode.rawValue)): killed at each of its \(checkpoint - 1) checkpoints, then rerun")
+    // Renames make two checkpoints per moved entry, copies one per file: a run has at least that many.
+    #expect(checkpoint - 1 >= (mode == .rename ? 6 : source.count / 2))
+    #expect(checkpoint <= 500, "the migration never ran to the end")
+  }
+
+  @Test(arguments: [Mode.rename, Mode.forcedCopy])
+  func killedAtEveryCheckpointThenRerunEqualsAnUninterruptedRun(mode: Mode) throws {
+    try Self.killAtEveryCheckpoint(mode)
+  }
+
+  @Test(.enabled(if: AppData.isRoot, "needs root to bind-mount a second filesystem"))
+  func killedAtEveryCheckpointAcrossMountsThenRerunEqualsAnUninterruptedRun() throws {
+    try Self.killAtEveryCheckpoint(.acrossMounts)
   }
 
   @Test func crossFilesystemCopyKeepsContentModesTimesAndAttributes() throws {
@@ -187,20 +249,6 @@ struct MigrateCrashTests {
     #expect(same(try manifest(tree.root), before))
   }
 
-  /// Mounts a filesystem for a test (root only); nil, with the reason printed, where not allowed.
-  static func mount(_ arguments: String, on folder: String) throws -> String? {
-    guard AppData.isRoot else {
-      print("skipped a mount: not root")
-      return nil
-    }
-    let result = try AppData.shell("mount \(arguments) '\(folder)'")
-    if result.status != 0 {
-      print("skipped a mount: mount \(arguments) refused: \(result.error)")
-      return nil
-    }
-    return folder
-  }
-
   @Test(.enabled(if: AppData.isRoot, "needs root to mount a small tmpfs"))
   func aDestinationThatFillsUpMidCopyLosesNothing() throws {
     let tree = try TestTree("enospc")
@@ -209,8 +257,9 @@ struct MigrateCrashTests {
     try tree.file("Library/Caches/b-big/three.bin", size: 600_000)
     try tree.file("Library/Caches/c-small.bin", size: 50_000)
     try tree.folder("Documents")
-    guard let mounted = try Self.mount("-t tmpfs -o size=512k tmpfs", on: tree.path("Documents")) else { return }
-    defer { _ = try? AppData.shell("umount '\(mounted)'") }
+    let mount = try AppData.shell("mount -t tmpfs -o size=512k tmpfs '\(tree.path("Documents"))'")
+    try #require(mount.status == 0, "mount -t tmpfs refused: \(mount.error)")
+    defer { _ = try? AppData.shell("umount '\(tree.path("Documents"))'") }
     let before = try manifest(tree.path("Library/Caches"), times: false)
 
     for run in 1...2 {
@@ -230,68 +279,5 @@ struct MigrateCrashTests {
       #expect(Set(destination.keys) == ["a-small", "a-small/one.bin", "c-small.bin"])
       #expect(!(try FileManager.default.contentsOfDirectory(atPath: tree.path("Documents"))).contains { $0.hasPrefix(".appdata-partial") })
     }
-  }
-
-  @Test(.enabled(if: AppData.isRoot, "needs root to bind-mount a second filesystem"))
-  func killedAtFiftyRandomMomentsAcrossFilesystems() throws {
-    func container(_ label: String) throws -> (TestTree, TestTree, String?) {
-      let tree = try TestTree(label)
-      for folder in 0..<12 {
-        for file in 0..<25 { try tree.file("Library/Caches/f\(folder)/s\(file % 3)/x\(file)", size: (folder * 997 + file * 131) % 20_000) }
-      }
-      try tree.folder("Documents")
-      let store = try TestTree(label + "-store", base: Self.fastBase)
-      return (tree, store, try Self.mount("--bind '\(store.root)'", on: tree.path("Documents")))
-    }
-    let (reference, referenceStore, referenceMount) = try container("kill-reference")
-    guard let referenceMount else { return }
-    let source = try manifest(reference.path("Library/Caches"), times: false)
-    let start = Date()
-    #expect(try Self.migrate(reference.root, forceCopy: false).status == 0)
-    var duration = Date().timeIntervalSince(start)
-    let expected = try manifest(reference.root, times: false)
-    // The kill moments are drawn over the run's length: measure it as the fastest of three, so
-    // that a first run slowed by other suites' load (a browser, a big tree) does not put most
-    // moments after the end of later, faster runs.
-    for round in 0..<2 {
-      let (again, againStore, againMount) = try container("kill-timing-\(round)")
-      defer { if let againMount { _ = try? AppData.shell("umount '\(againMount)'") } }
-      let started = Date()
-      #expect(try Self.migrate(again.root, forceCopy: false).status == 0)
-      duration = min(duration, Date().timeIntervalSince(started))
-      withExtendedLifetime(againStore) {}
-    }
-    _ = try AppData.shell("umount '\(referenceMount)'")
-    withExtendedLifetime(referenceStore) {}
-    #expect(source.count == 12 * (1 + 3 + 25))
-
-    var random = SplitMix64(state: 0xC0FFEE)
-    var killed = 0
-    for moment in 0..<50 {
-      let (tree, store, mounted) = try container("kill-\(moment)")
-      guard let mounted else { return }
-      defer { _ = try? AppData.shell("umount '\(mounted)'") }
-      let delay = Double(random.next() % 1000) / 1000 * duration * 1.1
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: AppData.binary)
-      process.arguments = ["migrate", tree.root]
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      usleep(useconds_t(delay * 1_000_000))
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      if process.terminationReason == .uncaughtSignal { killed += 1 }
-      #expect(try Self.migrate(tree.root, forceCopy: false).status == 0, "rerun after a kill at \(delay) s")
-      let after = try manifest(tree.root, times: false)
-      if !same(after, expected) {
-        let differing = Set(after.keys).symmetricDifference(expected.keys).sorted()
-          + after.keys.filter { expected[$0] != nil && !NSDictionary(dictionary: after[$0]!).isEqual(to: expected[$0]!) }.sorted()
-        Issue.record("after a kill at \(delay) s the tree differs from an uninterrupted run at: \(differing.prefix(8))")
-      }
-      withExtendedLifetime(store) {}
-    }
-    print("killed \(killed) of 50 cross-filesystem migrations mid-run (uninterrupted: \(String(format: "%.3f", duration)) s)")
-    #expect(killed >= 25)
   }
 }

@@ -133,7 +133,8 @@ struct PolicyTests {
     #expect(result.output.isEmpty)
   }
 
-  @Test func baselineGrowthInBytesAndPercent() throws {
+  @Test(.enabled(if: AppData.has("jq"), "needs jq"))
+  func baselineGrowthInBytesAndPercent() throws {
     let tree = try container()
     let baseline = tree.scratch + "/baseline.json"
     let before = try AppData.run(["audit", "--json", "--no-config", "--output", baseline, "--format", "json", tree.root])

@@ -105,7 +105,8 @@ struct ReportFormatTests {
     #expect(orphan.status == 2)
   }
 
-  @Test func colourOnlyWhenAskedOrOnATerminal() throws {
+  @Test(.enabled(if: AppData.has("script"), "needs script(1) for a pseudo-terminal"))
+  func colourOnlyWhenAskedOrOnATerminal() throws {
     let tree = try container()
     let arguments = ["audit", "--no-config", "--max-file-size", "1K", tree.root]
     #expect(!(try AppData.run(arguments).output.contains("\u{1B}[")))

@@ -163,7 +163,8 @@ struct SecurityTests {
     close(fd)
   }
 
-  @Test func hostileNamesStayValidLosslessAndEscaped() throws {
+  @Test(.enabled(if: AppData.has("jq"), "needs jq"))
+  func hostileNamesStayValidLosslessAndEscaped() throws {
     let tree = try TestTree("names")
     try tree.folder("Documents/n")
     for (index, name) in Self.hostileNames.enumerated() { try create(name, in: tree.path("Documents/n"), size: index + 1) }
@@ -214,7 +215,7 @@ struct SecurityTests {
 
   // MARK: - Unprivileged runs
 
-  @Test(.enabled(if: AppData.isRoot, "needs root to run the binary as an unprivileged user with setpriv"))
+  @Test(.enabled(if: AppData.canRunAsAnotherUser, "needs root and setpriv to run the binary as an unprivileged user"))
   func unreadableFilesAndFoldersAreNamedAndTheRestCounted() throws {
     let tree = try TestTree("unprivileged")
     try tree.file("Documents/ok.txt", size: 10)
@@ -233,7 +234,7 @@ struct SecurityTests {
     ])
   }
 
-  @Test(.enabled(if: AppData.isRoot, "needs root to run the binary as an unprivileged user with setpriv"))
+  @Test(.enabled(if: AppData.canRunAsAnotherUser, "needs root and setpriv to run the binary as an unprivileged user"))
   func migrateRefusesCleanlyWhenItCannotWrite() throws {
     let tree = try MigrateTests.legacyContainer("unprivileged-migrate")
     let before = try manifest(tree.root)
@@ -248,7 +249,7 @@ struct SecurityTests {
     #expect(destination.error == "appdata: error: Documents: cannot create files there: Permission denied; nothing was changed\n")
   }
 
-  @Test(.enabled(if: AppData.isRoot, "needs root to run the binary as an unprivileged user with setpriv"))
+  @Test(.enabled(if: AppData.canRunAsAnotherUser, "needs root and setpriv to run the binary as an unprivileged user"))
   func anUnreadableSourceFileFailsItsEntryAndLosesNothing() throws {
     let tree = try TestTree("unreadable-source")
     try tree.file("Library/Caches/Good/a.bin", size: 100)

@@ -132,6 +132,17 @@ enum AppData {
 
   static var isRoot: Bool { getuid() == 0 }
 
+  /// Whether an external program is on PATH. Tests that need one say so with
+  /// `.enabled(if: AppData.has("jq"), "...")`: a test without its tool is reported skipped, with
+  /// the reason, never passed silently. `make test` installs them all.
+  static func has(_ tool: String) -> Bool {
+    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    return directories.contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
+  }
+
+  /// Root, and `setpriv` to drop to another user.
+  static var canRunAsAnotherUser: Bool { isRoot && has("setpriv") }
+
   /// Runs `appdata ARGS`; with `asUser`, through `setpriv` as that unprivileged uid.
   static func run(_ arguments: [String], environment: [String: String] = [:], asUser uid: Int? = nil,
                   in directory: String? = nil, input: String? = nil) throws -> RunResult {
