@@ -37,3 +37,12 @@ public struct Finding: Sendable, Hashable {
     return order.map { findings[$0] }
   }
 }
+
+extension RelativePath {
+  /// The finding for a path past those limits (its first `maximumLength` bytes name it).
+  static func tooDeep(_ path: some Collection<UInt8>, components: Int, source: String) -> Finding {
+    Finding(rule: .unreadable, path: Array(path.prefix(maximumLength)),
+            message: "\(source) of \(Plural.counted(path.count, "byte")) in \(Plural.counted(components, "component")), past the \(maximumLength) bytes or \(maximumComponents) components appdata reads; not counted",
+            bytes: nil)
+  }
+}

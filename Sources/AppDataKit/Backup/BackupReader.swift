@@ -19,6 +19,14 @@ struct BackupReader {
   /// holds a few hundred (an app, its extensions and its groups, plus the system's).
   static let maximumDomains = 20_000
 
+  /// The environment variable an encrypted backup's password may come from.
+  static let passwordVariable = "APPDATA_BACKUP_PASSWORD"
+
+  /// The refusal when no password was given (exit 2, before any report): how to give one.
+  static func noPassword(_ backup: String) -> Refusal {
+    Refusal("\(TerminalText.escaped(backup)): an encrypted backup, and no password given: set \(passwordVariable), or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)")
+  }
+
   /// The columns of the manifest's Files table appdata reads.
   static let columns = ["domain", "relativePath", "flags", "file", "fileID"]
 
@@ -50,13 +58,13 @@ struct BackupReader {
   }
 
   /// The refusal for a database SQLite cannot read to the end.
-  func damaged(_ error: SQLiteDatabase.Failure) -> UsageError {
-    UsageError("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+  func damaged(_ error: SQLiteDatabase.Failure) -> Refusal {
+    Refusal("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
   }
 
   /// Opens the database, read-only and immutable (decrypted into memory when it is encrypted),
   /// and checks it holds the Files table.
-  func open() throws(UsageError) -> SQLiteDatabase {
+  func open() throws(Refusal) -> SQLiteDatabase {
     let path = TerminalText.escaped(manifest.database)
     do {
       let database: SQLiteDatabase
@@ -66,28 +74,28 @@ struct BackupReader {
         database = try SQLiteDatabase(readOnlyImmutable: Syscalls.absolutePath(manifest.database))
       }
       guard try database.hasTable("Files") else {
-        throw UsageError("\(path): a SQLite database without the Files table; not an iOS backup manifest")
+        throw Refusal("\(path): a SQLite database without the Files table; not an iOS backup manifest")
       }
       if let problem = try database.unusualColumns(of: "Files", expecting: Self.columns) {
-        throw UsageError("\(path): its Files table is not the one iOS writes (\(TerminalText.escaped(problem))); refusing to read it")
+        throw Refusal("\(path): its Files table is not the one iOS writes (\(TerminalText.escaped(problem))); refusing to read it")
       }
       return database
-    } catch let error as UsageError {
+    } catch let error as Refusal {
       throw error
     } catch let error as SQLiteDatabase.Failure {
       throw damaged(error)
     } catch {
-      throw UsageError("\(path): \(error)")
+      throw Refusal("\(path): \(error)")
     }
   }
 
   /// The decrypted Manifest.db, in memory.
-  private func decrypt(keybag: BackupKeybag, key: ManifestKey) throws(UsageError) -> SecretBuffer {
+  private func decrypt(keybag: BackupKeybag, key: ManifestKey) throws(Refusal) -> SecretBuffer {
     let backup = TerminalText.escaped(manifest.info.path)
-    guard let password else { throw BackupPassword.missing(manifest.info.path) }
+    guard let password else { throw Self.noPassword(manifest.info.path) }
     let plain: SecretBuffer
     guard keybag.totalRounds <= maximumKeyRounds else {
-      throw UsageError("\(backup): its keybag asks for \(keybag.totalRounds) key-derivation rounds (DPIC \(keybag.passwordIterations ?? 0), ITER \(keybag.iterations)), more than the \(maximumKeyRounds) appdata runs (--max-key-rounds; iOS writes about 10,000,000); refusing to spend that time")
+      throw Refusal("\(backup): its keybag asks for \(keybag.totalRounds) key-derivation rounds (DPIC \(keybag.passwordIterations ?? 0), ITER \(keybag.iterations)), more than the \(maximumKeyRounds) appdata runs (--max-key-rounds; iOS writes about 10,000,000); refusing to spend that time")
     }
     let sha256 = keybag.passwordIterations.map { "\(Plural.counted(UInt64($0), "SHA-256 key round")), then " } ?? ""
     let sha1 = Plural.counted(UInt64(keybag.iterations), "SHA-1 key round")
@@ -98,22 +106,22 @@ struct BackupReader {
     } catch {
       switch error {
       case .wrongPassword:
-        throw UsageError("\(backup): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)")
+        throw Refusal("\(backup): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)")
       case .noClassKey(let protectionClass):
-        throw UsageError("\(backup): the keybag holds no password-wrapped key for protection class \(protectionClass), which Manifest.plist's ManifestKey names; the backup is damaged")
+        throw Refusal("\(backup): the keybag holds no password-wrapped key for protection class \(protectionClass), which Manifest.plist's ManifestKey names; the backup is damaged")
       case .damaged(let reason):
-        throw UsageError("\(backup): cannot decrypt the backup manifest: \(reason)")
+        throw Refusal("\(backup): cannot decrypt the backup manifest: \(reason)")
       }
     }
     guard plain.bytes.starts(with: BackupManifest.sqliteHeader) else {
-      throw UsageError("\(TerminalText.escaped(manifest.database)): decrypted with the password, but not a SQLite database; it is damaged")
+      throw Refusal("\(TerminalText.escaped(manifest.database)): decrypted with the password, but not a SQLite database; it is damaged")
     }
     return plain
   }
 
   /// The reports of every app domain the filter keeps (and of the system domains, summed or one
   /// by one), sorted by container, and every domain's name.
-  func audit(_ request: AuditRequest) throws(UsageError) -> (reports: [AuditReport], available: [String]) {
+  func audit(_ request: AuditRequest) throws(Refusal) -> (reports: [AuditReport], available: [String]) {
     let database = try open()
     let base = manifest.info.path
     var states: [DomainState] = []
@@ -189,7 +197,7 @@ struct BackupReader {
       throw damaged(error)
     }
     if tooManyDomains {
-      throw UsageError("\(TerminalText.escaped(manifest.database)): holds more than \(Self.maximumDomains) domains (a real backup holds a few hundred); refusing to build a report for each")
+      throw Refusal("\(TerminalText.escaped(manifest.database)): holds more than \(Self.maximumDomains) domains (a real backup holds a few hundred); refusing to build a report for each")
     }
 
     var reports: [AuditReport] = []

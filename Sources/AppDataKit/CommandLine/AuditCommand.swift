@@ -114,7 +114,7 @@ struct AuditCommand {
       throw UsageError("'--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with")
     }
     options.top = try parsed.integer("top") ?? 10
-    options.jobs = try parsed.integer("jobs", minimum: 1, maximum: 256) ?? Walker.defaultJobs
+    options.jobs = try parsed.integer("jobs", minimum: 1, maximum: 256) ?? AuditOptions.defaultJobs
     for value in parsed.allValues("list") {
       for name in value.split(separator: ",") {
         if name == "all" { options.listedCategories.formUnion(Category.allCases) }
@@ -174,26 +174,26 @@ struct AuditCommand {
   }
 
   /// `--backup BACKUP`: it must be a device backup.
-  private static func backupSource(_ path: String) throws(UsageError) -> BackupSource {
+  private static func backupSource(_ path: String) throws(Refusal) -> BackupSource {
     guard let backup = try InputResolver.resolve(path) as? BackupSource else {
-      throw UsageError("\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); --backup takes the backup folder")
+      throw Refusal("\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); --backup takes the backup folder")
     }
     return backup
   }
 
   /// Compares each container with its domain in the backup, then drops the listing unless asked.
-  private func compare(_ reports: inout [AuditReport], with backup: BackupSource, password: SecretBuffer?) throws(UsageError) {
+  private func compare(_ reports: inout [AuditReport], with backup: BackupSource, password: SecretBuffer?) throws(Refusal) {
     if backupDomain != nil && reports.count != 1 {
-      throw UsageError("'--backup-domain' names the domain of one container; PATH holds \(reports.count): choose one with --app")
+      throw Refusal("'--backup-domain' names the domain of one container; PATH holds \(reports.count): choose one with --app")
     }
     for index in reports.indices {
       let report = reports[index]
       guard report.kind != .system else { continue }
       guard let domain = backupDomain ?? report.id.map({ BackupComparison.domain(kind: report.kind, id: $0) }) else {
-        throw UsageError("\(TerminalText.escaped(report.container)): has no id (no metadata plist); name its domain in the backup with --backup-domain AppDomain-BUNDLE-ID")
+        throw Refusal("\(TerminalText.escaped(report.container)): has no id (no metadata plist); name its domain in the backup with --backup-domain AppDomain-BUNDLE-ID")
       }
       guard let files = try backup.files(ofDomain: domain, password: password, maximumKeyRounds: maximumKeyRounds) else {
-        throw UsageError("\(TerminalText.escaped(backup.folderPath)): the backup holds no domain \(TerminalText.escaped(domain)); --backup-domain names another")
+        throw Refusal("\(TerminalText.escaped(backup.folderPath)): the backup holds no domain \(TerminalText.escaped(domain)); --backup-domain names another")
       }
       BackupComparison.compare(&reports[index], backupFiles: files, backup: backup.source, domain: domain)
       let options = self.options(for: report.id, isOnlyContainer: reports.count == 1)
@@ -242,17 +242,17 @@ struct AuditCommand {
     return outputs
   }
 
-  func run(io: CommandIO) throws(UsageError) -> ExitCode {
+  func run(io: CommandIO) throws(Refusal) -> ExitCode {
     let source = try InputResolver.resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes)
     TestHooks.pause(at: "resolved")
     let isOnlyContainer = !source.isCollection
     // Comparing with a backup, and the HTML treemap, need every file: list them all, and give
     // the other formats only what was asked.
-    let backup = try backupPath.map { path throws(UsageError) in try Self.backupSource(path) }
+    let backup = try backupPath.map { path throws(Refusal) in try Self.backupSource(path) }
     // An encrypted backup's password, asked for before the progress line starts (the same
     // password opens PATH and --backup BACKUP when both need one).
     let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil }
-    let secret = try needsPassword.map { path throws(UsageError) in try password.read(for: path) }
+    let secret = try needsPassword.map { path throws(Refusal) in try password.read(for: path) }
     let listsEverything = backup != nil || outputs.contains { $0.format == .html }
     let command = self
     var request = AuditRequest(options: { id in
@@ -323,7 +323,7 @@ struct AuditCommand {
           do {
             try Syscalls.writeAll(descriptor, Array(text.utf8), displayPath: file)
           } catch {
-            throw UsageError("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
+            throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
           }
         }
       } else {
@@ -369,37 +369,11 @@ struct AuditCommand {
     }
   }
 
-  private static func create(_ file: String) throws(UsageError) -> FileDescriptor {
+  private static func create(_ file: String) throws(Refusal) -> FileDescriptor {
     do {
       return try Syscalls.createOrTruncate(atPath: file)
     } catch {
-      throw UsageError("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
-    }
-  }
-}
-
-/// Checks for the PATH operand of audit and migrate.
-enum ContainerPath {
-  /// PATH must exist and be a folder (a symlink to a folder is accepted for the root).
-  static func checkFolder(_ path: String) throws(UsageError) {
-    if path.isEmpty { throw UsageError("the container path is empty") }
-    do {
-      var status = try Syscalls.status(ofPath: path)
-      if status.kind == .symbolicLink {
-        let descriptor = try Syscalls.openDirectory(atPath: path)
-        status = try Syscalls.status(of: descriptor, displayPath: path)
-        descriptor.close()
-      }
-      guard status.isDirectory else {
-        throw UsageError("\(TerminalText.escaped(path)): not a folder; give the container root, the folder holding Documents, Library and tmp")
-      }
-    } catch let error as SystemError {
-      if error.isNotFound { throw UsageError("\(TerminalText.escaped(path)): no such file or folder") }
-      throw UsageError(TerminalText.escaped(error.description))
-    } catch let error as UsageError {
-      throw error
-    } catch {
-      throw UsageError(String(describing: error))
+      throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
     }
   }
 }

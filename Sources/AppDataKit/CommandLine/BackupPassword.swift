@@ -4,7 +4,7 @@
 /// secret), or, when standard input is a terminal and none of those is given, a prompt that does
 /// not echo. It is read only when a backup needs it, into a `SecretBuffer`.
 struct BackupPassword: Sendable {
-  static let environmentVariable = "APPDATA_BACKUP_PASSWORD"
+  static let environmentVariable = BackupReader.passwordVariable
   /// The longest first line read as a password.
   static let maximumLength = 4096
 
@@ -19,15 +19,10 @@ struct BackupPassword: Sendable {
     }
   }
 
-  /// The refusal when no password was given (exit 2, before any report).
-  static func missing(_ backup: String) -> UsageError {
-    UsageError("\(TerminalText.escaped(backup)): an encrypted backup, and no password given: set \(environmentVariable), or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)")
-  }
-
   /// Reads the password for the backup at `backup` (named in the prompt and the errors).
-  func read(for backup: String) throws(UsageError) -> SecretBuffer {
+  func read(for backup: String) throws(Refusal) -> SecretBuffer {
     guard let secret = SecretBuffer(capacity: Self.maximumLength) else {
-      throw UsageError("cannot map memory to hold the password")
+      throw Refusal("cannot map memory to hold the password")
     }
     let source: String
     if let file {
@@ -36,7 +31,7 @@ struct BackupPassword: Sendable {
       do {
         descriptor = try Syscalls.openFile(atPath: file)
       } catch {
-        throw UsageError("\(TerminalText.escaped(file)): cannot read the password file: \(error.reason)")
+        throw Refusal("\(TerminalText.escaped(file)): cannot read the password file: \(error.reason)")
       }
       defer { descriptor.close() }
       try readLine(into: secret, from: descriptor, source: source)
@@ -45,7 +40,7 @@ struct BackupPassword: Sendable {
       try readLine(into: secret, from: FileDescriptor(rawValue: 0), source: source)
     } else if let environment = Syscalls.takeSecretEnvironment(Self.environmentVariable) {
       guard environment.count > 0 else {
-        throw UsageError("\(Self.environmentVariable) is set but empty (a CI secret that is not defined here?); \(TerminalText.escaped(backup)) needs its password")
+        throw Refusal("\(Self.environmentVariable) is set but empty (a CI secret that is not defined here?); \(TerminalText.escaped(backup)) needs its password")
       }
       return environment
     } else if Syscalls.isStandardInputATerminal {
@@ -54,25 +49,25 @@ struct BackupPassword: Sendable {
       do {
         fits = try Syscalls.readSecretLine(prompt: "Password for the encrypted backup \(TerminalText.escaped(backup)): ", into: secret)
       } catch {
-        throw UsageError("cannot read the password from the terminal: \(error.reason)")
+        throw Refusal("cannot read the password from the terminal: \(error.reason)")
       }
-      guard fits else { throw UsageError("\(source) is longer than \(Self.maximumLength) bytes; not a password") }
+      guard fits else { throw Refusal("\(source) is longer than \(Self.maximumLength) bytes; not a password") }
     } else {
-      throw Self.missing(backup)
+      throw BackupReader.noPassword(backup)
     }
     guard secret.count > 0 else {
-      throw UsageError("\(source) is empty; \(TerminalText.escaped(backup)) needs its password")
+      throw Refusal("\(source) is empty; \(TerminalText.escaped(backup)) needs its password")
     }
     return secret
   }
 
-  private func readLine(into secret: SecretBuffer, from descriptor: FileDescriptor, source: String) throws(UsageError) {
+  private func readLine(into secret: SecretBuffer, from descriptor: FileDescriptor, source: String) throws(Refusal) {
     let fits: Bool
     do {
       fits = try secret.readLine(from: descriptor, displayPath: source)
     } catch {
-      throw UsageError("cannot read \(source): \(error.reason)")
+      throw Refusal("cannot read \(source): \(error.reason)")
     }
-    guard fits else { throw UsageError("\(source) is longer than \(Self.maximumLength) bytes; not a password") }
+    guard fits else { throw Refusal("\(source) is longer than \(Self.maximumLength) bytes; not a password") }
   }
 }

@@ -61,9 +61,9 @@ public enum CLI {
 
   /// Builds (and so checks) the command; the closure does the work.
   private static func runner(for command: CommandSpec, _ parsed: ParsedArguments) throws(UsageError) -> (CommandIO) -> ExitCode {
-    func guarded(_ body: @escaping (CommandIO) throws(UsageError) -> ExitCode) -> (CommandIO) -> ExitCode {
+    func guarded(_ body: @escaping (CommandIO) throws(Refusal) -> ExitCode) -> (CommandIO) -> ExitCode {
       { io in
-        do throws(UsageError) {
+        do throws(Refusal) {
           return try body(io)
         } catch {
           io.error(error.message)
@@ -74,16 +74,16 @@ public enum CLI {
     switch command.name {
     case "audit":
       let audit = try AuditCommand(parsed)
-      return guarded { io throws(UsageError) in try audit.run(io: io) }
+      return guarded { io throws(Refusal) in try audit.run(io: io) }
     case "migrate":
       let migrate = try MigrateCommand(parsed)
-      return guarded { io throws(UsageError) in try migrate.run(io: io) }
+      return guarded { io throws(Refusal) in try migrate.run(io: io) }
     case "exclude": return { io in MarkerCommands.exclude(parsed, io: io) }
     case "include": return { io in MarkerCommands.include(parsed, io: io) }
     case "status": return { io in MarkerCommands.status(parsed, io: io) }
     case "init-config":
       let initConfig = try InitConfigCommand(parsed)
-      return guarded { io throws(UsageError) in try initConfig.run(io: io) }
+      return guarded { io throws(Refusal) in try initConfig.run(io: io) }
     default:
       guard let script = CompletionScripts.script(for: parsed.operands[0]) else {
         var message = "unknown shell '\(TerminalText.escaped(parsed.operands[0]))': expected bash, zsh or fish"

@@ -14,10 +14,10 @@ struct InitConfigCommand {
     quiet = parsed.flag("quiet")
   }
 
-  func run(io: CommandIO) throws(UsageError) -> ExitCode {
+  func run(io: CommandIO) throws(Refusal) -> ExitCode {
     let source = try InputResolver.resolve(path)
     if !force, (try? Syscalls.status(ofPath: output)) != nil {
-      throw UsageError("\(TerminalText.escaped(output)): already exists; give --force to replace it, or --output FILE")
+      throw Refusal("\(TerminalText.escaped(output)): already exists; give --force to replace it, or --output FILE")
     }
     let reports = try source.audit(AuditRequest(options: { _ in AuditOptions() })).reports
     // A folder of containers: the top level allows the largest container's figures, and each
@@ -44,7 +44,7 @@ struct InitConfigCommand {
       defer { descriptor.close() }
       try Syscalls.writeAll(descriptor, Array(text.utf8), displayPath: output)
     } catch {
-      throw UsageError("\(TerminalText.escaped(output)): cannot write: \(error.reason)")
+      throw Refusal("\(TerminalText.escaped(output)): cannot write: \(error.reason)")
     }
     if quiet { return .success }
     io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.human(Self.withHeadroom(report.backup.bytes, headroom))), "

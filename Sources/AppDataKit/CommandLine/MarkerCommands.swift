@@ -23,7 +23,7 @@ enum MarkerCommands {
           }
         }
       } catch {
-        io.error(describe(error, path: path))
+        io.error(error.message(path: path))
         failed = true
       }
     }
@@ -49,7 +49,7 @@ enum MarkerCommands {
           io.warning("\(TerminalText.escaped(path)): still excluded by the \(inherited.markers.name!) marker on \(TerminalText.escaped(inherited.path))")
         }
       } catch {
-        io.error(describe(error, path: path))
+        io.error(error.message(path: path))
         failed = true
       }
     }
@@ -92,7 +92,7 @@ enum MarkerCommands {
           io.writeOutput(line + "\n")
         }
       } catch {
-        io.error(describe(error, path: path))
+        io.error(error.message(path: path))
         failed = true
       }
     }
@@ -108,14 +108,4 @@ enum MarkerCommands {
   }
 
   /// One line naming the path and the cause, with a hint for the common cases.
-  static func describe(_ error: SystemError, path: String) -> String {
-    var text = TerminalText.escaped(error.path.isEmpty ? path : error.path) + ": "
-    if error.isNotFound && error.operation.hasPrefix("read the status") { return text + "no such file or folder" }
-    text += "cannot \(error.action): \(error.reason)"
-    if error.isUnsupported { text += " (this filesystem does not store user extended attributes; on Linux use ext4, xfs, btrfs or tmpfs)" }
-    if error.isPermissionDenied && error.operation.contains("extended attribute") {
-      text += " (Linux allows user.* attributes only on regular files and folders you own, not on symlinks)"
-    }
-    return text
-  }
 }

@@ -40,7 +40,7 @@ struct MigrateCommand {
 
   /// The one app container PATH names: PATH itself, a package's `AppData`, or, in a folder of
   /// containers, the app container `--app` picks.
-  func container() throws(UsageError) -> ContainerRef {
+  func container() throws(Refusal) -> ContainerRef {
     let source = try InputResolver.resolve(path)
     let folders = try source.folders()
     let filter = apps.isEmpty ? nil : AppFilter(ids: apps)
@@ -51,7 +51,7 @@ struct MigrateCommand {
     let apps = kept.filter { $0.kind == .app && self.apps.contains($0.id ?? "") }
     if apps.count == 1 { return apps[0] }
     let ids = folders.filter { $0.kind == .app }.map { TerminalText.escaped($0.name) }.sorted().joined(separator: ", ")
-    throw UsageError("\(TerminalText.escaped(path)): holds \(folders.count) containers; name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
+    throw Refusal("\(TerminalText.escaped(path)): holds \(folders.count) containers; name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
   }
 
   /// A path relative to the container that cannot leave it.
@@ -62,7 +62,7 @@ struct MigrateCommand {
     return components
   }
 
-  func run(io: CommandIO) throws(UsageError) -> ExitCode {
+  func run(io: CommandIO) throws(Refusal) -> ExitCode {
     let container = try container()
     TestHooks.pause(at: "resolved")
     var options = options
@@ -73,7 +73,7 @@ struct MigrateCommand {
       migration.below = path
       outcome = try migration.run()
     } catch {
-      throw UsageError(error.message)
+      throw Refusal(error.message)
     }
     for line in outcome.preCheckErrors { io.error(line) }
     if json {

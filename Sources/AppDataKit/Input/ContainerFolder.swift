@@ -2,7 +2,7 @@
 /// `tmp` (and not a home folder or a source checkout, which hold such folders too); or a Mac
 /// sandboxed app's `~/Library/Containers/<id>` folder, whose `Data` is the container.
 enum ContainerFolder: ContainerFolderKind {
-  static func recognize(_ folder: ProbedFolder) throws(UsageError) -> FolderMatch? {
+  static func recognize(_ folder: ProbedFolder) throws(Refusal) -> FolderMatch? {
     single(folder, parent: nil).map { FolderMatch(containers: [$0], isCollection: false) }
   }
 
@@ -18,7 +18,7 @@ enum ContainerFolder: ContainerFolderKind {
   static func isRoot(_ folder: ProbedFolder) -> Bool {
     if folder.isFile(ContainerLayout.metadataFileName) { return true }
     guard ContainerPlaces.rootFolderNames.contains(where: folder.isFolder) else { return false }
-    return !Refusal.isHomeFolder(folder) && !Refusal.isSourceCheckout(folder)
+    return !NoContainer.isHomeFolder(folder) && !NoContainer.isSourceCheckout(folder)
   }
 
   /// A container at `folder`, identified by the plists in and around it (`identity`, when the
@@ -39,7 +39,7 @@ enum FolderOfContainers: ContainerFolderKind {
   /// The Mac folder whose children are all app group containers, whatever they hold.
   static let groupContainersName = "Group Containers"
 
-  static func recognize(_ folder: ProbedFolder) throws(UsageError) -> FolderMatch? {
+  static func recognize(_ folder: ProbedFolder) throws(Refusal) -> FolderMatch? {
     var containers: [ContainerRef] = []
     let isGroups = folder.name == groupContainersName
     for name in folder.folderNames {

@@ -69,9 +69,9 @@ public protocol ContainerSource: Sendable {
   var isCollection: Bool { get }
   /// The containers as folders on disk, for commands that change them; nil when they cannot be
   /// changed in place (an archive), with the reason.
-  func folders() throws(UsageError) -> [ContainerRef]
+  func folders() throws(Refusal) -> [ContainerRef]
   /// Audits the containers the request's filter keeps.
-  func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome
+  func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome
   /// Whether reading it needs a password (`AuditRequest.password`).
   var needsPassword: Bool { get }
 }
@@ -95,9 +95,9 @@ public struct AppFilter: Sendable {
   }
 
   /// The exit-2 message when no container matches.
-  static func noMatch(_ ids: [String], source: String, available: [String]) -> UsageError {
+  static func noMatch(_ ids: [String], source: String, available: [String]) -> Refusal {
     let wanted = ids.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
     let found = available.isEmpty ? "none" : available.sorted().map { TerminalText.escaped($0) }.joined(separator: ", ")
-    return UsageError("\(TerminalText.escaped(source)): no container matches --app \(wanted); the ids found: \(found)")
+    return Refusal("\(TerminalText.escaped(source)): no container matches --app \(wanted); the ids found: \(found)")
   }
 }

@@ -3,7 +3,7 @@
 /// (`AppDomain-`, `AppDomainGroup-`, `AppDomainPlugin-`) is a container; the system domains are
 /// summed into one line, or listed one by one with `--all-domains`.
 enum DeviceBackup: FolderInputKind {
-  static func source(for folder: ProbedFolder, base: String) throws(UsageError) -> (any ContainerSource)? {
+  static func source(for folder: ProbedFolder, base: String) throws(Refusal) -> (any ContainerSource)? {
     guard BackupManifest.isBackup(folder) else { return nil }
     return BackupSource(source: Syscalls.absolutePath(folder.path), folderPath: folder.path, manifest: try BackupManifest.load(folder))
   }
@@ -18,11 +18,11 @@ struct BackupSource: ContainerSource {
   var isCollection: Bool { true }
   var needsPassword: Bool { manifest.needsPassword }
 
-  func folders() throws(UsageError) -> [ContainerRef] {
-    throw UsageError("\(TerminalText.escaped(folderPath)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
+  func folders() throws(Refusal) -> [ContainerRef] {
+    throw Refusal("\(TerminalText.escaped(folderPath)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
   }
 
-  func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
+  func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     var reader = BackupReader(manifest: manifest, folderPath: folderPath)
     reader.password = request.password
     reader.maximumKeyRounds = request.maximumKeyRounds
@@ -38,7 +38,7 @@ struct BackupSource: ContainerSource {
   /// The rows of one domain, for `appdata audit CONTAINER --backup BACKUP`: relativePath to size
   /// (folders left out); nil when the backup holds no such domain. `password` opens an
   /// encrypted backup.
-  func files(ofDomain domain: String, password: SecretBuffer?, maximumKeyRounds: UInt64) throws(UsageError) -> [[UInt8]: UInt64]? {
+  func files(ofDomain domain: String, password: SecretBuffer?, maximumKeyRounds: UInt64) throws(Refusal) -> [[UInt8]: UInt64]? {
     var reader = BackupReader(manifest: manifest, folderPath: folderPath)
     reader.password = password
     reader.maximumKeyRounds = maximumKeyRounds

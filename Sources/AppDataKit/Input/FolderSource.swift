@@ -7,9 +7,9 @@ struct FolderSource: ContainerSource {
   let isCollection: Bool
   let containers: [ContainerRef]
 
-  func folders() throws(UsageError) -> [ContainerRef] { containers }
+  func folders() throws(Refusal) -> [ContainerRef] { containers }
 
-  func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
+  func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     try Self.refuseBackupOptions(request, path: base)
     let selected = containers.filter { request.filter?.matches($0.id) ?? true }
     let options = selected.map { request.options($0.id) }
@@ -32,7 +32,7 @@ struct FolderSource: ContainerSource {
                                 entrySink: request.entrySink, tag: tags[index])
       case .failure(let error):
         // One container of many that cannot be opened is a finding; the others are audited.
-        guard isCollection else { throw UsageError(TerminalText.escaped(error.description)) }
+        guard isCollection else { throw Refusal(TerminalText.escaped(error.description)) }
         report = AuditReport(container: path, categories: [:], directories: 0, maxFileSize: options[index].maxFileSize,
                              maxBackupSize: options[index].maxBackupSize, findings: [
                                Finding(rule: .unreadable, path: Array(".".utf8), message: "cannot \(error.action): \(error.reason)", bytes: nil),
@@ -49,9 +49,9 @@ struct FolderSource: ContainerSource {
 
 extension FolderSource {
   /// `--verify` and `--all-domains` read a device backup's manifest; elsewhere they are a mistake.
-  static func refuseBackupOptions(_ request: AuditRequest, path: String) throws(UsageError) {
+  static func refuseBackupOptions(_ request: AuditRequest, path: String) throws(Refusal) {
     if request.verify || request.allDomains {
-      throw UsageError("\(TerminalText.escaped(path)): not a device backup; --verify and --all-domains apply to device backups")
+      throw Refusal("\(TerminalText.escaped(path)): not a device backup; --verify and --all-domains apply to device backups")
     }
   }
 }
@@ -65,11 +65,11 @@ struct ArchiveSource: ContainerSource {
   /// Whether the archive holds a folder of containers; known once it is read.
   var isCollection: Bool { false }
 
-  func folders() throws(UsageError) -> [ContainerRef] {
-    throw UsageError("\(TerminalText.escaped(path)): is an archive; appdata changes containers only in folders: extract it first (with 'tar --xattrs' or 'ditto -x -k' on a Mac)")
+  func folders() throws(Refusal) -> [ContainerRef] {
+    throw Refusal("\(TerminalText.escaped(path)): is an archive; appdata changes containers only in folders: extract it first (with 'tar --xattrs' or 'ditto -x -k' on a Mac)")
   }
 
-  func audit(_ request: AuditRequest) throws(UsageError) -> AuditOutcome {
+  func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     try FolderSource.refuseBackupOptions(request, path: path)
     var auditor = ArchiveAuditor(archivePath: path, options: request.options)
     auditor.root = root
@@ -81,7 +81,7 @@ struct ArchiveSource: ContainerSource {
     do {
       containers = try auditor.run()
     } catch {
-      throw UsageError("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
+      throw Refusal("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
     }
     let kept = containers.filter { request.filter?.matches($0.id) ?? true }
     let isCollection = containers.count > 1 || containers.contains(where: \.isInCollection)

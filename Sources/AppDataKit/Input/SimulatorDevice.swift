@@ -4,7 +4,7 @@
 /// `Data/PluginKitPlugin`). Each child of a place is a container of the place's kind;
 /// `Bundle/Application` holds `.app` bundles, never app data.
 enum SimulatorDevice: ContainerFolderKind {
-  static func recognize(_ folder: ProbedFolder) throws(UsageError) -> FolderMatch? {
+  static func recognize(_ folder: ProbedFolder) throws(Refusal) -> FolderMatch? {
     guard let places = self.places(in: folder) else { return nil }
     var containers: [ContainerRef] = []
     var sawBundles = false
@@ -21,7 +21,7 @@ enum SimulatorDevice: ContainerFolderKind {
       }
     }
     if containers.isEmpty && sawBundles && !places.contains(where: { $0.place.kind != nil }) {
-      throw UsageError("\(TerminalText.escaped(folder.path)): holds .app bundles (Bundle/Application), never app data; name the device's Containers folder, or its Data/Application")
+      throw Refusal("\(TerminalText.escaped(folder.path)): holds .app bundles (Bundle/Application), never app data; name the device's Containers folder, or its Data/Application")
     }
     return FolderMatch(containers: containers, isCollection: true)
   }

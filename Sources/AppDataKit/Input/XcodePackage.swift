@@ -2,10 +2,10 @@
 /// scheme loads): a folder holding `AppDataInfo.plist` and/or `AppData/`, which is the container.
 /// Packages trimmed by hand (no info plist, no metadata plist, no `Documents` or `tmp`) still work.
 enum XcodePackage: ContainerFolderKind {
-  static func recognize(_ folder: ProbedFolder) throws(UsageError) -> FolderMatch? {
+  static func recognize(_ folder: ProbedFolder) throws(Refusal) -> FolderMatch? {
     if let container = container(folder, kind: nil) { return FolderMatch(containers: [container], isCollection: false) }
     if folder.name.hasSuffix(ContainerPlaces.packageExtension) || folder.isFile(ContainerPlaces.packageInfoFileName) {
-      throw UsageError("\(TerminalText.escaped(folder.path)): an Xcode app data package without its \(ContainerPlaces.packageContainerName) folder; download the container again from Xcode (Devices and Simulators, Download Container…)")
+      throw Refusal("\(TerminalText.escaped(folder.path)): an Xcode app data package without its \(ContainerPlaces.packageContainerName) folder; download the container again from Xcode (Devices and Simulators, Download Container…)")
     }
     return nil
   }

@@ -25,7 +25,7 @@ public struct Migration {
     do {
       container = try ContainerAccess(rootPath: rootPath, below: below)
     } catch {
-      throw MigrationError(MarkerCommands.describe(error, path: rootPath))
+      throw MigrationError(error.message(path: rootPath))
     }
     guard Syscalls.lockExclusively(container.root) else {
       throw MigrationError("\(TerminalText.escaped(rootPath)): another appdata migrate is running on this container")

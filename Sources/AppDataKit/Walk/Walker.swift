@@ -9,13 +9,6 @@ import Foundation  // NSCondition only; the walk itself uses descriptors, never 
 /// depth is not limited by PATH_MAX and a folder swapped for a symlink is refused rather
 /// than followed.
 public enum Walker {
-  /// The default `--jobs`: eight threads per online CPU, at least 8 and at most 16. A walk waits on
-  /// the disk when the cache is cold, and more threads than cores keep more reads in flight;
-  /// warm, the extra threads cost little. Measured on 2 CPUs, a 200,000-entry container
-  /// (`make bench`, medians): cold (page cache dropped) --jobs 2 1.43 s, 4 1.13 s, 8 1.00 s,
-  /// 16 0.945 s, 32 1.03 s (the C floor walker's best: 0.92 s, at 32 threads); warm --jobs 2
-  /// 0.268 s, 8 0.292 s, 16 0.294 s, 32 0.300 s.
-  public static var defaultJobs: Int { min(16, max(8, 8 * Syscalls.onlineProcessorCount)) }
 
   /// One container root of a walk over several.
   public struct Root: Sendable {
@@ -353,61 +346,6 @@ struct Worker {
 }
 
 // MARK: - Attributes and cache tags
-
-/// What an entry's extended attributes say.
-struct EntryAttributes {
-  var markers: MarkerSet = []
-  var declinesBackup = false
-
-  /// One listxattr per entry; a getxattr only for the names appdata recognises.
-  static func read(cName: UnsafePointer<CChar>, in directory: FileDescriptor, scratch: inout [UInt8],
-                   pathFallback: Bool = ExtendedAttributes.usesPathFallback) -> Result<EntryAttributes, Errno> {
-    let length: Int
-    switch ExtendedAttributes.listNames(of: cName, in: directory, into: &scratch, pathFallback: pathFallback) {
-    case .success(let count): length = count
-    case .failure(let error):
-      // A filesystem without extended attributes simply has no markers.
-      if error.code == ErrnoValue.notSupported { return .success(EntryAttributes()) }
-      return .failure(error)
-    }
-    var result = EntryAttributes()
-    if length == 0 { return .success(result) }
-    var start = 0
-    while start < length {
-      var end = start
-      while end < length && scratch[end] != 0 { end += 1 }
-      let name = scratch[start..<end]
-      for known in MarkerTable.recognisedBytes where known.name.count == name.count && known.name.elementsEqual(name) {
-        switch ExtendedAttributes.value(of: known.attribute, on: cName, in: directory) {
-        case .failure(let error): return .failure(error)
-        case .success(nil): break
-        case .success(let value?): result.add(known.meaning, value: value)
-        }
-      }
-      start = end + 1
-    }
-    return .success(result)
-  }
-
-  /// Folds one recognised attribute's value into the result.
-  mutating func add(_ meaning: MarkerTable.Meaning, value: [UInt8]) {
-    switch meaning {
-    case .marker(let marker):
-      if marker.isExcluding(value: value) { markers.insert(MarkerSet(marker)) }
-    case .robotsBackup:
-      if MarkerTable.robotsValueDeclinesBackup(value) { declinesBackup = true }
-    }
-  }
-
-  /// What a list of (name, value) attributes says (from an archive's headers or AppleDouble file).
-  init(attributes: [(name: String, value: [UInt8])]) {
-    for (name, value) in attributes {
-      for known in MarkerTable.recognised where known.name == name { add(known.meaning, value: value) }
-    }
-  }
-
-  init() {}
-}
 
 /// The Cache Directory Tagging Specification's `CACHEDIR.TAG` (honoured by borg, restic, tar).
 public enum CacheDirectoryTag {
