@@ -5,7 +5,7 @@ let package = Package(
   name: "appdata",
   products: [
     .executable(name: "appdata", targets: ["appdata"]),
-    .library(name: "AppDataKit", targets: ["AppDataKit"]),
+    .library(name: "AppDataKit", targets: ["AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration"]),
   ],
   dependencies: [
     // An encrypted device backup's keys and Manifest.db: PBKDF2, AES key unwrap (RFC 3394) and
@@ -33,25 +33,51 @@ let package = Package(
       path: "Sources/CSQLite",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
     ),
+    // The layers, each depending only on those above it in this list (the compiler checks it):
+    // what glibc and libattr offer; the model every reader and report shares; the readers that
+    // produce entries from a folder, an archive or a backup; the reports; migration; the command line.
     .target(
-      name: "AppDataKit",
+      name: "AppDataSystem",
+      dependencies: [.target(name: "CLibattr", condition: .when(platforms: [.linux]))],
+      path: "Sources/AppDataSystem"
+    ),
+    .target(
+      name: "AppDataCore",
+      dependencies: ["AppDataSystem"],
+      path: "Sources/AppDataCore"
+    ),
+    .target(
+      name: "AppDataReaders",
       dependencies: [
-        .target(name: "CLibattr", condition: .when(platforms: [.linux])),
-        "CLibarchive",
-        "CSQLite",
+        "AppDataSystem", "AppDataCore", "CLibarchive", "CSQLite",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
       ],
-      path: "Sources/AppDataKit"
+      path: "Sources/AppDataReaders"
+    ),
+    .target(
+      name: "AppDataReports",
+      dependencies: ["AppDataSystem", "AppDataCore"],
+      path: "Sources/AppDataReports"
+    ),
+    .target(
+      name: "AppDataMigration",
+      dependencies: ["AppDataSystem", "AppDataCore"],
+      path: "Sources/AppDataMigration"
+    ),
+    .target(
+      name: "AppDataCommandLine",
+      dependencies: ["AppDataSystem", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration"],
+      path: "Sources/AppDataCommandLine"
     ),
     .executableTarget(
       name: "appdata",
-      dependencies: ["AppDataKit"],
+      dependencies: ["AppDataSystem", "AppDataCommandLine"],
       path: "Sources/appdata"
     ),
     .testTarget(
       name: "AppDataKitTests",
-      dependencies: ["AppDataKit"],
+      dependencies: ["AppDataSystem", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration", "AppDataCommandLine"],
       path: "Tests/AppDataKitTests"
     ),
   ],

@@ -19,7 +19,8 @@ SECONDS_EACH=${FUZZ_SECONDS:-60}
 TIMEOUT=${FUZZ_TIMEOUT:-10}
 RSS_MB=${FUZZ_RSS_MB:-2048}
 OUT=.build-fuzz
-K=Sources/AppDataKit
+# The library's targets, compiled here as one module (their `import AppData…` lines dropped).
+LIBRARY="Sources/AppDataSystem Sources/AppDataCore Sources/AppDataReaders Sources/AppDataReports Sources/AppDataMigration"
 
 # One binary for every target: the library (all of it but its one swift-crypto file, which
 # Fuzz/Support/NoCrypto.swift stands in for) with every target and the entry point that picks one.
@@ -27,11 +28,17 @@ all_targets=(bplist xmlplist mbfile keybag json glob archive manifest)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 binary="$OUT/fuzz-appdata"
-sources="$(find $K -name '*.swift' ! -name 'BackupDecryption.swift' | sort | tr '\n' ' ')"
 mkdir -p "$OUT"
+rm -rf "$OUT/src" && mkdir -p "$OUT/src"
+# shellcheck disable=SC2086
+for file in $(find $LIBRARY -name '*.swift' ! -name 'BackupDecryption.swift' | sort); do
+  flat="$OUT/src/$(echo "$file" | tr '/' '_')"
+  grep -v '^import AppData' "$file" > "$flat"
+done
+sources="$(find "$OUT/src" -name '*.swift' | sort | tr '\n' ' ')"
 echo "== building $binary"
 # shellcheck disable=SC2086
-swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name AppDataFuzz \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name AppDataFuzz -package-name appdata \
   -I Sources/CSQLite -I Sources/CLibarchive -I Sources/CLibattr \
   Tests/AppDataKitTests/FuzzTargets/*.swift Fuzz/Support/*.swift $sources -lsqlite3 -larchive -lattr -o "$binary"
 

@@ -1,5 +1,5 @@
 // libarchive (libarchive-dev), the library macOS itself ships: appdata reads archives made on a
-// Mac without extracting them. Only Sources/AppDataKit/Archive/LibArchive.swift calls into it.
+// Mac without extracting them. Only Sources/AppDataReaders/Archive/LibArchive.swift calls into it.
 #ifndef APPDATA_CLIBARCHIVE_SHIM_H
 #define APPDATA_CLIBARCHIVE_SHIM_H
 #include <archive.h>

@@ -1,6 +1,6 @@
 // The C surface appdata needs on Linux: libattr's attribute copy and the
 // *at() extended-attribute syscalls (kernel 6.13+) that glibc does not wrap yet.
-// Only Sources/AppDataKit/System calls into this module.
+// Only Sources/AppDataSystem/System calls into this module.
 #ifndef APPDATA_CLIBATTR_SHIM_H
 #define APPDATA_CLIBATTR_SHIM_H
 

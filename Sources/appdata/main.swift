@@ -1,3 +1,4 @@
-import AppDataKit
+import AppDataCommandLine
+import AppDataSystem
 
 Syscalls.exit(CLI.run(CommandLine.arguments, io: .standard()).rawValue)

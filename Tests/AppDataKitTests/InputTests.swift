@@ -1,4 +1,9 @@
-import AppDataKit
+@testable import AppDataSystem
+@testable import AppDataCore
+@testable import AppDataReaders
+@testable import AppDataReports
+@testable import AppDataMigration
+@testable import AppDataCommandLine
 import Foundation
 import Testing
 

@@ -1,4 +1,9 @@
-import AppDataKit
+@testable import AppDataSystem
+@testable import AppDataCore
+@testable import AppDataReaders
+@testable import AppDataReports
+@testable import AppDataMigration
+@testable import AppDataCommandLine
 import Foundation
 import Testing
 
@@ -86,6 +91,21 @@ struct MigrateTests {
     #expect(again.status == 0)
     #expect(integer(try again.json(), "totals", "moved", "entries") == 0)
     #expect(same(try manifest(tree.root), try manifest(tree.root)))
+  }
+
+  @Test func onlyAndSkipTakeThePolicyGlobSyntax() throws {
+    let tree = try TestTree("only-skip")
+    for name in ["abc", "bcd", "xyz", "a.tmp"] { try tree.file("Library/Caches/\(name)/f", size: 1) }
+    try tree.folder("Documents")
+    let result = try AppData.run(["migrate", "--json", "--dry-run", "--only", "[a-c]*", "--skip", "*.tmp", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    let entries = try result.json()["entries"] as? [[String: Any]] ?? []
+    let actions = Dictionary(uniqueKeysWithValues: entries.map { ($0["source"] as? String ?? "?", $0["action"] as? String ?? "?") })
+    #expect(actions == ["Library/Caches/abc": "planned", "Library/Caches/bcd": "planned",
+                        "Library/Caches/xyz": "skipped", "Library/Caches/a.tmp": "skipped"])
+    let bad = try AppData.run(["migrate", "--only", "[a-", tree.root])
+    #expect(bad.status == 2)
+    #expect(bad.error == "appdata: error: invalid glob '[a-' for '--only': unterminated '[' at byte 1\n")
   }
 
   @Test func intoMarksOneNewFolder() throws {

@@ -1,5 +1,10 @@
-#if canImport(AppDataKit)
-@testable import AppDataKit
+#if canImport(AppDataCore)
+@testable import AppDataSystem
+@testable import AppDataCore
+@testable import AppDataReaders
+@testable import AppDataReports
+@testable import AppDataMigration
+@testable import AppDataCommandLine
 #endif
 
 // Fuzz target `archive` (Scripts/fuzz.sh): an archive read from memory through the libarchive wrapper (any format and

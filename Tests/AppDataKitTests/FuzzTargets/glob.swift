@@ -1,5 +1,10 @@
-#if canImport(AppDataKit)
-@testable import AppDataKit
+#if canImport(AppDataCore)
+@testable import AppDataSystem
+@testable import AppDataCore
+@testable import AppDataReaders
+@testable import AppDataReports
+@testable import AppDataMigration
+@testable import AppDataCommandLine
 #endif
 
 // Fuzz target `glob` (Scripts/fuzz.sh): the policy glob (Glob): the first line is the pattern, the rest a path it is

@@ -1,5 +1,10 @@
-#if canImport(AppDataKit)
-@testable import AppDataKit
+#if canImport(AppDataCore)
+@testable import AppDataSystem
+@testable import AppDataCore
+@testable import AppDataReaders
+@testable import AppDataReports
+@testable import AppDataMigration
+@testable import AppDataCommandLine
 #endif
 
 // Fuzz target `keybag` (Scripts/fuzz.sh): an encrypted backup's BackupKeyBag (tag, big-endian length, value records)

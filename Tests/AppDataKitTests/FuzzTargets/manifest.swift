@@ -1,5 +1,10 @@
-#if canImport(AppDataKit)
-@testable import AppDataKit
+#if canImport(AppDataCore)
+@testable import AppDataSystem
+@testable import AppDataCore
+@testable import AppDataReaders
+@testable import AppDataReports
+@testable import AppDataMigration
+@testable import AppDataCommandLine
 #endif
 
 // Fuzz target `manifest` (Scripts/fuzz.sh): a backup's Manifest.db given to SQLite from memory (sqlite3_deserialize, as

@@ -1,0 +1,425 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import AppDataReports
+import AppDataMigration
+import Dispatch
+
+/// The report formats of `appdata audit`.
+public enum AuditFormat: String, CaseIterable, Sendable {
+  case table, json, ndjson, github, junit, sarif, html
+}
+
+/// `appdata audit`: options (over the policy file) to `AuditOptions`, the report to each
+/// chosen format and destination, findings to the exit status.
+struct AuditCommand {
+  /// One report to write: a format and where (nil: standard output).
+  struct Output {
+    var format: AuditFormat
+    var file: String?
+  }
+
+  let path: String
+  /// The policy file's contents (its per-container overrides applied by `options(for:)`).
+  let policy: AuditPolicy
+  /// The options as the command line sets them over the policy (see `options(for:)`).
+  let commandLine: CommandLineOptions
+  let outputs: [Output]
+  let failOn: Severity?
+  let exactBytes: Bool
+  let quiet: Bool
+  let colorChoice: String
+  let policyFile: String?
+  let root: [[UInt8]]?
+  let maximumArchiveBytes: UInt64?
+  /// `--max-key-rounds`.
+  let maximumKeyRounds: UInt64
+  let apps: [String]
+  let verify: Bool
+  let allDomains: Bool
+  /// `--backup BACKUP`, `--backup-domain DOMAIN`: compare the containers with a device backup.
+  let backupPath: String?
+  let backupDomain: String?
+  /// `--password-file`, `--password-stdin` (or APPDATA_BACKUP_PASSWORD, or a prompt): an
+  /// encrypted backup's password, read only when one is needed.
+  let password: BackupPassword
+
+  /// What the command line says; nil fields leave the policy's value.
+  struct CommandLineOptions: Sendable {
+    var maxFileSize: UInt64?
+    var maxBackupSize: UInt64?
+    var warnAt: Double?
+    var ignore: [Glob]?
+    var baselines: BaselineSet?
+    var maxGrowth: UInt64?
+    var maxGrowthPercent: Double?
+    var top = 10
+    var jobs = 1
+    var listedCategories: Set<Category> = []
+  }
+
+  init(_ parsed: ParsedArguments) throws(UsageError) {
+    path = parsed.operands[0]
+
+    // The policy file first; every command-line option then overrides it.
+    var policy = AuditPolicy()
+    var policyFile: String?
+    if !parsed.flag("no-config") {
+      if let file = parsed.value("config") {
+        policyFile = file
+      } else if (try? Syscalls.status(ofPath: AuditPolicy.defaultFileName)) != nil {
+        policyFile = AuditPolicy.defaultFileName
+      }
+    }
+    if let policyFile {
+      do {
+        policy = try AuditPolicy.load(path: policyFile)
+      } catch {
+        throw UsageError("\(TerminalText.escaped(policyFile)): \(error.message)")
+      }
+    }
+    self.policyFile = policyFile
+    self.policy = policy
+
+    var options = CommandLineOptions()
+    options.maxFileSize = try parsed.size("max-file-size")
+    options.maxBackupSize = try parsed.size("max-backup-size")
+    if let text = parsed.value("warn-at") {
+      guard let fraction = Double(text), fraction > 0, fraction < 1 else {
+        throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--warn-at': expected a fraction between 0 and 1, such as 0.9")
+      }
+      options.warnAt = fraction
+    }
+    if parsed.contains("ignore") {
+      var globs: [Glob] = []
+      for pattern in parsed.allValues("ignore") {
+        do {
+          globs.append(try Glob(pattern))
+        } catch {
+          throw UsageError("invalid glob '\(TerminalText.abbreviated(pattern))' for '--ignore': \(error.message)")
+        }
+      }
+      options.ignore = globs
+    }
+    if let file = parsed.value("baseline") {
+      do {
+        options.baselines = try Baseline.load(path: file)
+      } catch {
+        throw UsageError("\(TerminalText.escaped(file)): \(error.message)")
+      }
+    }
+    options.maxGrowth = try parsed.size("max-growth")
+    if let text = parsed.value("max-growth-percent") {
+      guard let percent = Double(text), percent >= 0, percent.isFinite else {
+        throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--max-growth-percent': expected a number of percent, such as 10")
+      }
+      options.maxGrowthPercent = percent
+    }
+    if (options.maxGrowth != nil || options.maxGrowthPercent != nil) && options.baselines == nil {
+      throw UsageError("'--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with")
+    }
+    options.top = try parsed.integer("top") ?? 10
+    options.jobs = try parsed.integer("jobs", minimum: 1, maximum: 256) ?? AuditOptions.defaultJobs
+    for value in parsed.allValues("list") {
+      for name in value.split(separator: ",") {
+        if name == "all" { options.listedCategories.formUnion(Category.allCases) }
+        else if let category = Category(rawValue: String(name)) { options.listedCategories.insert(category) }
+      }
+    }
+    commandLine = options
+    outputs = try Self.outputs(parsed)
+    switch parsed.value("fail-on") ?? "error" {
+    case "never": failOn = nil
+    case let level: failOn = Severity(rawValue: level)!
+    }
+    exactBytes = parsed.flag("bytes")
+    quiet = parsed.flag("quiet")
+    colorChoice = parsed.value("color") ?? "auto"
+    if let text = parsed.value("root") {
+      let components = RelativePath.components(Array(text.utf8))
+      guard !components.contains([0x2E, 0x2E]) else {
+        throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--root': expected a folder inside PATH, without '..'")
+      }
+      root = components.filter { $0 != [0x2E] }
+    } else {
+      root = nil
+    }
+    maximumArchiveBytes = try parsed.size("max-archive-bytes")
+    maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
+    apps = parsed.allValues("app")
+    for app in apps where app.isEmpty { throw UsageError("'--app' needs a bundle id or group id") }
+    verify = parsed.flag("verify")
+    allDomains = parsed.flag("all-domains")
+    backupPath = parsed.value("backup")
+    backupDomain = parsed.value("backup-domain")
+    password = try BackupPassword(parsed)
+    if backupDomain != nil && backupPath == nil {
+      throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
+    }
+  }
+
+  /// The options of the container with `id`: the policy file (with that id's overrides), then
+  /// the command line over it.
+  func options(for id: String?, isOnlyContainer: Bool) -> AuditOptions {
+    let policy = policy.forContainer(id)
+    var options = AuditOptions()
+    options.maxFileSize = commandLine.maxFileSize ?? policy.maxFileSize
+    options.maxBackupSize = commandLine.maxBackupSize ?? policy.maxBackupSize
+    options.warnAt = commandLine.warnAt ?? policy.warnAt
+    options.severities = policy.severities
+    options.budgets = policy.budgets
+    options.ignore = commandLine.ignore ?? policy.ignore
+    options.baseline = commandLine.baselines?.baseline(for: id, isOnlyContainer: isOnlyContainer)
+    options.maxGrowth = commandLine.maxGrowth
+    options.maxGrowthPercent = commandLine.maxGrowthPercent
+    options.top = commandLine.top
+    options.jobs = commandLine.jobs
+    options.listedCategories = commandLine.listedCategories
+    return options
+  }
+
+  /// `--backup BACKUP`: it must be a device backup.
+  private static func backupSource(_ path: String) throws(Refusal) -> BackupSource {
+    guard let backup = try InputResolver.resolve(path) as? BackupSource else {
+      throw Refusal("\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); --backup takes the backup folder")
+    }
+    return backup
+  }
+
+  /// Compares each container with its domain in the backup, then drops the listing unless asked.
+  private func compare(_ reports: inout [AuditReport], with backup: BackupSource, password: SecretBuffer?) throws(Refusal) {
+    if backupDomain != nil && reports.count != 1 {
+      throw Refusal("'--backup-domain' names the domain of one container; PATH holds \(reports.count): choose one with --app")
+    }
+    for index in reports.indices {
+      let report = reports[index]
+      guard report.kind != .system else { continue }
+      guard let domain = backupDomain ?? report.id.map({ BackupComparison.domain(kind: report.kind, id: $0) }) else {
+        throw Refusal("\(TerminalText.escaped(report.container)): has no id (no metadata plist); name its domain in the backup with --backup-domain AppDomain-BUNDLE-ID")
+      }
+      guard let files = try backup.files(ofDomain: domain, password: password, maximumKeyRounds: maximumKeyRounds) else {
+        throw Refusal("\(TerminalText.escaped(backup.folderPath)): the backup holds no domain \(TerminalText.escaped(domain)); --backup-domain names another")
+      }
+      BackupComparison.compare(&reports[index], backupFiles: files, backup: backup.source, domain: domain)
+      let options = self.options(for: report.id, isOnlyContainer: reports.count == 1)
+      reports[index].findings = Finding.sortedForReport(Auditor.applyPolicy(to: reports[index].findings, options: options))
+    }
+  }
+
+  /// Pairs each `--output` with the `--format` (or `--json`) just before it, or, for an
+  /// `--output` given first, the first one after it. Formats without a file go to standard
+  /// output (one at most); when every format has a file, the table goes there.
+  static func outputs(_ parsed: ParsedArguments) throws(UsageError) -> [Output] {
+    var outputs: [Output] = []
+    var pendingFile: String?  // an --output seen before any --format
+    var formatValues = parsed.allValues("format").makeIterator()
+    var fileValues = parsed.allValues("output").makeIterator()
+    for name in parsed.order {
+      switch name {
+      case "format", "json":
+        let format = name == "json" ? AuditFormat.json : AuditFormat(rawValue: formatValues.next()!)!
+        outputs.append(Output(format: format, file: pendingFile))
+        pendingFile = nil
+      case "output":
+        let file = fileValues.next()!
+        if let last = outputs.indices.last, outputs[last].file == nil, pendingFile == nil {
+          outputs[last].file = file
+        } else if pendingFile == nil && outputs.isEmpty {
+          pendingFile = file
+        } else {
+          throw UsageError("'--output \(TerminalText.escaped(file))' has no --format of its own; give one --format before each --output")
+        }
+      default:
+        continue
+      }
+    }
+    if let pendingFile {
+      throw UsageError("'--output \(TerminalText.escaped(pendingFile))' needs a --format to write (json, ndjson, github, junit, sarif, html or table)")
+    }
+    if outputs.isEmpty { outputs = [Output(format: .table, file: nil)] }
+    let toStandardOutput = outputs.filter { $0.file == nil }
+    if toStandardOutput.count > 1 {
+      throw UsageError("only one format can go to standard output; give --output FILE after the others")
+    }
+    if toStandardOutput.isEmpty && !outputs.contains(where: { $0.format == .table }) {
+      outputs.append(Output(format: .table, file: nil))
+    }
+    return outputs
+  }
+
+  func run(io: CommandIO) throws(Refusal) -> ExitCode {
+    let source = try InputResolver.resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes)
+    TestHooks.pause(at: "resolved")
+    let isOnlyContainer = !source.isCollection
+    // Comparing with a backup, and the HTML treemap, need every file: list them all, and give
+    // the other formats only what was asked.
+    let backup = try backupPath.map { path throws(Refusal) in try Self.backupSource(path) }
+    // An encrypted backup's password, asked for before the progress line starts (the same
+    // password opens PATH and --backup BACKUP when both need one).
+    let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil }
+    let secret = try needsPassword.map { path throws(Refusal) in try password.read(for: path) }
+    let listsEverything = backup != nil || outputs.contains { $0.format == .html }
+    let command = self
+    var request = AuditRequest(options: { id in
+      var options = command.options(for: id, isOnlyContainer: isOnlyContainer)
+      if listsEverything { options.listedCategories = Set(Category.allCases) }
+      return options
+    })
+    request.optionsDependOnID = !policy.containers.isEmpty
+    if !apps.isEmpty { request.filter = AppFilter(ids: apps) }
+    request.verify = verify
+    request.allDomains = allDomains
+    request.password = secret
+    request.maximumKeyRounds = maximumKeyRounds
+    // NDJSON streams entries as they are classified when it is the only report; every line
+    // names its container.
+    let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !commandLine.listedCategories.isEmpty && !listsEverything
+    var streamFile: FileDescriptor?
+    if streamsNDJSON {
+      if let file = outputs[0].file {
+        let descriptor = try Self.create(file)
+        streamFile = descriptor
+        request.entrySink = { lines in try? Syscalls.writeAll(descriptor, lines, displayPath: file) }
+      } else {
+        let write = io.writeOutput
+        request.entrySink = { lines in write(String(decoding: lines, as: UTF8.self)) }
+      }
+    }
+    request.tagsLines = outputs.contains { $0.format == .ndjson }
+    let progress = quiet || !io.isErrorTerminal ? nil : WalkProgress()
+    request.progress = progress
+    let display = progress.map { ProgressLine(progress: $0, io: io) }
+    display?.start()
+    let outcome: AuditOutcome
+    do {
+      outcome = try source.audit(request)
+    } catch {
+      display?.stop()
+      streamFile?.close()
+      throw error
+    }
+    display?.stop()
+    if outcome.reports.isEmpty && !apps.isEmpty {
+      streamFile?.close()
+      throw AppFilter.noMatch(apps, source: path, available: outcome.available)
+    }
+    var compared = outcome.reports
+    if let backup { try compare(&compared, with: backup, password: secret) }
+    var everything = AuditSet(source: source.source, reports: compared, isCollection: outcome.isCollection)
+    everything.backupInfo = outcome.backup
+    var reports = everything
+    if listsEverything {
+      let listed = commandLine.listedCategories
+      for index in reports.reports.indices {
+        reports.reports[index].entries = listed.isEmpty ? nil : reports.reports[index].entries?.filter { listed.contains($0.category) }
+      }
+    }
+
+    for output in outputs {
+      let text = render(output.format == .html ? everything : reports, as: output.format, streamed: streamsNDJSON,
+                        toTerminal: output.file == nil, io: io)
+      if let file = output.file {
+        if let streamFile {
+          try? Syscalls.writeAll(streamFile, Array(text.utf8), displayPath: file)
+          streamFile.close()
+        } else {
+          let descriptor = try Self.create(file)
+          defer { descriptor.close() }
+          do {
+            try Syscalls.writeAll(descriptor, Array(text.utf8), displayPath: file)
+          } catch {
+            throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
+          }
+        }
+      } else {
+        io.writeOutput(text)
+      }
+      if output.format == .github, let summaryFile = io.environment("GITHUB_STEP_SUMMARY"), !summaryFile.isEmpty {
+        do {
+          let descriptor = try Syscalls.openForAppending(atPath: summaryFile)
+          defer { descriptor.close() }
+          try Syscalls.writeAll(descriptor, Array(reports.githubStepSummary(failOn: failOn).utf8), displayPath: summaryFile)
+        } catch {
+          io.warning("\(TerminalText.escaped(summaryFile)): cannot append the job summary: \(error.reason)")
+        }
+      }
+    }
+    return reports.fails(at: failOn) ? .failure : .success
+  }
+
+  private func render(_ reports: AuditSet, as format: AuditFormat, streamed: Bool, toTerminal: Bool, io: CommandIO) -> String {
+    switch format {
+    case .table:
+      let colors: Bool
+      switch colorChoice {
+      case "always": colors = true
+      case "never": colors = false
+      default:
+        colors = toTerminal && io.isOutputTerminal && (io.environment("NO_COLOR") ?? "").isEmpty && io.environment("TERM") != "dumb"
+      }
+      return reports.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: quiet)
+    case .json:
+      return reports.jsonDocument().serialized(pretty: true) + "\n"
+    case .ndjson:
+      return reports.ndjson(streamed: streamed)
+    case .github:
+      return reports.githubCommands(hasStepSummary: !(io.environment("GITHUB_STEP_SUMMARY") ?? "").isEmpty)
+    case .junit:
+      let disabled = Set(policy.severities.filter { $0.value == nil }.map(\.key))
+      return reports.junitXML(failOn: failOn, disabledRules: disabled)
+    case .sarif:
+      return reports.sarifDocument().serialized(pretty: true) + "\n"
+    case .html:
+      return reports.html(failOn: failOn)
+    }
+  }
+
+  private static func create(_ file: String) throws(Refusal) -> FileDescriptor {
+    do {
+      return try Syscalls.createOrTruncate(atPath: file)
+    } catch {
+      throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
+    }
+  }
+}
+
+/// One line of stderr, refreshed while a long walk runs: entries and bytes so far.
+/// Shown only on a terminal, only after half a second, and erased at the end.
+// @unchecked Sendable: `shown` is read and written only on `queue` (the timer's handler and the
+// `queue.sync` in `stop()`); the other properties are constants.
+final class ProgressLine: @unchecked Sendable {
+  private let progress: WalkProgress
+  private let io: CommandIO
+  private let queue = DispatchQueue(label: "appdata.progress")
+  private let timer: DispatchSourceTimer
+  private var shown = false
+
+  init(progress: WalkProgress, io: CommandIO) {
+    self.progress = progress
+    self.io = io
+    timer = DispatchSource.makeTimerSource(queue: queue)
+  }
+
+  /// Half a second, so quick audits print nothing; `APPDATA_PROGRESS_DELAY_MS` lets tests shorten it.
+  private static let delay = Int(Syscalls.environment("APPDATA_PROGRESS_DELAY_MS") ?? "") ?? 500
+
+  func start() {
+    timer.schedule(deadline: .now() + .milliseconds(Self.delay), repeating: .milliseconds(200))
+    timer.setEventHandler { [self] in
+      let (entries, bytes) = progress.snapshot
+      shown = true
+      if let activity = progress.currentActivity {
+        io.writeError("\r\u{1B}[2K\(activity)")
+      } else {
+        io.writeError("\r\u{1B}[2KScanning: \(Plural.counted(entries, "entry", "entries")), \(ByteSize.human(bytes))")
+      }
+    }
+    timer.resume()
+  }
+
+  func stop() {
+    timer.cancel()
+    // On the timer's queue: after any handler in flight, erase the line if one was drawn.
+    queue.sync { if shown { io.writeError("\r\u{1B}[2K") } }
+  }
+}

@@ -1,0 +1,78 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import AppDataReports
+import AppDataMigration
+/// Where the password of an encrypted device backup comes from. Never an option's value (it
+/// would show in `ps` and the shell's history): `--password-file FILE` (its first line),
+/// `--password-stdin` (the first line of standard input), `APPDATA_BACKUP_PASSWORD` (a CI
+/// secret), or, when standard input is a terminal and none of those is given, a prompt that does
+/// not echo. It is read only when a backup needs it, into a `SecretBuffer`.
+struct BackupPassword: Sendable {
+  static let environmentVariable = BackupReader.passwordVariable
+  /// The longest first line read as a password.
+  static let maximumLength = 4096
+
+  var file: String?
+  var fromStandardInput = false
+
+  init(_ parsed: ParsedArguments) throws(UsageError) {
+    file = parsed.value("password-file")
+    fromStandardInput = parsed.flag("password-stdin")
+    if file != nil && fromStandardInput {
+      throw UsageError("give the password one way: '--password-file FILE' or '--password-stdin', not both")
+    }
+  }
+
+  /// Reads the password for the backup at `backup` (named in the prompt and the errors).
+  func read(for backup: String) throws(Refusal) -> SecretBuffer {
+    guard let secret = SecretBuffer(capacity: Self.maximumLength) else {
+      throw Refusal("cannot map memory to hold the password")
+    }
+    let source: String
+    if let file {
+      source = "\(TerminalText.escaped(file)): its first line"
+      let descriptor: FileDescriptor
+      do {
+        descriptor = try Syscalls.openFile(atPath: file)
+      } catch {
+        throw Refusal("\(TerminalText.escaped(file)): cannot read the password file: \(error.reason)")
+      }
+      defer { descriptor.close() }
+      try readLine(into: secret, from: descriptor, source: source)
+    } else if fromStandardInput {
+      source = "the first line of standard input"
+      try readLine(into: secret, from: FileDescriptor(rawValue: 0), source: source)
+    } else if let environment = Syscalls.takeSecretEnvironment(Self.environmentVariable) {
+      guard environment.count > 0 else {
+        throw Refusal("\(Self.environmentVariable) is set but empty (a CI secret that is not defined here?); \(TerminalText.escaped(backup)) needs its password")
+      }
+      return environment
+    } else if Syscalls.isStandardInputATerminal {
+      source = "the password typed"
+      let fits: Bool
+      do {
+        fits = try Syscalls.readSecretLine(prompt: "Password for the encrypted backup \(TerminalText.escaped(backup)): ", into: secret)
+      } catch {
+        throw Refusal("cannot read the password from the terminal: \(error.reason)")
+      }
+      guard fits else { throw Refusal("\(source) is longer than \(Self.maximumLength) bytes; not a password") }
+    } else {
+      throw BackupReader.noPassword(backup)
+    }
+    guard secret.count > 0 else {
+      throw Refusal("\(source) is empty; \(TerminalText.escaped(backup)) needs its password")
+    }
+    return secret
+  }
+
+  private func readLine(into secret: SecretBuffer, from descriptor: FileDescriptor, source: String) throws(Refusal) {
+    let fits: Bool
+    do {
+      fits = try secret.readLine(from: descriptor, displayPath: source)
+    } catch {
+      throw Refusal("cannot read \(source): \(error.reason)")
+    }
+    guard fits else { throw Refusal("\(source) is longer than \(Self.maximumLength) bytes; not a password") }
+  }
+}

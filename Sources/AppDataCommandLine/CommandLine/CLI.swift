@@ -1,0 +1,148 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import AppDataReports
+import AppDataMigration
+/// The command line: parse, dispatch to a command, map the outcome to an exit status.
+/// `main.swift` is `exit(CLI.run(CommandLine.arguments, io: .standard()).rawValue)`.
+public enum CLI {
+  /// What a command line asks for, worked out without running anything.
+  public enum Invocation {
+    /// Print this text to standard output and exit with this status (help, version).
+    case text(String, ExitCode)
+    /// A usage error: one line for `appdata: error:`, exit 2.
+    case usage(String)
+    /// A parsed and checked command, ready to run.
+    case command((CommandIO) -> ExitCode)
+  }
+
+  /// Runs `arguments` (argv, program name first) and returns the exit status.
+  public static func run(_ arguments: [String], io: CommandIO) -> ExitCode {
+    switch prepare(arguments) {
+    case .text(let text, let status):
+      if status == .success { io.writeOutput(text) } else { io.writeError(text) }
+      return status
+    case .usage(let message):
+      io.error(message)
+      return .usage
+    case .command(let run):
+      return run(io)
+    }
+  }
+
+  /// Parses and checks a command line: everything `run` does before touching a container.
+  /// Separate so that the parser can be fuzzed without side effects.
+  public static func prepare(_ arguments: [String]) -> Invocation {
+    let rest = Array(arguments.dropFirst())
+    guard let first = rest.first else { return .text(HelpFormatter.overview(), .usage) }
+    switch first {
+    case "-h", "--help": return .text(HelpFormatter.overview(), .success)
+    case "-V", "--version": return .text("\(AppDataVersion.name) \(AppDataVersion.current)\n", .success)
+    case "help": return help(Array(rest.dropFirst()))
+    case "_docs": return generatedDocument(Array(rest.dropFirst()))
+    default: break
+    }
+    guard let command = Commands.all.first(where: { $0.name == first }) else {
+      if first.hasPrefix("-") {
+        let names = Commands.global.map { "--" + $0.name }
+        var message = "unknown option '\(TerminalText.escaped(first))'"
+        if let suggestion = Suggestion.nearest(to: first, among: names) { message += "; did you mean '\(suggestion)'?" }
+        return .usage(message + "; a command comes first, see '\(AppDataVersion.name) --help'")
+      }
+      var message = "unknown command '\(TerminalText.escaped(first))'"
+      if let suggestion = Suggestion.nearest(to: first, among: Commands.all.map(\.name) + ["help"]) {
+        message += "; did you mean '\(suggestion)'?"
+      }
+      return .usage(message + "; see '\(AppDataVersion.name) --help'")
+    }
+    do throws(UsageError) {
+      let parsed = try ArgumentParser(command: command).parse(Array(rest.dropFirst()), indexOffset: 2)
+      if parsed.flag("help") { return .text(HelpFormatter.help(for: command), .success) }
+      return .command(try runner(for: command, parsed))
+    } catch {
+      return .usage(error.message)
+    }
+  }
+
+  /// Builds (and so checks) the command; the closure does the work.
+  private static func runner(for command: CommandSpec, _ parsed: ParsedArguments) throws(UsageError) -> (CommandIO) -> ExitCode {
+    func guarded(_ body: @escaping (CommandIO) throws(Refusal) -> ExitCode) -> (CommandIO) -> ExitCode {
+      { io in
+        do throws(Refusal) {
+          return try body(io)
+        } catch {
+          io.error(error.message)
+          return .usage
+        }
+      }
+    }
+    switch command.name {
+    case "audit":
+      let audit = try AuditCommand(parsed)
+      return guarded { io throws(Refusal) in try audit.run(io: io) }
+    case "migrate":
+      let migrate = try MigrateCommand(parsed)
+      return guarded { io throws(Refusal) in try migrate.run(io: io) }
+    case "exclude": return { io in MarkerCommands.exclude(parsed, io: io) }
+    case "include": return { io in MarkerCommands.include(parsed, io: io) }
+    case "status": return { io in MarkerCommands.status(parsed, io: io) }
+    case "init-config":
+      let initConfig = try InitConfigCommand(parsed)
+      return guarded { io throws(Refusal) in try initConfig.run(io: io) }
+    default:
+      guard let script = CompletionScripts.script(for: parsed.operands[0]) else {
+        var message = "unknown shell '\(TerminalText.escaped(parsed.operands[0]))': expected bash, zsh or fish"
+        if let suggestion = Suggestion.nearest(to: parsed.operands[0], among: CompletionScripts.shells) { message += "; did you mean '\(suggestion)'?" }
+        throw UsageError(message)
+      }
+      return { io in
+        io.writeOutput(script)
+        return .success
+      }
+    }
+  }
+
+  private static func help(_ arguments: [String]) -> Invocation {
+    guard let name = arguments.first else { return .text(HelpFormatter.overview(), .success) }
+    if arguments.count > 1 { return .usage("'\(AppDataVersion.name) help' takes one command name") }
+    guard let command = Commands.all.first(where: { $0.name == name }) else {
+      var message = "unknown command '\(TerminalText.escaped(name))'"
+      if let suggestion = Suggestion.nearest(to: name, among: Commands.all.map(\.name)) {
+        message += "; did you mean '\(suggestion)'?"
+      }
+      return .usage(message)
+    }
+    return .text(HelpFormatter.help(for: command), .success)
+  }
+
+  /// `appdata _docs man|rules`: the generated documents (used by `make docs` and the docs test).
+  private static func generatedDocument(_ arguments: [String]) -> Invocation {
+    switch arguments.first {
+    case "man": return .text(HelpFormatter.manPage(), .success)
+    case "rules": return .text(RulesDocument.markdown(), .success)
+    default: return .usage("'_docs' takes man or rules")
+    }
+  }
+}
+
+extension ParsedArguments {
+  /// A non-negative integer option, or a usage error naming it.
+  func integer(_ name: String, minimum: Int = 0, maximum: Int = Int.max) throws(UsageError) -> Int? {
+    guard let text = value(name) else { return nil }
+    guard let number = Int(text), number >= minimum, number <= maximum else {
+      var range = "an integer of at least \(minimum)"
+      if maximum != Int.max { range = "an integer from \(minimum) to \(maximum)" }
+      throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--\(name)': expected \(range)")
+    }
+    return number
+  }
+
+  /// A size option (`10M`, `1.5G`, `500kB`), or a usage error naming it.
+  func size(_ name: String) throws(UsageError) -> UInt64? {
+    guard let text = value(name) else { return nil }
+    guard let bytes = ByteSize.parse(text) else {
+      throw UsageError("invalid size '\(TerminalText.escaped(text))' for '--\(name)': expected bytes or a number with a unit such as 500K, 10MB, 1.5G or 2GiB")
+    }
+    return bytes
+  }
+}

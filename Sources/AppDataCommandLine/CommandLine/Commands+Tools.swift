@@ -1,0 +1,39 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import AppDataReports
+import AppDataMigration
+extension Commands {
+  public static let initConfig = CommandSpec(
+    name: "init-config",
+    summary: "Write a starting appdata.json from a container's current figures.",
+    operands: "PATH",
+    minimumOperands: 1, maximumOperands: 1,
+    discussion: [
+      "Audits the container at PATH and writes a policy file holding every key: maxFileSize and maxBackupSize set to the container's largest backed-up file and backed-up total plus --headroom, warnAt 0.9, every rule at its default severity, and empty ignore and budgets lists. Commit it next to the app and let 'appdata audit' read it.",
+    ],
+    options: [
+      .value("output", short: "o", metavar: "FILE", help: "Write to FILE instead of ./appdata.json."),
+      .value("headroom", metavar: "PERCENT", help: "Headroom over the current figures, in percent (default 20)."),
+      .flag("force", help: "Replace an existing file."),
+      .flag("quiet", short: "q", help: "Print nothing when the file is written; errors still go to stderr."),
+    ],
+    exitStatus: [
+      "0  the file was written",
+      "2  usage error, PATH unusable, or the file exists (without --force)",
+    ])
+
+  public static let completion = CommandSpec(
+    name: "completion",
+    summary: "Print a shell completion script (bash, zsh or fish).",
+    operands: "SHELL",
+    minimumOperands: 1, maximumOperands: 1,
+    discussion: [
+      "The script is generated from the same option tables as the parser and the help. Load it with: source <(appdata completion bash); for zsh: appdata completion zsh > \"${fpath[1]}/_appdata\"; for fish: appdata completion fish > ~/.config/fish/completions/appdata.fish.",
+    ],
+    options: [],
+    exitStatus: [
+      "0  the script was printed",
+      "2  usage error (an unknown shell)",
+    ])
+}

@@ -1,0 +1,128 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import AppDataReports
+import AppDataMigration
+/// The option tables of every command. Help, the man page, shell-facing docs and the
+/// parser are all generated from these.
+public enum Commands {
+  static let categoryChoices = Category.allCases.map(\.rawValue) + ["all"]
+
+  public static let audit = CommandSpec(
+    name: "audit",
+    summary: "Classify a container's files and report what the backup would carry.",
+    operands: "PATH",
+    minimumOperands: 1, maximumOperands: 1,
+    discussion: [
+      "Walks each app data container PATH holds without following symlinks, sorts every file into the QA1719 categories (critical, offline, cached, temporary) or system and other, reads the backup-exclusion markers on each entry and the folders above it, and reports the backed-up total, the largest backed-up files and the findings of the audit rules (see Docs/rules.md).",
+      "PATH is a container root (the folder holding Documents, Library and tmp, or the container metadata plist); an Xcode package NAME.xcappdata (its AppData folder); a Simulator device (Devices/UDID, its data or data/Containers folder, or one of Containers/Data/Application, Containers/Shared/AppGroup, Containers/Data/PluginKitPlugin), the same shape on a device's file system; a Mac's ~/Library/Containers or ~/Library/Group Containers; or any folder whose children are containers or packages. A folder of containers gives one report with a row per container. App group containers use the group layout: files at the root are backed up.",
+      "PATH can also be an iOS device backup folder (Finder, iTunes or idevicebackup2; Manifest.db beside Manifest.plist, Info.plist and Status.plist): its Manifest.db is read, read-only and immutable, and each app domain (AppDomain-ID, AppDomainGroup-ID, AppDomainPlugin-ID) is reported as a container holding what the backup really holds; the system domains are summed into one line.",
+      "An encrypted backup (iOS 10.2 and later) is opened with its password, from --password-file FILE, --password-stdin or the APPDATA_BACKUP_PASSWORD environment variable, in that order, or else asked for without echo when standard input is a terminal; never as an option's value. Its Manifest.db is decrypted into memory only; the stored files stay encrypted and unread. An encrypted backup from before iOS 10.2 (a plaintext Manifest.db) needs no password.",
+      "PATH can also be an archive of any of these: a tar, pax or zip file (gzip, xz, zstd or bzip2 compressed or not, detected by content), read without extracting it; markers are read from pax headers, AppleDouble ._ entries and __MACOSX folders. A container's folder is found by its Documents, Library or tmp folder or its metadata plist, or named with --root.",
+      "SIZE is a byte count or a number with a unit: K, M, G, T (powers of 1024), KiB, MiB, GiB, TiB (the same), kB, MB, GB, TB (powers of 1000); 1.5G works.",
+    ],
+    options: [
+      .value("format", short: "f", metavar: "FORMAT", choices: AuditFormat.allCases.map(\.rawValue),
+             help: "Output format: table (default), json, ndjson, github, junit, sarif or html (a treemap page); repeatable with --output.", repeatable: true),
+      .flag("json", help: "Same as --format json."),
+      .value("output", short: "o", metavar: "FILE",
+             help: "Write the --format given just before to FILE (repeatable); the table still goes to the terminal.", repeatable: true),
+      .value("max-file-size", metavar: "SIZE", help: "Report a backed-up file larger than SIZE (backup-file-too-large)."),
+      .value("max-backup-size", metavar: "SIZE", help: "Report a backup larger than SIZE in total (backup-too-large)."),
+      .value("warn-at", metavar: "FRACTION", help: "Warn above FRACTION of a limit or budget (0 to 1, e.g. 0.9) before the error."),
+      .value("fail-on", metavar: "LEVEL", choices: ["error", "warning", "info", "never"],
+             help: "Exit 1 when a finding is at least this severe: error (default), warning, info, or never."),
+      .value("config", metavar: "FILE", help: "Read the policy from FILE (default: ./appdata.json if it exists)."),
+      .flag("no-config", help: "Ignore ./appdata.json."),
+      .value("ignore", metavar: "GLOB", help: "Leave paths matching GLOB out of the findings (repeatable; replaces the file's list).", repeatable: true),
+      .value("baseline", metavar: "FILE", help: "Compare with an earlier --format json report and show the growth."),
+      .value("max-growth", metavar: "SIZE", help: "Report growth of the backup since --baseline above SIZE (backup-grew)."),
+      .value("max-growth-percent", metavar: "N", help: "Report growth of the backup since --baseline above N percent (backup-grew)."),
+      .value("list", metavar: "CATEGORY", choices: categoryChoices,
+             help: "List the files of CATEGORY one by one (repeatable, or comma-separated; all lists every file).",
+             repeatable: true),
+      .value("top", metavar: "N", help: "Show the N largest backed-up files (default 10; 0 for none)."),
+      .flag("bytes", short: "b", help: "Show exact byte counts instead of human sizes in the table."),
+      .value("color", metavar: "WHEN", choices: ["auto", "always", "never"],
+             help: "Colour the table: auto (default: on a terminal, unless NO_COLOR is set or TERM is dumb), always or never."),
+      .value("jobs", short: "j", metavar: "N", help: "Walk with N threads (default: 8 per online CPU, 8 to 16: more threads keep a cold disk busy)."),
+      .flag("quiet", short: "q", help: "Print only the findings in the table, and no progress line."),
+      .value("app", metavar: "ID", help: "Audit only the containers of app ID: its own, its extensions' (ID.*) and its groups' (group.ID*); repeatable.",
+             repeatable: true),
+      .flag("all-domains", help: "For a device backup, list each system domain on its own line (default: summed into one)."),
+      .flag("verify", help: "For a device backup, also check that each file's stored copy exists with the length its manifest records."),
+      .value("password-file", metavar: "FILE",
+             help: "An encrypted device backup's password is the first line of FILE (else: --password-stdin, APPDATA_BACKUP_PASSWORD, or a prompt at a terminal)."),
+      .flag("password-stdin", help: "Read an encrypted device backup's password from the first line of standard input."),
+      .value("max-key-rounds", metavar: "N",
+             help: "Refuse an encrypted device backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000, about 11 seconds here; iOS writes 10,000,000 and 10,000 or 1)."),
+      .value("backup", metavar: "BACKUP", help: "Compare the containers with what the device backup BACKUP holds for their domains."),
+      .value("backup-domain", metavar: "DOMAIN", help: "With --backup, the domain to compare with (default: AppDomain-ID from the container's id)."),
+      .value("root", metavar: "PATH-IN", help: "The container's folder inside PATH or ARCHIVE (default: found from its Documents, Library or tmp)."),
+      .value("max-archive-bytes", metavar: "SIZE", help: "Refuse an ARCHIVE that expands beyond SIZE (default 4GiB)."),
+    ],
+    exitStatus: [
+      "0  no finding at or above --fail-on",
+      "1  at least one finding at or above --fail-on",
+      "2  the audit could not run (usage error, PATH missing or holding no container, no container matching --app, a bad policy file or baseline, an unreadable, corrupt, encrypted or oversized archive, a pre-iOS 10 or damaged device backup, an encrypted one without its password or with a wrong one)",
+    ])
+
+  public static let exclude = CommandSpec(
+    name: "exclude",
+    summary: "Mark files or folders excluded from backup.",
+    operands: "PATH...",
+    minimumOperands: 1, maximumOperands: nil,
+    discussion: [
+      "Sets the backup-exclusion marker on each PATH, the way this platform stores it (with the user. prefix on Linux), and reads it back. A marked folder excludes everything inside it. The modern marker (what NSURLIsExcludedFromBackupKey writes) is the default.",
+    ],
+    options: [
+      .flag("legacy", help: "Set only the deprecated com.apple.MobileBackup marker (iOS 5.0.1)."),
+      .flag("both", help: "Set both the modern and the legacy marker."),
+    ],
+    exitStatus: [
+      "0  every PATH was marked",
+      "1  some PATH could not be marked (the others were)",
+      "2  usage error",
+    ])
+
+  public static let include = CommandSpec(
+    name: "include",
+    summary: "Remove the backup-exclusion markers from files or folders.",
+    operands: "PATH...",
+    minimumOperands: 1, maximumOperands: nil,
+    discussion: [
+      "Removes both markers, in every spelling this platform can store, from each PATH. A PATH inside a marked folder stays excluded; appdata says so.",
+    ],
+    options: [],
+    exitStatus: [
+      "0  the markers were removed from every PATH",
+      "1  some PATH could not be changed (the others were)",
+      "2  usage error",
+    ])
+
+  public static let status = CommandSpec(
+    name: "status",
+    summary: "Tell whether files or folders are excluded from backup, and by which marker.",
+    operands: "PATH...",
+    minimumOperands: 1, maximumOperands: nil,
+    discussion: [
+      "For each PATH prints [Excluded] or [Included], like tmutil isexcluded, with the marker and, when it is inherited, the nearest marked folder above PATH (up to the filesystem root). ARCHIVE//PATH names an entry inside an archive: its markers and its folders' are read from the archive, as appdata audit reads them.",
+    ],
+    options: [
+      .flag("json", help: "Print a JSON document instead of text."),
+    ],
+    exitStatus: [
+      "0  every PATH was examined",
+      "1  some PATH could not be examined",
+      "2  usage error",
+    ])
+
+  /// Every command, in the order `appdata --help` lists them.
+  public static var all: [CommandSpec] { [audit, migrate, exclude, include, status, initConfig, completion] }
+
+  /// The options of `appdata` itself (before a command).
+  public static let global: [OptionSpec] = [
+    .help,
+    .flag("version", short: "V", help: "Print the version and exit."),
+  ]
+}

@@ -1,0 +1,80 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import AppDataReports
+import AppDataMigration
+/// `appdata init-config`: a starting policy file from the container's current figures.
+struct InitConfigCommand {
+  let path: String
+  let output: String
+  let headroom: Int
+  let force: Bool
+  let quiet: Bool
+
+  init(_ parsed: ParsedArguments) throws(UsageError) {
+    path = parsed.operands[0]
+    output = parsed.value("output") ?? AuditPolicy.defaultFileName
+    headroom = try parsed.integer("headroom", minimum: 0, maximum: 10_000) ?? 20
+    force = parsed.flag("force")
+    quiet = parsed.flag("quiet")
+  }
+
+  func run(io: CommandIO) throws(Refusal) -> ExitCode {
+    let source = try InputResolver.resolve(path)
+    if !force, (try? Syscalls.status(ofPath: output)) != nil {
+      throw Refusal("\(TerminalText.escaped(output)): already exists; give --force to replace it, or --output FILE")
+    }
+    let reports = try source.audit(AuditRequest(options: { _ in AuditOptions() })).reports
+    // A folder of containers: the top level allows the largest container's figures, and each
+    // container with an id gets its own limits.
+    var report = reports.max { $0.backup.bytes < $1.backup.bytes } ?? AuditReport(
+      container: source.source, categories: [:], directories: 0, maxFileSize: nil, maxBackupSize: nil, findings: [], largest: [], entries: nil)
+    report.largest = [reports.flatMap(\.largest).max { $0.bytes < $1.bytes }].compactMap { $0 }
+    var document = Self.policy(for: report, headroom: headroom)
+    if source.isCollection, case .object(var members) = document {
+      var containers: [String: JSONValue] = [:]
+      for item in reports {
+        guard let id = item.id else { continue }
+        containers[id] = .object([
+          "maxFileSize": .unsigned(Self.withHeadroom(item.largest.first?.bytes ?? 0, headroom)),
+          "maxBackupSize": .unsigned(Self.withHeadroom(item.backup.bytes, headroom)),
+        ])
+      }
+      members["containers"] = .object(containers)
+      document = .object(members)
+    }
+    let text = document.serialized(pretty: true) + "\n"
+    do {
+      let descriptor = try Syscalls.createOrTruncate(atPath: output)
+      defer { descriptor.close() }
+      try Syscalls.writeAll(descriptor, Array(text.utf8), displayPath: output)
+    } catch {
+      throw Refusal("\(TerminalText.escaped(output)): cannot write: \(error.reason)")
+    }
+    if quiet { return .success }
+    io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.human(Self.withHeadroom(report.backup.bytes, headroom))), "
+                   + "maxFileSize \(ByteSize.human(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)\n")
+    return .success
+  }
+
+  /// Every key of the policy file, limits from `report`.
+  static func policy(for report: AuditReport, headroom: Int) -> JSONValue {
+    var rules: [String: JSONValue] = [:]
+    for rule in AuditRule.all { rules[rule.id] = .string(rule.severity.rawValue) }
+    return .object([
+      "maxFileSize": .unsigned(withHeadroom(report.largest.first?.bytes ?? 0, headroom)),
+      "maxBackupSize": .unsigned(withHeadroom(report.backup.bytes, headroom)),
+      "warnAt": .double(0.9),
+      "rules": .object(rules),
+      "ignore": .array([]),
+      "budgets": .array([]),
+    ])
+  }
+
+  /// `bytes` plus `percent`, rounded up to a whole KiB (and at least 1 KiB).
+  static func withHeadroom(_ bytes: UInt64, _ percent: Int) -> UInt64 {
+    let raised = Double(bytes) * (1 + Double(percent) / 100)
+    let kib = max(1, UInt64((raised / 1024).rounded(.up)))
+    return kib * 1024
+  }
+}

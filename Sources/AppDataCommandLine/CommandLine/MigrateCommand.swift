@@ -1,0 +1,108 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import AppDataReports
+import AppDataMigration
+/// `appdata migrate`: options to `MigrationOptions`, the report to the chosen format.
+struct MigrateCommand {
+  let path: String
+  let options: MigrationOptions
+  let json: Bool
+  let apps: [String]
+  let quiet: Bool
+
+  init(_ parsed: ParsedArguments) throws(UsageError) {
+    path = parsed.operands[0]
+    var options = MigrationOptions()
+    if let from = parsed.value("from") { options.source = try Self.relative(from, option: "from") }
+    if let to = parsed.value("to") { options.destination = try Self.relative(to, option: "to") }
+    if let into = parsed.value("into") {
+      guard let components = RelativePath.checkedComponents(into), components.count == 1 else {
+        throw UsageError("invalid value '\(TerminalText.escaped(into))' for '--into': expected one folder name")
+      }
+      options.into = components[0]
+    }
+    if let plist = parsed.value("defaults-plist") { options.defaultsPlist = try Self.relative(plist, option: "defaults-plist") }
+    options.bundleID = parsed.value("bundle-id")
+    options.only = try Self.globs(parsed, "only")
+    options.skip = try Self.globs(parsed, "skip")
+    options.onConflict = MigrationOptions.ConflictPolicy(rawValue: parsed.value("on-conflict") ?? "fail")!
+    switch parsed.value("marker") ?? "modern" {
+    case "legacy": options.markers = [.legacy]
+    case "both": options.markers = [.modern, .legacy]
+    default: options.markers = [.modern]
+    }
+    options.defaultsKey = parsed.value("defaults-key")
+    if options.defaultsKey?.isEmpty == true { throw UsageError("'--defaults-key' needs a key name") }
+    options.dryRun = parsed.flag("dry-run")
+    options.stopAfter = try parsed.integer("test-stop-after", minimum: 1)
+    self.options = options
+    let lastFormatOption = parsed.order.last { $0 == "format" || $0 == "json" }
+    json = lastFormatOption == "json" ? parsed.flag("json") : parsed.value("format") == "json"
+    apps = parsed.allValues("app")
+    quiet = parsed.flag("quiet")
+  }
+
+  /// The one app container PATH names: PATH itself, a package's `AppData`, or, in a folder of
+  /// containers, the app container `--app` picks.
+  func container() throws(Refusal) -> ContainerRef {
+    let source = try InputResolver.resolve(path)
+    let folders = try source.folders()
+    let filter = apps.isEmpty ? nil : AppFilter(ids: apps)
+    let kept = folders.filter { filter?.matches($0.id) ?? true }
+    if !source.isCollection, let only = kept.first, kept.count == 1 { return only }
+    if !apps.isEmpty && kept.isEmpty { throw AppFilter.noMatch(apps, source: path, available: folders.map(\.name)) }
+    // In a folder of containers, the app's own container: its id is exactly the one named.
+    let apps = kept.filter { $0.kind == .app && self.apps.contains($0.id ?? "") }
+    if apps.count == 1 { return apps[0] }
+    let ids = folders.filter { $0.kind == .app }.map { TerminalText.escaped($0.name) }.sorted().joined(separator: ", ")
+    throw Refusal("\(TerminalText.escaped(path)): holds \(folders.count) containers; name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
+  }
+
+  /// A path relative to the container that cannot leave it.
+  /// `--only`/`--skip` patterns: the policy file's glob syntax (`Glob`), one engine for both.
+  static func globs(_ parsed: ParsedArguments, _ option: String) throws(UsageError) -> [Glob] {
+    var globs: [Glob] = []
+    for pattern in parsed.allValues(option) {
+      do {
+        globs.append(try Glob(pattern))
+      } catch {
+        throw UsageError("invalid glob '\(TerminalText.abbreviated(pattern))' for '--\(option)': \(error.message)")
+      }
+    }
+    return globs
+  }
+
+  static func relative(_ text: String, option: String) throws(UsageError) -> [[UInt8]] {
+    guard let components = RelativePath.checkedComponents(text) else {
+      throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--\(option)': expected a path inside the container, relative to it, without '..'")
+    }
+    return components
+  }
+
+  func run(io: CommandIO) throws(Refusal) -> ExitCode {
+    let container = try container()
+    TestHooks.pause(at: "resolved")
+    var options = options
+    if options.bundleID == nil, container.kind == .app { options.bundleID = container.id }
+    let outcome: Migration.Outcome
+    do {
+      var migration = Migration(rootPath: container.root, options: options)
+      migration.below = path
+      outcome = try migration.run()
+    } catch {
+      throw Refusal(error.message)
+    }
+    for line in outcome.preCheckErrors { io.error(line) }
+    if json {
+      io.writeOutput(outcome.report.jsonDocument().serialized(pretty: true) + "\n")
+    } else if !quiet {
+      io.writeOutput(outcome.report.table())
+    }
+    if outcome.status == .failure {
+      let failed = outcome.report.entries.filter { $0.action == .failed || $0.action == .conflict }.count
+      io.error("\(TerminalText.escaped(path)): \(Plural.counted(failed, "entry", "entries")) not migrated\(outcome.report.errors.isEmpty ? "" : " and " + Plural.counted(outcome.report.errors.count, "error")); the journal is kept, fix the cause and run 'appdata migrate' again")
+    }
+    return outcome.status
+  }
+}

@@ -1,0 +1,112 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import AppDataReports
+import AppDataMigration
+/// One command-line option as data: spelling, kind and help. The parser, the help text,
+/// the man page and the docs test all read the same table (swift-driver's approach).
+public struct OptionSpec: Sendable, Hashable {
+  /// What the option takes.
+  public enum Kind: Sendable, Hashable {
+    /// A switch; `negatable` adds `--no-NAME`, and the last of the two wins.
+    case flag(negatable: Bool)
+    /// A value, shown as `metavar` in help; `choices` (if any) are checked by the parser.
+    case value(metavar: String, choices: [String]?)
+  }
+
+  /// The long name without dashes (`max-file-size`).
+  public let name: String
+  /// The short letter, if any (`j` for `-j`).
+  public let short: Character?
+  public let kind: Kind
+  /// One line for `--help` and the man page.
+  public let help: String
+  /// Whether giving it more than once accumulates values (else the last one wins).
+  public let isRepeatable: Bool
+  /// Not shown in help (test hooks).
+  public let isHidden: Bool
+
+  public init(_ name: String, short: Character? = nil, kind: Kind, help: String,
+              repeatable: Bool = false, hidden: Bool = false) {
+    self.name = name
+    self.short = short
+    self.kind = kind
+    self.help = help
+    self.isRepeatable = repeatable
+    self.isHidden = hidden
+  }
+
+  public static func flag(_ name: String, short: Character? = nil, negatable: Bool = false, help: String, hidden: Bool = false) -> OptionSpec {
+    OptionSpec(name, short: short, kind: .flag(negatable: negatable), help: help, hidden: hidden)
+  }
+
+  public static func value(_ name: String, short: Character? = nil, metavar: String, choices: [String]? = nil,
+                           help: String, repeatable: Bool = false, hidden: Bool = false) -> OptionSpec {
+    OptionSpec(name, short: short, kind: .value(metavar: metavar, choices: choices), help: help,
+               repeatable: repeatable, hidden: hidden)
+  }
+
+  /// `--help`, on every command.
+  public static let help = OptionSpec.flag("help", short: "h", help: "Show this help and exit.")
+
+  public var takesValue: Bool {
+    if case .value = kind { return true }
+    return false
+  }
+
+  public var metavar: String? {
+    if case .value(let metavar, _) = kind { return metavar }
+    return nil
+  }
+
+  public var choices: [String]? {
+    if case .value(_, let choices) = kind { return choices }
+    return nil
+  }
+
+  public var isNegatable: Bool {
+    if case .flag(let negatable) = kind { return negatable }
+    return false
+  }
+
+  /// `-j, --jobs N` as help shows it.
+  public var synopsis: String {
+    var text = short.map { "-\($0), " } ?? "    "
+    text += "--" + (isNegatable ? "[no-]" : "") + name
+    if let metavar { text += " " + metavar }
+    return text
+  }
+}
+
+/// A command: its name, what it does, its options and its operands.
+public struct CommandSpec: Sendable {
+  public let name: String
+  /// One line, for `appdata --help`.
+  public let summary: String
+  /// The operands after the options, as help shows them (`PATH`, `PATH...`).
+  public let operands: String
+  public let minimumOperands: Int
+  public let maximumOperands: Int?
+  /// Paragraphs after the usage line.
+  public let discussion: [String]
+  public let options: [OptionSpec]
+  /// Lines describing exit statuses.
+  public let exitStatus: [String]
+
+  public init(name: String, summary: String, operands: String, minimumOperands: Int, maximumOperands: Int?,
+              discussion: [String], options: [OptionSpec], exitStatus: [String]) {
+    self.name = name
+    self.summary = summary
+    self.operands = operands
+    self.minimumOperands = minimumOperands
+    self.maximumOperands = maximumOperands
+    self.discussion = discussion
+    self.options = options + [.help]
+    self.exitStatus = exitStatus
+  }
+
+  /// `appdata audit [OPTIONS] PATH`.
+  public var usage: String {
+    "\(AppDataVersion.name) \(name) [OPTIONS]" + (operands.isEmpty ? "" : " " + operands)
+  }
+}

@@ -1,0 +1,22 @@
+/// What the report says the backup is.
+public struct BackupInfo: Sendable {
+  public var path: String
+  public var deviceName: String?
+  public var productVersion: String?
+  public var date: String?
+  public var snapshotState: String?
+  public var isFullBackup: Bool?
+  /// Manifest.plist's `IsEncrypted` (or a database that needed decrypting).
+  public var isEncrypted = false
+
+  package init(path: String, deviceName: String? = nil, productVersion: String? = nil, date: String? = nil,
+               snapshotState: String? = nil, isFullBackup: Bool? = nil, isEncrypted: Bool = false) {
+    self.path = path
+    self.deviceName = deviceName
+    self.productVersion = productVersion
+    self.date = date
+    self.snapshotState = snapshotState
+    self.isFullBackup = isFullBackup
+    self.isEncrypted = isEncrypted
+  }
+}

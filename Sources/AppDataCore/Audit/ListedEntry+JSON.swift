@@ -1,0 +1,112 @@
+import AppDataSystem
+import Foundation
+
+extension ListedEntry {
+  /// `{path, category, bytes, allocatedBytes, marker, excludedBy}`; `type` is added for NDJSON.
+  public func json(type: String? = nil) -> JSONValue {
+    var object = JSONValue.pathFields(path)
+    object["category"] = .string(category.rawValue)
+    object["bytes"] = .unsigned(bytes)
+    object["allocatedBytes"] = .unsigned(allocatedBytes)
+    object["marker"] = marker.name.map { .string($0) } ?? .null
+    object["excludedBy"] = excludedBy.map { .string(RelativePath.display($0)) } ?? .null
+    if let excludedBy, !RelativePath.isValidUTF8(excludedBy) {
+      object["excludedByBase64"] = .string(Data(excludedBy).base64EncodedString())
+    }
+    if let type { object["type"] = .string(type) }
+    return .object(object)
+  }
+}
+
+/// The fields that name a line's container in the NDJSON of a report of many containers:
+/// `container` (its path) and `id`, serialized once.
+public struct NDJSONTag: Sendable {
+  public let container: String
+  public let id: String?
+  /// `"container":"…"` and `"id":…` as JSON bytes.
+  package let containerField: [UInt8]
+  package let idField: [UInt8]
+
+  public init(container: String, id: String?) {
+    self.container = container
+    self.id = id
+    containerField = Array(#""container":"#.utf8) + Array(JSONValue.string(container).serialized(pretty: false).utf8)
+    idField = Array(#""id":"#.utf8) + Array((id.map { JSONValue.string($0) } ?? .null).serialized(pretty: false).utf8)
+  }
+
+  /// Adds the fields to a line's object.
+  package func add(to object: inout [String: JSONValue]) {
+    object["container"] = .string(container)
+    object["id"] = id.map { .string($0) } ?? .null
+  }
+}
+
+extension ListedEntry {
+  /// Appends `{"type":"entry",…}` and a newline: the same bytes as `json(type: "entry")`
+  /// serialized compactly, written without building a JSON tree (the NDJSON stream's hot path).
+  package func appendNDJSONLine(to buffer: inout [UInt8], tag: NDJSONTag? = nil) {
+    guard RelativePath.isPlainJSON(path), RelativePath.isPlainJSON(excludedBy ?? []) else {
+      guard case .object(var object) = json(type: "entry") else { return }
+      tag?.add(to: &object)
+      buffer.append(contentsOf: JSONValue.object(object).serialized(pretty: false).utf8)
+      buffer.append(0x0A)
+      return
+    }
+    buffer.append(contentsOf: #"{"allocatedBytes":"#.utf8)
+    JSONValue.writeDecimal(allocatedBytes, to: &buffer)
+    buffer.append(contentsOf: #","bytes":"#.utf8)
+    JSONValue.writeDecimal(bytes, to: &buffer)
+    buffer.append(contentsOf: #","category":""#.utf8)
+    buffer.append(contentsOf: category.rawValue.utf8)
+    buffer.append(0x22)
+    if let tag {
+      buffer.append(0x2C)
+      buffer.append(contentsOf: tag.containerField)
+    }
+    buffer.append(contentsOf: #","excludedBy":"#.utf8)
+    if let excludedBy {
+      buffer.append(0x22)
+      buffer.append(contentsOf: excludedBy)
+      buffer.append(0x22)
+    } else {
+      buffer.append(contentsOf: "null".utf8)
+    }
+    if let tag {
+      buffer.append(0x2C)
+      buffer.append(contentsOf: tag.idField)
+    }
+    buffer.append(contentsOf: #","marker":"#.utf8)
+    if let name = marker.name {
+      buffer.append(0x22)
+      buffer.append(contentsOf: name.utf8)
+      buffer.append(0x22)
+    } else {
+      buffer.append(contentsOf: "null".utf8)
+    }
+    buffer.append(contentsOf: #","path":""#.utf8)
+    buffer.append(contentsOf: path)
+    buffer.append(contentsOf: #"","type":"entry"}"#.utf8)
+    buffer.append(0x0A)
+  }
+}
+
+extension RelativePath {
+  /// True when the bytes can go into a JSON string as they are: printable ASCII without `"` or `\`.
+  package static func isPlainJSON(_ bytes: [UInt8]) -> Bool {
+    bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+  }
+}
+
+extension JSONValue {
+  /// `path` (invalid UTF-8 replaced by U+FFFD) and, only when something was replaced,
+  /// `pathBase64` with the exact bytes.
+  package static func pathFields(_ path: [UInt8]) -> [String: JSONValue] {
+    var fields: [String: JSONValue] = [:]
+    fields.reserveCapacity(8)  // callers add their fields: one allocation, no rehashing
+    fields["path"] = .string(RelativePath.display(path))
+    if !RelativePath.isValidUTF8(path) {
+      fields["pathBase64"] = .string(Data(path).base64EncodedString())
+    }
+    return fields
+  }
+}

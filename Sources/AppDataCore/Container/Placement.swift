@@ -1,0 +1,62 @@
+import AppDataSystem
+/// Where an entry stands in its container: its location rule and its category. Decided by
+/// `ContainerLayout.place(depth:leadingComponents:parent:isExcluded:)` and nowhere else, whichever
+/// reader (the walk on disk, an archive, a device backup's manifest) produced the entry.
+public struct Placement: Sendable, Equatable {
+  /// The index of the location rule in the layout's `rules` (-1: its fallback). A plain value
+  /// rather than the rule itself: sharing one reference-counted object between walker threads
+  /// costs more than the walk's own work.
+  public var ruleIndex: Int
+  /// Whether the location is part of the standard layout (false only for an unknown top-level entry).
+  public var isStandardLocation: Bool
+  /// The rule's category: where the entry lives, before markers.
+  public var locationCategory: Category
+  /// The final category: the rule's, or `offline` when a marker excludes a backed-up location.
+  public var category: Category
+
+  public init(ruleIndex: Int, isStandardLocation: Bool, locationCategory: Category, category: Category) {
+    self.ruleIndex = ruleIndex
+    self.isStandardLocation = isStandardLocation
+    self.locationCategory = locationCategory
+    self.category = category
+  }
+
+  /// The container root's own placement: what its top-level entries inherit from (nothing).
+  public static let root = Placement(ruleIndex: -1, isStandardLocation: true, locationCategory: .other, category: .other)
+}
+
+extension ContainerLayout {
+  /// The one classifier. An entry at `depth` (1 = top level) takes the rule its first one or two
+  /// path components match (`leadingComponents`, evaluated only at depth 1 and 2); deeper entries
+  /// inherit their folder's (`parent`). A marker on the entry or a folder above it
+  /// (`isExcluded`) turns a backed-up location into `offline`; elsewhere it changes nothing.
+  ///
+  /// A reader that has an entry's whole path but not its folder's placement (a backup manifest's
+  /// rows come in no order) passes `min(depth, 2)` and the first two components: the same answer.
+  @inlinable
+  public func place(
+    depth: Int, leadingComponents: @autoclosure () -> ArraySlice<[UInt8]>, parent: Placement, isExcluded: Bool
+  ) -> Placement {
+    let ruleIndex: Int
+    let locationCategory: Category
+    var isStandardLocation = true
+    if depth <= LocationRule.maximumDepth {
+      ruleIndex = self.ruleIndex(for: leadingComponents())
+      locationCategory = category(at: ruleIndex)
+      if depth == 1 { isStandardLocation = isStandard(at: ruleIndex) }
+    } else {
+      ruleIndex = parent.ruleIndex
+      locationCategory = parent.locationCategory
+    }
+    return Placement(
+      ruleIndex: ruleIndex, isStandardLocation: isStandardLocation, locationCategory: locationCategory,
+      category: locationCategory == .critical && isExcluded ? .offline : locationCategory)
+  }
+
+  /// `place` for an entry known by its whole path from the container root (a manifest row).
+  @inlinable
+  public func place(components: ArraySlice<[UInt8]>, isExcluded: Bool) -> Placement {
+    let depth = min(components.count, LocationRule.maximumDepth)
+    return place(depth: depth, leadingComponents: components.prefix(depth), parent: .root, isExcluded: isExcluded)
+  }
+}

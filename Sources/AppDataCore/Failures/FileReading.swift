@@ -1,0 +1,30 @@
+import AppDataSystem
+/// Reads a whole file the user named (a policy or a baseline), with a size limit.
+package enum FileReading {
+  package struct Failure: Error { package var message: String }
+
+  package static func read(path: String, limit: Int) throws(Failure) -> [UInt8] {
+    let status: FileStatus
+    let data: [UInt8]
+    do {
+      status = try Syscalls.status(ofPath: path)
+      if status.isDirectory { throw Failure(message: "is a folder, not a file") }
+      if status.kind == .regular && status.size > UInt64(limit) {
+        throw Failure(message: "\(status.size) bytes, larger than the \(ByteSize.human(UInt64(limit))) appdata reads from such a file")
+      }
+      let descriptor = try Syscalls.openFile(atPath: path)
+      defer { descriptor.close() }
+      data = try Syscalls.readUpTo(descriptor, limit + 1, displayPath: path)
+    } catch let failure as Failure {
+      throw failure
+    } catch let error as SystemError {
+      if error.operation == "read" { throw Failure(message: "cannot read: \(error.reason)") }
+      throw Failure(message: error.isNotFound ? "no such file" : "cannot \(error.operation): \(error.reason)")
+    } catch {
+      throw Failure(message: String(describing: error))
+    }
+    // A file that grew since its size was read (or a pipe) is held to the same limit.
+    if data.count > limit { throw Failure(message: "larger than the \(ByteSize.human(UInt64(limit))) appdata reads from such a file") }
+    return data
+  }
+}

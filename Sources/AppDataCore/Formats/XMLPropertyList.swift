@@ -1,0 +1,302 @@
+import AppDataSystem
+/// An XML property list (`<plist version="1.0"><dict>…</dict></plist>`), read without recursion:
+/// open arrays and dictionaries are a stack the loop keeps, at most `maximumDepth` high, and
+/// every value built counts against the same budget as a binary plist's. Only what Apple's
+/// writers produce is read: the plist elements, comments, the XML declaration, a DOCTYPE (its
+/// internal subset skipped, so no entity it declares is ever expanded), the five predefined
+/// entities, character references and CDATA.
+package enum XMLPropertyList {
+  package typealias Malformed = PropertyList.Malformed
+
+  /// An array or dictionary still open.
+  private enum Frame {
+    case array([PropertyList])
+    case dictionary([String: PropertyList], key: String?)
+  }
+
+  package static func parse(_ input: [UInt8]) throws(Malformed) -> PropertyList {
+    var reader = Reader(bytes: input)
+    var budget = PropertyList.Budget()
+    var stack: [Frame] = []
+    var result: PropertyList?
+    var sawElement = false
+
+    /// Puts a finished value where it belongs: in the open container, or as the result.
+    func place(_ value: PropertyList) throws(Malformed) {
+      guard let top = stack.popLast() else {
+        guard result == nil else { throw reader.error("more than one top-level value") }
+        result = value
+        return
+      }
+      switch top {
+      case .array(var items):
+        items.append(value)
+        stack.append(.array(items))
+      case .dictionary(var members, let key):
+        guard let key else { throw reader.error("a value without its <key> in a dictionary") }
+        members[key] = value
+        stack.append(.dictionary(members, key: nil))
+      }
+    }
+
+    if input.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
+    while true {
+      reader.skipWhitespace()
+      guard reader.index < input.count else { break }
+      guard input[reader.index] == 0x3C else { throw reader.error("text outside an element") }
+      if reader.skip(prefix: "<?") { try reader.skip(past: "?>"); continue }
+      if reader.skip(prefix: "<!--") { try reader.skip(past: "-->"); continue }
+      if reader.skip(prefix: "<!DOCTYPE") { try reader.skipDoctype(); continue }
+      let tag = try reader.tag()
+      sawElement = true
+      if tag.isClosing {
+        switch tag.name {
+        case "plist": continue
+        case "array":
+          guard case .array(let items)? = stack.popLast() else { throw reader.error("</array> without its <array>") }
+          try place(.array(items))
+        case "dict":
+          guard case .dictionary(let members, let key)? = stack.popLast() else { throw reader.error("</dict> without its <dict>") }
+          guard key == nil else { throw reader.error("a <key> without its value") }
+          try place(.dictionary(members))
+        default:
+          throw reader.error("unexpected </\(tag.name)>")
+        }
+        continue
+      }
+      switch tag.name {
+      case "plist":
+        continue
+      case "array", "dict":
+        try budget.spend()
+        if tag.isEmpty {
+          try place(tag.name == "array" ? .array([]) : .dictionary([:]))
+        } else {
+          guard stack.count < PropertyList.Limits.maximumDepth else {
+            throw reader.error("nested more than \(PropertyList.Limits.maximumDepth) levels deep")
+          }
+          stack.append(tag.name == "array" ? .array([]) : .dictionary([:], key: nil))
+        }
+      case "key":
+        let text = tag.isEmpty ? [] : try reader.text(closing: "key")
+        try budget.spend(objects: 0, bytes: text.count)
+        guard case .dictionary(let members, nil)? = stack.last else { throw reader.error("a <key> outside a dictionary, or two in a row") }
+        stack[stack.count - 1] = .dictionary(members, key: String(decoding: text, as: UTF8.self))
+      case "true", "false":
+        if !tag.isEmpty { _ = try reader.text(closing: tag.name) }
+        try budget.spend()
+        try place(.bool(tag.name == "true"))
+      case "string", "integer", "real", "date", "data":
+        let text = tag.isEmpty ? [] : try reader.text(closing: tag.name)
+        try budget.spend(objects: 1, bytes: text.count)
+        try place(try value(of: tag.name, text: text, reader: reader))
+      default:
+        throw reader.error("unknown element <\(tag.name)>")
+      }
+    }
+    guard sawElement else { throw Malformed(reason: "not a property list (neither bplist00 nor XML)") }
+    guard stack.isEmpty else { throw reader.error("ends inside an open <array> or <dict>") }
+    guard let result else { throw reader.error("holds no value") }
+    return result
+  }
+
+  private static func value(of element: String, text: [UInt8], reader: Reader) throws(Malformed) -> PropertyList {
+    switch element {
+    case "string":
+      return .string(String(decoding: text, as: UTF8.self))
+    case "integer":
+      let trimmed = Reader.trimmed(text)
+      guard let value = Int64(String(decoding: trimmed, as: UTF8.self)) else {
+        throw reader.error("an <integer> that is not a 64-bit whole number")
+      }
+      return .integer(value)
+    case "real":
+      guard let value = Double(String(decoding: Reader.trimmed(text), as: UTF8.self)) else { throw reader.error("a <real> that is not a number") }
+      return .real(value)
+    case "date":
+      guard let seconds = PlistDate.seconds(fromText: Reader.trimmed(text)) else { throw reader.error("a <date> not written YYYY-MM-DDTHH:MM:SSZ") }
+      return .date(seconds)
+    default:
+      guard let bytes = Base64.decode(text) else { throw reader.error("<data> that is not base64") }
+      return .data(bytes)
+    }
+  }
+
+  /// A cursor over the document.
+  private struct Reader {
+    package let bytes: [UInt8]
+    package var index = 0
+
+    package struct Tag {
+      package var name: String
+      package var isClosing: Bool
+      /// `<name/>`.
+      package var isEmpty: Bool
+    }
+
+    package func error(_ message: String) -> Malformed {
+      let line = bytes[..<min(index, bytes.count)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+      return Malformed(reason: "XML plist line \(line): \(message)")
+    }
+
+    package mutating func skipWhitespace() {
+      while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    /// Skips `text` when the input continues with it.
+    package mutating func skip(prefix text: StaticString) -> Bool {
+      let expected = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+      guard bytes.count - index >= expected.count, bytes[index..<(index + expected.count)].elementsEqual(expected) else { return false }
+      index += expected.count
+      return true
+    }
+
+    /// Moves past the next `text`.
+    package mutating func skip(past text: StaticString) throws(Malformed) {
+      let expected = Array(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+      guard let found = Self.find(expected, in: bytes, from: index) else { throw error("unterminated \(text)") }
+      index = found + expected.count
+    }
+
+    /// Skips a DOCTYPE, its internal subset (`[…]`) included: nothing it declares is used.
+    package mutating func skipDoctype() throws(Malformed) {
+      var inSubset = false
+      while index < bytes.count {
+        let byte = bytes[index]
+        index += 1
+        if byte == 0x5B { inSubset = true } else if byte == 0x5D { inSubset = false } else if byte == 0x3E && !inSubset { return }
+      }
+      throw error("unterminated <!DOCTYPE")
+    }
+
+    /// An element tag at `index` (`<name attr="…">`, `</name>`, `<name/>`); attributes are skipped.
+    package mutating func tag() throws(Malformed) -> Tag {
+      index += 1
+      let isClosing = index < bytes.count && bytes[index] == 0x2F
+      if isClosing { index += 1 }
+      let start = index
+      while index < bytes.count, Self.isNameByte(bytes[index]) { index += 1 }
+      guard index > start, index - start <= 16 else { throw error("a malformed element name") }
+      let name = String(decoding: bytes[start..<index], as: UTF8.self)
+      var quote: UInt8?
+      while index < bytes.count {
+        let byte = bytes[index]
+        if let open = quote {
+          if byte == open { quote = nil }
+        } else if byte == 0x22 || byte == 0x27 {
+          quote = byte
+        } else if byte == 0x3E {
+          let isEmpty = index > start && bytes[index - 1] == 0x2F
+          index += 1
+          return Tag(name: name, isClosing: isClosing, isEmpty: isEmpty && !isClosing)
+        } else if byte == 0x3C {
+          break
+        }
+        index += 1
+      }
+      throw error("unterminated <\(name)")
+    }
+
+    /// An element's text up to `</name>`, entities and character references decoded, CDATA kept.
+    package mutating func text(closing name: String) throws(Malformed) -> [UInt8] {
+      var output: [UInt8] = []
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte == 0x3C {
+          if skip(prefix: "<![CDATA[") {
+            guard let end = Self.find(Array("]]>".utf8), in: bytes, from: index) else { throw error("unterminated CDATA") }
+            output.append(contentsOf: bytes[index..<end])
+            index = end + 3
+            continue
+          }
+          if skip(prefix: "<!--") { try skip(past: "-->"); continue }
+          let closing = try tag()
+          guard closing.isClosing, closing.name == name else { throw error("<\(name)> holds an element, or closes with </\(closing.name)>") }
+          return output
+        }
+        if byte == 0x26 {
+          try entity(into: &output)
+          continue
+        }
+        output.append(byte)
+        index += 1
+      }
+      throw error("unterminated <\(name)>")
+    }
+
+    /// `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;`, `&#N;`, `&#xN;`.
+    package mutating func entity(into output: inout [UInt8]) throws(Malformed) {
+      guard let end = bytes[index..<min(bytes.count, index + 12)].firstIndex(of: 0x3B) else { throw error("an unterminated '&' reference") }
+      let name = Array(bytes[(index + 1)..<end])
+      index = end + 1
+      switch name {
+      case Array("lt".utf8): output.append(0x3C)
+      case Array("gt".utf8): output.append(0x3E)
+      case Array("amp".utf8): output.append(0x26)
+      case Array("quot".utf8): output.append(0x22)
+      case Array("apos".utf8): output.append(0x27)
+      default:
+        guard name.first == 0x23 else { throw error("an unknown entity '&\(TerminalText.escaped(name));'") }
+        let isHex = name.count > 1 && (name[1] == 0x78 || name[1] == 0x58)
+        let digits = String(decoding: name.dropFirst(isHex ? 2 : 1), as: UTF8.self)
+        guard let code = UInt32(digits, radix: isHex ? 16 : 10), let scalar = Unicode.Scalar(code), code != 0 else {
+          throw error("an invalid character reference")
+        }
+        output.append(contentsOf: Array(String(scalar).utf8))
+      }
+    }
+
+    package static func isNameByte(_ byte: UInt8) -> Bool {
+      (0x61...0x7A).contains(byte) || (0x41...0x5A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x5F || byte == 0x3A
+    }
+
+    package static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+      guard let first = needle.first, haystack.count >= needle.count else { return nil }
+      var index = start
+      while index <= haystack.count - needle.count {
+        if haystack[index] == first && haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+        index += 1
+      }
+      return nil
+    }
+
+    package static func trimmed(_ text: [UInt8]) -> [UInt8] {
+      let isSpace: (UInt8) -> Bool = { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+      guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return [] }
+      return Array(text[first...last])
+    }
+  }
+}
+
+/// Base64 as XML plists write `<data>`: whitespace anywhere, `=` padding at the end.
+package enum Base64 {
+  package static func decode(_ text: [UInt8]) -> [UInt8]? {
+    var output: [UInt8] = []
+    output.reserveCapacity(text.count * 3 / 4)
+    var accumulator: UInt32 = 0
+    var bits = 0
+    var padding = 0
+    for byte in text {
+      let value: UInt32
+      switch byte {
+      case 0x41...0x5A: value = UInt32(byte - 0x41)
+      case 0x61...0x7A: value = UInt32(byte - 0x61 + 26)
+      case 0x30...0x39: value = UInt32(byte - 0x30 + 52)
+      case 0x2B: value = 62
+      case 0x2F: value = 63
+      case 0x3D: padding += 1; continue
+      case 0x20, 0x09, 0x0A, 0x0D: continue
+      default: return nil
+      }
+      guard padding == 0 else { return nil }
+      accumulator = accumulator << 6 | value
+      bits += 6
+      if bits >= 8 {
+        bits -= 8
+        output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        accumulator &= (1 << UInt32(bits)) - 1
+      }
+    }
+    return padding <= 2 ? output : nil
+  }
+}

@@ -1,0 +1,153 @@
+import AppDataSystem
+/// An earlier `appdata audit --format json` report, to measure growth against.
+public struct Baseline: Sendable {
+  public var file: String
+  /// The container's id in the baseline report (nil: it had none, or predates ids).
+  public var id: String?
+  public var backupBytes: UInt64
+  public var categoryBytes: [Category: UInt64]
+  /// Sizes of the files the baseline names (its `largest`, and its `entries` if listed).
+  public var fileBytes: [[UInt8]: UInt64]
+  /// Whether the baseline lists every backed-up file (`--list critical` or `all`), so that a
+  /// path it does not name was not there.
+  public var listsEveryBackedUpFile: Bool
+
+  /// A baseline needs the summary and the largest files; a report without `--list` is a few
+  /// kilobytes. A listing of every file of a huge container can pass this, so it is a limit, not
+  /// a guess: make baselines without `--list all`.
+  package static let maximumFileSize = 64 << 20
+
+  public static func load(path: String) throws(AuditPolicy.LoadError) -> BaselineSet {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReading.read(path: path, limit: maximumFileSize)
+    } catch {
+      throw AuditPolicy.LoadError(message: error.message)
+    }
+    let document: JSONValue
+    do {
+      document = try JSONParser.parse(bytes)
+    } catch {
+      throw AuditPolicy.LoadError(message: "not valid JSON: \(error)")
+    }
+    func fail(_ message: String) -> AuditPolicy.LoadError { AuditPolicy.LoadError(message: message) }
+    guard let members = document.objectValue, members["tool"]?.objectValue?["name"]?.stringValue == AppDataVersion.name else {
+      throw fail("not an appdata audit report (no \"tool\": {\"name\": \"appdata\"}); make the baseline with 'appdata audit --format json'")
+    }
+    guard let version = members["schemaVersion"]?.unsignedValue else {
+      throw fail("no schemaVersion; make the baseline with 'appdata audit --format json'")
+    }
+    guard version == UInt64(AppDataVersion.auditSchemaVersion) else {
+      throw fail("schemaVersion \(version), but this appdata reads schemaVersion \(AppDataVersion.auditSchemaVersion); make a new baseline with this version")
+    }
+    // A report of many containers holds one report per container.
+    if let containers = members["containers"]?.arrayValue {
+      var baselines: [Baseline] = []
+      for (index, item) in containers.enumerated() {
+        do {
+          baselines.append(try parse(item, file: path))
+        } catch {
+          throw fail("containers[\(index)]: \(error.message)")
+        }
+      }
+      return BaselineSet(file: path, baselines: baselines)
+    }
+    return BaselineSet(file: path, baselines: [try parse(document, file: path)])
+  }
+
+  package static func parse(_ document: JSONValue, file: String) throws(AuditPolicy.LoadError) -> Baseline {
+    func fail(_ message: String) -> AuditPolicy.LoadError { AuditPolicy.LoadError(message: message) }
+    guard let members = document.objectValue else { throw fail("expected a report object, found \(document.typeName)") }
+    guard let summary = members["summary"]?.objectValue, let categories = summary["categories"]?.objectValue,
+          let backup = summary["backup"]?.objectValue?["bytes"]?.unsignedValue else {
+      throw fail("no summary.categories or summary.backup.bytes")
+    }
+    var categoryBytes: [Category: UInt64] = [:]
+    for category in Category.allCases {
+      guard let bytes = categories[category.rawValue]?.objectValue?["bytes"]?.unsignedValue else {
+        throw fail("no summary.categories.\(category.rawValue).bytes")
+      }
+      categoryBytes[category] = bytes
+    }
+    var fileBytes: [[UInt8]: UInt64] = [:]
+    func collect(_ items: [JSONValue]?, criticalOnly: Bool) {
+      for item in items ?? [] {
+        guard let object = item.objectValue, let path = object["path"]?.stringValue, let bytes = object["bytes"]?.unsignedValue else { continue }
+        if criticalOnly && object["category"]?.stringValue != Category.critical.rawValue { continue }
+        fileBytes[Array(path.utf8)] = bytes
+      }
+    }
+    collect(members["largest"]?.arrayValue, criticalOnly: false)
+    collect(members["entries"]?.arrayValue, criticalOnly: true)
+    let listsAll = members["entries"]?.arrayValue != nil
+      && (members["entries"]?.arrayValue ?? []).contains { $0.objectValue?["category"]?.stringValue == Category.critical.rawValue }
+    return Baseline(file: file, id: members["id"]?.stringValue, backupBytes: backup, categoryBytes: categoryBytes, fileBytes: fileBytes, listsEveryBackedUpFile: listsAll)
+  }
+}
+
+/// The reports of a baseline file: one, or one per container of a report of many.
+public struct BaselineSet: Sendable {
+  public var file: String
+  public var baselines: [Baseline]
+
+  /// The baseline of the container with `id`: the report with the same id; in the audit of one
+  /// container, a file holding one report is its baseline whatever the ids.
+  public func baseline(for id: String?, isOnlyContainer: Bool) -> Baseline? {
+    if isOnlyContainer && baselines.count == 1 { return baselines[0] }
+    return baselines.first { $0.id != nil && $0.id == id }
+  }
+}
+
+/// How the backup changed since the baseline.
+public struct BaselineComparison: Sendable {
+  public struct PathGrowth: Sendable {
+    public var path: [UInt8]
+    public var before: UInt64
+    public var after: UInt64
+  }
+
+  public var file: String
+  public var backupBefore: UInt64
+  public var backupAfter: UInt64
+  public var categories: [Category: (before: UInt64, after: UInt64)]
+  /// The paths that grew most, largest growth first (at most 10).
+  public var growing: [PathGrowth]
+
+  /// Bytes of growth (negative: shrank).
+  public var delta: Int64 { Int64(bitPattern: backupAfter &- backupBefore) }
+  /// Growth in percent of the baseline; nil when the baseline backed up nothing.
+  public var percent: Double? {
+    backupBefore == 0 ? nil : (Double(backupAfter) - Double(backupBefore)) / Double(backupBefore) * 100
+  }
+
+  package init(baseline: Baseline, categories current: [Category: CategoryTotals], files: [LargeFile], listed: [ListedEntry]?) {
+    file = baseline.file
+    backupBefore = baseline.backupBytes
+    backupAfter = current[.critical]?.bytes ?? 0
+    var perCategory: [Category: (UInt64, UInt64)] = [:]
+    for category in Category.allCases {
+      perCategory[category] = (baseline.categoryBytes[category] ?? 0, current[category]?.bytes ?? 0)
+    }
+    categories = perCategory
+    var now: [[UInt8]: UInt64] = [:]
+    for file in files where file.category == .critical { now[file.path] = file.bytes }
+    for entry in listed ?? [] where entry.category == .critical { now[entry.path] = entry.bytes }
+    var growing: [PathGrowth] = []
+    for (path, after) in now {
+      let before: UInt64
+      if let known = baseline.fileBytes[path] {
+        before = known
+      } else if baseline.listsEveryBackedUpFile {
+        before = 0
+      } else {
+        continue  // not in the baseline's lists: its size then is unknown
+      }
+      if after > before { growing.append(PathGrowth(path: path, before: before, after: after)) }
+    }
+    growing.sort { a, b in
+      let (growthA, growthB) = (a.after - a.before, b.after - b.before)
+      return growthA != growthB ? growthA > growthB : RelativePath.precedes(a.path, b.path)
+    }
+    self.growing = Array(growing.prefix(10))
+  }
+}

@@ -1,0 +1,13 @@
+import AppDataSystem
+/// The tool's name and version, as `--version` and reports print them.
+public enum AppDataVersion {
+  public static let name = "appdata"
+  public static let current = "0.1.0"
+  /// The `schemaVersion` of the audit JSON (Docs/audit.schema.json).
+  public static let auditSchemaVersion: Int64 = 1
+}
+
+extension AppDataVersion {
+  /// `{"name": "appdata", "version": …}`, as every JSON report names its tool.
+  package static var toolJSON: JSONValue { .object(["name": .string(name), "version": .string(current)]) }
+}

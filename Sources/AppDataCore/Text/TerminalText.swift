@@ -1,0 +1,58 @@
+import AppDataSystem
+/// Makes file names safe to print on a terminal: control characters and invalid UTF-8
+/// are shown as escapes (`\n`, `\t`, `\e`, `\x9b`, `\xff`), never sent raw, so a name
+/// cannot move the cursor, retitle the window or clear the screen.
+public enum TerminalText {
+  public static func escaped(_ bytes: [UInt8]) -> String {
+    var output = ""
+    var index = 0
+    // Decode one scalar at a time; where the bytes are not UTF-8, escape the byte itself.
+    while index < bytes.count {
+      var iterator = bytes[index...].makeIterator()
+      var decoder = UTF8()
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar):
+        output += escape(scalar)
+        index += UTF8.width(scalar)
+      case .emptyInput:
+        index = bytes.count
+      case .error:
+        output += "\\x" + hex(bytes[index])
+        index += 1
+      }
+    }
+    return output
+  }
+
+  /// Escapes a string that may hold control characters (already valid Unicode).
+  public static func escaped(_ text: String) -> String {
+    text.unicodeScalars.map(escape).joined()
+  }
+
+  /// Escaped, and cut to its first `limit` characters and its length when longer: a message
+  /// quoting what someone typed or wrote stays one readable line (a 120,000-byte glob).
+  public static func abbreviated(_ text: String, limit: Int = 80) -> String {
+    guard text.unicodeScalars.count > limit else { return escaped(text) }
+    return escaped(String(String.UnicodeScalarView(text.unicodeScalars.prefix(limit)))) + "… (\(text.utf8.count) bytes)"
+  }
+
+  private static func escape(_ scalar: Unicode.Scalar) -> String {
+    switch scalar.value {
+    case 0x0A: return "\\n"
+    case 0x09: return "\\t"
+    case 0x0D: return "\\r"
+    case 0x1B: return "\\e"
+    case 0x5C: return "\\\\"
+    case 0x00..<0x20, 0x7F, 0x80..<0xA0: return "\\x" + hex(UInt8(truncatingIfNeeded: scalar.value))
+    case 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
+      // Line separators and bidirectional overrides can disguise a name.
+      return "\\u{" + String(scalar.value, radix: 16) + "}"
+    default: return String(scalar)
+    }
+  }
+
+  private static func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+  }
+}

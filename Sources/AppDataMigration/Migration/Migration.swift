@@ -1,0 +1,194 @@
+import AppDataSystem
+import AppDataCore
+/// `appdata migrate`: plan, pre-check, journal, move, mark, verify; or resume a journal.
+public struct Migration {
+  /// The report and the exit status it calls for.
+  public struct Outcome: Sendable {
+    public var report: MigrationReport
+    public var status: ExitCode
+    /// One line per problem that stopped the migration before any change (conflicts).
+    public var preCheckErrors: [String]
+  }
+
+  public let rootPath: String
+  public let options: MigrationOptions
+  /// The folder the user named, when the container was found below it (see `ContainerAccess`).
+  public var below: String?
+
+  public init(rootPath: String, options: MigrationOptions) {
+    self.rootPath = rootPath
+    self.options = options
+  }
+
+  /// Throws when nothing could start: a failed pre-check, with nothing changed on disk.
+  public func run() throws(MigrationError) -> Outcome {
+    let container: ContainerAccess
+    do {
+      container = try ContainerAccess(rootPath: rootPath, below: below)
+    } catch {
+      throw MigrationError(error.message(path: rootPath))
+    }
+    guard Syscalls.lockExclusively(container.root) else {
+      throw MigrationError("\(TerminalText.escaped(rootPath)): another appdata migrate is running on this container")
+    }
+    let stopAfter = options.stopAfter
+    let counter = CheckpointCounter(stopAfter: stopAfter)
+    let checkpoint: () -> Void = { counter.reach() }
+    var report = MigrationReport(
+      container: Syscalls.absolutePath(rootPath), source: options.source, destination: options.destination,
+      dryRun: options.dryRun, resumed: false, entries: [], errors: [], defaultsNote: nil)
+
+    // An interrupted migration comes first: its plan is the one to finish.
+    if let (plan, journal) = try MigrationJournal.load(from: container, checkpoint: checkpoint) {
+      report.resumed = true
+      report.source = plan.source
+      report.destination = plan.destination
+      if options.dryRun {
+        report.entries = plan.moves.filter { !journal.completed.contains($0.id) }.map(Self.plannedEntry)
+        return Outcome(report: report, status: .success, preCheckErrors: [])
+      }
+      return finish(plan: plan, journal: journal, container: container, report: report, checkpoint: checkpoint)
+    }
+
+    let planner = MigrationPlanner(container: container, options: options)
+    if let key = options.defaultsKey {
+      let bundleID = options.bundleID ?? planner.readBundleID()
+      if bundleID == nil && options.defaultsPlist == nil {
+        throw MigrationError("\(TerminalText.escaped(rootPath)): --defaults-key needs the app's bundle id to find its plist; the container has no metadata plist: give --bundle-id or --defaults-plist")
+      }
+      let plist = planner.defaultsPlistPath(bundleID: bundleID)
+      guard try DefaultsPlist.isTrue(key, at: plist, in: container) else {
+        report.defaultsNote = "\(key) is not true in \(container.display(plist)): the legacy path is not in use, nothing to migrate"
+        return Outcome(report: report, status: .success, preCheckErrors: [])
+      }
+    }
+
+    let plan = try planner.plan()
+    report.entries = plan.skipped.map { skipped in
+      MigrationReport.Entry(action: .skipped, source: skipped.source, destination: skipped.conflictWith,
+                            files: 0, bytes: 0, markers: [], message: skipped.reason)
+    }
+    if !plan.conflicts.isEmpty && plan.onConflict == .fail {
+      report.entries += plan.conflicts.map { conflict in
+        MigrationReport.Entry(action: .conflict, source: conflict.source, destination: conflict.conflictWith,
+                              files: 0, bytes: 0, markers: [], message: conflict.reason)
+      }
+      let errors = plan.conflicts.map { conflict in
+        "\(container.display(conflict.conflictWith ?? [])): already exists, so \(container.display(conflict.source)) cannot move there; nothing was changed (choose --on-conflict skip, keep-both or merge)"
+      }
+      return Outcome(report: report, status: .usage, preCheckErrors: errors)
+    }
+    if options.dryRun {
+      report.entries = plan.moves.map(Self.plannedEntry) + report.entries
+      return Outcome(report: report, status: .success, preCheckErrors: [])
+    }
+    if plan.moves.isEmpty {
+      // Nothing to move is a complete migration: the legacy flag can go.
+      if let key = options.defaultsKey {
+        let plist = planner.defaultsPlistPath(bundleID: options.bundleID ?? planner.readBundleID())
+        let removed = try DefaultsPlist.removeKey(key, at: plist, in: container)
+        report.defaultsNote = removed ? "removed \(key) from \(container.display(plist))" : nil
+      }
+      return Outcome(report: report, status: .success, preCheckErrors: [])
+    }
+
+    try probeMarker(in: container, plan: plan)
+    let journal: MigrationJournal
+    do {
+      journal = try MigrationJournal.create(for: plan, in: container, checkpoint: checkpoint)
+    } catch {
+      throw MigrationError("\(TerminalText.escaped(rootPath)): cannot write the migration journal: \(error.reason)")
+    }
+    return finish(plan: plan, journal: journal, container: container, report: report, checkpoint: checkpoint)
+  }
+
+  private func finish(plan: MigrationPlan, journal: MigrationJournal, container: ContainerAccess,
+                      report: MigrationReport, checkpoint: @escaping () -> Void) -> Outcome {
+    var report = report
+    let migrator = Migrator(container: container, plan: plan, journal: journal, checkpoint: checkpoint)
+    let result = migrator.run()
+    report.entries = result.entries + report.entries
+    report.errors = result.errors
+    report.defaultsNote = result.defaultsNote
+    if report.hasFailures {
+      return Outcome(report: report, status: .failure, preCheckErrors: [])
+    }
+    do {
+      try journal.finish()
+    } catch {
+      report.errors.append("cannot remove the journal: \(error.reason)")
+      return Outcome(report: report, status: .failure, preCheckErrors: [])
+    }
+    return Outcome(report: report, status: .success, preCheckErrors: [])
+  }
+
+  /// Pre-checks that need the filesystem's answer: the source's folders can lose entries, and
+  /// where entries land a file can be created and keeps the marker (set and removed on a probe
+  /// file), so a read-only container or a filesystem without user attributes fails here,
+  /// before anything changes.
+  private func probeMarker(in container: ContainerAccess, plan: MigrationPlan) throws(MigrationError) {
+    for move in plan.moves {
+      let folder = Array(move.source.dropLast())
+      guard let descriptor = try? container.openFolder(folder) else { continue }
+      defer { descriptor.close() }
+      if !Syscalls.canModify(descriptor) {
+        throw MigrationError("\(container.display(folder)): cannot move entries out of it: Permission denied; nothing was changed")
+      }
+    }
+    var folderPath = plan.destination
+    while !folderPath.isEmpty, (try? container.status(folderPath)) == nil { folderPath.removeLast() }
+    let display = container.display(folderPath)
+    let folder: FileDescriptor
+    do {
+      folder = try container.openFolder(folderPath)
+    } catch {
+      throw MigrationError("\(display): cannot open: \(error.reason); nothing was changed")
+    }
+    defer { folder.close() }
+    // One fixed name: the container lock makes it ours, and a probe left by a run killed right
+    // here is removed by the next one.
+    let probe = Array(".appdata-marker-probe".utf8)
+    try? Syscalls.remove(probe, in: folder, isDirectory: false, displayPath: "")
+    do {
+      let file = try Syscalls.open(probe, in: folder, options: .createNewFile, displayPath: display)
+      file.close()
+    } catch {
+      throw MigrationError("\(display): cannot create files there: \(error.reason); nothing was changed")
+    }
+    defer { try? Syscalls.remove(probe, in: folder, isDirectory: false, displayPath: "") }
+    do throws(SystemError) {
+      for marker in plan.markers {
+        let attribute = MarkerTable.platformName(of: marker)
+        try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, onEntry: probe, in: folder, displayPath: display)
+        guard try ExtendedAttributes.value(of: attribute, onEntry: probe, in: folder, displayPath: display) != nil else {
+          throw SystemError(code: ErrnoValue.noAttribute, operation: "keep a marker", path: display)
+        }
+      }
+    } catch {
+      var message = "\(display): the destination does not accept the backup marker: cannot \(error.action): \(error.reason); nothing was changed"
+      if error.isUnsupported { message += " (use a filesystem with user extended attributes)" }
+      throw MigrationError(message)
+    }
+  }
+
+  private static func plannedEntry(_ step: MigrationStep) -> MigrationReport.Entry {
+    MigrationReport.Entry(action: .planned, source: step.source, destination: step.destination,
+                          files: step.files, bytes: step.bytes, markers: [], message: nil)
+  }
+}
+
+/// Counts checkpoints (journal records, renames, copied files) and, for crash tests only,
+/// kills the process with SIGKILL at the chosen one.
+// @unchecked Sendable: captured by the checkpoint closure, but a migration runs on one thread, so
+// `count` is only ever touched by that thread.
+final class CheckpointCounter: @unchecked Sendable {
+  private let stopAfter: Int?
+  private var count = 0
+
+  init(stopAfter: Int?) { self.stopAfter = stopAfter }
+
+  func reach() {
+    count += 1
+    if let stopAfter, count >= stopAfter { Syscalls.killSelf() }
+  }
+}

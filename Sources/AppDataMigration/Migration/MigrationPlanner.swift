@@ -1,0 +1,239 @@
+import AppDataSystem
+import AppDataCore
+
+/// A migration that cannot start: a failed pre-check. Nothing has changed on disk.
+public struct MigrationError: Error, Sendable {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+}
+
+/// Works out the plan: which top-level entries of the source move to which names.
+struct MigrationPlanner {
+  let container: ContainerAccess
+  let options: MigrationOptions
+
+  /// Names the system owns in Library/Caches, besides the app's own bundle-id folder.
+  static func systemReason(for name: [UInt8], bundleID: String?) -> String? {
+    if name.starts(with: Array("com.apple.".utf8)) { return "owned by the system (com.apple.*)" }
+    if name == Array("Snapshots".utf8) { return "owned by the system (app snapshots)" }
+    if let bundleID, name == Array(bundleID.utf8) { return "the app's own URL cache (\(bundleID))" }
+    return nil
+  }
+
+  func plan() throws(MigrationError) -> MigrationPlan {
+    let source = options.source
+    let destination = options.destination
+    if source.starts(with: destination) || destination.starts(with: source) {
+      throw MigrationError("--from \(display(source)) and --to \(display(destination)) overlap; a folder cannot be moved into itself")
+    }
+
+    // The source must be a real folder inside the container.
+    let sourceFolder = try open(source, role: "source")
+    defer { sourceFolder.close() }
+    let sourceNames: [[UInt8]]
+    do {
+      sourceNames = try DirectoryStream(taking: Syscalls.open(Array(".".utf8), in: sourceFolder, options: .directory, displayPath: display(source)), displayPath: display(source)).names()
+        .sorted { $0.lexicographicallyPrecedes($1) }
+    } catch {
+      throw MigrationError("\(display(source)): cannot read the folder: \(error.reason)")
+    }
+
+    var steps: [MigrationStep] = []
+    func addStep(_ kind: MigrationStep.Kind, source: [[UInt8]] = [], destination: [[UInt8]], mark: Bool, files: UInt64 = 0, bytes: UInt64 = 0, key: String? = nil) {
+      steps.append(MigrationStep(id: steps.count + 1, kind: kind, source: source, destination: destination, mark: mark, files: files, bytes: bytes, key: key))
+    }
+
+    // The destination exists, or its missing folders are created (as journaled steps).
+    var existingDepth = 0
+    for depth in 1...destination.count {
+      guard let status = try statusOrFail(Array(destination.prefix(depth))) else { break }
+      guard status.isDirectory else { throw MigrationError("\(display(Array(destination.prefix(depth)))): not a folder") }
+      existingDepth = depth
+    }
+    for depth in (existingDepth + 1)..<(destination.count + 1) where depth > existingDepth {
+      addStep(.createFolder, destination: Array(destination.prefix(depth)), mark: false)
+    }
+    let destinationExists = existingDepth == destination.count
+
+    // Where entries land: the destination, or the --into folder inside it.
+    var target = destination
+    var targetExists = destinationExists
+    var skipped: [SkippedEntry] = []
+    var conflicts: [SkippedEntry] = []
+    if let into = options.into {
+      var name = into
+      let existing = destinationExists ? try names(in: destination) : []
+      if existing.contains(name) {
+        switch options.onConflict {
+        case .fail:
+          conflicts.append(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name]))
+        case .skip:
+          return MigrationPlan(source: source, destination: destination, into: into, markers: options.markers, onConflict: options.onConflict,
+                               steps: [], skipped: [SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name])], conflicts: [])
+        case .keepBoth:
+          name = Self.freeName(for: name, avoiding: Set(existing))
+        case .merge:
+          guard try statusOrFail(destination + [name])?.isDirectory == true else {
+            throw MigrationError("\(display(destination + [name])): exists and is not a folder; cannot merge into it")
+          }
+          targetExists = true
+        }
+      }
+      target = destination + [name]
+      if !(options.onConflict == .merge && existing.contains(into)) {
+        addStep(.createFolder, destination: target, mark: true)
+        targetExists = false
+      }
+    }
+
+    let bundleID = options.bundleID ?? readBundleID()
+    var taken = Set(targetExists ? try names(in: target) : [])
+    for name in sourceNames {
+      let from = source + [name]
+      if let reason = Self.systemReason(for: name, bundleID: bundleID) {
+        skipped.append(SkippedEntry(source: from, reason: reason))
+        continue
+      }
+      if !options.only.isEmpty && !options.only.contains(where: { $0.matches(name) }) {
+        skipped.append(SkippedEntry(source: from, reason: "not selected by --only"))
+        continue
+      }
+      if let glob = options.skip.first(where: { $0.matches(name) }) {
+        skipped.append(SkippedEntry(source: from, reason: "excluded by --skip \(glob.pattern)"))
+        continue
+      }
+      // With --into, the entries are marked through their folder.
+      let markEach = options.into == nil
+      if !taken.contains(name) {
+        taken.insert(name)
+        try addMove(from: from, to: target + [name], mark: markEach, into: &steps)
+        continue
+      }
+      switch options.onConflict {
+      case .fail:
+        conflicts.append(SkippedEntry(source: from, reason: "destination exists", conflictWith: target + [name]))
+      case .skip:
+        skipped.append(SkippedEntry(source: from, reason: "destination exists", conflictWith: target + [name]))
+      case .keepBoth:
+        let free = Self.freeName(for: name, avoiding: taken)
+        taken.insert(free)
+        try addMove(from: from, to: target + [free], mark: markEach, into: &steps)
+      case .merge:
+        try planMerge(from: from, to: target + [name], mark: true, into: &steps)
+      }
+    }
+
+    if let key = options.defaultsKey {
+      addStep(.updateDefaults, source: defaultsPlistPath(bundleID: bundleID), destination: [], mark: false, key: key)
+    }
+    // A plan that moves nothing needs no folders created.
+    if !steps.contains(where: { $0.kind == .move }) { steps.removeAll() }
+    for index in steps.indices { steps[index].id = index + 1 }
+    return MigrationPlan(source: source, destination: destination, into: options.into, markers: options.markers,
+                         onConflict: options.onConflict, steps: steps, skipped: skipped, conflicts: conflicts)
+  }
+
+  /// Merges folder `from` into existing folder `to`: what is new moves, folders on both sides
+  /// merge, and anything else that collides moves under a free name (kept both ways).
+  private func planMerge(from: [[UInt8]], to: [[UInt8]], mark: Bool, into steps: inout [MigrationStep]) throws(MigrationError) {
+    let fromIsFolder = try statusOrFail(from)?.isDirectory == true
+    let toIsFolder = try statusOrFail(to)?.isDirectory == true
+    guard fromIsFolder && toIsFolder else {
+      var taken = Set(try names(in: Array(to.dropLast())))
+      taken.formUnion(steps.filter { Array($0.destination.dropLast()) == Array(to.dropLast()) }.compactMap(\.destination.last))
+      try addMove(from: from, to: Array(to.dropLast()) + [Self.freeName(for: to.last!, avoiding: taken)], mark: mark, into: &steps)
+      return
+    }
+    let existing = Set(try names(in: to))
+    for name in try names(in: from).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+      if existing.contains(name) {
+        try planMerge(from: from + [name], to: to + [name], mark: mark, into: &steps)
+      } else {
+        try addMove(from: from + [name], to: to + [name], mark: mark, into: &steps)
+      }
+    }
+  }
+
+  private func addMove(from: [[UInt8]], to: [[UInt8]], mark: Bool, into steps: inout [MigrationStep]) throws(MigrationError) {
+    let parent: FileDescriptor
+    do {
+      parent = try container.openFolder(Array(from.dropLast()))
+    } catch {
+      throw MigrationError(error.description)
+    }
+    defer { parent.close() }
+    let size: (files: UInt64, bytes: UInt64)
+    do {
+      size = try TreeOperations.measure(from.last!, in: parent, display: display(from))
+    } catch {
+      throw MigrationError("\(error.path): cannot \(error.operation): \(error.reason)")
+    }
+    steps.append(MigrationStep(id: steps.count + 1, kind: .move, source: from, destination: to, mark: mark,
+                               files: size.files, bytes: size.bytes, key: nil))
+  }
+
+  /// `name 2.ext`, `name 3.ext`, ... (Finder's style), the first not in `taken`.
+  static func freeName(for name: [UInt8], avoiding taken: Set<[UInt8]>) -> [UInt8] {
+    var base = name
+    var suffix: [UInt8] = []
+    if let dot = name.lastIndex(of: 0x2E), dot > 0 {
+      base = Array(name[..<dot])
+      suffix = Array(name[dot...])
+    }
+    var number = 2
+    while true {
+      let candidate = base + Array(" \(number)".utf8) + suffix
+      if !taken.contains(candidate) { return candidate }
+      number += 1
+    }
+  }
+
+  // MARK: - Helpers
+
+  func readBundleID() -> String? {
+    guard let bytes = try? container.readFile([Array(ContainerLayout.metadataFileName.utf8)]),
+          let plist = PropertyListFile.dictionary(bytes)
+    else { return nil }
+    return plist["MCMMetadataIdentifier"]?.stringValue
+  }
+
+  func defaultsPlistPath(bundleID: String?) -> [[UInt8]] {
+    options.defaultsPlist ?? [Array("Library".utf8), Array("Preferences".utf8), Array("\(bundleID ?? "unknown").plist".utf8)]
+  }
+
+  private func open(_ components: [[UInt8]], role: String) throws(MigrationError) -> FileDescriptor {
+    do {
+      return try container.openFolder(components)
+    } catch {
+      throw MigrationError(Self.describe(error, path: display(components), role: role))
+    }
+  }
+
+  private func names(in components: [[UInt8]]) throws(MigrationError) -> [[UInt8]] {
+    let folder = try open(components, role: "folder")
+    do {
+      return try DirectoryStream(taking: folder, displayPath: display(components)).names()
+    } catch {
+      throw MigrationError("\(display(components)): cannot read the folder: \(error.reason)")
+    }
+  }
+
+  private func statusOrFail(_ components: [[UInt8]]) throws(MigrationError) -> FileStatus? {
+    do {
+      return try container.status(components)
+    } catch {
+      throw MigrationError(Self.describe(error, path: display(components), role: "path"))
+    }
+  }
+
+  static func describe(_ error: SystemError, path: String, role: String) -> String {
+    switch error.code {
+    case ErrnoValue.notFound: return "\(error.path.isEmpty ? path : error.path): no such folder (the \(role))"
+    case 40 /* ELOOP */: return "\(error.path.isEmpty ? path : error.path): is a symlink; appdata never follows symlinks inside a container"
+    case 20 /* ENOTDIR */: return "\(error.path.isEmpty ? path : error.path): not a folder"
+    default: return "\(error.path.isEmpty ? path : error.path): cannot \(error.operation): \(error.reason)"
+    }
+  }
+
+  private func display(_ components: [[UInt8]]) -> String { container.display(components) }
+}

@@ -1,0 +1,247 @@
+import AppDataSystem
+import AppDataCore
+/// Carries out a plan step by step, recording progress in the journal. Every step first
+/// looks at the filesystem, so running it again after an interruption at any instant
+/// finishes the job without moving anything twice or losing anything:
+///
+/// - same filesystem: `renameat2(RENAME_NOREPLACE)`; the source is either still there
+///   (move it) or gone and the destination present (it was moved; mark it);
+/// - across filesystems: copy to `.appdata-partial-<step>` in the destination (a leftover
+///   one is removed and the copy redone), fsync, record `installing` durably, rename into
+///   place without replacing, fsync, then remove the source; a rerun that finds the
+///   `installing` record and no partial copy knows the rename happened and finishes the removal.
+final class Migrator {
+  private let container: ContainerAccess
+  private let plan: MigrationPlan
+  private let journal: MigrationJournal
+  private let checkpoint: () -> Void
+  /// Testing only: treat every rename as crossing filesystems (EXDEV).
+  private let forceCopy = Syscalls.environment("APPDATA_TEST_FORCE_COPY") == "1"
+  private var touchedFolders: [[[UInt8]]] = []
+
+  init(container: ContainerAccess, plan: MigrationPlan, journal: MigrationJournal, checkpoint: @escaping () -> Void) {
+    self.container = container
+    self.plan = plan
+    self.journal = journal
+    self.checkpoint = checkpoint
+  }
+
+  /// Runs every step not yet completed. Returns the entries and the errors not tied to one.
+  func run() -> (entries: [MigrationReport.Entry], errors: [String], defaultsNote: String?) {
+    var entries: [MigrationReport.Entry] = []
+    var errors: [String] = []
+    var defaultsNote: String?
+    TestHooks.pause(at: "migrate")
+    for step in plan.steps {
+      switch step.kind {
+      case .createFolder:
+        if journal.completed.contains(step.id) { continue }
+        do {
+          try createFolder(step)
+          try journal.record("done", step: step.id, durable: false)
+        } catch {
+          // Later moves into this folder would fail the same way: stop here.
+          errors.append("\(container.display(step.destination)): cannot create the folder: \(error.reason)")
+          return (entries, errors, nil)
+        }
+      case .move:
+        var entry = move(step)
+        if entry.action == .moved || entry.action == .copied {
+          do {
+            try journal.record("done", step: step.id, durable: false)
+          } catch {
+            entry.action = .failed
+            entry.message = "cannot record progress in the journal: \(error.reason)"
+          }
+        }
+        entries.append(entry)
+      case .updateDefaults:
+        // Only after every entry is in place: the flag says the legacy path is still in use.
+        if entries.contains(where: { $0.action == .failed || $0.action == .conflict }) || !errors.isEmpty {
+          defaultsNote = "\(step.key ?? "") kept: the migration is not complete"
+          continue
+        }
+        do {
+          syncTouchedFolders()
+          let removed = try DefaultsPlist.removeKey(step.key ?? "", at: step.source, in: container)
+          defaultsNote = removed ? "removed \(step.key ?? "") from \(container.display(step.source))"
+                                 : "\(step.key ?? "") already absent from \(container.display(step.source))"
+          try? journal.record("done", step: step.id, durable: false)
+        } catch {
+          errors.append(error.message)
+        }
+      }
+    }
+    syncTouchedFolders()
+    return (entries, errors, defaultsNote)
+  }
+
+  // MARK: - Steps
+
+  private func createFolder(_ step: MigrationStep) throws(SystemError) {
+    let parentPath = Array(step.destination.dropLast())
+    let name = step.destination.last!
+    let parent = try container.openFolder(parentPath)
+    defer { parent.close() }
+    do {
+      try Syscalls.makeDirectory(name, in: parent, mode: 0o755, displayPath: container.display(step.destination))
+    } catch where error.isExists {
+      let status = try Syscalls.status(of: name, in: parent, displayPath: container.display(step.destination))
+      guard status.isDirectory else { throw SystemError(code: 20, operation: "create the folder (a file has its name)", path: container.display(step.destination)) }
+    }
+    if step.mark { try mark(name, in: parent, display: container.display(step.destination)) }
+    try Syscalls.sync(parent, displayPath: container.display(parentPath))
+    checkpoint()
+  }
+
+  private func move(_ step: MigrationStep) -> MigrationReport.Entry {
+    var entry = MigrationReport.Entry(action: .failed, source: step.source, destination: step.destination,
+                                      files: step.files, bytes: step.bytes, markers: [], message: nil)
+    let sourceName = step.source.last!
+    let destinationName = step.destination.last!
+    let temporaryName = Array(".appdata-partial-\(step.id)".utf8)
+    let sourceDisplay = container.display(step.source)
+    let destinationDisplay = container.display(step.destination)
+    do throws(SystemError) {
+      let sourceFolder = try container.openFolder(Array(step.source.dropLast()))
+      defer { sourceFolder.close() }
+      let destinationFolder = try container.openFolder(Array(step.destination.dropLast()))
+      defer { destinationFolder.close() }
+      touch(Array(step.source.dropLast()))
+      touch(Array(step.destination.dropLast()))
+
+      let sourceStatus = try statusOrNil(sourceName, in: sourceFolder, display: sourceDisplay)
+      let destinationStatus = try statusOrNil(destinationName, in: destinationFolder, display: destinationDisplay)
+      let partial = try statusOrNil(temporaryName, in: destinationFolder, display: destinationDisplay)
+      let wasInstalling = journal.installing.contains(step.id)
+
+      switch (sourceStatus != nil, destinationStatus != nil) {
+      case (true, false) where wasInstalling && partial != nil:
+        // Interrupted between the durable `installing` record and the final rename.
+        try install(temporaryName, as: destinationName, in: destinationFolder, step: step)
+        try finishCopy(sourceName, in: sourceFolder, step: step)
+        entry.action = .copied
+      case (true, false):
+        if forceCopy {
+          entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, temporaryName: temporaryName, step: step)
+          entry.action = .copied
+        } else {
+          do {
+            try Syscalls.renameWithoutReplacing(sourceName, in: sourceFolder, to: destinationName, in: destinationFolder, displayPath: sourceDisplay)
+            checkpoint()
+            entry.action = .moved
+          } catch where error.isCrossDevice {
+            entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, temporaryName: temporaryName, step: step)
+            entry.action = .copied
+          }
+        }
+      case (false, true):
+        // Moved by an earlier, interrupted run (or its copy installed and the source removed).
+        entry.action = wasInstalling ? .copied : .moved
+      case (true, true) where wasInstalling && partial == nil:
+        // The copy was installed; the source's removal was interrupted.
+        try finishCopy(sourceName, in: sourceFolder, step: step)
+        entry.action = .copied
+      case (true, true):
+        entry.action = .conflict
+        entry.message = "\(destinationDisplay) appeared after planning; it was not replaced"
+        if partial != nil { try TreeOperations.remove(temporaryName, in: destinationFolder, display: destinationDisplay) }
+        return entry
+      case (false, false):
+        entry.message = "\(sourceDisplay) is gone and \(destinationDisplay) does not exist; nothing to move"
+        return entry
+      }
+
+      if step.mark {
+        let status = try Syscalls.status(of: destinationName, in: destinationFolder, displayPath: destinationDisplay)
+        if status.kind == .symbolicLink && !MarkerTable.canMarkSymbolicLinks {
+          entry.message = "a symlink: not marked (Linux stores no user attributes on links; a link carries no file data)"
+        } else {
+          try mark(destinationName, in: destinationFolder, display: destinationDisplay)
+          entry.markers = plan.markers
+        }
+      }
+    } catch {
+      entry.action = error.isExists ? .conflict : .failed
+      entry.message = error.isExists
+        ? "\(destinationDisplay) appeared after planning; it was not replaced"
+        : "\(error.path.isEmpty ? sourceDisplay : error.path): cannot \(error.operation): \(error.reason)"
+    }
+    return entry
+  }
+
+  private func copyAcross(
+    _ sourceName: [UInt8], from sourceFolder: FileDescriptor, to destinationName: [UInt8], in destinationFolder: FileDescriptor,
+    temporaryName: [UInt8], step: MigrationStep
+  ) throws(SystemError) -> UInt64 {
+    let display = container.display(step.destination)
+    // A partial copy from an interrupted run is not trusted: start it again.
+    try TreeOperations.remove(temporaryName, in: destinationFolder, display: display)
+    let copied: UInt64
+    do {
+      copied = try TreeOperations.copy(sourceName, in: sourceFolder, to: temporaryName, in: destinationFolder,
+                              display: container.display(step.source), checkpoint: checkpoint)
+    } catch {
+      // The source is untouched; leave no half copy behind (it may be what filled the disk).
+      try? TreeOperations.remove(temporaryName, in: destinationFolder, display: display)
+      throw error
+    }
+    try Syscalls.sync(destinationFolder, displayPath: display)
+    try journal.record("installing", step: step.id, durable: true)
+    try install(temporaryName, as: destinationName, in: destinationFolder, step: step)
+    try finishCopy(sourceName, in: sourceFolder, step: step)
+    return copied
+  }
+
+  private func install(_ temporaryName: [UInt8], as name: [UInt8], in folder: FileDescriptor, step: MigrationStep) throws(SystemError) {
+    let display = container.display(step.destination)
+    do {
+      try Syscalls.renameWithoutReplacing(temporaryName, in: folder, to: name, in: folder, displayPath: display)
+    } catch where error.isExists {
+      try TreeOperations.remove(temporaryName, in: folder, display: display)
+      throw error
+    }
+    try Syscalls.sync(folder, displayPath: display)
+    checkpoint()
+  }
+
+  private func finishCopy(_ sourceName: [UInt8], in sourceFolder: FileDescriptor, step: MigrationStep) throws(SystemError) {
+    try TreeOperations.remove(sourceName, in: sourceFolder, display: container.display(step.source))
+    try Syscalls.sync(sourceFolder, displayPath: container.display(Array(step.source.dropLast())))
+    checkpoint()
+  }
+
+  /// Sets each planned marker and reads it back: atomic saves and some filesystems drop them.
+  private func mark(_ name: [UInt8], in folder: FileDescriptor, display: String) throws(SystemError) {
+    for marker in plan.markers {
+      let attribute = MarkerTable.platformName(of: marker)
+      try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, onEntry: name, in: folder, displayPath: display)
+      let stored = try ExtendedAttributes.value(of: attribute, onEntry: name, in: folder, displayPath: display)
+      guard let stored, marker.isExcluding(value: stored) else {
+        throw SystemError(code: ErrnoValue.noAttribute, operation: "keep the \(marker.rawValue) marker (it did not stick)", path: display)
+      }
+    }
+  }
+
+  private func statusOrNil(_ name: [UInt8], in folder: FileDescriptor, display: String) throws(SystemError) -> FileStatus? {
+    do {
+      return try Syscalls.status(of: name, in: folder, displayPath: display)
+    } catch where error.isNotFound {
+      return nil
+    }
+  }
+
+  private func touch(_ folder: [[UInt8]]) {
+    if !touchedFolders.contains(folder) { touchedFolders.append(folder) }
+  }
+
+  /// Renames are durable once their folders are synced; done once at the end, not per entry.
+  private func syncTouchedFolders() {
+    for folder in touchedFolders {
+      guard let descriptor = try? container.openFolder(folder) else { continue }
+      try? Syscalls.sync(descriptor, displayPath: "")
+      descriptor.close()
+    }
+    touchedFolders.removeAll()
+  }
+}

@@ -1,0 +1,91 @@
+import AppDataSystem
+import AppDataCore
+/// Whole-tree operations on an entry, relative to its folder's descriptor, never following
+/// symlinks: measuring, copying across filesystems (mode, times and every extended
+/// attribute kept) and removing.
+enum TreeOperations {
+  /// Files (non-folders) and bytes (regular files' apparent sizes) of the tree at `name`.
+  static func measure(_ name: [UInt8], in folder: FileDescriptor, display: String) throws(SystemError) -> (files: UInt64, bytes: UInt64) {
+    let status = try Syscalls.status(of: name, in: folder, displayPath: display)
+    switch status.kind {
+    case .directory:
+      let descriptor = try Syscalls.open(name, in: folder, options: .directory, displayPath: display)
+      let stream = try DirectoryStream(taking: descriptor, displayPath: display)
+      var total: (files: UInt64, bytes: UInt64) = (0, 0)
+      for child in try stream.names() {
+        let part = try measure(child, in: stream.descriptor, display: display + "/" + TerminalText.escaped(child))
+        total.files += part.files
+        total.bytes += part.bytes
+      }
+      return total
+    case .regular: return (1, status.size)
+    default: return (1, 0)
+    }
+  }
+
+  /// Copies the tree at `name` in `source` to `newName` in `destination`, keeping sparse files'
+  /// holes. Data is fsynced before the folder that holds it; `checkpoint` is called after each
+  /// file. Returns the bytes of data copied.
+  @discardableResult
+  static func copy(
+    _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
+    display: String, checkpoint: () -> Void
+  ) throws(SystemError) -> UInt64 {
+    var copied: UInt64 = 0
+    let status = try Syscalls.status(of: name, in: source, displayPath: display)
+    switch status.kind {
+    case .regular:
+      let input = try Syscalls.open(name, in: source, options: .readFile, displayPath: display)
+      defer { input.close() }
+      let output = try Syscalls.open(newName, in: destination, options: .createNewFile, mode: 0o600, displayPath: display)
+      defer { output.close() }
+      copied = try Syscalls.copyData(from: input, to: output, displayPath: display)
+      try ExtendedAttributes.copyAll(from: input, to: output, displayPath: display)
+      try Syscalls.setMode(output, status.permissions, displayPath: display)
+      try Syscalls.sync(output, displayPath: display)
+    case .directory:
+      try Syscalls.makeDirectory(newName, in: destination, mode: 0o700, displayPath: display)
+      let input = try Syscalls.open(name, in: source, options: .directory, displayPath: display)
+      let inputStream = try DirectoryStream(taking: input, displayPath: display)
+      let output = try Syscalls.open(newName, in: destination, options: .directory, displayPath: display)
+      defer { output.close() }
+      for child in try inputStream.names() {
+        copied += try copy(child, in: inputStream.descriptor, to: child, in: output,
+                           display: display + "/" + TerminalText.escaped(child), checkpoint: checkpoint)
+      }
+      try ExtendedAttributes.copyAll(from: inputStream.descriptor, to: output, displayPath: display)
+      try Syscalls.setMode(output, status.permissions, displayPath: display)
+      try Syscalls.sync(output, displayPath: display)
+    case .symbolicLink:
+      let target = try Syscalls.readLink(name, in: source, displayPath: display)
+      try Syscalls.makeSymbolicLink(newName, in: destination, target: target, displayPath: display)
+    case .other:
+      throw SystemError(code: 95 /* EOPNOTSUPP */, operation: "copy a special file (device, FIFO or socket)", path: display)
+    }
+    // Times last: adding a folder's children changed its modification time.
+    try Syscalls.setTimes(newName, in: destination, access: status.accessTime, modification: status.modificationTime, displayPath: display)
+    checkpoint()
+    return copied
+  }
+
+  /// Removes the tree at `name`; absent is fine (a resumed removal).
+  static func remove(_ name: [UInt8], in folder: FileDescriptor, display: String) throws(SystemError) {
+    let status: FileStatus
+    do {
+      status = try Syscalls.status(of: name, in: folder, displayPath: display)
+    } catch where error.isNotFound {
+      return
+    }
+    if status.kind == .directory {
+      let descriptor = try Syscalls.open(name, in: folder, options: .directory, displayPath: display)
+      let stream = try DirectoryStream(taking: descriptor, displayPath: display)
+      for child in try stream.names() {
+        try remove(child, in: stream.descriptor, display: display + "/" + TerminalText.escaped(child))
+      }
+    }
+    do {
+      try Syscalls.remove(name, in: folder, isDirectory: status.kind == .directory, displayPath: display)
+    } catch where error.isNotFound {
+    }
+  }
+}

@@ -1,0 +1,478 @@
+import AppDataSystem
+import AppDataCore
+/// Audits the containers inside an archive made on a Mac (or on Linux), without extracting it:
+/// tar, pax, zip, compressed or not, detected by content. Markers come from pax headers
+/// (`SCHILY.xattr.NAME`, `LIBARCHIVE.xattr.NAME`), from AppleDouble entries (`._NAME` beside the
+/// file in tar archives, `__MACOSX/…/._NAME` in zips) and from `user.`-prefixed names. The
+/// entries are classified exactly as the walk classifies files on disk, by the same accumulator.
+///
+/// Containers are found in the same single pass: a folder holding `Documents`, `Library` or
+/// `tmp`, or a container metadata plist, is a container root (never below `Bundle/Application`);
+/// entries met before their root is known wait for it. Their ids come from the metadata plists
+/// and `.xcappdata` info plists read on the way.
+public struct ArchiveAuditor {
+  public struct Failure: Error, Sendable {
+    public var message: String
+  }
+
+  /// One container found in the archive, and its report.
+  public struct Container: Sendable {
+    public var root: [[UInt8]]
+    public var id: String?
+    public var kind: ContainerKind
+    /// Whether it sits in a folder of containers (`Data/Application/<UUID>`, …).
+    public var isInCollection: Bool
+    public var report: AuditReport
+  }
+
+  public let archivePath: String
+  /// The options of a container, by its id (the policy's per-container overrides, the baseline).
+  public let options: @Sendable (String?) -> AuditOptions
+  /// `--root`: the container's folder inside the archive; nil to find them.
+  public var root: [[UInt8]]?
+  /// `--max-archive-bytes`: refuse archives that expand beyond this (zip bombs).
+  public var maximumBytes: UInt64 = 4 << 30
+  /// Receives listed entries as NDJSON lines (see `Auditor.entrySink`).
+  public var entrySink: (@Sendable ([UInt8]) -> Void)?
+  /// Tag every streamed NDJSON line with its container (a report of many).
+  public var tagsLines = false
+  /// Options differ by container id (the policy file's `containers`): containers are then found
+  /// and identified in a first pass, so that each is counted with its own limits and budgets.
+  public var optionsDependOnID = false
+
+  public init(archivePath: String, options: @escaping @Sendable (String?) -> AuditOptions) {
+    self.archivePath = archivePath
+    self.options = options
+  }
+
+  /// The top-level folders that mark a container root.
+  static let rootMarkers: Set<[UInt8]> = Set(ContainerPlaces.rootFolderNames.map { Array($0.utf8) })
+  /// The file whose presence marks its folder as a container root.
+  static let metadataName = Array(ContainerLayout.metadataFileName.utf8)
+  /// Plists read for identity (metadata and `.xcappdata` info), small files only.
+  static let identityFiles: Set<[UInt8]> = Set((ContainerPlaces.metadataFileNames + [ContainerPlaces.packageInfoFileName]).map { Array($0.utf8) })
+  static let identityLimit = 1 << 20
+  /// AppleDouble and other metadata files are read up to this size; larger ones are not metadata.
+  static let metadataLimit = 16 << 20
+
+  /// Reads the archive and returns one report per container, sorted by root.
+  public func run() throws(Failure) -> [Container] {
+    let streams = entrySink != nil
+    var pass = Pass(auditor: self, fixed: root.map { [Identity(components: $0, id: nil, kind: nil)] }, streams: streams && !optionsDependOnID)
+    try pass.read()
+    if root == nil && pass.roots.isEmpty {
+      throw Failure(message: "holds no app data container (no Documents, Library or tmp folder, no container metadata plist); name its folder with --root")
+    }
+    // A root found inside another (a `Library` folder deep in a container's Documents, met before
+    // the container's own folders) belongs to it; a container whose metadata plist names another
+    // kind than its place suggested needs the other layout; per-id options need the ids. Each is
+    // rare or asked for: read again knowing every root.
+    let roots = pass.roots.map(\.components)
+    let nested = roots.contains { candidate in roots.contains { $0 != candidate && candidate.starts(with: $0) } }
+    var identities = pass.identities()
+    let kindChanged = zip(pass.roots, identities).contains { $0.layout.name != ContainerLayout.forKind($1.kind ?? .app).name }
+    if nested || kindChanged || optionsDependOnID {
+      let outer = identities.filter { candidate in !roots.contains { $0 != candidate.components && candidate.components.starts(with: $0) } }
+      pass = Pass(auditor: self, fixed: outer, streams: streams)
+      try pass.read()
+      identities = pass.identities()
+    }
+    return pass.finish(identities).sorted { RelativePath.precedes(RelativePath.join($0.root), RelativePath.join($1.root)) }
+  }
+
+  /// The folder of containers `root` sits in (`…/Data/Application/<UUID>`), if any.
+  static func place(of root: [[UInt8]]) -> ContainerPlace? {
+    guard root.count >= 3 else { return nil }
+    return ContainerPlaces.place(endingWith: root.dropLast().map { String(decoding: $0, as: UTF8.self) })
+  }
+
+  // MARK: - One pass over the archive
+
+  /// A root and what is known of it: its id and kind (nil: not known yet).
+  struct Identity {
+    var components: [[UInt8]]
+    var id: String?
+    var kind: ContainerKind?
+  }
+
+  /// What is known about a folder inside the container: what it passes down to its entries.
+  struct FolderInfo {
+    var exclusion: Exclusion?
+    /// The folder's placement, inherited below depth 2 (as the walk does).
+    var placement: Placement
+  }
+
+  /// An entry seen before its container root was known (usually a handful: the root's own
+  /// folders and metadata plist).
+  struct Deferred {
+    var components: [[UInt8]]
+    var kind: ArchiveHeader.Kind
+    var size: UInt64
+    var attributes: EntryAttributes
+    var isCacheTag: Bool
+  }
+
+  /// One container root being read: its accumulator and what its folders pass down.
+  struct RootState {
+    var components: [[UInt8]]
+    var layout: ContainerLayout
+    var options: AuditOptions
+    var tag: NDJSONTag?
+    var accumulator: AuditAccumulator
+    var folders: [[UInt8]: FolderInfo] = [:]
+    var rootExclusion: Exclusion?
+  }
+
+  struct Pass {
+    let auditor: ArchiveAuditor
+    /// Roots known before reading (`--root`, or a second pass): no others are looked for.
+    let isFixed: Bool
+    let streams: Bool
+    var roots: [RootState] = []
+    var deferred: [Deferred] = []
+    /// Markers from AppleDouble files, by the path (in the archive) of the file they describe.
+    var appleDouble: [[UInt8]: EntryAttributes] = [:]
+    /// Metadata and info plists, by their path in the archive, for the containers' ids.
+    var identityPlists: [[UInt8]: [UInt8]] = [:]
+    var declaredBytes: UInt64 = 0
+    /// Findings about entries outside every root (a `..` path), reported with the first container.
+    var strayFindings: [Finding] = []
+    /// The archive's path as reports name it.
+    let archive: String
+
+    init(auditor: ArchiveAuditor, fixed: [Identity]?, streams: Bool) {
+      self.auditor = auditor
+      self.isFixed = fixed != nil
+      self.streams = streams
+      archive = Syscalls.absolutePath(auditor.archivePath)
+      for identity in fixed ?? [] { addRoot(identity) }
+    }
+
+    /// A new root, with the layout of its kind (known, or from where it sits: an app's otherwise).
+    private mutating func addRoot(_ identity: Identity) {
+      let kind = identity.kind ?? ArchiveAuditor.place(of: identity.components)?.kind ?? .app
+      let layout = ContainerLayout.forKind(kind)
+      let options = auditor.options(identity.id)
+      let container = ArchiveAuditor.containerName(archive: archive, root: identity.components)
+      let tag = auditor.tagsLines ? NDJSONTag(container: container, id: identity.id) : nil
+      roots.append(RootState(
+        components: identity.components, layout: layout, options: options, tag: tag,
+        accumulator: AuditAccumulator(options: options, layout: layout, sink: streams ? auditor.entrySink : nil, tag: tag)))
+    }
+
+    mutating func read() throws(Failure) {
+      let reader: LibArchive
+      do {
+        reader = try LibArchive(path: auditor.archivePath)
+      } catch {
+        throw Failure(message: error.message.contains("Unrecognized archive format")
+          ? "is neither a container folder nor an archive appdata can read (\(error.message))"
+          : "cannot read the archive (truncated or damaged?): \(error.message)")
+      }
+      var sawEntry = false
+      // Zips from Finder put __MACOSX/ at the end: read those first (the central directory
+      // makes that cheap), then the entries.
+      if try readsMetadataFirst(reader) {
+        try collectZipMetadata()
+      }
+      while true {
+        let header: ArchiveHeader?
+        do {
+          header = try reader.next()
+        } catch {
+          let unrecognised = !sawEntry && error.message.contains("Unrecognized archive format")
+          throw Failure(message: unrecognised ? "is neither a container folder nor an archive appdata can read (\(error.message))"
+                                              : "cannot read the archive (truncated or damaged?): \(error.message)")
+        }
+        guard let header else { break }
+        sawEntry = true
+        try guardSize(header, reader: reader)
+        try handle(header, reader: reader)
+      }
+      if !sawEntry { throw Failure(message: "cannot read the archive: it holds no entries") }
+      // libarchive, like GNU tar, accepts a tar that stops between two entries without its
+      // end-of-archive blocks: exactly what a cut-off copy looks like. Check them ourselves.
+      if reader.isUncompressedTar, !endsWithZeroBlocks() {
+        throw Failure(message: "cannot read the archive (truncated or damaged?): it ends without the two zero blocks that end a tar archive")
+      }
+    }
+
+    /// Whether the file's last 1,024 bytes are zero (a tar archive's end marker, padding included).
+    private func endsWithZeroBlocks() -> Bool {
+      guard let file = try? Syscalls.openFile(atPath: auditor.archivePath) else { return false }
+      defer { file.close() }
+      guard let status = try? Syscalls.status(of: file, displayPath: auditor.archivePath), status.size >= 1024 else { return false }
+      var tail = [UInt8](repeating: 1, count: 1024)
+      let count = tail.withUnsafeMutableBytes { raw in Syscalls.readAt(file, into: raw, offset: status.size - 1024) }
+      return count == 1024 && tail.allSatisfy { $0 == 0 }
+    }
+
+    private func readsMetadataFirst(_ reader: LibArchive) throws(Failure) -> Bool {
+      // Zip archives are seekable; a second reader collects their AppleDouble entries.
+      let bytes: [UInt8]
+      do {
+        let file = try Syscalls.openFile(atPath: auditor.archivePath)
+        defer { file.close() }
+        bytes = (try? Syscalls.readUpTo(file, 4, displayPath: auditor.archivePath)) ?? []
+      } catch {
+        throw Failure(message: "cannot read the archive: \(error.reason)")
+      }
+      return bytes == [0x50, 0x4B, 0x03, 0x04]
+    }
+
+    private mutating func collectZipMetadata() throws(Failure) {
+      let reader: LibArchive
+      do {
+        reader = try LibArchive(path: auditor.archivePath)
+      } catch {
+        throw Failure(message: "cannot read the archive: \(error.message)")
+      }
+      while true {
+        let header: ArchiveHeader?
+        do { header = try reader.next() } catch { throw Failure(message: "cannot read the archive: \(error.message)") }
+        guard let header else { return }
+        let components = RelativePath.components(header.path)
+        guard components.first == Array("__MACOSX".utf8), header.kind == .regular else { continue }
+        if header.isEncrypted { throw Failure(message: "is encrypted (\(TerminalText.escaped(header.path))); appdata cannot read encrypted archives") }
+        try readAppleDouble(components: Array(components.dropFirst()), header: header, reader: reader)
+      }
+    }
+
+    private mutating func guardSize(_ header: ArchiveHeader, reader: LibArchive) throws(Failure) {
+      declaredBytes &+= header.size
+      let expanded = max(declaredBytes, reader.uncompressedBytes)
+      if expanded > auditor.maximumBytes {
+        throw Failure(message: "expands to more than \(auditor.maximumBytes) bytes (--max-archive-bytes); refusing a possible archive bomb")
+      }
+    }
+
+    /// Reads a `._NAME` entry: if it is AppleDouble, its attributes belong to NAME.
+    /// Returns false when the entry is not AppleDouble after all (a file that happens to be named `._x`).
+    @discardableResult
+    private mutating func readAppleDouble(components: [[UInt8]], header: ArchiveHeader, reader: LibArchive) throws(Failure) -> Bool {
+      guard let name = components.last, name.starts(with: [0x2E, 0x5F]), name.count > 2, header.size <= UInt64(ArchiveAuditor.metadataLimit) else { return false }
+      let data: [UInt8]
+      do { data = try reader.readData(limit: ArchiveAuditor.metadataLimit) } catch { throw Failure(message: "cannot read the archive: \(error.message)") }
+      guard let attributes = AppleDouble.attributes(data) else { return false }
+      let target = Array(components.dropLast()) + [Array(name.dropFirst(2))]
+      var interpreted = appleDouble[RelativePath.join(target)] ?? EntryAttributes()
+      let found = EntryAttributes(attributes: attributes)
+      interpreted.markers.formUnion(found.markers)
+      interpreted.declinesBackup = interpreted.declinesBackup || found.declinesBackup
+      appleDouble[RelativePath.join(target)] = interpreted
+      return true
+    }
+
+    private mutating func handle(_ header: ArchiveHeader, reader: LibArchive) throws(Failure) {
+      let components = RelativePath.components(header.path).filter { $0 != [0x2E] }
+      let tooDeep = header.path.count > RelativePath.maximumLength || components.count > RelativePath.maximumComponents
+      if tooDeep || components.contains([0x2E, 0x2E]) {
+        let finding = tooDeep ? RelativePath.tooDeep(header.path, components: components.count, source: "an entry path")
+          : Finding(rule: .unreadable, path: header.path, message: "entry path contains '..'; not counted", bytes: nil)
+        if let index = rootIndex(containing: components) {
+          roots[index].accumulator.findings.append(finding)
+        } else {
+          strayFindings.append(finding)
+        }
+        return
+      }
+      guard !components.isEmpty else { return }
+      if components.first == Array("__MACOSX".utf8) { return }  // metadata, read first
+      if header.isEncrypted {
+        throw Failure(message: "is encrypted (\(TerminalText.escaped(header.path))); appdata cannot read encrypted archives")
+      }
+      if header.kind == .regular, components.last!.starts(with: [0x2E, 0x5F]),
+         try readAppleDouble(components: components, header: header, reader: reader) {
+        return  // metadata beside its file: not counted, not reported
+      }
+      var attributes = header.attributes.isEmpty ? EntryAttributes() : EntryAttributes(attributes: header.attributes)
+      if !appleDouble.isEmpty, let extra = appleDouble.removeValue(forKey: RelativePath.join(components)) {
+        attributes.markers.formUnion(extra.markers)
+        attributes.declinesBackup = attributes.declinesBackup || extra.declinesBackup
+      }
+      var isCacheTag = false
+      if header.kind == .regular && components.last! == CacheDirectoryTag.nameBytes {
+        let data = (try? reader.readData(limit: 43)) ?? []
+        isCacheTag = data.elementsEqual(CacheDirectoryTag.signature.utf8)
+      }
+      if header.kind == .regular && ArchiveAuditor.identityFiles.contains(components.last!)
+          && header.size <= UInt64(ArchiveAuditor.identityLimit) {
+        identityPlists[RelativePath.join(components)] = (try? reader.readData(limit: ArchiveAuditor.identityLimit)) ?? []
+      }
+
+      let item = Deferred(components: components, kind: header.kind, size: header.size, attributes: attributes, isCacheTag: isCacheTag)
+      if let index = rootIndex(containing: components) {
+        place(item, in: index)
+        return
+      }
+      if !isFixed, let candidate = candidateRoot(components, kind: header.kind) {
+        addRoot(Identity(components: candidate, id: nil, kind: nil))
+        let index = roots.count - 1
+        let waiting = deferred
+        deferred = []
+        for entry in waiting {
+          if entry.components.starts(with: candidate) { place(entry, in: index) } else { deferred.append(entry) }
+        }
+        place(item, in: index)
+        return
+      }
+      // Bundles are never app data, and a fixed set of roots takes nothing else: drop at once.
+      if isFixed || ArchiveAuditor.isInBundles(components) { return }
+      deferred.append(item)
+    }
+
+    /// The root holding `components` (the deepest, if roots nest), if any.
+    private func rootIndex(containing components: [[UInt8]]) -> Int? {
+      var best: Int?
+      for (index, root) in roots.enumerated() where components.count >= root.components.count && components.starts(with: root.components) {
+        if best == nil || root.components.count > roots[best!].components.count { best = index }
+      }
+      return best
+    }
+
+    /// The container root an entry reveals: the folder above a `Documents`, `Library` or `tmp`
+    /// folder, or the folder holding a container metadata plist; never inside `Bundle/Application`.
+    private func candidateRoot(_ components: [[UInt8]], kind: ArchiveHeader.Kind) -> [[UInt8]]? {
+      var candidate: [[UInt8]]?
+      if let index = components.firstIndex(where: { ArchiveAuditor.rootMarkers.contains($0) }),
+         index < components.count - 1 || kind == .directory {
+        candidate = Array(components[..<index])
+      } else if kind == .regular, components.last! == ArchiveAuditor.metadataName {
+        candidate = Array(components.dropLast())
+      }
+      guard let candidate, !ArchiveAuditor.isInBundles(candidate) else { return nil }
+      return candidate
+    }
+
+    /// Each root's id and kind, from the plists read on the way.
+    func identities() -> [Identity] {
+      roots.map { root in
+        let found = ContainerIdentity.find(root: root.components) { path in identityPlists[RelativePath.join(path)] }
+        let place = ArchiveAuditor.place(of: root.components)?.kind
+        return Identity(components: root.components, id: found.id, kind: place ?? found.kind ?? .app)
+      }
+    }
+
+    /// The reports, one per root (`identities` in the roots' order).
+    mutating func finish(_ identities: [Identity]) -> [Container] {
+      var containers: [Container] = []
+      for (index, identity) in identities.enumerated() {
+        let state = roots[index]
+        var accumulator = state.accumulator
+        if index == 0 { accumulator.findings += strayFindings }
+        accumulator.flushStream()
+        let container = ArchiveAuditor.containerName(archive: archive, root: identity.components)
+        // The baseline is matched by id, known only now; limits and budgets by id were known
+        // before counting (a first pass found the ids when the policy names any).
+        var options = state.options
+        options.baseline = auditor.options(identity.id).baseline
+        var report = Auditor.report(from: [accumulator], options: options, layout: state.layout, container: container,
+                                    entrySink: streams ? auditor.entrySink : nil, tag: state.tag)
+        report.id = identity.id
+        report.kind = identity.kind ?? .app
+        report.name = identity.id ?? ArchiveAuditor.folderName(identity.components, archive: archive)
+        containers.append(Container(root: identity.components, id: identity.id, kind: report.kind,
+                                    isInCollection: ArchiveAuditor.place(of: identity.components) != nil, report: report))
+      }
+      return containers
+    }
+
+    /// Classifies one entry under its root, as the walk would.
+    private mutating func place(_ item: Deferred, in index: Int) {
+      let rootComponents = roots[index].components
+      guard item.components.count >= rootComponents.count, item.components.starts(with: rootComponents) else { return }
+      let relative = item.components.dropFirst(rootComponents.count)
+      if relative.isEmpty {
+        if item.attributes.markers.isExcluding { roots[index].rootExclusion = Exclusion(path: Array(".".utf8), markers: item.attributes.markers) }
+        return
+      }
+      if item.kind == .hardLink { return }  // the same file as an earlier entry: counted once
+      let layout = roots[index].layout
+      let parentComponents = relative.dropLast()
+      let parentPath = RelativePath.join(Array(parentComponents))
+      let parent = folderInfo(parentComponents, path: parentPath, in: index)
+      let name = relative.last!
+      let path = RelativePath.join(parentPath, name)
+      let depth = relative.count
+      let exclusion = item.attributes.markers.isExcluding ? Exclusion(path: path, markers: item.attributes.markers) : parent.exclusion
+      let placement = layout.place(depth: depth, leadingComponents: relative, parent: parent.placement, isExcluded: exclusion != nil)
+      if item.kind == .directory {
+        let seen = roots[index].folders[path] != nil
+        roots[index].folders[path] = FolderInfo(exclusion: exclusion, placement: placement)
+        if seen { return }  // already counted, from an entry inside it that came first
+      }
+      let kind: FileStatus.Kind
+      switch item.kind {
+      case .regular: kind = .regular
+      case .directory: kind = .directory
+      case .symbolicLink: kind = .symbolicLink
+      default: kind = .other
+      }
+      let size = kind == .regular ? item.size : 0
+      // Archives carry no allocation; estimate it as 4 KiB blocks, as ext4 and APFS allocate.
+      visit(name: name, parentPath: parentPath, depth: depth, kind: kind, size: size, allocated: (size + 4095) / 4096 * 4096,
+            placement: placement, attributes: item.attributes, isCacheTag: item.isCacheTag, parent: parent, in: index)
+    }
+
+    private mutating func visit(
+      name: [UInt8], parentPath: [UInt8], depth: Int, kind: FileStatus.Kind, size: UInt64, allocated: UInt64,
+      placement: Placement, attributes: EntryAttributes, isCacheTag: Bool, parent: FolderInfo, in index: Int
+    ) {
+      let status = FileStatus.described(kind: kind, size: size, allocatedSize: allocated)
+      parentPath.withUnsafeBufferPointer { parentPath in
+        name.withUnsafeBufferPointer { buffer in
+          BorrowedExclusion.with(parent.exclusion) { exclusion in
+            roots[index].accumulator.visit(WalkedEntry(
+              parentPath: parentPath, name: buffer, depth: depth, status: status, placement: placement,
+              ownMarkers: attributes.markers, inheritedExclusion: exclusion, declinesBackup: attributes.declinesBackup,
+              isCacheDirectoryTag: isCacheTag, parentCategory: parent.placement.category))
+          }
+        }
+      }
+    }
+
+    /// A folder's info; folders an archive lists no entry for inherit from theirs, and are
+    /// counted as the walk would count them on disk.
+    private mutating func folderInfo(_ relative: ArraySlice<[UInt8]>, path: [UInt8], in index: Int) -> FolderInfo {
+      if relative.isEmpty { return FolderInfo(exclusion: roots[index].rootExclusion, placement: .root) }
+      if let known = roots[index].folders[path] { return known }
+      let layout = roots[index].layout
+      let parentComponents = relative.dropLast()
+      let parentPath = RelativePath.join(Array(parentComponents))
+      let parent = folderInfo(parentComponents, path: parentPath, in: index)
+      let depth = relative.count
+      let info = FolderInfo(
+        exclusion: parent.exclusion,
+        placement: layout.place(depth: depth, leadingComponents: relative, parent: parent.placement, isExcluded: parent.exclusion != nil))
+      roots[index].folders[path] = info
+      visit(name: relative.last!, parentPath: parentPath, depth: depth, kind: .directory, size: 0, allocated: 0,
+            placement: info.placement, attributes: EntryAttributes(), isCacheTag: false, parent: parent, in: index)
+      return info
+    }
+  }
+
+  /// `ARCHIVE//ROOT` (just `ARCHIVE` for a container at the archive's top).
+  static func containerName(archive: String, root: [[UInt8]]) -> String {
+    root.isEmpty ? archive : archive + "//" + RelativePath.display(RelativePath.join(root))
+  }
+
+  /// The folder name shown for a container without an id: `NAME.xcappdata` for a package's
+  /// `AppData`, the `<id>` above a Mac app's `Data`, else the root's own name.
+  static func folderName(_ root: [[UInt8]], archive: String) -> String {
+    guard let last = root.last else { return String(archive.split(separator: "/").last ?? "") }
+    if root.count >= 2, last == Array(ContainerPlaces.packageContainerName.utf8) || last == Array("Data".utf8) {
+      return RelativePath.display(root[root.count - 2])
+    }
+    return RelativePath.display(last)
+  }
+
+  /// Whether a path lies in a folder of `.app` bundles (`Bundle/Application`): never app data.
+  static func isInBundles(_ components: [[UInt8]]) -> Bool {
+    guard components.count >= 2 else { return false }
+    for index in 0..<(components.count - 1)
+    where components[index] == Array("Bundle".utf8) && components[index + 1] == Array("Application".utf8) {
+      return true
+    }
+    return false
+  }
+}

@@ -1,0 +1,138 @@
+import AppDataSystem
+import AppDataCore
+import CLibarchive
+
+/// One entry's header, as libarchive reads it.
+struct ArchiveHeader {
+  enum Kind { case regular, directory, symbolicLink, hardLink, other }
+
+  /// The path inside the archive, as stored (bytes; need not be UTF-8).
+  var path: [UInt8]
+  var kind: Kind
+  /// The declared (uncompressed) size.
+  var size: UInt64
+  /// Extended attributes from pax headers (`SCHILY.xattr.*`, `LIBARCHIVE.xattr.*`) and the like.
+  var attributes: [(name: String, value: [UInt8])]
+  var isEncrypted: Bool
+}
+
+/// An archive being read with libarchive: any format and compression it detects from the
+/// content (tar, pax, zip; gzip, xz, zstd, bzip2), one entry at a time, nothing extracted.
+/// The thin wrapper: the only code that calls libarchive.
+final class LibArchive {
+  struct Failure: Error { var message: String }
+
+  private let archive: OpaquePointer
+  private var entry: OpaquePointer?
+  let path: String
+  /// The bytes an archive read from memory is read from, owned until the reader is freed.
+  private var memory: UnsafeMutableRawBufferPointer?
+
+  /// libarchive converts names to the locale's character set; in the C locale that is a slow
+  /// byte-by-byte conversion to ASCII (and lossy). Names in archives are UTF-8: say so, once.
+  private static let utf8Locale: Void = { Syscalls.useUTF8CharacterType() }()
+
+  init(path: String) throws(Failure) {
+    _ = Self.utf8Locale
+    guard let archive = archive_read_new() else { throw Failure(message: "cannot start libarchive") }
+    self.archive = archive
+    self.path = path
+    archive_read_support_filter_all(archive)
+    archive_read_support_format_all(archive)
+    // Every stored property is set, so deinit frees the reader if opening fails.
+    if archive_read_open_filename(archive, path, 64 * 1024) != ARCHIVE_OK {
+      throw Failure(message: errorMessage())
+    }
+  }
+
+  /// Reads an archive held in memory (`bytes` is copied); `path` names it in messages.
+  init(bytes: [UInt8], path: String) throws(Failure) {
+    _ = Self.utf8Locale
+    guard let archive = archive_read_new() else { throw Failure(message: "cannot start libarchive") }
+    self.archive = archive
+    self.path = path
+    let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+    copy.copyBytes(from: bytes)
+    memory = copy
+    archive_read_support_filter_all(archive)
+    archive_read_support_format_all(archive)
+    if archive_read_open_memory(archive, copy.baseAddress, bytes.count) != ARCHIVE_OK {
+      throw Failure(message: errorMessage())
+    }
+  }
+
+  deinit {
+    archive_read_free(archive)
+    memory?.deallocate()
+  }
+
+  private func errorMessage() -> String {
+    guard let text = archive_error_string(archive) else { return "unexpected end of the archive" }
+    // libarchive's messages quote names and bytes from the archive: escaped like file names.
+    return TerminalText.escaped(String(cString: text))
+  }
+
+  /// The next entry's header, or nil at the end of the archive.
+  func next() throws(Failure) -> ArchiveHeader? {
+    var current: OpaquePointer?
+    let status = archive_read_next_header(archive, &current)
+    if status == ARCHIVE_EOF { return nil }
+    if status < ARCHIVE_WARN || current == nil { throw Failure(message: errorMessage()) }
+    entry = current
+    guard let current else { return nil }
+
+    var pathBytes: [UInt8] = []
+    if let name = archive_entry_pathname(current) {
+      pathBytes = cNameBytes(name)
+    } else if let wide = archive_entry_pathname_utf8(current) {
+      pathBytes = cNameBytes(wide)
+    }
+    let kind: ArchiveHeader.Kind
+    if archive_entry_hardlink(current) != nil {
+      kind = .hardLink
+    } else {
+      // AE_IFREG, AE_IFDIR, AE_IFLNK: cast macros Swift cannot import; the values are POSIX's.
+      switch UInt32(archive_entry_filetype(current)) {
+      case 0o100000: kind = .regular
+      case 0o040000: kind = .directory
+      case 0o120000: kind = .symbolicLink
+      default: kind = .other
+      }
+    }
+    var attributes: [(String, [UInt8])] = []
+    if archive_entry_xattr_reset(current) > 0 {
+      var name: UnsafePointer<CChar>?
+      var value: UnsafeRawPointer?
+      var size = 0
+      while archive_entry_xattr_next(current, &name, &value, &size) == ARCHIVE_OK {
+        guard let name else { continue }
+        let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+        attributes.append((String(cString: name), bytes))
+      }
+    }
+    return ArchiveHeader(
+      path: pathBytes, kind: kind, size: UInt64(max(0, archive_entry_size(current))), attributes: attributes,
+      isEncrypted: archive_entry_is_encrypted(current) != 0)
+  }
+
+  /// Reads at most `limit` bytes of the current entry's data.
+  func readData(limit: Int) throws(Failure) -> [UInt8] {
+    var data: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+    while data.count < limit {
+      let count = chunk.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, min($0.count, limit - data.count)) }
+      if count == 0 { break }
+      if count < 0 { throw Failure(message: errorMessage()) }
+      data.append(contentsOf: chunk[0..<count])
+    }
+    return data
+  }
+
+  /// Uncompressed bytes read so far (the zip-bomb guard).
+  var uncompressedBytes: UInt64 { UInt64(max(0, archive_filter_bytes(archive, -1), archive_filter_bytes(archive, 0))) }
+
+  /// Whether the archive is a tar (ustar, pax, GNU) read without a compression filter.
+  var isUncompressedTar: Bool {
+    (archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR && archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE
+  }
+}

@@ -1,0 +1,303 @@
+import AppDataSystem
+import AppDataCore
+/// Turns what an audit counted into its report: merges the per-worker accumulators of a walk
+/// (`Walker.walk(roots:)`, through `FolderSource`), an archive read or a backup read, settles hard
+/// links, and applies the whole-container rules, the policy and the baseline.
+package enum Auditor {
+  /// Merges the accumulators of a walk (or an archive read) and applies the whole-container
+  /// rules, the policy and the baseline.
+  static func report(from visitors: [AuditAccumulator], options: AuditOptions, layout: ContainerLayout, container: String,
+                     entrySink: (@Sendable ([UInt8]) -> Void)?, tag: NDJSONTag?) -> AuditReport {
+    var merged = AuditAccumulator(options: options, layout: layout, sink: entrySink, tag: tag)
+    for visitor in visitors { merged.absorb(visitor) }
+    merged.everyFileIsBackedUp = visitors.first?.everyFileIsBackedUp ?? false
+    merged.settleHardLinks()
+    merged.flushStream()
+
+    var held = CategoryTotals()
+    for totals in merged.totals { held.add(totals) }
+    let backupBytes = merged.everyFileIsBackedUp ? held.bytes : merged.totals[Category.critical.index].bytes
+    if let limit = options.maxBackupSize {
+      if backupBytes > limit {
+        merged.findings.append(Finding(
+          rule: .backupTooLarge, path: Array(".".utf8),
+          message: "the backup would carry \(backupBytes) bytes, over the limit of \(limit) bytes",
+          bytes: backupBytes))
+      } else if let warnAt = options.warnAt, Double(backupBytes) > warnAt * Double(limit) {
+        merged.findings.append(Finding(
+          rule: .backupNearLimit, path: Array(".".utf8),
+          message: "the backup would carry \(backupBytes) bytes, \(percentText(backupBytes, of: limit)) of the limit of \(limit) bytes",
+          bytes: backupBytes))
+      }
+    }
+    var budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
+    for (index, budget) in options.budgets.enumerated() {
+      let bytes = merged.budgetBytes[index]
+      budgets.append((budget, bytes))
+      let path = Array(budget.path.pattern.utf8)
+      if bytes > budget.maxBytes {
+        merged.findings.append(Finding(
+          rule: .budgetExceeded, path: path,
+          message: "\(bytes) backed-up bytes under \(budget.path.pattern), over its budget of \(budget.maxBytes) bytes", bytes: bytes))
+      } else if let warnAt = options.warnAt, Double(bytes) > warnAt * Double(budget.maxBytes) {
+        merged.findings.append(Finding(
+          rule: .budgetNearLimit, path: path,
+          message: "\(bytes) backed-up bytes under \(budget.path.pattern), \(percentText(bytes, of: budget.maxBytes)) of its budget of \(budget.maxBytes) bytes", bytes: bytes))
+      }
+    }
+
+    var categories: [Category: CategoryTotals] = [:]
+    for category in Category.allCases { categories[category] = merged.totals[category.index] }
+    let entries = options.listedCategories.isEmpty || entrySink != nil
+      ? nil : merged.entries.sorted { RelativePath.precedes($0.path, $1.path) }
+
+    var comparison: BaselineComparison?
+    if let baseline = options.baseline {
+      let result = BaselineComparison(baseline: baseline, categories: categories, files: merged.largest, listed: entries)
+      comparison = result
+      let growth = result.delta
+      if let maxGrowth = options.maxGrowth, growth > 0, UInt64(growth) > maxGrowth {
+        merged.findings.append(Finding(
+          rule: .backupGrew, path: Array(".".utf8),
+          message: "the backup grew by \(growth) bytes since \(baseline.file), more than --max-growth \(maxGrowth) bytes",
+          bytes: UInt64(growth)))
+      }
+      if let maxPercent = options.maxGrowthPercent, let percent = result.percent, percent > maxPercent {
+        merged.findings.append(Finding(
+          rule: .backupGrew, path: Array(".".utf8),
+          message: "the backup grew by \(Plural.percent(percent).dropFirst())% since \(baseline.file), more than --max-growth-percent \(JSONValue.format(maxPercent))%",
+          bytes: growth > 0 ? UInt64(growth) : 0))
+      }
+    }
+
+    var report = AuditReport(
+      container: container,
+      categories: categories,
+      directories: merged.directories,
+      maxFileSize: options.maxFileSize,
+      maxBackupSize: options.maxBackupSize,
+      findings: Finding.sortedForReport(applyPolicy(to: merged.findings, options: options)),
+      largest: merged.largest,
+      entries: entries)
+    report.budgets = budgets
+    report.comparison = comparison
+    if merged.everyFileIsBackedUp { report.heldByBackup = held }
+    return report
+  }
+
+  /// The policy file's rule severities (`off` drops a rule) and `ignore` globs. Findings about
+  /// the whole container (path `.`) and budgets are never ignored by path.
+  package static func applyPolicy(to findings: [Finding], options: AuditOptions) -> [Finding] {
+    if options.severities.isEmpty && options.ignore.isEmpty { return findings }
+    let containerPath = Array(".".utf8)
+    return findings.compactMap { finding in
+      var finding = finding
+      if let override = options.severities[finding.rule.id] {
+        guard let severity = override else { return nil }
+        finding.severity = severity
+      }
+      let isPathFinding = finding.path != containerPath
+        && finding.rule != .budgetExceeded && finding.rule != .budgetNearLimit
+      if isPathFinding && options.ignore.contains(where: { $0.matchesPathOrAncestor(finding.path) }) { return nil }
+      return finding
+    }
+  }
+}
+
+
+// MARK: - The per-worker visitor
+
+/// Identifies a file across hard links.
+struct FileIdentity: Hashable {
+  let device: UInt64
+  let inode: UInt64
+}
+
+/// Accumulates one worker's share of the audit: O(top N + findings + hard-linked files)
+/// memory, plus the listed entries only when `--list` asks for them without streaming.
+struct AuditAccumulator: WalkVisitor {
+  let options: AuditOptions
+  let layout: ContainerLayout
+  let sink: (@Sendable ([UInt8]) -> Void)?
+  let tag: NDJSONTag?
+  /// NDJSON lines not yet handed to `sink`.
+  var streamBuffer: [UInt8] = []
+  var totals = [CategoryTotals](repeating: CategoryTotals(), count: Category.allCases.count)
+  var directories: UInt64 = 0
+  var findings: [Finding] = []
+  var largest: [LargeFile] = []
+  var entries: [ListedEntry] = []
+  /// Files with more than one link, counted once when the walk is over.
+  var hardLinks: [FileIdentity: [DetachedEntry]] = [:]
+
+  /// `options.listedCategories` as bits, so the hot loop touches no shared Set storage.
+  private let listedMask: UInt8
+  private let maxFileSize: UInt64?
+  /// The file size above which `backup-file-near-limit` applies (warnAt × maxFileSize).
+  private let nearFileSize: UInt64?
+  /// Backed-up bytes under each policy budget, in `options.budgets` order.
+  var budgetBytes: [UInt64]
+  /// Every file counted is backed up, whatever its category: what a device backup holds.
+  var everyFileIsBackedUp = false
+
+  init(options: AuditOptions, layout: ContainerLayout, sink: (@Sendable ([UInt8]) -> Void)?, tag: NDJSONTag?) {
+    self.options = options
+    self.layout = layout
+    self.sink = sink
+    self.tag = tag
+    listedMask = options.listedCategories.reduce(0) { $0 | (1 << UInt8($1.index)) }
+    maxFileSize = options.maxFileSize
+    if let limit = options.maxFileSize, let warnAt = options.warnAt {
+      nearFileSize = UInt64(Double(limit) * warnAt)
+    } else {
+      nearFileSize = nil
+    }
+    budgetBytes = [UInt64](repeating: 0, count: options.budgets.count)
+  }
+
+  mutating func failed(path: [UInt8], error: SystemError) {
+    findings.append(Finding(
+      rule: .unreadable, path: path, message: "cannot \(error.action): \(error.reason)", bytes: nil))
+  }
+
+  mutating func visit(_ entry: WalkedEntry) {
+    checkLocationAndMarkers(entry)
+    if entry.status.kind == .directory {
+      directories += 1
+    } else if entry.status.linkCount > 1 {
+      hardLinks[FileIdentity(device: entry.status.device, inode: entry.status.inode), default: []].append(entry.detached())
+    } else {
+      count(entry)
+    }
+  }
+
+  /// The per-path rules: layout and markers.
+  private mutating func checkLocationAndMarkers(_ entry: WalkedEntry) {
+    // A Mac app's Data holds symlinks to the user's Desktop, Downloads, …: part of its layout.
+    if entry.depth == 1 && !entry.isStandardLocation
+        && !(entry.status.kind == .symbolicLink && ContainerPlaces.homeFolderNames.contains(RelativePath.display(entry.path))) {
+      findings.append(Finding(
+        rule: .unknownLocation, path: entry.path,
+        message: "top-level entry outside the standard layout (Documents, Library, tmp); not backed up", bytes: nil))
+    }
+    if !entry.ownMarkers.isEmpty {
+      let path = entry.path
+      let markerName = entry.ownMarkers.name ?? ""
+      if entry.locationCategory == .cached || entry.locationCategory == .temporary {
+        findings.append(Finding(
+          rule: .redundantMarker, path: path,
+          message: "\(markerName) marker in \(entry.locationCategory == .cached ? "Library/Caches" : "tmp"), which is never backed up", bytes: nil))
+      } else if entry.status.kind == .directory,
+                layout.systemDefinedFolders.contains(where: { $0.utf8.elementsEqual(path) }) {
+        findings.append(Finding(
+          rule: .excludedSystemFolder, path: path,
+          message: "\(markerName) marker on the system-defined folder \(RelativePath.display(path)); mark a subfolder of your own instead", bytes: nil))
+      }
+      let modernAbove = entry.inheritedMarkers.contains(.modern)
+      if entry.ownMarkers == .legacy && entry.locationCategory == .critical && !modernAbove {
+        findings.append(Finding(
+          rule: .legacyMarker, path: path,
+          message: "excluded only by the deprecated com.apple.MobileBackup attribute; set NSURLIsExcludedFromBackupKey", bytes: nil))
+      }
+    }
+    if entry.declinesBackup && entry.category == .critical {
+      findings.append(Finding(
+        rule: .cacheInBackup, path: entry.path,
+        message: "user.xdg.robots.backup=false declares a cache, but iOS backs it up regardless", bytes: nil))
+    }
+    if entry.isCacheDirectoryTag && entry.parentCategory == .critical {
+      findings.append(Finding(
+        rule: .cacheInBackup, path: entry.parentPath,
+        message: "CACHEDIR.TAG declares a cache, but iOS backs it up regardless", bytes: nil))
+    }
+  }
+
+  /// Counts a file once: totals, the largest list, size findings and the listing.
+  private mutating func count(_ entry: WalkedEntry) {
+    let category = entry.category
+    let isRegular = entry.status.kind == .regular
+    let bytes = isRegular ? entry.status.size : 0
+    let allocated = isRegular ? entry.status.allocatedSize : 0
+    totals[category.index].files += 1
+    totals[category.index].bytes = totals[category.index].bytes.saturatingSum(bytes)
+    totals[category.index].allocatedBytes = totals[category.index].allocatedBytes.saturatingSum(allocated)
+
+    if (category == .critical || everyFileIsBackedUp) && isRegular {
+      if let limit = maxFileSize, bytes > limit {
+        findings.append(Finding(
+          rule: .backupFileTooLarge, path: entry.path,
+          message: "backed-up file of \(bytes) bytes, over the limit of \(limit) bytes", bytes: bytes))
+      } else if let near = nearFileSize, let limit = maxFileSize, bytes > near {
+        findings.append(Finding(
+          rule: .backupFileNearLimit, path: entry.path,
+          message: "backed-up file of \(bytes) bytes, \(percentText(bytes, of: limit)) of the limit of \(limit) bytes", bytes: bytes))
+      }
+      if !budgetBytes.isEmpty {
+        let path = entry.path
+        for (index, budget) in options.budgets.enumerated() where budget.path.matchesPathOrAncestor(path) {
+          budgetBytes[index] = budgetBytes[index].saturatingSum(bytes)
+        }
+      }
+      offerLargest(bytes: bytes, entry: entry)
+    }
+    if listedMask & (1 << UInt8(category.index)) != 0 {
+      let exclusion = entry.exclusion
+      let listed = ListedEntry(
+        path: entry.path, category: category, bytes: bytes, allocatedBytes: allocated,
+        marker: exclusion?.markers ?? [], excludedBy: exclusion?.path)
+      if sink != nil {
+        listed.appendNDJSONLine(to: &streamBuffer, tag: tag)
+        if streamBuffer.count >= 64 * 1024 { flushStream() }
+      } else {
+        entries.append(listed)
+      }
+    }
+  }
+
+  private mutating func offerLargest(bytes: UInt64, entry: WalkedEntry) {
+    guard options.top > 0 else { return }
+    if largest.count == options.top, let smallest = largest.last, bytes < smallest.bytes { return }
+    insertLargest(LargeFile(path: entry.path, bytes: bytes, category: entry.category))
+  }
+
+  private mutating func insertLargest(_ file: LargeFile) {
+    let position = largest.firstIndex { LargeFile.isLarger(file, $0) } ?? largest.count
+    guard position < options.top else { return }
+    largest.insert(file, at: position)
+    if largest.count > options.top { largest.removeLast() }
+  }
+
+  /// Hands the buffered NDJSON lines to the sink.
+  mutating func flushStream() {
+    guard let sink, !streamBuffer.isEmpty else { return }
+    sink(streamBuffer)
+    streamBuffer.removeAll(keepingCapacity: true)
+  }
+
+  /// Folds another worker's accumulator into this one.
+  mutating func absorb(_ other: AuditAccumulator) {
+    var other = other
+    other.flushStream()
+    for index in totals.indices { totals[index].add(other.totals[index]) }
+    directories += other.directories
+    for index in budgetBytes.indices { budgetBytes[index] = budgetBytes[index].saturatingSum(other.budgetBytes[index]) }
+    findings.append(contentsOf: other.findings)
+    for file in other.largest { insertLargest(file) }
+    entries.append(contentsOf: other.entries)
+    hardLinks.merge(other.hardLinks) { $0 + $1 }
+  }
+
+  /// Counts each hard-linked file once, through the link the backup is most likely to
+  /// carry (the first category in `Category.allCases`, then the first path), so the figures
+  /// do not depend on which link the walk met first.
+  mutating func settleHardLinks() {
+    let groups = hardLinks.values
+    hardLinks = [:]
+    for links in groups {
+      let chosen = links.min { a, b in
+        a.category != b.category ? a.category < b.category : RelativePath.precedes(a.path, b.path)
+      }!
+      chosen.withEntry { count($0) }
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import AppDataSystem
+import AppDataCore
+import Crypto
+import CryptoExtras
+import Foundation  // DataProtocol, Data: swift-crypto's argument and result types
+
+/// Opens an encrypted backup's Manifest.db with its password (iOS 10.2 and later; DOMAIN.md
+/// section 7): the only code that calls swift-crypto.
+///
+/// `k1 = PBKDF2-HMAC-SHA256(password, DPSL, DPIC)` (when the keybag has DPSL and DPIC), then
+/// `kek = PBKDF2-HMAC-SHA1(k1 or the password, SALT, ITER)`; `kek` unwraps (RFC 3394) the key
+/// of ManifestKey's protection class, which unwraps ManifestKey's own key; Manifest.db is
+/// AES-256-CBC with a zero IV. Keys live in swift-crypto's `SymmetricKey`, which wipes them when
+/// released (at the end of `decryptDatabase`); the database is decrypted into a `SecretBuffer`.
+enum BackupDecryption {
+  enum Failure: Error {
+    /// The class key's unwrap failed its integrity check.
+    case wrongPassword
+    /// The keybag holds no password-wrapped key for ManifestKey's class.
+    case noClassKey(UInt32)
+    /// The backup's files are not what the scheme says (the reason, for the one-line refusal).
+    case damaged(String)
+  }
+
+  /// The ciphertext read and decrypted at a time: what decryption adds to the database's size.
+  static let chunkSize = 1 << 20
+
+  /// Decrypts the database at `path` into memory, its PKCS#7 padding stripped when it has some.
+  static func decryptDatabase(
+    path: String, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey
+  ) throws(Failure) -> SecretBuffer {
+    guard let wrapped = keybag.classKeys.first(where: { $0.protectionClass == manifestKey.protectionClass && $0.isWrappedByPassword })
+    else { throw .noClassKey(manifestKey.protectionClass) }
+    let kek: SymmetricKey
+    do {
+      kek = try keyEncryptionKey(password: password, keybag: keybag)
+    } catch {
+      throw .damaged("the keybag's salts or rounds are not usable (\(error))")
+    }
+    let classKey: SymmetricKey
+    do {
+      classKey = try AES.KeyWrap.unwrap(wrapped.wrappedKey, using: kek)
+    } catch {
+      throw .wrongPassword
+    }
+    let databaseKey: SymmetricKey
+    do {
+      databaseKey = try AES.KeyWrap.unwrap(manifestKey.wrappedKey, using: classKey)
+    } catch {
+      throw .damaged("Manifest.plist's ManifestKey does not unwrap with the key of its protection class \(manifestKey.protectionClass)")
+    }
+    guard databaseKey.bitCount == 256 else { throw .damaged("Manifest.plist's ManifestKey is not a 256-bit key") }
+    return try decrypt(path: path, key: databaseKey)
+  }
+
+  /// The key-encryption key: the SHA-256 step when the keybag has DPSL and DPIC, then SHA-1.
+  private static func keyEncryptionKey(password: SecretBuffer, keybag: BackupKeybag) throws -> SymmetricKey {
+    func sha1(_ input: UnsafeRawBufferPointer) throws -> SymmetricKey {
+      try KDF.Insecure.PBKDF2.deriveKey(from: input, salt: keybag.salt, using: .insecureSHA1, outputByteCount: 32,
+                                        unsafeUncheckedRounds: Int(keybag.iterations))
+    }
+    guard let salt = keybag.passwordSalt, let rounds = keybag.passwordIterations else { return try sha1(password.bytes) }
+    let k1 = try KDF.Insecure.PBKDF2.deriveKey(from: password.bytes, salt: salt, using: .sha256, outputByteCount: 32,
+                                               unsafeUncheckedRounds: Int(rounds))
+    return try k1.withUnsafeBytes { try sha1($0) }
+  }
+
+  /// AES-256-CBC decryption of the file, chunk by chunk (each chunk's IV is the ciphertext block
+  /// before it), into one buffer: memory is the database's size plus one chunk.
+  private static func decrypt(path: String, key: SymmetricKey) throws(Failure) -> SecretBuffer {
+    let file: FileDescriptor
+    let size: Int
+    do {
+      file = try Syscalls.openFile(atPath: path)
+      size = Int(try Syscalls.status(of: file, displayPath: path).size)
+    } catch {
+      throw .damaged("cannot read \(TerminalText.escaped(path)): \(error.reason)")
+    }
+    defer { file.close() }
+    guard size > 0, size % 16 == 0 else {
+      throw .damaged("\(TerminalText.escaped(path)) is \(Plural.counted(UInt64(size), "byte")), not a whole number of 16-byte AES blocks")
+    }
+    guard let plain = SecretBuffer(capacity: size) else {
+      throw .damaged("cannot map \(Plural.counted(UInt64(size), "byte")) of memory to decrypt \(TerminalText.escaped(path)) into")
+    }
+    var cipher = [UInt8](repeating: 0, count: min(chunkSize, size))
+    var iv = [UInt8](repeating: 0, count: 16)
+    var offset = 0
+    while offset < size {
+      let length = min(chunkSize, size - offset)
+      let read = cipher.withUnsafeMutableBytes { buffer in
+        Syscalls.readAt(file, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]), offset: UInt64(offset))
+      }
+      guard read == length else { throw .damaged("cannot read \(TerminalText.escaped(path)) to its end (it changed while read?)") }
+      do {
+        var decrypted = try AES._CBC.decrypt(cipher[0..<length], using: key, iv: AES._CBC.IV(ivBytes: iv), noPadding: true)
+        decrypted.withUnsafeBytes { bytes in
+          plain.storage.baseAddress!.advanced(by: offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        }
+        decrypted.resetBytes(in: 0..<decrypted.count)
+      } catch {
+        throw .damaged("cannot decrypt \(TerminalText.escaped(path)): \(error)")
+      }
+      iv = Array(cipher[(length - 16)..<length])
+      offset += length
+    }
+    plain.setCount(size)
+    plain.setCount(size - paddingLength(plain.bytes))
+    return plain
+  }
+
+  /// PKCS#7 padding, stripped leniently: n when the last byte n is 1 to 16 and the last n bytes
+  /// all equal n, else 0 (some writers leave other bytes at the end, which SQLite ignores).
+  static func paddingLength(_ bytes: UnsafeRawBufferPointer) -> Int {
+    guard let last = bytes.last, (1...16).contains(last), bytes.count >= Int(last) else { return 0 }
+    return bytes[(bytes.count - Int(last))...].allSatisfy { $0 == last } ? Int(last) : 0
+  }
+}

@@ -1,0 +1,143 @@
+import AppDataSystem
+import AppDataCore
+/// What a device backup folder says about itself before its database is read: the plists
+/// (device, iOS version, date, snapshot state, encryption, installed apps), and whether its
+/// `Manifest.db` is one appdata can read. Every refusal is one line naming the cause.
+public struct BackupManifest: Sendable {
+  /// What the report says the backup is.
+  public typealias Info = BackupInfo
+
+  /// How the backup is encrypted.
+  enum Encryption: Sendable {
+    case none
+    /// `IsEncrypted`, with a plaintext Manifest.db (iOS 10 to 10.1): only the stored files are
+    /// encrypted, so the manifest is read without a password.
+    case storedFiles
+    /// iOS 10.2 and later: Manifest.db is encrypted with the key ManifestKey wraps.
+    case database(BackupKeybag, ManifestKey)
+
+    var isEncrypted: Bool {
+      if case .none = self { return false }
+      return true
+    }
+  }
+
+  public var info: Info
+  /// `Manifest.plist`'s `Applications`: the apps the backup was made with.
+  public var applications: [String]
+  /// The database's path.
+  public var database: String
+  var encryption: Encryption
+
+  /// Whether reading the manifest needs the backup's password.
+  var needsPassword: Bool {
+    if case .database = encryption { return true }
+    return false
+  }
+
+  /// The first 16 bytes of every SQLite 3 database.
+  static let sqliteHeader = Array("SQLite format 3\0".utf8)
+  static let databaseName = "Manifest.db"
+  /// A backup from before iOS 10 has this instead of Manifest.db.
+  static let oldDatabaseName = "Manifest.mbdb"
+  static let plistNames = ["Manifest.plist", "Info.plist", "Status.plist"]
+
+  /// Whether a folder is a device backup: Manifest.db (or the pre-iOS 10 Manifest.mbdb) beside
+  /// one of its plists, or the plists themselves with a `Manifest.plist`.
+  static func isBackup(_ folder: ProbedFolder) -> Bool {
+    let hasPlist = plistNames.contains(where: folder.isFile)
+    return hasPlist && (folder.isFile(databaseName) || folder.isFile(oldDatabaseName) || folder.isFile("Manifest.plist"))
+  }
+
+  /// Reads and checks the backup at `folder`; throws the refusal (exit 2) when it cannot be audited.
+  static func load(_ folder: ProbedFolder) throws(Refusal) -> BackupManifest {
+    let path = TerminalText.escaped(folder.path)
+    // Why a plist that is there could not be read, by name: said when the audit needs it.
+    var unreadable: [String: String] = [:]
+    func plist(_ name: String) -> [String: PropertyList] {
+      let bytes: [UInt8]?
+      do {
+        bytes = try folder.readPlist(name)
+      } catch {
+        unreadable[name] = error.message
+        return [:]
+      }
+      guard let bytes else { return [:] }
+      do {
+        guard let members = try PropertyList.parse(bytes).dictionaryValue else {
+          unreadable[name] = "not a property list holding a dictionary"
+          return [:]
+        }
+        return members
+      } catch {
+        unreadable[name] = "not a property list appdata reads: \(error.reason)"
+        return [:]
+      }
+    }
+    let manifest = plist("Manifest.plist")
+    let status = plist("Status.plist")
+    let info = plist("Info.plist")
+    let lockdown = manifest["Lockdown"]?.dictionaryValue ?? [:]
+
+    if !folder.isFile(databaseName) {
+      if folder.isFile(oldDatabaseName) {
+        throw Refusal("\(path): a backup from before iOS 10 (Manifest.mbdb, no Manifest.db); appdata reads backups made by iOS 10 and later")
+      }
+      throw Refusal("\(path): a device backup without its Manifest.db (the list of what it holds); the backup is incomplete or was copied without it")
+    }
+    func flag(_ value: PropertyList?) -> Bool? { value?.boolValue }
+    let encryptedFlag = flag(manifest["IsEncrypted"]) ?? false
+    let databasePath = folder.childPath(databaseName)
+    let head: [UInt8]
+    do {
+      let file = try Syscalls.openFile(atPath: databasePath)
+      defer { file.close() }
+      head = try Syscalls.readUpTo(file, 16, displayPath: databasePath)
+    } catch {
+      throw Refusal("\(TerminalText.escaped(databasePath)): cannot read: \(error.reason)")
+    }
+    // The database's first bytes decide: SQLite is read as it is (also in an encrypted backup
+    // from before iOS 10.2, whose stored files alone are encrypted); anything else is decrypted
+    // when Manifest.plist holds the key to it.
+    let encryption: Encryption
+    if head == sqliteHeader {
+      encryption = encryptedFlag ? .storedFiles : .none
+    } else if head.isEmpty {
+      throw Refusal("\(TerminalText.escaped(databasePath)): empty; the backup's list of files is missing, so the backup is incomplete")
+    } else if let problem = unreadable["Manifest.plist"] {
+      // The plist holding the key (if the database is encrypted) is what is wrong: say that.
+      throw Refusal("\(TerminalText.escaped(folder.childPath("Manifest.plist"))): \(problem); Manifest.db is not a plain SQLite database, and the key to it would be there")
+    } else if let keyData = manifest["ManifestKey"]?.dataValue {
+      guard let key = ManifestKey(keyData) else {
+        throw Refusal("\(path): an encrypted backup whose Manifest.plist has a ManifestKey of \(Plural.counted(UInt64(keyData.count), "byte")), too short to hold a key; it is damaged")
+      }
+      guard let keybagData = manifest["BackupKeyBag"]?.dataValue else {
+        throw Refusal("\(path): an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged")
+      }
+      do throws(BackupKeybag.Malformed) {
+        encryption = .database(try BackupKeybag(keybagData), key)
+      } catch {
+        throw Refusal("\(path): an encrypted backup whose Manifest.plist's BackupKeyBag is damaged: \(error.reason)")
+      }
+    } else if encryptedFlag {
+      throw Refusal("\(TerminalText.escaped(databasePath)): not a SQLite database, and Manifest.plist has no ManifestKey to decrypt it with; the encrypted backup is damaged")
+    } else {
+      throw Refusal("\(TerminalText.escaped(databasePath)): not a SQLite database (it does not start with \"SQLite format 3\"); it is damaged, or not from an iOS backup")
+    }
+
+    func text(_ value: PropertyList?) -> String? { value?.stringValue ?? value?.dateText }
+    let fullBackup = flag(status["IsFullBackup"])
+    return BackupManifest(
+      info: Info(
+        path: Syscalls.absolutePath(folder.path),
+        deviceName: text(lockdown["DeviceName"]) ?? text(info["Device Name"]),
+        productVersion: text(lockdown["ProductVersion"]) ?? text(info["Product Version"]),
+        date: text(status["Date"]) ?? text(manifest["Date"]) ?? text(info["Last Backup Date"]),
+        snapshotState: text(status["SnapshotState"]),
+        isFullBackup: fullBackup,
+        isEncrypted: encryption.isEncrypted),
+      applications: (manifest["Applications"]?.dictionaryValue ?? [:]).keys.sorted(),
+      database: databasePath,
+      encryption: encryption)
+  }
+}

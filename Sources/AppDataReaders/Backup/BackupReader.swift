@@ -1,0 +1,342 @@
+import AppDataSystem
+import AppDataCore
+/// Reads a device backup's `Manifest.db` row by row (nothing is collected: memory does not grow
+/// with the rows) into one `AuditAccumulator` per app domain, classifying each relativePath
+/// through the layout tables exactly as the walk classifies files on disk. Every file the backup
+/// holds is backed up; a file from a location appdata predicts is left out is a finding.
+package struct BackupReader {
+  let manifest: BackupManifest
+  /// The backup folder as the user typed it (for `--verify`).
+  let folderPath: String
+  var allDomains = false
+  var verify = false
+  /// The password of a backup whose Manifest.db is encrypted.
+  var password: SecretBuffer?
+  /// `--max-key-rounds`.
+  var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+  /// Told what is under way while the key is derived (the progress line on a terminal).
+  var progress: WalkProgress?
+
+  /// The most domains a backup may hold: each costs a report (about 8 KB), and a real backup
+  /// holds a few hundred (an app, its extensions and its groups, plus the system's).
+  static let maximumDomains = 20_000
+
+  /// The environment variable an encrypted backup's password may come from.
+  package static let passwordVariable = "APPDATA_BACKUP_PASSWORD"
+
+  /// The refusal when no password was given (exit 2, before any report): how to give one.
+  package static func noPassword(_ backup: String) -> Refusal {
+    Refusal("\(TerminalText.escaped(backup)): an encrypted backup, and no password given: set \(passwordVariable), or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)")
+  }
+
+  /// The columns of the manifest's Files table appdata reads.
+  static let columns = ["domain", "relativePath", "flags", "file", "fileID"]
+
+  /// The name of the one line that sums the system domains.
+  static let systemDomainsName = "(system domains)"
+
+  /// One domain (or the system domains together) being read.
+  private struct DomainState {
+    var domain: String
+    var id: String?
+    var kind: ContainerKind
+    var layout: ContainerLayout
+    var container: String
+    var kept: Bool
+    var accumulator: AuditAccumulator
+    var options: AuditOptions
+    var tag: NDJSONTag?
+    /// Files and bytes the backup holds from each location appdata predicts is left out.
+    var excluded: [Int: (files: UInt64, bytes: UInt64)] = [:]
+  }
+
+  /// The app domain's kind and id (`AppDomainGroup-group.x-y` → group, `group.x-y`), or nil for
+  /// a system domain.
+  static func appDomain(_ domain: String) -> (kind: ContainerKind, id: String)? {
+    guard let dash = domain.firstIndex(of: "-") else { return nil }
+    let prefix = String(domain[..<dash])
+    guard let known = ContainerPlaces.backupDomains.first(where: { $0.prefix == prefix }) else { return nil }
+    return (known.kind, String(domain[domain.index(after: dash)...]))
+  }
+
+  /// The refusal for a database SQLite cannot read to the end.
+  func damaged(_ error: SQLiteDatabase.Failure) -> Refusal {
+    Refusal("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+  }
+
+  /// Opens the database, read-only and immutable (decrypted into memory when it is encrypted),
+  /// and checks it holds the Files table.
+  func open() throws(Refusal) -> SQLiteDatabase {
+    let path = TerminalText.escaped(manifest.database)
+    do {
+      let database: SQLiteDatabase
+      if case .database(let keybag, let key) = manifest.encryption {
+        database = try SQLiteDatabase(deserializing: try decrypt(keybag: keybag, key: key))
+      } else {
+        database = try SQLiteDatabase(readOnlyImmutable: Syscalls.absolutePath(manifest.database))
+      }
+      guard try database.hasTable("Files") else {
+        throw Refusal("\(path): a SQLite database without the Files table; not an iOS backup manifest")
+      }
+      if let problem = try database.unusualColumns(of: "Files", expecting: Self.columns) {
+        throw Refusal("\(path): its Files table is not the one iOS writes (\(TerminalText.escaped(problem))); refusing to read it")
+      }
+      return database
+    } catch let error as Refusal {
+      throw error
+    } catch let error as SQLiteDatabase.Failure {
+      throw damaged(error)
+    } catch {
+      throw Refusal("\(path): \(error)")
+    }
+  }
+
+  /// The decrypted Manifest.db, in memory.
+  private func decrypt(keybag: BackupKeybag, key: ManifestKey) throws(Refusal) -> SecretBuffer {
+    let backup = TerminalText.escaped(manifest.info.path)
+    guard let password else { throw Self.noPassword(manifest.info.path) }
+    let plain: SecretBuffer
+    guard keybag.totalRounds <= maximumKeyRounds else {
+      throw Refusal("\(backup): its keybag asks for \(keybag.totalRounds) key-derivation rounds (DPIC \(keybag.passwordIterations ?? 0), ITER \(keybag.iterations)), more than the \(maximumKeyRounds) appdata runs (--max-key-rounds; iOS writes about 10,000,000); refusing to spend that time")
+    }
+    let sha256 = keybag.passwordIterations.map { "\(Plural.counted(UInt64($0), "SHA-256 key round")), then " } ?? ""
+    let sha1 = Plural.counted(UInt64(keybag.iterations), "SHA-1 key round")
+    progress?.setActivity("Unlocking the encrypted backup (\(sha256)\(sha1), then decrypting Manifest.db)")
+    defer { progress?.setActivity(nil) }
+    do {
+      plain = try BackupDecryption.decryptDatabase(path: manifest.database, password: password, keybag: keybag, manifestKey: key)
+    } catch {
+      switch error {
+      case .wrongPassword:
+        throw Refusal("\(backup): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)")
+      case .noClassKey(let protectionClass):
+        throw Refusal("\(backup): the keybag holds no password-wrapped key for protection class \(protectionClass), which Manifest.plist's ManifestKey names; the backup is damaged")
+      case .damaged(let reason):
+        throw Refusal("\(backup): cannot decrypt the backup manifest: \(reason)")
+      }
+    }
+    guard plain.bytes.starts(with: BackupManifest.sqliteHeader) else {
+      throw Refusal("\(TerminalText.escaped(manifest.database)): decrypted with the password, but not a SQLite database; it is damaged")
+    }
+    return plain
+  }
+
+  /// The reports of every app domain the filter keeps (and of the system domains, summed or one
+  /// by one), sorted by container, and every domain's name.
+  func audit(_ request: AuditRequest) throws(Refusal) -> (reports: [AuditReport], available: [String]) {
+    let database = try open()
+    let base = manifest.info.path
+    var states: [DomainState] = []
+    var byDomain: [[UInt8]: Int] = [:]
+    func state(for domain: String) -> DomainState {
+      let app = Self.appDomain(domain)
+      let isSummedSystem = app == nil && !allDomains
+      let id = app?.id ?? (isSummedSystem ? nil : domain)
+      let kind = app?.kind ?? .system
+      let container = base + "//" + (isSummedSystem ? Self.systemDomainsName : domain)
+      let kept = request.filter.map { $0.matches(app?.id) } ?? true
+      let options = request.options(id)
+      let layout = ContainerLayout.forKind(kind)
+      let tag = request.tagsLines ? NDJSONTag(container: container, id: id) : nil
+      var accumulator = AuditAccumulator(options: options, layout: layout, sink: kept ? request.entrySink : nil, tag: tag)
+      accumulator.everyFileIsBackedUp = true
+      return DomainState(domain: isSummedSystem ? Self.systemDomainsName : domain, id: id, kind: kind, layout: layout,
+                         container: container, kept: kept, accumulator: accumulator, options: options, tag: tag)
+    }
+    // Apps the backup was made with but that hold no row are containers with no files too.
+    for identifier in manifest.applications {
+      let domain = "AppDomain-" + identifier
+      byDomain[Array(domain.utf8)] = states.count
+      states.append(state(for: domain))
+    }
+
+    var tooManyDomains = false
+    let verifier = verify ? StoredFileVerifier(folderPath: folderPath, isEncrypted: manifest.info.isEncrypted) : nil
+    do {
+      let statement = try database.prepare("SELECT domain, relativePath, flags, file, fileID FROM Files")
+      var lastDomain: [UInt8] = []
+      var current = -1
+      var scratch: [UInt8] = []
+      while try statement.step() {
+        let domainBytes = statement.bytes(0)
+        if current < 0 || !domainBytes.elementsEqual(lastDomain) {
+          lastDomain = Array(domainBytes)
+          if let known = byDomain[lastDomain] {
+            current = known
+          } else {
+            let domain = String(decoding: lastDomain, as: UTF8.self)
+            let made = state(for: domain)
+            // The system domains share one state unless --all-domains lists them one by one.
+            if made.kind == .system && !allDomains, let shared = states.firstIndex(where: { $0.domain == Self.systemDomainsName }) {
+              current = shared
+            } else {
+              guard states.count < Self.maximumDomains else { tooManyDomains = true; break }
+              current = states.count
+              states.append(made)
+            }
+            byDomain[lastDomain] = current
+          }
+        }
+        guard states[current].kept else { continue }
+        let relative = statement.bytes(1)
+        if relative.isEmpty { continue }  // the domain's root folder
+        if states[current].kind == .system && !allDomains {
+          // The summed system domains: paths are DOMAIN/relativePath.
+          scratch.removeAll(keepingCapacity: true)
+          scratch.append(contentsOf: domainBytes)
+          scratch.append(0x2F)
+          scratch.append(contentsOf: relative)
+          scratch.withUnsafeBytes { path in
+            visit(path: path, flags: statement.integer(2), blob: statement.bytes(3), fileID: statement.bytes(4),
+                  state: &states[current], verifier: verifier)
+          }
+        } else {
+          visit(path: relative, flags: statement.integer(2), blob: statement.bytes(3), fileID: statement.bytes(4),
+                state: &states[current], verifier: verifier)
+        }
+      }
+    } catch {
+      throw damaged(error)
+    }
+    if tooManyDomains {
+      throw Refusal("\(TerminalText.escaped(manifest.database)): holds more than \(Self.maximumDomains) domains (a real backup holds a few hundred); refusing to build a report for each")
+    }
+
+    var reports: [AuditReport] = []
+    for state in states where state.kept {
+      var accumulator = state.accumulator
+      for (ruleIndex, held) in state.excluded.sorted(by: { $0.key < $1.key }) {
+        let rule = state.layout.rule(at: ruleIndex)
+        let location = rule.pattern == state.layout.fallback.pattern ? "a folder outside the layout" : rule.pattern.joined(separator: "/")
+        accumulator.findings.append(Finding(
+          rule: .backupHoldsExcluded, path: Array((rule.pattern.first == "*" ? "." : rule.pattern.joined(separator: "/")).utf8),
+          message: "the backup holds \(Plural.counted(held.files, "file")) (\(Plural.counted(held.bytes, "byte"))) from \(location), which appdata predicts is not backed up (\(rule.category.rawValue))",
+          bytes: held.bytes))
+      }
+      if let snapshot = manifest.info.snapshotState, snapshot != "finished" {
+        accumulator.findings.append(Finding(
+          rule: .backupIncomplete, path: Array(".".utf8),
+          message: "the backup's SnapshotState is '\(TerminalText.escaped(snapshot))', not 'finished': it may lack files", bytes: nil))
+      }
+      var report = Auditor.report(from: [accumulator], options: state.options, layout: state.layout, container: state.container,
+                                  entrySink: request.entrySink, tag: state.tag)
+      report.id = state.id
+      report.kind = state.kind
+      report.name = state.id ?? state.domain
+      reports.append(report)
+    }
+    return (reports, states.map { $0.id ?? $0.domain })
+  }
+
+  /// One manifest row into its domain's accumulator.
+  private func visit(path: UnsafeRawBufferPointer, flags: Int64, blob: UnsafeRawBufferPointer, fileID: UnsafeRawBufferPointer,
+                     state: inout DomainState, verifier: StoredFileVerifier?) {
+    let bytes = path.bindMemory(to: UInt8.self)
+    // Components: the first two decide the location; `..` is never a path inside a container.
+    var slashes: [Int] = []
+    var start = 0
+    var hasParentComponent = false
+    for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x2F {
+      if index - start == 2 && bytes[start] == 0x2E && bytes[start + 1] == 0x2E { hasParentComponent = true }
+      if index < bytes.count { slashes.append(index) }
+      start = index + 1
+    }
+    if bytes.count > RelativePath.maximumLength || slashes.count >= RelativePath.maximumComponents {
+      state.accumulator.findings.append(RelativePath.tooDeep(bytes, components: slashes.count + 1, source: "a relativePath"))
+      return
+    }
+    if hasParentComponent {
+      state.accumulator.findings.append(Finding(
+        rule: .unreadable, path: Array(bytes), message: "relativePath contains '..'; not counted", bytes: nil))
+      return
+    }
+    let kind: FileStatus.Kind
+    var size: UInt64 = 0
+    switch flags {
+    case 1:
+      guard let file = MBFile.decode(blob) else {
+        state.accumulator.findings.append(Finding(
+          rule: .unreadable, path: Array(bytes), message: "cannot decode its manifest record (the MBFile archive in the file column); not counted", bytes: nil))
+        return
+      }
+      kind = .regular
+      size = file.size
+    case 2: kind = .directory
+    case 4: kind = .symbolicLink
+    default: kind = .other
+    }
+    let depth = slashes.count + 1
+    let layout = state.layout
+    // A manifest holds no markers: what it carries is what MobileBackup took.
+    let first = Array(bytes[0..<(slashes.first ?? bytes.count)])
+    let placement = layout.place(
+      depth: min(depth, LocationRule.maximumDepth),
+      leadingComponents: depth == 1
+        ? [first][...] : [first, Array(bytes[(slashes[0] + 1)..<(slashes.count > 1 ? slashes[1] : bytes.count)])][...],
+      parent: .root, isExcluded: false)
+    let category = placement.category
+    let ruleIndex = placement.ruleIndex
+    let split = slashes.last
+    let parent = UnsafeBufferPointer(rebasing: bytes[0..<(split ?? 0)])
+    let name = UnsafeBufferPointer(rebasing: bytes[((split.map { $0 + 1 }) ?? 0)...])
+    let status = FileStatus.described(kind: kind, size: size, allocatedSize: (size + 4095) / 4096 * 4096)
+    state.accumulator.visit(WalkedEntry(
+      parentPath: parent, name: name, depth: depth, status: status, placement: placement,
+      ownMarkers: [], inheritedExclusion: nil, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: category))
+    if kind != .directory && category != .critical {
+      state.excluded[ruleIndex, default: (0, 0)].files += 1
+      state.excluded[ruleIndex, default: (0, 0)].bytes = state.excluded[ruleIndex, default: (0, 0)].bytes.saturatingSum(size)
+    }
+    if kind == .regular, let verifier, let finding = verifier.check(fileID: fileID, size: size, path: Array(bytes)) {
+      state.accumulator.findings.append(finding)
+    }
+  }
+}
+
+/// `--verify`: each file row's stored copy at `<fileID[0:2]>/<fileID>`, examined through the
+/// backup folder's descriptor with `O_NOFOLLOW` and `fstatat(AT_SYMLINK_NOFOLLOW)`. In an
+/// encrypted backup a stored copy is AES-CBC with PKCS#7 padding, and the recorded size lags
+/// behind some SQLite files' content: there a copy only needs to be at least that long.
+final class StoredFileVerifier {
+  private let folderPath: String
+  private let isEncrypted: Bool
+  private let folder: FileDescriptor?
+  private var subfolders: [[UInt8]: FileDescriptor?] = [:]
+
+  init(folderPath: String, isEncrypted: Bool) {
+    self.folderPath = folderPath
+    self.isEncrypted = isEncrypted
+    folder = try? Syscalls.openDirectory(atPath: folderPath)
+  }
+
+  deinit {
+    for case let descriptor?? in subfolders.values { descriptor.close() }
+    folder?.close()
+  }
+
+  /// A finding when the stored file is missing or its length is not `size`.
+  func check(fileID raw: UnsafeRawBufferPointer, size: UInt64, path: [UInt8]) -> Finding? {
+    let fileID = Array(raw)
+    guard fileID.count == 40, fileID.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+      return Finding(rule: .backupFileMissing, path: path, message: "its fileID '\(TerminalText.escaped(fileID))' is not 40 lowercase hex digits", bytes: size)
+    }
+    let prefix = Array(fileID[0..<2])
+    let display = String(decoding: prefix + [0x2F] + fileID, as: UTF8.self)
+    if subfolders[prefix] == nil, let folder {
+      subfolders[prefix] = .some(try? Syscalls.open(prefix, in: folder, options: .directory, displayPath: display))
+    }
+    guard case let subfolder?? = subfolders[prefix],
+          let status = try? Syscalls.status(of: fileID, in: subfolder, displayPath: display), status.kind == .regular else {
+      return Finding(rule: .backupFileMissing, path: path, message: "its stored copy \(display) is not in the backup folder", bytes: size)
+    }
+    if isEncrypted && status.size < size {
+      return Finding(rule: .backupFileSizeMismatch, path: path,
+                     message: "its stored copy \(display) is \(status.size) bytes, shorter than the \(size) the manifest records (an encrypted copy is at least as long)", bytes: size)
+    }
+    if !isEncrypted && status.size != size {
+      return Finding(rule: .backupFileSizeMismatch, path: path,
+                     message: "its stored copy \(display) is \(status.size) bytes, the manifest says \(size)", bytes: size)
+    }
+    return nil
+  }
+}

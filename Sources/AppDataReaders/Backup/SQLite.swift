@@ -1,0 +1,187 @@
+import AppDataSystem
+import AppDataCore
+import CSQLite
+
+/// A SQLite database opened read-only and immutable, and its statements: the only code that
+/// calls SQLite. `immutable=1` tells SQLite the file cannot change, so it takes no locks and never
+/// creates `-wal` or `-shm` files beside it: auditing a backup writes nothing into it, also when
+/// the folder is read-only or belongs to another user. A decrypted database is read from memory
+/// (`sqlite3_deserialize`), never through a file.
+///
+/// The file is someone else's, and SQLite runs what its schema says: a generated column or a
+/// default value is an expression evaluated per row (`printf('%.*c', 900000000, 'a')`). So every
+/// connection runs with the schema untrusted (`trusted_schema` off, defensive mode), with
+/// strings and blobs capped at `maximumValueLength` and SQLite's heap at `heapLimit`, and
+/// `unusualColumns(of:expecting:)` finds a `Files` table that is not plain stored columns, which
+/// the reader refuses before a row is read.
+final class SQLiteDatabase {
+  /// A failure, in SQLite's words (escaped: its messages quote names from the file's schema).
+  struct Failure: Error {
+    var message: String
+    init(message: String) { self.message = TerminalText.escaped(message) }
+  }
+
+  /// The longest string or blob SQLite builds for appdata: a relativePath is at most a few KB
+  /// and an MBFile record a few hundred bytes; real manifests stay far below.
+  static let maximumValueLength: Int32 = 16 << 20
+  /// What SQLite may allocate in all (its page cache, statements, values), process-wide. A
+  /// decrypted manifest is in appdata's own memory, not SQLite's heap.
+  static let heapLimit: Int64 = 256 << 20
+
+  private let handle: OpaquePointer
+  /// The memory a deserialized database is read from: kept until the connection is closed.
+  private let memory: SecretBuffer?
+
+  /// Opens `path` with the URI `file:PATH?mode=ro&immutable=1`.
+  init(readOnlyImmutable path: String) throws(Failure) {
+    var handle: OpaquePointer?
+    let uri = "file:" + Self.uriEscaped(path) + "?mode=ro&immutable=1"
+    let status = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+    guard status == SQLITE_OK, let handle else {
+      throw Self.closing(handle, status: status)
+    }
+    try Self.distrust(handle)
+    self.handle = handle
+    memory = nil
+  }
+
+  /// Limits a connection to what reading a manifest needs, before the schema is first read.
+  private static func distrust(_ handle: OpaquePointer) throws(Failure) {
+    sqlite3_hard_heap_limit64(heapLimit)
+    sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, maximumValueLength)
+    sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, 1 << 20)
+    sqlite3_limit(handle, SQLITE_LIMIT_EXPR_DEPTH, 100)
+    sqlite3_limit(handle, SQLITE_LIMIT_COLUMN, 100)
+    var status = appdata_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
+    if status == SQLITE_OK { status = appdata_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1) }
+    guard status == SQLITE_OK else { throw closing(handle, status: status) }
+  }
+
+  /// Reads the database in `memory` (the bytes in use) without copying it, read-only: SQLite
+  /// neither writes nor frees it. A database in WAL mode (header bytes 18 and 19 are 2) is
+  /// marked as a rollback-journal one first, as SQLite's in-memory databases cannot use a WAL
+  /// (no -wal file is read either when a backup folder's file is opened immutable). Temporary
+  /// storage is memory, so nothing decrypted reaches a temporary file.
+  init(deserializing memory: SecretBuffer) throws(Failure) {
+    let bytes = memory.storage
+    if memory.count >= 20 && bytes[18] == 2 && bytes[19] == 2 {
+      bytes[18] = 1
+      bytes[19] = 1
+    }
+    var handle: OpaquePointer?
+    var status = sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+    if status == SQLITE_OK, let handle {
+      try Self.distrust(handle)
+      // Sorts and temporary tables in memory too: never a temporary file of decrypted rows.
+      status = sqlite3_exec(handle, "PRAGMA temp_store = MEMORY", nil, nil, nil)
+    }
+    if status == SQLITE_OK, let handle {
+      status = sqlite3_deserialize(handle, "main", bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                   sqlite3_int64(memory.count), sqlite3_int64(memory.count), UInt32(SQLITE_DESERIALIZE_READONLY))
+    }
+    guard status == SQLITE_OK, let handle else {
+      throw Self.closing(handle, status: status)
+    }
+    self.handle = handle
+    self.memory = memory
+  }
+
+  deinit { sqlite3_close(handle) }
+
+  /// The failure to open: SQLite's message for the connection (or for `status` when there is
+  /// none), after closing the connection.
+  private static func closing(_ handle: OpaquePointer?, status: Int32) -> Failure {
+    let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+    sqlite3_close(handle)
+    return Failure(message: message)
+  }
+
+  /// Whether a table of that name exists (a damaged file fails here, with SQLite's words).
+  func hasTable(_ name: String) throws(Failure) -> Bool {
+    let statement = try prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")
+    statement.bind(1, name)
+    return try statement.step()
+  }
+
+  /// Why table `name` is not a plain table holding `columns` as stored values, or nil when it
+  /// is: a virtual table, or one of the columns generated, hidden or with a default, would
+  /// have SQLite compute what the file's author chose for every row read.
+  func unusualColumns(of name: String, expecting columns: [String]) throws(Failure) -> String? {
+    let table = try prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1")
+    table.bind(1, name)
+    guard try table.step() else { return "no table \(name)" }
+    let sql = String(decoding: table.bytes(0), as: UTF8.self)
+    guard sql.uppercased().starts(with: "CREATE TABLE") else { return "\(name) is not a plain table" }
+    // cid, name, type, notnull, dflt_value, pk, hidden
+    let info = try prepare("SELECT name, hidden, dflt_value IS NOT NULL FROM pragma_table_xinfo(?1)")
+    info.bind(1, name)
+    var found = Set<String>()
+    while try info.step() {
+      let column = String(decoding: info.bytes(0), as: UTF8.self)
+      guard columns.contains(column) else { continue }
+      found.insert(column)
+      if info.integer(1) != 0 { return "its column \(column) is computed (generated or hidden), not stored" }
+      if info.integer(2) != 0 { return "its column \(column) has a default value" }
+    }
+    if let missing = columns.first(where: { !found.contains($0) }) { return "it has no column \(missing)" }
+    return nil
+  }
+
+  func prepare(_ sql: String) throws(Failure) -> Statement {
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+      throw Failure(message: String(cString: sqlite3_errmsg(handle)))
+    }
+    return Statement(handle: statement, database: handle)
+  }
+
+  /// A prepared statement whose rows are read one at a time: nothing is collected.
+  final class Statement {
+    fileprivate let handle: OpaquePointer
+    private let database: OpaquePointer
+
+    fileprivate init(handle: OpaquePointer, database: OpaquePointer) {
+      self.handle = handle
+      self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Advances to the next row: true when there is one.
+    func step() throws(Failure) -> Bool {
+      switch sqlite3_step(handle) {
+      case SQLITE_ROW: return true
+      case SQLITE_DONE: return false
+      default: throw Failure(message: String(cString: sqlite3_errmsg(database)))
+      }
+    }
+
+    /// Column `index`'s text or blob bytes, valid until the next `step` (no copy).
+    func bytes(_ index: Int32) -> UnsafeRawBufferPointer {
+      guard let pointer = sqlite3_column_blob(handle, index) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+      return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
+    func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    /// Binds text to parameter `index` (from 1); SQLite copies it.
+    func bind(_ index: Int32, _ text: String) {
+      sqlite3_bind_text(handle, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+    }
+  }
+
+  /// Percent-encodes what a `file:` URI path cannot hold as it is (`?`, `#`, `%`, controls).
+  static func uriEscaped(_ path: String) -> String {
+    var output = ""
+    for byte in path.utf8 {
+      switch byte {
+      case 0x25, 0x3F, 0x23, 0x00...0x20, 0x7F...0xFF:
+        let hex = Array("0123456789ABCDEF")
+        output += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
+      default:
+        output.unicodeScalars.append(Unicode.Scalar(byte))
+      }
+    }
+    return output
+  }
+}

@@ -1,0 +1,46 @@
+import AppDataSystem
+import AppDataCore
+/// Which app a container belongs to, from the plists iOS, macOS and Xcode leave around it:
+/// the container metadata plist (`MCMMetadataIdentifier`, `MCMMetadataContentClass`) and an
+/// `.xcappdata` package's `AppDataInfo.plist` (`CFBundleIdentifier`).
+public struct ContainerIdentity: Sendable {
+  /// The bundle id or app group id; nil when no plist names one.
+  public var id: String?
+  /// The kind the metadata's content class names, if it names one appdata knows.
+  public var kind: ContainerKind?
+  /// The content class says this is an `.app` bundle's container: never app data.
+  public var isBundle = false
+
+  /// Looks around a container root (path components, in a folder or an archive) with `read`,
+  /// which returns a small file's bytes or nil: the root's metadata plist, then, for a
+  /// package's `AppData`, the package's info plist, then, for a Mac app's `Data`, the metadata
+  /// beside it.
+  static func find(root: [[UInt8]], read: ([[UInt8]]) -> [UInt8]?) -> ContainerIdentity {
+    var identity = ContainerIdentity()
+    var places: [[[UInt8]]] = ContainerPlaces.metadataFileNames.map { root + [Array($0.utf8)] }
+    if let last = root.last, root.count >= 1 {
+      let parent = Array(root.dropLast())
+      if last == Array(ContainerPlaces.packageContainerName.utf8) {
+        places.append(parent + [Array(ContainerPlaces.packageInfoFileName.utf8)])
+      }
+      if last == Array("Data".utf8) {
+        places += ContainerPlaces.metadataFileNames.map { parent + [Array($0.utf8)] }
+      }
+    }
+    for path in places {
+      guard let bytes = read(path), let dictionary = PropertyListFile.dictionary(bytes) else { continue }
+      if identity.id == nil {
+        let key = path.last == Array(ContainerPlaces.packageInfoFileName.utf8)
+          ? ContainerPlaces.packageIdentifierKey : ContainerPlaces.identifierKey
+        if let id = dictionary[key]?.stringValue, !id.isEmpty { identity.id = id }
+      }
+      if identity.kind == nil && !identity.isBundle, let value = dictionary[ContainerPlaces.contentClassKey]?.integerValue,
+         let number = Int(exactly: value),
+         let known = ContainerPlaces.contentClasses[number] {
+        if let kind = known { identity.kind = kind } else { identity.isBundle = true }
+      }
+    }
+    return identity
+  }
+}
+

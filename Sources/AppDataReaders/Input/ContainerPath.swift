@@ -1,0 +1,27 @@
+import AppDataSystem
+import AppDataCore
+/// Checks for the PATH operand of audit and migrate.
+enum ContainerPath {
+  /// PATH must exist and be a folder (a symlink to a folder is accepted for the root).
+  static func checkFolder(_ path: String) throws(Refusal) {
+    if path.isEmpty { throw Refusal("the container path is empty") }
+    do {
+      var status = try Syscalls.status(ofPath: path)
+      if status.kind == .symbolicLink {
+        let descriptor = try Syscalls.openDirectory(atPath: path)
+        status = try Syscalls.status(of: descriptor, displayPath: path)
+        descriptor.close()
+      }
+      guard status.isDirectory else {
+        throw Refusal("\(TerminalText.escaped(path)): not a folder; give the container root, the folder holding Documents, Library and tmp")
+      }
+    } catch let error as SystemError {
+      if error.isNotFound { throw Refusal("\(TerminalText.escaped(path)): no such file or folder") }
+      throw Refusal(TerminalText.escaped(error.description))
+    } catch let error as Refusal {
+      throw error
+    } catch {
+      throw Refusal(String(describing: error))
+    }
+  }
+}

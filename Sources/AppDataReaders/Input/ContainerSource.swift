@@ -1,0 +1,105 @@
+import AppDataSystem
+import AppDataCore
+/// One container PATH resolved to.
+public struct ContainerRef: Sendable {
+  /// The bundle id or app group id from its metadata; nil when it has none.
+  public var id: String?
+  public var kind: ContainerKind
+  /// The container root on disk, as a path to open (inside an archive: see `ArchiveSource`).
+  public var root: String
+  /// The folder name people know it by (a package's name, a Mac app's `<id>` folder), shown
+  /// where there is no id.
+  public var folderName: String
+
+  /// The id, or else the folder name.
+  public var name: String { id ?? folderName }
+}
+
+/// What an audit of a source needs: each container's options, where streamed lines go, progress.
+public struct AuditRequest: Sendable {
+  /// The options of a container, by its id (the policy's per-container overrides, the baseline).
+  public var options: @Sendable (String?) -> AuditOptions
+  /// Whether `options` gives different limits or budgets for different ids.
+  public var optionsDependOnID = false
+  /// `--app`: the containers to keep.
+  public var filter: AppFilter?
+  /// Receives listed entries as NDJSON lines while the audit runs (see `Auditor.entrySink`).
+  public var entrySink: (@Sendable ([UInt8]) -> Void)?
+  /// Tag streamed lines with their container (a report of many).
+  public var tagsLines = false
+  public var progress: WalkProgress?
+  /// Device backups: list every system domain (`--all-domains`), check stored files (`--verify`).
+  public var allDomains = false
+  public var verify = false
+  /// The password of a source that `needsPassword` (an encrypted device backup), read before
+  /// the audit starts (see `BackupPassword`).
+  public var password: SecretBuffer?
+  /// `--max-key-rounds`: the most key-derivation rounds (DPIC and ITER together) an encrypted
+  /// backup's keybag may ask for.
+  public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+
+  public init(options: @escaping @Sendable (String?) -> AuditOptions) {
+    self.options = options
+  }
+}
+
+/// What an audit of a source found: the reports of the containers kept, and the names of all.
+public struct AuditOutcome: Sendable {
+  public var reports: [AuditReport]
+  /// Every container's name (id or folder), kept or not, for a `--app` that matches none.
+  public var available: [String]
+  /// Whether the report is one of many containers (see `ContainerSource.isCollection`; an
+  /// archive knows once it is read).
+  public var isCollection: Bool
+  /// For a device backup: what the backup is.
+  public var backup: BackupManifest.Info?
+
+  public init(reports: [AuditReport], available: [String], isCollection: Bool) {
+    self.reports = reports
+    self.available = available
+    self.isCollection = isCollection
+  }
+}
+
+/// One kind of input PATH can be: it knows its containers and how to read them. Commands ask
+/// `InputResolver` for one and never branch on the kind; a new input kind is a new source.
+public protocol ContainerSource: Sendable {
+  /// PATH, absolute.
+  var source: String { get }
+  /// Whether PATH names a folder of containers: its report is a report of many, however many
+  /// it holds, so that a script's `jq` filter does not depend on how many apps are installed.
+  var isCollection: Bool { get }
+  /// The containers as folders on disk, for commands that change them; nil when they cannot be
+  /// changed in place (an archive), with the reason.
+  func folders() throws(Refusal) -> [ContainerRef]
+  /// Audits the containers the request's filter keeps.
+  func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome
+  /// Whether reading it needs a password (`AuditRequest.password`).
+  var needsPassword: Bool { get }
+}
+
+extension ContainerSource {
+  public var needsPassword: Bool { false }
+}
+
+/// `--app ID`: the containers whose id is ID or one of its extensions (`ID.…`), and its app
+/// groups (`group.ID`, `group.ID.…`).
+public struct AppFilter: Sendable {
+  public var ids: [String]
+
+  public init(ids: [String]) { self.ids = ids }
+
+  public func matches(_ id: String?) -> Bool {
+    guard let id else { return false }
+    return ids.contains { wanted in
+      id == wanted || id.hasPrefix(wanted + ".") || id == "group." + wanted || id.hasPrefix("group." + wanted + ".")
+    }
+  }
+
+  /// The exit-2 message when no container matches.
+  package static func noMatch(_ ids: [String], source: String, available: [String]) -> Refusal {
+    let wanted = ids.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
+    let found = available.isEmpty ? "none" : available.sorted().map { TerminalText.escaped($0) }.joined(separator: ", ")
+    return Refusal("\(TerminalText.escaped(source)): no container matches --app \(wanted); the ids found: \(found)")
+  }
+}

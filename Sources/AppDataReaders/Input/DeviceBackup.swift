@@ -1,0 +1,66 @@
+import AppDataSystem
+import AppDataCore
+/// An iOS device backup folder (Finder or iTunes on a Mac, `idevicebackup2 backup` on Linux):
+/// `Manifest.db` beside `Manifest.plist`, `Info.plist` and `Status.plist`. Each app domain
+/// (`AppDomain-`, `AppDomainGroup-`, `AppDomainPlugin-`) is a container; the system domains are
+/// summed into one line, or listed one by one with `--all-domains`.
+enum DeviceBackup: FolderInputKind {
+  static func source(for folder: ProbedFolder, base: String) throws(Refusal) -> (any ContainerSource)? {
+    guard BackupManifest.isBackup(folder) else { return nil }
+    return BackupSource(source: Syscalls.absolutePath(folder.path), folderPath: folder.path, manifest: try BackupManifest.load(folder))
+  }
+}
+
+/// What a device backup holds, per domain, read from its manifest (`BackupReader`).
+package struct BackupSource: ContainerSource {
+  package let source: String
+  package let folderPath: String
+  let manifest: BackupManifest
+
+  package var isCollection: Bool { true }
+  package var needsPassword: Bool { manifest.needsPassword }
+
+  package func folders() throws(Refusal) -> [ContainerRef] {
+    throw Refusal("\(TerminalText.escaped(folderPath)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
+  }
+
+  package func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
+    var reader = BackupReader(manifest: manifest, folderPath: folderPath)
+    reader.password = request.password
+    reader.maximumKeyRounds = request.maximumKeyRounds
+    reader.progress = request.progress
+    reader.allDomains = request.allDomains
+    reader.verify = request.verify
+    let (reports, available) = try reader.audit(request)
+    var outcome = AuditOutcome(reports: reports, available: available, isCollection: true)
+    outcome.backup = manifest.info
+    return outcome
+  }
+
+  /// The rows of one domain, for `appdata audit CONTAINER --backup BACKUP`: relativePath to size
+  /// (folders left out); nil when the backup holds no such domain. `password` opens an
+  /// encrypted backup.
+  package func files(ofDomain domain: String, password: SecretBuffer?, maximumKeyRounds: UInt64) throws(Refusal) -> [[UInt8]: UInt64]? {
+    var reader = BackupReader(manifest: manifest, folderPath: folderPath)
+    reader.password = password
+    reader.maximumKeyRounds = maximumKeyRounds
+    let database = try reader.open()
+    var files: [[UInt8]: UInt64] = [:]
+    var sawDomain = false
+    do {
+      let statement = try database.prepare("SELECT relativePath, flags, file FROM Files WHERE domain = ?1")
+      statement.bind(1, domain)
+      while try statement.step() {
+        sawDomain = true
+        let flags = statement.integer(1)
+        guard flags != 2 else { continue }
+        let relative = Array(statement.bytes(0))
+        if relative.isEmpty { continue }
+        files[relative] = flags == 1 ? (MBFile.decode(statement.bytes(2))?.size ?? 0) : 0
+      }
+    } catch {
+      throw reader.damaged(error)
+    }
+    return sawDomain ? files : nil
+  }
+}

@@ -1,0 +1,92 @@
+import AppDataSystem
+import AppDataCore
+/// Containers that are folders on disk (a container root, an `.xcappdata`'s `AppData`, the
+/// containers of a Simulator device or a folder of containers), walked together in one walk.
+struct FolderSource: ContainerSource {
+  let source: String
+  /// PATH as typed: every container root starts with it, and is opened below it.
+  let base: String
+  let isCollection: Bool
+  let containers: [ContainerRef]
+
+  func folders() throws(Refusal) -> [ContainerRef] { containers }
+
+  func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
+    try Self.refuseBackupOptions(request, path: base)
+    let selected = containers.filter { request.filter?.matches($0.id) ?? true }
+    let options = selected.map { request.options($0.id) }
+    let layouts = selected.map { ContainerLayout.forKind($0.kind) }
+    let tags = selected.map { request.tagsLines ? NDJSONTag(container: Syscalls.absolutePath($0.root), id: $0.id) : nil }
+    // One walk over every container: their folders share the threads.
+    let walked = Walker.walk(
+      roots: zip(selected, layouts).map { Walker.Root(path: $0.root, layout: $1, below: base) },
+      jobs: request.options(nil).jobs, progress: request.progress
+    ) { index in
+      AuditAccumulator(options: options[index], layout: layouts[index], sink: request.entrySink, tag: tags[index])
+    }
+    var reports: [AuditReport] = []
+    for (index, container) in selected.enumerated() {
+      let path = Syscalls.absolutePath(container.root)
+      var report: AuditReport
+      switch walked[index] {
+      case .success(let visitors):
+        report = Auditor.report(from: visitors, options: options[index], layout: layouts[index], container: path,
+                                entrySink: request.entrySink, tag: tags[index])
+      case .failure(let error):
+        // One container of many that cannot be opened is a finding; the others are audited.
+        guard isCollection else { throw Refusal(TerminalText.escaped(error.description)) }
+        report = AuditReport(container: path, categories: [:], directories: 0, maxFileSize: options[index].maxFileSize,
+                             maxBackupSize: options[index].maxBackupSize, findings: [
+                               Finding(rule: .unreadable, path: Array(".".utf8), message: "cannot \(error.action): \(error.reason)", bytes: nil),
+                             ], largest: [], entries: nil)
+      }
+      report.id = container.id
+      report.kind = container.kind
+      report.name = container.name
+      reports.append(report)
+    }
+    return AuditOutcome(reports: reports, available: containers.map(\.name), isCollection: isCollection)
+  }
+}
+
+extension FolderSource {
+  /// `--verify` and `--all-domains` read a device backup's manifest; elsewhere they are a mistake.
+  static func refuseBackupOptions(_ request: AuditRequest, path: String) throws(Refusal) {
+    if request.verify || request.allDomains {
+      throw Refusal("\(TerminalText.escaped(path)): not a device backup; --verify and --all-domains apply to device backups")
+    }
+  }
+}
+
+/// Containers inside an archive, read in one pass without extracting it (`ArchiveAuditor`).
+struct ArchiveSource: ContainerSource {
+  let source: String
+  let path: String
+  let root: [[UInt8]]?
+  let maximumBytes: UInt64?
+  /// Whether the archive holds a folder of containers; known once it is read.
+  var isCollection: Bool { false }
+
+  func folders() throws(Refusal) -> [ContainerRef] {
+    throw Refusal("\(TerminalText.escaped(path)): is an archive; appdata changes containers only in folders: extract it first (with 'tar --xattrs' or 'ditto -x -k' on a Mac)")
+  }
+
+  func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
+    try FolderSource.refuseBackupOptions(request, path: path)
+    var auditor = ArchiveAuditor(archivePath: path, options: request.options)
+    auditor.root = root
+    if let maximumBytes { auditor.maximumBytes = maximumBytes }
+    auditor.entrySink = request.entrySink
+    auditor.tagsLines = request.tagsLines
+    auditor.optionsDependOnID = request.optionsDependOnID
+    let containers: [ArchiveAuditor.Container]
+    do {
+      containers = try auditor.run()
+    } catch {
+      throw Refusal("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
+    }
+    let kept = containers.filter { request.filter?.matches($0.id) ?? true }
+    let isCollection = containers.count > 1 || containers.contains(where: \.isInCollection)
+    return AuditOutcome(reports: kept.map(\.report), available: containers.map(\.report.name), isCollection: isCollection)
+  }
+}

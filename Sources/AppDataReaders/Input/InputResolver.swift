@@ -1,0 +1,83 @@
+import AppDataSystem
+import AppDataCore
+/// The one place PATH (for `audit` and `migrate`) becomes containers: a folder is matched
+/// against each folder input kind in turn; a regular file is an archive.
+public enum InputResolver {
+  /// The folder input kinds, most specific first: a package and a device are recognised by
+  /// their own files before a folder that merely holds `Library`.
+  static var folderKinds: [any FolderInputKind.Type] { [
+    DeviceBackup.self, XcodePackage.self, SimulatorDevice.self, ContainerFolder.self, FolderOfContainers.self,
+  ] }
+
+  /// What `path` holds. `root` (`--root`) names the container's folder inside PATH, a folder
+  /// or an archive; `maximumArchiveBytes` applies to archives only.
+  public static func resolve(_ path: String, root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil) throws(Refusal) -> any ContainerSource {
+    if path.isEmpty { throw Refusal("the container path is empty") }
+    let status: FileStatus
+    do {
+      status = try Syscalls.status(ofPath: path)
+    } catch {
+      if error.isNotFound { throw Refusal("\(TerminalText.escaped(path)): no such file or folder") }
+      throw Refusal(TerminalText.escaped(error.description))
+    }
+    if status.kind == .regular {
+      return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes)
+    }
+    try ContainerPath.checkFolder(path)
+    if maximumArchiveBytes != nil {
+      throw Refusal("\(TerminalText.escaped(path)): is a folder; --max-archive-bytes applies to archives")
+    }
+    if let root {
+      return try named(root, in: path)
+    }
+    guard let folder = ProbedFolder(path: path) else {
+      throw Refusal("\(TerminalText.escaped(path)): cannot read the folder")
+    }
+    for kind in folderKinds {
+      if let source = try kind.source(for: folder, base: path) { return source }
+    }
+    throw NoContainer.refusal(folder)
+  }
+
+  /// `--root ROOT` on a folder: PATH/ROOT is the container, whatever it holds.
+  private static func named(_ root: [[UInt8]], in path: String) throws(Refusal) -> any ContainerSource {
+    let relative = RelativePath.display(RelativePath.join(root))
+    let full = root.isEmpty ? path : (path.hasSuffix("/") ? path : path + "/") + relative
+    guard let folder = ProbedFolder(path: full) else {
+      throw Refusal("\(TerminalText.escaped(full)): --root names no folder inside \(TerminalText.escaped(path))")
+    }
+    let parentPath = full.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    let parent = ProbedFolder(path: parentPath.isEmpty ? "." : parentPath)
+    let container = ContainerFolder.reference(folder, parent: parent, kind: nil)
+    return FolderSource(source: Syscalls.absolutePath(path), base: path, isCollection: false, containers: [container])
+  }
+}
+
+/// One kind of folder PATH can be.
+protocol FolderInputKind {
+  /// The source `folder` is when it is of this kind; nil when it is not. Throws (exit 2) when it
+  /// is of this kind but cannot be audited (a folder of `.app` bundles, an encrypted backup).
+  /// `base` is PATH as typed.
+  static func source(for folder: ProbedFolder, base: String) throws(Refusal) -> (any ContainerSource)?
+}
+
+/// A folder kind whose containers are folders on disk (walked by `FolderSource`).
+protocol ContainerFolderKind: FolderInputKind {
+  /// The containers `folder` holds when it is of this kind; nil when it is not.
+  static func recognize(_ folder: ProbedFolder) throws(Refusal) -> FolderMatch?
+}
+
+extension ContainerFolderKind {
+  static func source(for folder: ProbedFolder, base: String) throws(Refusal) -> (any ContainerSource)? {
+    guard let match = try recognize(folder) else { return nil }
+    return FolderSource(source: Syscalls.absolutePath(base), base: base, isCollection: match.isCollection,
+                        containers: match.containers.sorted { $0.root < $1.root })
+  }
+}
+
+/// What a folder input kind found.
+struct FolderMatch {
+  var containers: [ContainerRef]
+  /// A folder of containers (a report of many), rather than one container.
+  var isCollection: Bool
+}

@@ -1,0 +1,350 @@
+import AppDataSystem
+import AppDataCore
+import Dispatch
+import Foundation  // NSCondition only; the walk itself uses descriptors, never FileManager or URL.
+
+/// Walks a container below an open root folder, in parallel over folders, without
+/// following symlinks: every folder is opened with `openat(parent, name, O_NOFOLLOW |
+/// O_DIRECTORY)` (one handed from a busy worker to an idle one is reopened from the root,
+/// a component at a time, the same way) and every entry is examined with
+/// `fstatat(AT_SYMLINK_NOFOLLOW)` and `listxattrat` relative to its folder's descriptor, so
+/// depth is not limited by PATH_MAX and a folder swapped for a symlink is refused rather
+/// than followed.
+public enum Walker {
+
+  /// One container root of a walk over several.
+  public struct Root: Sendable {
+    public var path: String
+    public var layout: ContainerLayout
+    /// The folder the user named, when the root was found below it: the root is then reached
+    /// from it one component at a time, following no symlink.
+    public var below: String?
+    public init(path: String, layout: ContainerLayout, below: String? = nil) {
+      self.path = path
+      self.layout = layout
+      self.below = below
+    }
+  }
+
+  /// Walks several container roots in one walk: their folders share one work queue, so `jobs`
+  /// threads stay busy across them (twenty small containers walked one after another would
+  /// each start and end with threads idle). Each worker has a visitor per root, from
+  /// `makeVisitor(rootIndex)`. Returns, per root, its visitors, or why it could not be opened.
+  public static func walk<V: WalkVisitor>(
+    roots: [Root], jobs: Int, progress: WalkProgress? = nil, makeVisitor: (Int) -> V
+  ) -> [Result<[V], SystemError>] {
+    Syscalls.raiseOpenFileLimit()
+    let jobs = max(1, jobs)
+    var streams: [DirectoryStream?] = []
+    var failures: [Int: SystemError] = [:]
+    let queue = WorkQueue()
+    var starts: [PendingFolder] = []
+    var scratch = [UInt8](repeating: 0, count: 1024)
+    for (index, root) in roots.enumerated() {
+      let stream: DirectoryStream
+      do {
+        stream = try DirectoryStream(taking: try Syscalls.openDirectory(atPath: root.path, below: root.below), displayPath: root.path)
+      } catch {
+        failures[index] = error
+        streams.append(nil)
+        continue
+      }
+      streams.append(stream)
+      // A marker on the root excludes everything below it.
+      let rootAttributes = ".".withCString { cName in
+        EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch)
+      }
+      var rootExclusion: Exclusion?
+      if case .success(let attributes) = rootAttributes, attributes.markers.isExcluding {
+        rootExclusion = Exclusion(path: Array(".".utf8), markers: attributes.markers)
+      }
+      starts.append(PendingFolder(
+        root: index, parent: nil, opened: stream, name: [], path: [], depth: 0, topLevelName: nil,
+        placement: .root, exclusion: rootExclusion))
+    }
+    queue.push(starts)
+    let descriptors = streams.map { $0?.descriptor ?? FileDescriptor(rawValue: -1) }
+    let layouts = roots.map(\.layout)
+
+    var perWorker: [[V]]
+    if jobs == 1 {
+      var visitors = roots.indices.map { makeVisitor($0) }
+      var worker = Worker(progress: progress, roots: descriptors, layouts: layouts)
+      worker.run(queue: queue, visitors: &visitors, shares: false)
+      perWorker = [visitors]
+    } else {
+      let box = VisitorBox((0..<jobs).map { _ in roots.indices.map { makeVisitor($0) } })
+      let group = DispatchGroup()
+      for index in 0..<jobs {
+        let thread = Thread {
+          // Each worker works in its own copy of the descriptor table (it still holds the roots,
+          // opened above): folders it opens are its own, and folders it hands to another worker
+          // travel as paths (`WorkQueue.share`). If unshare fails, the walk is the same, slower.
+          _ = Syscalls.unshareDescriptorTable()
+          // The visitors live in this thread's own copy while it works: visitors side by side
+          // in one array would share cache lines, and every counter update would bounce them.
+          var visitors = box.values[index]
+          visitors.reserveCapacity(visitors.count + 1)  // a unique copy, allocated by this thread
+          var worker = Worker(progress: progress, roots: descriptors, layouts: layouts)
+          worker.run(queue: queue, visitors: &visitors, shares: true)
+          box.values[index] = visitors
+          group.leave()
+        }
+        thread.stackSize = 1 << 20
+        group.enter()
+        thread.start()
+      }
+      group.wait()
+      perWorker = box.values
+    }
+    withExtendedLifetime(streams) {}
+    return roots.indices.map { index in
+      if let failure = failures[index] { return .failure(failure) }
+      return .success(perWorker.map { $0[index] })
+    }
+  }
+}
+
+/// Holds the per-worker visitors; each thread touches only its own slot.
+// @unchecked Sendable: slot i is read and written only by worker i, and the walking thread reads
+// them all only after `DispatchGroup.wait()`, which orders every worker's writes before it.
+private final class VisitorBox<V>: @unchecked Sendable {
+  var values: [V]
+  init(_ values: [V]) { self.values = values }
+}
+
+// MARK: - Pending folders and the shared stack
+
+/// A folder waiting to be read: its parent's open stream (kept alive by this reference)
+/// and its name, plus what it passes down to its entries.
+// @unchecked Sendable: every property is a constant; the streams it refers to are
+// `DirectoryStream`s (see there), and a folder handed to another worker drops them
+// (`handedOver()`), so no descriptor crosses into another thread's descriptor table.
+struct PendingFolder: @unchecked Sendable {
+  /// Which root of the walk the folder is under.
+  let root: Int
+  let parent: DirectoryStream?
+  /// Set only for the root, which is opened before the walk starts.
+  let opened: DirectoryStream?
+  let name: [UInt8]
+  let path: [UInt8]
+  let depth: Int
+  /// The first path component (for location rules of depth 2).
+  let topLevelName: [UInt8]?
+  /// The folder's own placement, inherited by entries below depth 2 (`Placement.root` at the root).
+  let placement: Placement
+  let exclusion: Exclusion?
+
+  /// The folder as another worker receives it: without its parent's descriptor, which belongs
+  /// to the sending worker's descriptor table (and must be closed by that worker); the
+  /// receiver reopens it from the root by its path.
+  func handedOver() -> PendingFolder {
+    PendingFolder(
+      root: root, parent: nil, opened: nil, name: name, path: path, depth: depth, topLevelName: topLevelName,
+      placement: placement, exclusion: exclusion)
+  }
+}
+
+/// The folders no worker has claimed yet. Each worker keeps its own LIFO stack (depth-first,
+/// so few folders are open at once however wide the tree is) and hands part of it over only
+/// when another worker is idle, so the lock is taken rarely rather than once per folder.
+// @unchecked Sendable: `stack`, `busyWorkers` and `idleWorkers` are touched only while holding
+// `condition`'s lock.
+final class WorkQueue: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var stack: [PendingFolder] = []
+  private var busyWorkers = 0
+  private var idleWorkers = 0
+
+  func push(_ folders: [PendingFolder]) {
+    guard !folders.isEmpty else { return }
+    condition.lock()
+    stack.append(contentsOf: folders.reversed())
+    condition.unlock()
+    condition.broadcast()
+  }
+
+  /// The next folder for a worker whose own stack is empty, waiting while other workers may
+  /// still hand one over; nil when the walk is done.
+  func next(finishedPrevious: Bool) -> PendingFolder? {
+    condition.lock()
+    defer { condition.unlock() }
+    if finishedPrevious { busyWorkers -= 1 }
+    while stack.isEmpty {
+      if busyWorkers == 0 {
+        condition.broadcast()
+        return nil
+      }
+      idleWorkers += 1
+      condition.wait()
+      idleWorkers -= 1
+    }
+    busyWorkers += 1
+    return stack.removeLast()
+  }
+
+  /// Gives the older half of a busy worker's stack (the larger subtrees) to idle workers,
+  /// as paths (`PendingFolder.handedOver`). Called by the giving worker, so the parent folders
+  /// it stops referring to are closed in its own descriptor table.
+  func share(from local: inout [PendingFolder]) {
+    guard local.count > 1 else { return }
+    condition.lock()
+    let wanted = idleWorkers > 0 && stack.isEmpty
+    condition.unlock()
+    guard wanted else { return }
+    let half = local.count / 2
+    let handed = local[..<half].map { $0.handedOver() }
+    local.removeFirst(half)
+    condition.lock()
+    stack.append(contentsOf: handed)
+    condition.unlock()
+    condition.broadcast()
+  }
+}
+
+// MARK: - One worker
+
+/// Reads folders from the queue until the walk is done.
+struct Worker {
+  let progress: WalkProgress?
+  private var scratch = [UInt8](repeating: 0, count: 1024)
+  private let directoryBuffer = DirectoryBuffer()
+  private let pathFallback = ExtendedAttributes.usesPathFallback
+  private let handOverAll = TestHooks.handOverAll
+  /// The container roots, open in every worker's descriptor table.
+  private let roots: [FileDescriptor]
+  private let layouts: [ContainerLayout]
+  private var children: [PendingFolder] = []
+  private var localEntries = 0
+  private var localBytes: UInt64 = 0
+
+  init(progress: WalkProgress?, roots: [FileDescriptor], layouts: [ContainerLayout]) {
+    self.progress = progress
+    self.roots = roots
+    self.layouts = layouts
+  }
+
+  mutating func run<V: WalkVisitor>(queue: WorkQueue, visitors: inout [V], shares: Bool) {
+    var finished = false
+    var local: [PendingFolder] = []
+    var sinceShareCheck = 0
+    while let claimed = queue.next(finishedPrevious: finished) {
+      local.append(claimed)
+      while let folder = local.popLast() {
+        read(folder, visitor: &visitors[folder.root])
+        if folder.depth <= 1 { TestHooks.pause(at: folder.depth == 0 ? "walk" : "folder") }
+        // Children in reverse, so the first one listed is read first; moved, not copied.
+        while let child = children.popLast() { local.append(child) }
+        sinceShareCheck += 1
+        if shares && sinceShareCheck >= 8 {
+          sinceShareCheck = 0
+          queue.share(from: &local)
+        }
+        if let progress, localEntries >= 4096 {
+          progress.add(entries: localEntries, bytes: localBytes)
+          localEntries = 0
+          localBytes = 0
+        }
+      }
+      finished = true
+    }
+    if let progress, localEntries > 0 { progress.add(entries: localEntries, bytes: localBytes) }
+  }
+
+  private mutating func read<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {
+    let stream: DirectoryStream
+    if let opened = folder.opened {
+      stream = opened
+    } else {
+      let opened: Result<FileDescriptor, Errno>
+      if let parent = folder.parent {
+        opened = withCName(folder.name) { Syscalls.open(cName: $0, in: parent.descriptor, options: .directory) }
+      } else {
+        // Handed over by another worker: reopened from the root, following no symlink.
+        opened = Syscalls.openFolder(relativePath: folder.path, below: roots[folder.root])
+      }
+      switch opened {
+      case .failure(let error):
+        visitor.failed(path: folder.path, error: SystemError(code: error.code, operation: "open the folder", path: ""))
+        return
+      case .success(let descriptor):
+        do {
+          stream = try DirectoryStream(taking: descriptor, displayPath: "")
+        } catch {
+          visitor.failed(path: folder.path, error: error)
+          return
+        }
+      }
+    }
+
+    // The folder's path and its inherited marker's path are lent to every entry of the folder.
+    let failure = folder.path.withUnsafeBufferPointer { parentPath in
+      BorrowedExclusion.with(folder.exclusion) { exclusion in
+        stream.forEachEntry(using: directoryBuffer) { cName, length, type in
+          examine(cName, length: length, type: type, in: stream, folder: folder, parentPath: parentPath,
+                  exclusion: exclusion, visitor: &visitor)
+        }
+      }
+    }
+    if let failure {
+      visitor.failed(path: folder.path, error: SystemError(code: failure, operation: "read the folder", path: ""))
+    }
+  }
+
+  /// One entry: at most one fstatat (none for a folder the listing already identified),
+  /// one listxattrat, and a getxattrat only for a recognised attribute name.
+  private mutating func examine<V: WalkVisitor>(
+    _ cName: UnsafePointer<CChar>, length: Int, type: DirectoryEntryType, in stream: DirectoryStream,
+    folder: PendingFolder, parentPath: UnsafeBufferPointer<UInt8>, exclusion: BorrowedExclusion?, visitor: inout V
+  ) {
+    let name = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
+    let depth = folder.depth + 1
+    let status: FileStatus
+    if type == .directory {
+      status = .listedDirectory
+    } else {
+      switch Syscalls.status(cName: cName, in: stream.descriptor) {
+      case .success(let value): status = value
+      case .failure(let error):
+        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: "read the status of", path: ""))
+        return
+      }
+    }
+
+    var attributes = EntryAttributes()
+    switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch, pathFallback: pathFallback) {
+    case .success(let value): attributes = value
+    case .failure(let error):
+      visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: "read the extended attributes of", path: ""))
+    }
+
+    let placement = layouts[folder.root].place(
+      depth: depth,
+      leadingComponents: depth == 1 ? [Array(name)][...] : [folder.topLevelName ?? [], Array(name)][...],
+      parent: folder.placement, isExcluded: attributes.markers.isExcluding || exclusion != nil)
+
+    var isCacheTag = false
+    if status.kind == .regular && length == 12 && Syscalls.compareBytes(cName, "CACHEDIR.TAG", count: 12) == 0 {  // CacheDirectoryTag.fileName
+      isCacheTag = CacheDirectoryTag.hasSignature(cName, in: stream.descriptor)
+    }
+
+    let entry = WalkedEntry(
+      parentPath: parentPath, name: name, depth: depth, status: status, placement: placement,
+      ownMarkers: attributes.markers, inheritedExclusion: exclusion,
+      declinesBackup: attributes.declinesBackup, isCacheDirectoryTag: isCacheTag, parentCategory: folder.placement.category)
+    visitor.visit(entry)
+    localEntries += 1
+    if status.kind == .regular { localBytes &+= status.size }
+
+    if status.kind == .directory {
+      let path = entry.path
+      let child = PendingFolder(
+        root: folder.root, parent: stream, opened: nil, name: Array(name), path: path, depth: depth,
+        topLevelName: depth == 1 ? Array(name) : folder.topLevelName, placement: placement,
+        exclusion: attributes.markers.isExcluding ? Exclusion(path: path, markers: attributes.markers) : folder.exclusion)
+      children.append(handOverAll && depth > 1 ? child.handedOver() : child)
+    }
+  }
+}
+
+// MARK: - Attributes and cache tags

@@ -1,0 +1,116 @@
+import AppDataSystem
+import AppDataCore
+import Foundation  // base64 only
+
+// MARK: - JSON and NDJSON documents (Docs/audit.schema.json)
+
+extension AuditReport {
+  /// The `--format json` document.
+  public func jsonDocument() -> JSONValue {
+    var document = header()
+    document["summary"] = summaryJSON()
+    document["limits"] = limitsJSON()
+    document["findings"] = .array(findings.map { $0.json() })
+    document["largest"] = .array(largest.map { $0.json() })
+    if let entries { document["entries"] = .array(entries.map { $0.json() }) }
+    document["budgets"] = budgetsJSON()
+    if let comparison { document["baseline"] = comparison.json() }
+    if let backupComparison { document["backupComparison"] = backupComparison.json() }
+    return .object(document)
+  }
+
+  func budgetsJSON() -> JSONValue {
+    .array(budgets.map { item in
+      .object(["path": .string(item.budget.path.pattern), "maxBytes": .unsigned(item.budget.maxBytes), "bytes": .unsigned(item.bytes)])
+    })
+  }
+
+  /// The last NDJSON line: everything the JSON document holds but the arrays streamed before it.
+  public func ndjsonSummaryLine() -> JSONValue {
+    var line = header()
+    line["type"] = .string("summary")
+    line["summary"] = summaryJSON()
+    line["limits"] = limitsJSON()
+    line["largest"] = .array(largest.map { $0.json() })
+    line["budgets"] = budgetsJSON()
+    if let comparison { line["baseline"] = comparison.json() }
+    if let backupComparison { line["backupComparison"] = backupComparison.json() }
+    return .object(line)
+  }
+
+  private func header() -> [String: JSONValue] {
+    [
+      "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
+      "tool": AppDataVersion.toolJSON,
+      "container": .string(container),
+      "id": id.map { .string($0) } ?? .null,
+      "kind": .string(kind.rawValue),
+    ]
+  }
+
+  func summaryJSON() -> JSONValue {
+    var categoryObjects: [String: JSONValue] = [:]
+    for category in Category.allCases {
+      categoryObjects[category.rawValue] = (categories[category] ?? CategoryTotals()).json()
+    }
+    return .object([
+      "categories": .object(categoryObjects),
+      "backup": .object(["files": .unsigned(backup.files), "bytes": .unsigned(backup.bytes)]),
+      "directories": .unsigned(directories),
+    ])
+  }
+
+  func limitsJSON() -> JSONValue {
+    .object(["maxFileSize": .optional(maxFileSize), "maxBackupSize": .optional(maxBackupSize)])
+  }
+}
+
+extension BaselineComparison {
+  func json() -> JSONValue {
+    func change(_ before: UInt64, _ after: UInt64) -> [String: JSONValue] {
+      ["before": .unsigned(before), "after": .unsigned(after), "delta": .integer(Int64(bitPattern: after &- before))]
+    }
+    var backup = change(backupBefore, backupAfter)
+    backup["percent"] = percent.map { .double($0) } ?? .null
+    var perCategory: [String: JSONValue] = [:]
+    for (category, figures) in categories { perCategory[category.rawValue] = .object(change(figures.before, figures.after)) }
+    return .object([
+      "file": .string(file),
+      "backup": .object(backup),
+      "categories": .object(perCategory),
+      "growingPaths": .array(growing.map { item in
+        var object = JSONValue.pathFields(item.path)
+        for (key, value) in change(item.before, item.after) { object[key] = value }
+        return .object(object)
+      }),
+    ])
+  }
+}
+
+extension CategoryTotals {
+  func json() -> JSONValue {
+    .object(["files": .unsigned(files), "bytes": .unsigned(bytes), "allocatedBytes": .unsigned(allocatedBytes)])
+  }
+}
+
+extension Finding {
+  /// `{rule, severity, path, message, bytes?}`; `type` is added for NDJSON.
+  public func json(type: String? = nil) -> JSONValue {
+    var object = JSONValue.pathFields(path)
+    object["rule"] = .string(rule.id)
+    object["severity"] = .string(severity.rawValue)
+    object["message"] = .string(message)
+    if let bytes { object["bytes"] = .unsigned(bytes) }
+    if let type { object["type"] = .string(type) }
+    return .object(object)
+  }
+}
+
+extension LargeFile {
+  func json() -> JSONValue {
+    var object = JSONValue.pathFields(path)
+    object["bytes"] = .unsigned(bytes)
+    object["category"] = .string(category.rawValue)
+    return .object(object)
+  }
+}

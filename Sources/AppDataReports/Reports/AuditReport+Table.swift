@@ -1,0 +1,111 @@
+import AppDataSystem
+import AppDataCore
+// MARK: - The table report, for people
+
+extension AuditReport {
+  /// The `--format table` text. `exactBytes` prints sizes as byte counts (`--bytes`); `colors`
+  /// adds ANSI colours to severities and the result; `findingsOnly` (`--quiet`) prints only
+  /// the finding lines.
+  public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false) -> String {
+    func size(_ bytes: UInt64) -> String { exactBytes ? String(bytes) : ByteSize.human(bytes) }
+    func paint(_ text: String, _ code: String) -> String { colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+    func findingLine(_ finding: Finding) -> String {
+      let code = finding.severity == .error ? "31" : finding.severity == .warning ? "33" : "36"
+      return "  " + paint(finding.severity.rawValue.padding(7), code) + " " + TerminalText.escaped(finding.path)
+        + ": " + TerminalText.escaped(finding.message) + " [\(finding.rule.id)]"
+    }
+    if findingsOnly { return findings.map { findingLine($0) + "\n" }.joined() }
+    var lines: [String] = []
+    lines.append("Container: \(TerminalText.escaped(container))")
+    lines.append("")
+
+    var rows: [[String]] = [["CATEGORY", "FILES", "SIZE", "ALLOCATED", "BACKED UP"]]
+    var total = CategoryTotals()
+    for category in Category.allCases {
+      let totals = categories[category] ?? CategoryTotals()
+      total.add(totals)
+      rows.append([category.rawValue, String(totals.files), size(totals.bytes), size(totals.allocatedBytes),
+                   category.isBackedUp ? "yes" : "no"])
+    }
+    rows.append(["total", String(total.files), size(total.bytes), size(total.allocatedBytes), ""])
+    lines.append(contentsOf: TextTable.render(rows, rightAligned: [1, 2, 3]))
+    lines.append("")
+
+    var backupLine = "Backup: \(Plural.counted(backup.files, "file")), \(size(backup.bytes))"
+    if let maxBackupSize {
+      backupLine += " of \(size(maxBackupSize)) allowed"
+      backupLine += backup.bytes > maxBackupSize ? " (OVER THE LIMIT)" : ""
+    } else {
+      backupLine += " (no limit: --max-backup-size sets one)"
+    }
+    lines.append(backupLine)
+    for item in budgets {
+      lines.append("Budget \(TerminalText.escaped(item.budget.path.pattern)): \(size(item.bytes)) of \(size(item.budget.maxBytes))"
+                   + (item.bytes > item.budget.maxBytes ? " (OVER THE BUDGET)" : ""))
+    }
+    lines.append("Folders: \(directories)")
+    if let comparison {
+      lines.append("")
+      var growth = "Since \(TerminalText.escaped(comparison.file)): backup \(size(comparison.backupBefore)) -> \(size(comparison.backupAfter))"
+      growth += " (" + (comparison.delta >= 0 ? "+" : "-") + size(comparison.delta.magnitude)
+      if let percent = comparison.percent { growth += ", " + Plural.percent(percent) + "%" }
+      lines.append(growth + ")")
+      for item in comparison.growing {
+        lines.append("  +" + size(item.after - item.before) + "  " + TerminalText.escaped(item.path))
+      }
+    }
+
+    if let against = backupComparison {
+      func count(_ value: BackupComparison.Count) -> String { "\(value.files) (\(size(value.bytes)))" }
+      lines.append("")
+      lines.append("Against \(TerminalText.escaped(against.domain)) in \(TerminalText.escaped(against.backup)):")
+      lines.append("  backed up as predicted \(count(against.inBoth)); predicted but not in the backup \(count(against.onlyInContainer));")
+      lines.append("  in the backup though not backed up here \(count(against.unexpectedInBackup)); only in the backup \(count(against.onlyInBackup))")
+    }
+
+    if !largest.isEmpty {
+      lines.append("")
+      lines.append("Largest backed-up files:")
+      let sizes = largest.map { size($0.bytes) }
+      let width = sizes.map(\.count).max() ?? 0
+      for (file, text) in zip(largest, sizes) {
+        lines.append("  " + String(repeating: " ", count: width - text.count) + text + "  " + TerminalText.escaped(file.path))
+      }
+    }
+
+    lines.append("")
+    lines.append("Findings: " + Severity.counted(findings.map(\.severity)))
+    if !findings.isEmpty {
+      for finding in findings { lines.append(findingLine(finding)) }
+    }
+    if let entries {
+      lines.append("")
+      lines.append("Files (\(entries.count)):")
+      let sizes = entries.map { size($0.bytes) }
+      let width = sizes.map(\.count).max() ?? 0
+      let categoryWidth = entries.map(\.category.rawValue.count).max() ?? 0
+      for (entry, text) in zip(entries, sizes) {
+        var line = "  " + entry.category.rawValue.padding(categoryWidth) + "  "
+        line += String(repeating: " ", count: width - text.count) + text + "  " + TerminalText.escaped(entry.path)
+        if let by = entry.excludedBy, by != entry.path { line += "  (excluded by \(TerminalText.escaped(by)))" }
+        lines.append(line)
+      }
+    }
+    lines.append("")
+    lines.append(fails(at: failOn) ? "Result: " + paint("FAIL", "1;31") + " (findings at or above --fail-on \(failOn!.rawValue))"
+                 : "Result: " + paint("OK", "32"))
+    return lines.joined(separator: "\n") + "\n"
+  }
+}
+
+extension Severity {
+  /// `1 error, 2 warnings, 3 info`, most severe first; `none` for none.
+  static func counted(_ severities: [Severity]) -> String {
+    var counts: [String] = []
+    for severity in Severity.allCases.reversed() {
+      let count = severities.filter { $0 == severity }.count
+      if count > 0 { counts.append("\(count) \(severity.rawValue)\(count == 1 || severity == .info ? "" : "s")") }
+    }
+    return counts.isEmpty ? "none" : counts.joined(separator: ", ")
+  }
+}

@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+import CLibattr
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Syscalls {
+  /// `APPDATA_FORCE_COPY_FALLBACK=1` makes every copy take the read/write path, as a kernel or
+  /// filesystem that refuses `copy_file_range` would (tests).
+  package static let forcesCopyFallback = environment("APPDATA_FORCE_COPY_FALLBACK") == "1"
+
+  /// Copies `source` to `destination` (a new, empty file) keeping holes: each data extent found
+  /// with `lseek(SEEK_DATA)`/`lseek(SEEK_HOLE)` is copied with `copy_file_range(2)` where the
+  /// kernel allows it (the data never passes through user space), else with `pread`/`pwrite`
+  /// through a 128 KiB buffer, as cp uses (on `EXDEV`, `EINVAL`, `ENOSYS`, `EOPNOTSUPP`); holes are skipped,
+  /// and the destination ends with the source's exact size (`ftruncate` for a trailing hole).
+  /// A 2 GiB sparse file holding 4 MiB of data needs 4 MiB at the destination, not 2 GiB.
+  /// Returns the bytes of data copied (holes are not).
+  public static func copyData(
+    from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> UInt64 {
+    let size = Int64(try status(of: source, displayPath: displayPath()).size)
+    var copied: UInt64 = 0
+    var kernelCopies = !forcesCopyFallback
+    var buffer: UnsafeMutableRawBufferPointer?
+    defer { buffer?.deallocate() }
+    var offset: Int64 = 0
+    while offset < size {
+      let (start, end) = try nextExtent(source, from: offset, size: size, displayPath: displayPath())
+      guard start < end else { break }  // only a hole is left
+      var position = start
+      while position < end {
+        let wanted = Int(min(end - position, 1 << 30))
+        if kernelCopies {
+          switch kernelCopy(from: source, to: destination, at: position, count: wanted) {
+          case .success(0): position = end  // the source shrank under us: what is left reads as a hole
+          case .success(let count):
+            position += Int64(count)
+            copied += UInt64(count)
+          case .failure(let error) where [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EPERM].contains(error.code):
+            kernelCopies = false
+          case .failure(let error):
+            throw SystemError(code: error.code, operation: "copy the data of", path: displayPath())
+          }
+          continue
+        }
+        if buffer == nil { buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 4096) }
+        let chunk = buffer!
+        let count = try valueOrErrno("read the source of", path: displayPath()) {
+          pread(source.rawValue, chunk.baseAddress, min(wanted, chunk.count), off_t(position))
+        }
+        if count == 0 { break }
+        var written = 0
+        while written < count {
+          written += try valueOrErrno("write", path: displayPath()) {
+            pwrite(destination.rawValue, chunk.baseAddress! + written, count - written, off_t(position) + off_t(written))
+          }
+        }
+        position += Int64(count)
+        copied += UInt64(count)
+      }
+      offset = end
+    }
+    _ = try valueOrErrno("set the size of", path: displayPath()) { ftruncate(destination.rawValue, off_t(size)) }
+    return copied
+  }
+
+  /// The next data extent at or after `offset`: `[start, end)`; `start == end` when only a hole is
+  /// left. A filesystem without `SEEK_DATA` has one extent, the whole file.
+  private static func nextExtent(
+    _ file: FileDescriptor, from offset: Int64, size: Int64, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> (Int64, Int64) {
+    #if canImport(Glibc)
+    let start = appdata_seek_data(file.rawValue, off_t(offset))
+    if start < 0 {
+      let code = currentErrno()
+      if code == ENXIO { return (size, size) }  // no data after offset
+      if code == EINVAL || code == EOPNOTSUPP { return (offset, size) }
+      throw SystemError(code: code, operation: "find the data of", path: displayPath())
+    }
+    let end = appdata_seek_hole(file.rawValue, start)
+    return (Int64(start), end < 0 ? size : min(Int64(end), size))
+    #else
+    return (offset, size)
+    #endif
+  }
+
+  /// One `copy_file_range(2)` call between equal offsets; the errno on failure.
+  private static func kernelCopy(from source: FileDescriptor, to destination: FileDescriptor, at position: Int64, count: Int) -> Result<Int, Errno> {
+    #if canImport(Glibc)
+    var input = off_t(position)
+    var output = off_t(position)
+    while true {
+      let copied = appdata_copy_file_range(source.rawValue, &input, destination.rawValue, &output, count)
+      if copied >= 0 { return .success(copied) }
+      let code = currentErrno()
+      if code != EINTR { return .failure(Errno(code: code)) }
+    }
+    #else
+    return .failure(Errno(code: ENOSYS))
+    #endif
+  }
+}

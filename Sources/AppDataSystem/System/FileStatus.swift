@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A point in time as the filesystem stores it.
+public struct FileTime: Hashable, Sendable, Codable {
+  public var seconds: Int
+  public var nanoseconds: Int
+  public init(seconds: Int, nanoseconds: Int) {
+    self.seconds = seconds
+    self.nanoseconds = nanoseconds
+  }
+}
+
+/// What appdata needs from stat(2), without exposing `struct stat`.
+public struct FileStatus: Sendable {
+  /// The kind of entry.
+  public enum Kind: Sendable { case regular, directory, symbolicLink, other }
+
+  public var kind: Kind
+  /// Permission bits (st_mode & 07777).
+  public var permissions: UInt32
+  /// Apparent size in bytes (st_size): what a backup copies.
+  public var size: UInt64
+  /// Allocated size in bytes (st_blocks * 512).
+  public var allocatedSize: UInt64
+  /// Number of hard links.
+  public var linkCount: UInt64
+  public var device: UInt64
+  public var inode: UInt64
+  public var accessTime: FileTime
+  public var modificationTime: FileTime
+
+  package init(_ st: stat) {
+    let type = UInt32(st.st_mode) & UInt32(S_IFMT)
+    switch type {
+    case UInt32(S_IFREG): kind = .regular
+    case UInt32(S_IFDIR): kind = .directory
+    case UInt32(S_IFLNK): kind = .symbolicLink
+    default: kind = .other
+    }
+    permissions = UInt32(st.st_mode) & 0o7777
+    size = UInt64(max(0, st.st_size))
+    allocatedSize = UInt64(max(0, st.st_blocks)) * 512
+    linkCount = UInt64(st.st_nlink)
+    device = UInt64(st.st_dev)
+    inode = UInt64(st.st_ino)
+    #if canImport(Glibc)
+    accessTime = FileTime(seconds: st.st_atim.tv_sec, nanoseconds: st.st_atim.tv_nsec)
+    modificationTime = FileTime(seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec)
+    #else
+    accessTime = FileTime(seconds: st.st_atimespec.tv_sec, nanoseconds: st.st_atimespec.tv_nsec)
+    modificationTime = FileTime(seconds: st.st_mtimespec.tv_sec, nanoseconds: st.st_mtimespec.tv_nsec)
+    #endif
+  }
+
+  public var isDirectory: Bool { kind == .directory }
+
+  /// A folder known from its directory listing alone: the walk does not stat folders,
+  /// because it needs nothing from them but that they are folders.
+  /// Computed, not stored: a `static let` is a lazily initialised global, checked on every use.
+  package static var listedDirectory: FileStatus { FileStatus.described(kind: .directory, size: 0, allocatedSize: 0) }
+
+  /// The status of an entry known without stat(2) (a listed folder, an archive entry): one
+  /// link, no identity, no times.
+  package static func described(kind: Kind, size: UInt64, allocatedSize: UInt64) -> FileStatus {
+    FileStatus(kind: kind, permissions: 0, size: size, allocatedSize: allocatedSize, linkCount: 1, device: 0, inode: 0,
+               accessTime: FileTime(seconds: 0, nanoseconds: 0), modificationTime: FileTime(seconds: 0, nanoseconds: 0))
+  }
+
+  package init(kind: Kind, permissions: UInt32, size: UInt64, allocatedSize: UInt64, linkCount: UInt64, device: UInt64,
+       inode: UInt64, accessTime: FileTime, modificationTime: FileTime) {
+    self.kind = kind
+    self.permissions = permissions
+    self.size = size
+    self.allocatedSize = allocatedSize
+    self.linkCount = linkCount
+    self.device = device
+    self.inode = inode
+    self.accessTime = accessTime
+    self.modificationTime = modificationTime
+  }
+}

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Memory for secrets (a backup's password) and for what is decrypted with them (a backup's
+/// Manifest.db): its own anonymous mapping, left out of core dumps (`MADV_DONTDUMP`), wiped with
+/// `explicit_bzero` (which the compiler may not drop) and unmapped when released. Never a file:
+/// not in TMPDIR, not in /dev/shm.
+public final class SecretBuffer: @unchecked Sendable {
+  /// The mapping's start and length (a multiple of the page size; at least one page).
+  private let base: UnsafeMutableRawPointer
+  private let mappedLength: Int
+  /// The bytes in use, from the start.
+  public private(set) var count: Int
+
+  /// A zeroed buffer of `capacity` bytes, `count` 0; nil when the memory cannot be mapped.
+  public init?(capacity: Int) {
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    let length = max(page, (capacity + page - 1) / page * page)
+    guard let pointer = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+          pointer != MAP_FAILED else { return nil }
+    #if canImport(Glibc)
+    _ = madvise(pointer, length, MADV_DONTDUMP)
+    #endif
+    base = pointer
+    mappedLength = length
+    count = 0
+  }
+
+  /// Copies a secret that lives elsewhere (a C string) into a new buffer.
+  package convenience init?(copying bytes: UnsafeRawBufferPointer) {
+    self.init(capacity: bytes.count)
+    if let source = bytes.baseAddress, bytes.count > 0 { base.copyMemory(from: source, byteCount: bytes.count) }
+    count = bytes.count
+  }
+
+  deinit {
+    explicit_bzero(base, mappedLength)
+    munmap(base, mappedLength)
+  }
+
+  /// How many bytes the buffer can hold.
+  public var capacity: Int { mappedLength }
+
+  /// The bytes in use.
+  public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+  /// All of the buffer, to be written in place; `setCount` then says how much is in use.
+  public var storage: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: base, count: mappedLength) }
+
+  /// Says how many bytes from the start are in use (wiping what is dropped).
+  public func setCount(_ newCount: Int) {
+    precondition(newCount >= 0 && newCount <= mappedLength)
+    if newCount < count { explicit_bzero(base + newCount, count - newCount) }
+    count = newCount
+  }
+
+  /// Appends bytes read from `descriptor` until a newline, the end of the input, or the buffer is
+  /// full: the first line (without its newline, or a final `\r`). Reads one byte at a time, so
+  /// nothing after the line is taken from a pipe. Returns false when the line did not fit.
+  public func readLine(from descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> Bool {
+    setCount(0)
+    while true {
+      if count == mappedLength { return false }
+      let read = try Syscalls.read(descriptor, into: UnsafeMutableRawBufferPointer(start: base + count, count: 1),
+                                   displayPath: displayPath())
+      if read == 0 { break }
+      if base.load(fromByteOffset: count, as: UInt8.self) == 0x0A {
+        explicit_bzero(base + count, 1)
+        break
+      }
+      count += 1
+    }
+    if count > 0 && base.load(fromByteOffset: count - 1, as: UInt8.self) == 0x0D { setCount(count - 1) }
+    return true
+  }
+}
+
+extension Syscalls {
+  /// An environment variable's value copied into secret memory, then overwritten in this
+  /// process's environment (so it no longer shows in /proc/PID/environ); nil when it is not set.
+  package static func takeSecretEnvironment(_ name: String) -> SecretBuffer? {
+    guard let value = getenv(name) else { return nil }
+    let length = strlen(value)
+    let secret = SecretBuffer(copying: UnsafeRawBufferPointer(start: value, count: length))
+    explicit_bzero(value, length)
+    unsetenv(name)
+    return secret
+  }
+
+  /// Whether standard input is a terminal (a password can be asked for).
+  package static var isStandardInputATerminal: Bool { isatty(0) == 1 }
+
+  /// The terminal settings saved while echo is off, restored by the signal handler.
+  nonisolated(unsafe) private static var savedTerminal = termios()
+
+  /// Writes `prompt` to standard error and reads one line from the terminal on standard input
+  /// with echo off (the settings are restored after the line, and on SIGINT, SIGTERM, SIGHUP or
+  /// SIGQUIT before the signal's default action).
+  package static func readSecretLine(prompt: String, into secret: SecretBuffer) throws(SystemError) -> Bool {
+    try writeAll(.standardError, Array(prompt.utf8), displayPath: "standard error")
+    var settings = termios()
+    let canSilence = tcgetattr(0, &settings) == 0
+    if canSilence {
+      savedTerminal = settings
+      let restoreAndRaise: @convention(c) (Int32) -> Void = { signal in
+        _ = tcsetattr(0, TCSAFLUSH, &Syscalls.savedTerminal)
+        Glibc_or_Darwin_signal(signal, SIG_DFL)
+        raise(signal)
+      }
+      for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc_or_Darwin_signal(signal, restoreAndRaise) }
+      var silent = settings
+      silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
+      silent.c_lflag |= tcflag_t(ICANON)
+      _ = tcsetattr(0, TCSAFLUSH, &silent)
+    }
+    defer {
+      if canSilence {
+        _ = tcsetattr(0, TCSAFLUSH, &settings)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc_or_Darwin_signal(signal, SIG_DFL) }
+        try? writeAll(.standardError, [0x0A], displayPath: "standard error")
+      }
+    }
+    return try secret.readLine(from: FileDescriptor(rawValue: 0), displayPath: "the terminal")
+  }
+}
+
+@inline(__always)
+private func Glibc_or_Darwin_signal(_ number: Int32, _ handler: (@convention(c) (Int32) -> Void)?) {
+  #if canImport(Glibc)
+  _ = Glibc.signal(number, handler)
+  #else
+  _ = Darwin.signal(number, handler)
+  #endif
+}
