@@ -147,6 +147,23 @@ struct BackupTests {
             == ["the backup's SnapshotState is 'uploading', not 'finished': it may lack files"])
   }
 
+  /// SQLite's result code, not its words, decides the refusal: a stored 17 MB relativePath is
+  /// past the value length appdata allows (SQLITE_TOOBIG), not a damaged file.
+  @Test func aValuePastSQLitesLimitIsRefusedAsSuch() throws {
+    let folder = Self.fixtures + "/too-big"
+    let made = try AppData.shell("""
+      mkdir -p '\(folder)' && cp '\(Self.plain)/Info.plist' '\(Self.plain)/Manifest.plist' '\(Self.plain)/Status.plist' '\(folder)/' && \
+      python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); \
+      db.execute("CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)"); \
+      db.execute("INSERT INTO Files VALUES (?, ?, ?, 1, ?)", ("0" * 40, "AppDomain-com.example.notes", "a" * (17 << 20), b"")); db.commit()' \
+        '\(folder)/Manifest.db'
+      """)
+    try #require(made.status == 0, "\(made.error)")
+    let result = try AppData.run(["audit", "--no-config", folder])
+    #expect(result.status == 2)
+    #expect(result.error == "appdata: error: \(folder)/Manifest.db: cannot read the backup manifest (it asks for more than the limits appdata sets): string or blob too big\n")
+  }
+
   @Test func whatCannotBeReadIsRefusedInOneLine() throws {
     let cases: [(String, String)] = [
       ("old", "\(Self.fixtures)/old: a backup from before iOS 10 (Manifest.mbdb, no Manifest.db); appdata reads backups made by iOS 10 and later"),

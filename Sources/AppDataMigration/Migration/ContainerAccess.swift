@@ -69,7 +69,7 @@ public final class ContainerAccess: @unchecked Sendable {
     let file = try Syscalls.open(components.last!, in: parent, options: .readFile, displayPath: display(components))
     defer { file.close() }
     let data = try Syscalls.readUpTo(file, limit + 1, displayPath: display(components))
-    if data.count > limit { throw SystemError(code: 27 /* EFBIG */, operation: "read (too large)", path: display(components)) }
+    if data.count > limit { throw SystemError(code: 27 /* EFBIG */, operation: .readTooLarge, path: display(components)) }
     return data
   }
 

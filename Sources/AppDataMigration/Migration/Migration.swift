@@ -161,7 +161,7 @@ public struct Migration {
         let attribute = MarkerTable.platformName(of: marker)
         try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, onEntry: probe, in: folder, displayPath: display)
         guard try ExtendedAttributes.value(of: attribute, onEntry: probe, in: folder, displayPath: display) != nil else {
-          throw SystemError(code: ErrnoValue.noAttribute, operation: "keep a marker", path: display)
+          throw SystemError(code: ErrnoValue.noAttribute, operation: .keepMarker(nil), path: display)
         }
       }
     } catch {

@@ -87,7 +87,7 @@ final class Migrator {
       try Syscalls.makeDirectory(name, in: parent, mode: 0o755, displayPath: container.display(step.destination))
     } catch where error.isExists {
       let status = try Syscalls.status(of: name, in: parent, displayPath: container.display(step.destination))
-      guard status.isDirectory else { throw SystemError(code: 20, operation: "create the folder (a file has its name)", path: container.display(step.destination)) }
+      guard status.isDirectory else { throw SystemError(code: 20, operation: .createFolderOverFile, path: container.display(step.destination)) }
     }
     if step.mark { try mark(name, in: parent, display: container.display(step.destination)) }
     try Syscalls.sync(parent, displayPath: container.display(parentPath))
@@ -218,7 +218,7 @@ final class Migrator {
       try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, onEntry: name, in: folder, displayPath: display)
       let stored = try ExtendedAttributes.value(of: attribute, onEntry: name, in: folder, displayPath: display)
       guard let stored, marker.isExcluding(value: stored) else {
-        throw SystemError(code: ErrnoValue.noAttribute, operation: "keep the \(marker.rawValue) marker (it did not stick)", path: display)
+        throw SystemError(code: ErrnoValue.noAttribute, operation: .keepMarker(marker.rawValue), path: display)
       }
     }
   }

@@ -165,7 +165,7 @@ public struct ArchiveAuditor {
       do {
         reader = try LibArchive(path: auditor.archivePath)
       } catch {
-        throw Failure(message: error.message.contains("Unrecognized archive format")
+        throw Failure(message: error.isFileFormat
           ? "is neither a container folder nor an archive appdata can read (\(error.message))"
           : "cannot read the archive (truncated or damaged?): \(error.message)")
       }
@@ -180,7 +180,7 @@ public struct ArchiveAuditor {
         do {
           header = try reader.next()
         } catch {
-          let unrecognised = !sawEntry && error.message.contains("Unrecognized archive format")
+          let unrecognised = !sawEntry && error.isFileFormat
           throw Failure(message: unrecognised ? "is neither a container folder nor an archive appdata can read (\(error.message))"
                                               : "cannot read the archive (truncated or damaged?): \(error.message)")
         }

@@ -20,7 +20,17 @@ struct ArchiveHeader {
 /// content (tar, pax, zip; gzip, xz, zstd, bzip2), one entry at a time, nothing extracted.
 /// The thin wrapper: the only code that calls libarchive.
 final class LibArchive {
-  struct Failure: Error { var message: String }
+  /// What libarchive said: its message (escaped) and its error number, which is what code
+  /// decides by (`isUnrecognisedFormat`), never the words.
+  struct Failure: Error {
+    var message: String
+    /// `archive_errno`: an errno value, or libarchive's own ARCHIVE_ERRNO_* (0 when none was set).
+    var code: Int32 = 0
+
+    /// ARCHIVE_ERRNO_FILE_FORMAT (EILSEQ on Linux, which has no EFTYPE): bytes of no format
+    /// libarchive reads, or a format it reads but damaged.
+    var isFileFormat: Bool { code == ErrnoValue.illegalByteSequence }
+  }
 
   private let archive: OpaquePointer
   private var entry: OpaquePointer?
@@ -41,7 +51,7 @@ final class LibArchive {
     archive_read_support_format_all(archive)
     // Every stored property is set, so deinit frees the reader if opening fails.
     if archive_read_open_filename(archive, path, 64 * 1024) != ARCHIVE_OK {
-      throw Failure(message: errorMessage())
+      throw failure()
     }
   }
 
@@ -57,7 +67,7 @@ final class LibArchive {
     archive_read_support_filter_all(archive)
     archive_read_support_format_all(archive)
     if archive_read_open_memory(archive, copy.baseAddress, bytes.count) != ARCHIVE_OK {
-      throw Failure(message: errorMessage())
+      throw failure()
     }
   }
 
@@ -66,10 +76,12 @@ final class LibArchive {
     memory?.deallocate()
   }
 
-  private func errorMessage() -> String {
-    guard let text = archive_error_string(archive) else { return "unexpected end of the archive" }
-    // libarchive's messages quote names and bytes from the archive: escaped like file names.
-    return TerminalText.escaped(String(cString: text))
+  /// The reader's current error. libarchive's messages quote names and bytes from the archive:
+  /// escaped like file names, here, where the failure is made.
+  private func failure() -> Failure {
+    let code = archive_errno(archive)
+    guard let text = archive_error_string(archive) else { return Failure(message: "unexpected end of the archive", code: code) }
+    return Failure(message: TerminalText.escaped(String(cString: text)), code: code)
   }
 
   /// The next entry's header, or nil at the end of the archive.
@@ -77,7 +89,7 @@ final class LibArchive {
     var current: OpaquePointer?
     let status = archive_read_next_header(archive, &current)
     if status == ARCHIVE_EOF { return nil }
-    if status < ARCHIVE_WARN || current == nil { throw Failure(message: errorMessage()) }
+    if status < ARCHIVE_WARN || current == nil { throw failure() }
     entry = current
     guard let current else { return nil }
 
@@ -122,7 +134,7 @@ final class LibArchive {
     while data.count < limit {
       let count = chunk.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, min($0.count, limit - data.count)) }
       if count == 0 { break }
-      if count < 0 { throw Failure(message: errorMessage()) }
+      if count < 0 { throw failure() }
       data.append(contentsOf: chunk[0..<count])
     }
     return data

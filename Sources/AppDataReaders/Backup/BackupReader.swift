@@ -61,7 +61,8 @@ package struct BackupReader {
 
   /// The refusal for a database SQLite cannot read to the end.
   func damaged(_ error: SQLiteDatabase.Failure) -> Refusal {
-    Refusal("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (truncated or damaged?): \(error.message)")
+    let why = error.isPastLimits ? "it asks for more than the limits appdata sets" : "truncated or damaged?"
+    return Refusal("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (\(why)): \(error.message)")
   }
 
   /// Opens the database, read-only and immutable (decrypted into memory when it is encrypted),

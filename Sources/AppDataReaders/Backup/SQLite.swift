@@ -15,10 +15,20 @@ import CSQLite
 /// `unusualColumns(of:expecting:)` finds a `Files` table that is not plain stored columns, which
 /// the reader refuses before a row is read.
 final class SQLiteDatabase {
-  /// A failure, in SQLite's words (escaped: its messages quote names from the file's schema).
+  /// A failure: SQLite's result code, which code decides by, and its words (escaped here, where
+  /// the failure is made: SQLite's messages quote names from the file's schema).
   struct Failure: Error {
     var message: String
-    init(message: String) { self.message = TerminalText.escaped(message) }
+    /// The primary result code (`SQLITE_CORRUPT`, `SQLITE_NOTADB`, `SQLITE_TOOBIG`, ...).
+    var code: Int32
+
+    init(message: String, code: Int32) {
+      self.message = TerminalText.escaped(message)
+      self.code = code & 0xFF
+    }
+
+    /// A value or an allocation past the limits `distrust` sets: the file asked for too much.
+    var isPastLimits: Bool { code == SQLITE_TOOBIG || code == SQLITE_NOMEM }
   }
 
   /// The longest string or blob SQLite builds for appdata: a relativePath is at most a few KB
@@ -92,8 +102,9 @@ final class SQLiteDatabase {
   /// none), after closing the connection.
   private static func closing(_ handle: OpaquePointer?, status: Int32) -> Failure {
     let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+    let code = handle.map { sqlite3_extended_errcode($0) } ?? status
     sqlite3_close(handle)
-    return Failure(message: message)
+    return Failure(message: message, code: code)
   }
 
   /// Whether a table of that name exists (a damaged file fails here, with SQLite's words).
@@ -130,7 +141,7 @@ final class SQLiteDatabase {
   func prepare(_ sql: String) throws(Failure) -> Statement {
     var statement: OpaquePointer?
     guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-      throw Failure(message: String(cString: sqlite3_errmsg(handle)))
+      throw Failure(message: String(cString: sqlite3_errmsg(handle)), code: sqlite3_extended_errcode(handle))
     }
     return Statement(handle: statement, database: handle)
   }
@@ -152,7 +163,7 @@ final class SQLiteDatabase {
       switch sqlite3_step(handle) {
       case SQLITE_ROW: return true
       case SQLITE_DONE: return false
-      default: throw Failure(message: String(cString: sqlite3_errmsg(database)))
+      default: throw Failure(message: String(cString: sqlite3_errmsg(database)), code: sqlite3_extended_errcode(database))
       }
     }
 

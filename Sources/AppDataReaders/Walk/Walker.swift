@@ -265,7 +265,7 @@ struct Worker {
       }
       switch opened {
       case .failure(let error):
-        visitor.failed(path: folder.path, error: SystemError(code: error.code, operation: "open the folder", path: ""))
+        visitor.failed(path: folder.path, error: SystemError(code: error.code, operation: .openFolder, path: ""))
         return
       case .success(let descriptor):
         do {
@@ -287,7 +287,7 @@ struct Worker {
       }
     }
     if let failure {
-      visitor.failed(path: folder.path, error: SystemError(code: failure, operation: "read the folder", path: ""))
+      visitor.failed(path: folder.path, error: SystemError(code: failure, operation: .readFolder, path: ""))
     }
   }
 
@@ -306,7 +306,7 @@ struct Worker {
       switch Syscalls.status(cName: cName, in: stream.descriptor) {
       case .success(let value): status = value
       case .failure(let error):
-        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: "read the status of", path: ""))
+        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: .readStatus, path: ""))
         return
       }
     }
@@ -315,7 +315,7 @@ struct Worker {
     switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch, pathFallback: pathFallback) {
     case .success(let value): attributes = value
     case .failure(let error):
-      visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: "read the extended attributes of", path: ""))
+      visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: .readExtendedAttributes, path: ""))
     }
 
     let placement = layouts[folder.root].place(

@@ -32,7 +32,7 @@ public final class DirectoryStream: @unchecked Sendable {
     guard let stream = fdopendir(descriptor.rawValue) else {
       let code = currentErrno()
       descriptor.close()
-      throw SystemError(code: code, operation: "read the folder", path: displayPath())
+      throw SystemError(code: code, operation: .readFolder, path: displayPath())
     }
     self.stream = stream
     #endif
@@ -117,7 +117,7 @@ public final class DirectoryStream: @unchecked Sendable {
     let failure = forEachEntry { cName, length, _ in
       result.append(cName.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) })
     }
-    if let failure { throw SystemError(code: failure, operation: "read the folder", path: "") }
+    if let failure { throw SystemError(code: failure, operation: .readFolder, path: "") }
     return result
   }
 }

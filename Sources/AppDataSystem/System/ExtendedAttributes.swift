@@ -83,7 +83,7 @@ public enum ExtendedAttributes {
     _ value: [UInt8], of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
-    _ = try valueOrErrno("set the extended attribute \(attribute) on", path: displayPath()) {
+    _ = try valueOrErrno(.setExtendedAttribute(attribute), path: displayPath()) {
       withCName(name) { cName -> Int in
         value.withUnsafeBytes { raw -> Int in
           #if canImport(Glibc)
@@ -111,7 +111,7 @@ public enum ExtendedAttributes {
     if result == 0 { return true }
     let code = currentErrno()
     if code == ErrnoValue.noAttribute { return false }
-    throw SystemError(code: code, operation: "remove the extended attribute \(attribute) from", path: displayPath())
+    throw SystemError(code: code, operation: .removeExtendedAttribute(attribute), path: displayPath())
   }
 
   /// The value of `attribute` on `name` in `directory`, or nil when absent.
@@ -122,7 +122,7 @@ public enum ExtendedAttributes {
     switch result {
     case .success(let value): return value
     case .failure(let error):
-      throw SystemError(code: error.code, operation: "read the extended attribute \(attribute) of", path: displayPath())
+      throw SystemError(code: error.code, operation: .readExtendedAttribute(attribute), path: displayPath())
     }
   }
 
@@ -174,7 +174,7 @@ public enum ExtendedAttributes {
       let code = currentErrno()
       if code == EINTR { continue }
       if code == ERANGE { buffer = [UInt8](repeating: 0, count: buffer.count * 4); continue }
-      throw SystemError(code: code, operation: "read extended attributes of", path: path)
+      throw SystemError(code: code, operation: .readExtendedAttributes, path: path)
     }
   }
 
@@ -194,13 +194,13 @@ public enum ExtendedAttributes {
       if code == EINTR { continue }
       if code == ErrnoValue.noAttribute { return nil }
       if code == ERANGE && buffer.count < 1 << 20 { buffer = [UInt8](repeating: 0, count: buffer.count * 16); continue }
-      throw SystemError(code: code, operation: "read the extended attribute \(attribute) of", path: path)
+      throw SystemError(code: code, operation: .readExtendedAttribute(attribute), path: path)
     }
   }
 
   /// lsetxattr(2) on a path.
   public static func setValue(_ value: [UInt8], of attribute: String, atPath path: String) throws(SystemError) {
-    _ = try valueOrErrno("set the extended attribute \(attribute) on", path: path) {
+    _ = try valueOrErrno(.setExtendedAttribute(attribute), path: path) {
       value.withUnsafeBytes { raw -> Int32 in
         #if canImport(Glibc)
         return lsetxattr(path, attribute, raw.baseAddress, raw.count, 0)
@@ -224,7 +224,7 @@ public enum ExtendedAttributes {
       let code = currentErrno()
       if code == EINTR { continue }
       if code == ErrnoValue.noAttribute { return false }
-      throw SystemError(code: code, operation: "remove the extended attribute \(attribute) from", path: path)
+      throw SystemError(code: code, operation: .removeExtendedAttribute(attribute), path: path)
     }
   }
 
@@ -235,11 +235,11 @@ public enum ExtendedAttributes {
     from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     #if canImport(Glibc)
-    _ = try valueOrErrno("copy extended attributes to", path: displayPath()) {
+    _ = try valueOrErrno(.copyExtendedAttributes, path: displayPath()) {
       appdata_attr_copy_fd(nil, source.rawValue, nil, destination.rawValue)
     }
     #else
-    _ = try valueOrErrno("copy extended attributes to", path: displayPath()) {
+    _ = try valueOrErrno(.copyExtendedAttributes, path: displayPath()) {
       fcopyfile(source.rawValue, destination.rawValue, nil, copyfile_flags_t(COPYFILE_XATTR))
     }
     #endif

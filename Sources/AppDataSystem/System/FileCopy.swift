@@ -41,19 +41,19 @@ extension Syscalls {
           case .failure(let error) where [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EPERM].contains(error.code):
             kernelCopies = false
           case .failure(let error):
-            throw SystemError(code: error.code, operation: "copy the data of", path: displayPath())
+            throw SystemError(code: error.code, operation: .copyData, path: displayPath())
           }
           continue
         }
         if buffer == nil { buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 4096) }
         let chunk = buffer!
-        let count = try valueOrErrno("read the source of", path: displayPath()) {
+        let count = try valueOrErrno(.readSource, path: displayPath()) {
           pread(source.rawValue, chunk.baseAddress, min(wanted, chunk.count), off_t(position))
         }
         if count == 0 { break }
         var written = 0
         while written < count {
-          written += try valueOrErrno("write", path: displayPath()) {
+          written += try valueOrErrno(.write, path: displayPath()) {
             pwrite(destination.rawValue, chunk.baseAddress! + written, count - written, off_t(position) + off_t(written))
           }
         }
@@ -62,7 +62,7 @@ extension Syscalls {
       }
       offset = end
     }
-    _ = try valueOrErrno("set the size of", path: displayPath()) { ftruncate(destination.rawValue, off_t(size)) }
+    _ = try valueOrErrno(.setSize, path: displayPath()) { ftruncate(destination.rawValue, off_t(size)) }
     return copied
   }
 
@@ -77,7 +77,7 @@ extension Syscalls {
       let code = currentErrno()
       if code == ENXIO { return (size, size) }  // no data after offset
       if code == EINVAL || code == EOPNOTSUPP { return (offset, size) }
-      throw SystemError(code: code, operation: "find the data of", path: displayPath())
+      throw SystemError(code: code, operation: .findData, path: displayPath())
     }
     let end = appdata_seek_hole(file.rawValue, start)
     return (Int64(start), end < 0 ? size : min(Int64(end), size))

@@ -21,7 +21,7 @@ package func currentErrno() -> Int32 {
 /// The one place where a C return value becomes a Swift error (swift-system's `valueOrErrno`).
 @inline(__always)
 package func valueOrErrno<I: FixedWidthInteger>(
-  _ operation: @autoclosure () -> String, path: @autoclosure () -> String,
+  _ operation: @autoclosure () -> SystemError.Operation, path: @autoclosure () -> String,
   retryOnInterrupt: Bool = true, _ call: () -> I
 ) throws(SystemError) -> I {
   while true {
@@ -72,7 +72,7 @@ public enum Syscalls {
     displayPath: @autoclosure () -> String
   ) throws(SystemError) -> FileDescriptor {
     let fd = try withCName(name) { cName throws(SystemError) in
-      try valueOrErrno("open", path: displayPath()) {
+      try valueOrErrno(.open, path: displayPath()) {
         openat(directory.rawValue, cName, options.rawValue, mode_t(mode))
       }
     }
@@ -119,7 +119,7 @@ public enum Syscalls {
     defer { top.close() }
     switch openFolder(relativePath: relativePath, below: top) {
     case .success(let descriptor): return descriptor
-    case .failure(let error): throw SystemError(code: error.code, operation: "open", path: path)
+    case .failure(let error): throw SystemError(code: error.code, operation: .open, path: path)
     }
   }
 
@@ -151,7 +151,7 @@ public enum Syscalls {
     try withCName(name) { cName throws(SystemError) in
       switch status(cName: cName, in: directory) {
       case .success(let st): return st
-      case .failure(let error): throw SystemError(code: error.code, operation: "read the status of", path: displayPath())
+      case .failure(let error): throw SystemError(code: error.code, operation: .readStatus, path: displayPath())
       }
     }
   }
@@ -159,14 +159,14 @@ public enum Syscalls {
   /// fstat(2) on an open descriptor.
   public static func status(of descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> FileStatus {
     var st = stat()
-    _ = try valueOrErrno("read the status of", path: displayPath()) { fstat(descriptor.rawValue, &st) }
+    _ = try valueOrErrno(.readStatus, path: displayPath()) { fstat(descriptor.rawValue, &st) }
     return FileStatus(st)
   }
 
   /// lstat(2) on a path (used only for paths the user typed).
   public static func status(ofPath path: String) throws(SystemError) -> FileStatus {
     var st = stat()
-    _ = try valueOrErrno("read the status of", path: path) { lstat(path, &st) }
+    _ = try valueOrErrno(.readStatus, path: path) { lstat(path, &st) }
     return FileStatus(st)
   }
 
@@ -175,19 +175,19 @@ public enum Syscalls {
   public static func openDirectory(atPath path: String, followFinalSymlink: Bool = true) throws(SystemError) -> FileDescriptor {
     var flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
     if !followFinalSymlink { flags |= O_NOFOLLOW }
-    let fd = try valueOrErrno("open", path: path) { Glibc_or_Darwin_open(path, flags) }
+    let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, flags) }
     return FileDescriptor(rawValue: fd)
   }
 
   /// open(2) of a file the user named, read-only.
   public static func openFile(atPath path: String) throws(SystemError) -> FileDescriptor {
-    let fd = try valueOrErrno("open", path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_CLOEXEC) }
+    let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_CLOEXEC) }
     return FileDescriptor(rawValue: fd)
   }
 
   /// open(2) with O_CREAT | O_TRUNC: a report file the user named.
   public static func createOrTruncate(atPath path: String) throws(SystemError) -> FileDescriptor {
-    let fd = try valueOrErrno("create", path: path) {
+    let fd = try valueOrErrno(.create, path: path) {
       Glibc_or_Darwin_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     }
     return FileDescriptor(rawValue: fd)
@@ -195,7 +195,7 @@ public enum Syscalls {
 
   /// open(2) with O_APPEND | O_CREAT: a file others also append to (GITHUB_STEP_SUMMARY).
   public static func openForAppending(atPath path: String) throws(SystemError) -> FileDescriptor {
-    let fd = try valueOrErrno("open", path: path) {
+    let fd = try valueOrErrno(.open, path: path) {
       Glibc_or_Darwin_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
     }
     return FileDescriptor(rawValue: fd)
@@ -205,7 +205,7 @@ public enum Syscalls {
   public static func read(
     _ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> Int {
-    try valueOrErrno("read", path: displayPath()) {
+    try valueOrErrno(.read, path: displayPath()) {
       Glibc_or_Darwin_read(descriptor.rawValue, buffer.baseAddress, buffer.count)
     }
   }
@@ -224,7 +224,7 @@ public enum Syscalls {
   ) throws(SystemError) {
     var offset = 0
     while offset < buffer.count {
-      let written = try valueOrErrno("write", path: displayPath()) {
+      let written = try valueOrErrno(.write, path: displayPath()) {
         Glibc_or_Darwin_write(descriptor.rawValue, buffer.baseAddress! + offset, buffer.count - offset)
       }
       offset += written
@@ -258,7 +258,7 @@ public enum Syscalls {
 
   /// fsync(2): data and metadata reach the disk before we go on.
   public static func sync(_ descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
-    _ = try valueOrErrno("flush to disk", path: displayPath()) { fsync(descriptor.rawValue) }
+    _ = try valueOrErrno(.flush, path: displayPath()) { fsync(descriptor.rawValue) }
   }
 
   /// mkdirat(2).
@@ -266,7 +266,7 @@ public enum Syscalls {
     _ name: [UInt8], in directory: FileDescriptor, mode: UInt32 = 0o755, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     try withCName(name) { cName throws(SystemError) in
-      _ = try valueOrErrno("create the folder", path: displayPath()) {
+      _ = try valueOrErrno(.createFolder, path: displayPath()) {
         mkdirat(directory.rawValue, cName, mode_t(mode))
       }
     }
@@ -277,7 +277,7 @@ public enum Syscalls {
     _ name: [UInt8], in directory: FileDescriptor, isDirectory: Bool, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     try withCName(name) { cName throws(SystemError) in
-      _ = try valueOrErrno("remove", path: displayPath()) {
+      _ = try valueOrErrno(.remove, path: displayPath()) {
         unlinkat(directory.rawValue, cName, isDirectory ? AT_REMOVEDIR : 0)
       }
     }
@@ -290,7 +290,7 @@ public enum Syscalls {
   ) throws(SystemError) {
     try withCName(name) { old throws(SystemError) in
       try withCName(newName) { new throws(SystemError) in
-        _ = try valueOrErrno("move", path: displayPath()) {
+        _ = try valueOrErrno(.move, path: displayPath()) {
           #if canImport(Glibc)
           return appdata_rename_noreplace(source.rawValue, old, destination.rawValue, new)
           #else
@@ -309,7 +309,7 @@ public enum Syscalls {
   ) throws(SystemError) {
     try withCName(name) { old throws(SystemError) in
       try withCName(newName) { new throws(SystemError) in
-        _ = try valueOrErrno("replace", path: displayPath()) { renameat(source.rawValue, old, destination.rawValue, new) }
+        _ = try valueOrErrno(.replace, path: displayPath()) { renameat(source.rawValue, old, destination.rawValue, new) }
       }
     }
   }
@@ -320,7 +320,7 @@ public enum Syscalls {
   ) throws(SystemError) -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: 4096)
     let count = try withCName(name) { cName throws(SystemError) in
-      try valueOrErrno("read the link", path: displayPath()) {
+      try valueOrErrno(.readLink, path: displayPath()) {
         buffer.withUnsafeMutableBytes { readlinkat(directory.rawValue, cName, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
       }
     }
@@ -333,7 +333,7 @@ public enum Syscalls {
   ) throws(SystemError) {
     try withCName(target) { cTarget throws(SystemError) in
       try withCName(name) { cName throws(SystemError) in
-        _ = try valueOrErrno("create the link", path: displayPath()) {
+        _ = try valueOrErrno(.createLink, path: displayPath()) {
           symlinkat(cTarget, directory.rawValue, cName)
         }
       }
@@ -342,7 +342,7 @@ public enum Syscalls {
 
   /// fchmod(2).
   public static func setMode(_ descriptor: FileDescriptor, _ mode: UInt32, displayPath: @autoclosure () -> String) throws(SystemError) {
-    _ = try valueOrErrno("set the mode of", path: displayPath()) { fchmod(descriptor.rawValue, mode_t(mode)) }
+    _ = try valueOrErrno(.setMode, path: displayPath()) { fchmod(descriptor.rawValue, mode_t(mode)) }
   }
 
   /// utimensat(2) without following symlinks: access and modification times.
@@ -355,7 +355,7 @@ public enum Syscalls {
       timespec(tv_sec: modification.seconds, tv_nsec: modification.nanoseconds),
     ]
     try withCName(name) { cName throws(SystemError) in
-      _ = try valueOrErrno("set the times of", path: displayPath()) {
+      _ = try valueOrErrno(.setTimes, path: displayPath()) {
         utimensat(directory.rawValue, cName, &times, AT_SYMLINK_NOFOLLOW)
       }
     }

@@ -8,12 +8,12 @@ import Darwin
 public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
   /// The errno value.
   public var code: Int32
-  /// The operation that failed, in words ("open", "read extended attributes of").
-  public var operation: String
+  /// The operation that failed (`.open`, `.readExtendedAttributes`); its `words` name it in messages.
+  public var operation: Operation
   /// The path the operation was about, as the user should see it.
   public var path: String
 
-  public init(code: Int32, operation: String, path: String) {
+  public init(code: Int32, operation: Operation, path: String) {
     self.code = code
     self.operation = operation
     self.path = path
@@ -27,11 +27,72 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
 
   /// The operation without its trailing preposition, for messages where the path is shown
   /// elsewhere: "read the extended attributes" rather than "read the extended attributes of".
-  public var action: String {
-    for suffix in [" of", " from", " on", " to"] where operation.hasSuffix(suffix) {
-      return String(operation.dropLast(suffix.count))
+  public var action: String { operation.action }
+
+  /// What failed: one case per operation appdata names in a message, so code decides by the
+  /// case and never by the words.
+  public enum Operation: Sendable, Equatable, CustomStringConvertible {
+    case open, openFolder, readFolder, readStatus, read, readTooLarge, readLink, readSource
+    case write, create, createFolder, createFolderOverFile, createLink, move, replace, remove, flush
+    case setTimes, setSize, setMode, copyData, copySpecialFile, findData
+    case readExtendedAttributes, readExtendedAttribute(String), setExtendedAttribute(String)
+    case removeExtendedAttribute(String), copyExtendedAttributes
+    /// A marker that did not stick (its name), or any marker (nil).
+    case keepMarker(String?)
+
+    /// The words after "cannot", with the preposition the path follows ("read the status of").
+    public var description: String {
+      switch self {
+      case .open: return "open"
+      case .openFolder: return "open the folder"
+      case .readFolder: return "read the folder"
+      case .readStatus: return "read the status of"
+      case .read: return "read"
+      case .readTooLarge: return "read (too large)"
+      case .readLink: return "read the link"
+      case .readSource: return "read the source of"
+      case .write: return "write"
+      case .create: return "create"
+      case .createFolder: return "create the folder"
+      case .createFolderOverFile: return "create the folder (a file has its name)"
+      case .createLink: return "create the link"
+      case .move: return "move"
+      case .replace: return "replace"
+      case .remove: return "remove"
+      case .flush: return "flush to disk"
+      case .setTimes: return "set the times of"
+      case .setSize: return "set the size of"
+      case .setMode: return "set the mode of"
+      case .copyData: return "copy the data of"
+      case .copySpecialFile: return "copy a special file (device, FIFO or socket)"
+      case .findData: return "find the data of"
+      case .readExtendedAttributes: return "read the extended attributes of"
+      case .readExtendedAttribute(let name): return "read the extended attribute \(name) of"
+      case .setExtendedAttribute(let name): return "set the extended attribute \(name) on"
+      case .removeExtendedAttribute(let name): return "remove the extended attribute \(name) from"
+      case .copyExtendedAttributes: return "copy extended attributes to"
+      case .keepMarker(nil): return "keep a marker"
+      case .keepMarker(let name?): return "keep the \(name) marker (it did not stick)"
+      }
     }
-    return operation
+
+    /// `description` without its trailing preposition.
+    public var action: String {
+      let words = description
+      for suffix in [" of", " from", " on", " to"] where words.hasSuffix(suffix) {
+        return String(words.dropLast(suffix.count))
+      }
+      return words
+    }
+
+    /// Whether the operation reads or writes extended attributes (markers).
+    public var concernsExtendedAttributes: Bool {
+      switch self {
+      case .readExtendedAttributes, .readExtendedAttribute, .setExtendedAttribute, .removeExtendedAttribute,
+           .copyExtendedAttributes, .keepMarker: return true
+      default: return false
+      }
+    }
   }
 
   /// True for "no such file or directory".
@@ -50,6 +111,8 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
 public enum ErrnoValue {
   public static let notFound = ENOENT
   public static let notSupported = EOPNOTSUPP
+  /// EILSEQ: libarchive's ARCHIVE_ERRNO_FILE_FORMAT on Linux.
+  public static let illegalByteSequence = EILSEQ
   public static let noAttribute: Int32 = {
     #if canImport(Glibc)
     return ENODATA
