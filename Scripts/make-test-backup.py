@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds iOS device backups (the Finder/iTunes and idevicebackup2 format, DOMAIN.md section 7)
+"""Builds iOS device backups (the Finder/iTunes and idevicebackup2 format, iOS 10 and later)
 for the backup tests and the benchmark: Info.plist, Manifest.plist, Status.plist, a Manifest.db in
 WAL mode whose `file` blobs are real NSKeyedArchiver MBFile archives, and the stored files at
 <fileID[0:2]>/<fileID> (sparse: only their length matters).
@@ -9,7 +9,7 @@ Usage: make-test-backup.py OUTDIR            the test backups below
                                              one backup of about N file rows (benchmarks),
                                              encrypted with PASSWORD and DPIC rounds if asked
 
-Encrypted backups follow iOS 10.2 and later (DOMAIN.md section 7): a keybag whose class keys are
+Encrypted backups follow iOS 10.2 and later (as iphone-dataprotection decrypts them): a keybag whose class keys are
 wrapped (RFC 3394) with PBKDF2-HMAC-SHA1(PBKDF2-HMAC-SHA256(password, DPSL, DPIC), SALT, ITER),
 a ManifestKey wrapped with class 3's key, Manifest.db in AES-256-CBC with a zero IV and PKCS#7
 padding, and stored files as long as their encrypted copies (padded to 16 bytes). Python's

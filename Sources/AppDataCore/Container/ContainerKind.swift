@@ -26,9 +26,9 @@ public struct ContainerPlace: Sendable {
 }
 
 /// The facts about where containers live and what their metadata says, in one table each, so
-/// that what DOMAIN.md marks *unconfirmed* changes in one place.
+/// that a fact marked *unconfirmed* (not seen in a real container) changes in one place.
 public enum ContainerPlaces {
-  /// The folders below `Containers` (DOMAIN.md section 6).
+  /// The folders below `Containers` on a device or a Simulator device (`simctl get_app_container`).
   public static let places: [ContainerPlace] = [
     ContainerPlace(pattern: ["Data", "Application"], kind: .app, isConfirmed: true),
     ContainerPlace(pattern: ["Shared", "AppGroup"], kind: .group, isConfirmed: true),

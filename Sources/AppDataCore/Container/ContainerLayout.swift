@@ -1,7 +1,7 @@
 import AppDataSystem
 /// The container layout as data: which location rule an entry falls under, decided by
-/// the first one or two components of its path. (DOMAIN.md section 1, seed 002 Table 1-1,
-/// and MobileBackup's include/exclude lists.)
+/// the first one or two components of its path. (Apple's File System Programming Guide, Table 1-1,
+/// QA1719, and MobileBackup's own include and exclude lists of iOS 18.)
 public struct LocationRule: Sendable {
   /// Path components from the container root; an element starting with `*` matches
   /// any name with that suffix (`*.app`).
@@ -12,7 +12,7 @@ public struct LocationRule: Sendable {
   public let isStandard: Bool
   /// What the location is for, for Docs/rules.md.
   public let purpose: String
-  /// False where DOMAIN.md marks the fact *unconfirmed*.
+  /// False for a fact not yet seen in a real backup (*unconfirmed* in Docs/rules.md).
   public let isConfirmed: Bool
 
   public init(pattern: [String], category: Category, isStandard: Bool, purpose: String, isConfirmed: Bool) {
@@ -114,8 +114,8 @@ public struct ContainerLayout: Sendable {
                  purpose: "widget timelines iOS keeps for the app; excluded by MobileBackup", isConfirmed: true),
   ]
 
-  /// An app's (or an app extension's) data container. (DOMAIN.md section 1, seed 002 Table 1-1,
-  /// and MobileBackup's include/exclude lists.)
+  /// An app's (or an app extension's) data container: MobileBackup includes `Documents`, `Library`
+  /// and `GeoJSON`, minus its exclusions; anything else is not backed up.
   public static let app = ContainerLayout(
     name: "app",
     rules: metadataRules + systemExclusions + [

@@ -171,7 +171,7 @@ package struct BinaryPropertyList {
 }
 
 /// The fields appdata reads from a manifest row's `file` blob: an NSKeyedArchiver archive of an
-/// `MBFile`, whose `$top.root` is a UID into `$objects` (DOMAIN.md section 7).
+/// `MBFile`, whose `$top.root` is a UID into `$objects` (the iOS 10+ backup manifest's format).
 package struct MBFile {
   /// `Size`: the file's length in bytes (0 for folders and symlinks).
   package var size: UInt64

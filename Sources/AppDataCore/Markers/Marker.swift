@@ -1,5 +1,5 @@
 import AppDataSystem
-/// The two "do not back up" markers iOS and macOS honour (DOMAIN.md section 3).
+/// The two "do not back up" markers iOS and macOS honour (Apple's Technical Q&A QA1719).
 public enum Marker: String, CaseIterable, Sendable, Comparable {
   /// `com.apple.metadata:com_apple_backup_excludeItem`, what `NSURLIsExcludedFromBackupKey`
   /// and `tmutil addexclusion` write (iOS 5.1+).

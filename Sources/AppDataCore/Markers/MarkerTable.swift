@@ -1,6 +1,6 @@
 import AppDataSystem
 /// Every extended-attribute name appdata recognises, and how it is spelled on this
-/// platform. The one place that knows about the `user.` namespace (DOMAIN.md section 3).
+/// platform. The one place that knows about the `user.` namespace (Linux xattr(7): unprivileged names live there).
 ///
 /// *Unconfirmed* facts live here so they change in one place:
 /// - that iOS treats the modern marker as excluding whatever its value (borg's reading);

@@ -4,8 +4,8 @@ import Crypto
 import CryptoExtras
 import Foundation  // DataProtocol, Data: swift-crypto's argument and result types
 
-/// Opens an encrypted backup's Manifest.db with its password (iOS 10.2 and later; DOMAIN.md
-/// section 7): the only code that calls swift-crypto.
+/// Opens an encrypted backup's Manifest.db with its password (iOS 10.2 and later, the format
+/// iphone-dataprotection and libimobiledevice describe): the only code that calls swift-crypto.
 ///
 /// `k1 = PBKDF2-HMAC-SHA256(password, DPSL, DPIC)` (when the keybag has DPSL and DPIC), then
 /// `kek = PBKDF2-HMAC-SHA1(k1 or the password, SALT, ITER)`; `kek` unwraps (RFC 3394) the key

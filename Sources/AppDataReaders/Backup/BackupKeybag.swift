@@ -1,6 +1,6 @@
 import AppDataSystem
 import AppDataCore
-/// An encrypted backup's keybag (`Manifest.plist`'s `BackupKeyBag`, DOMAIN.md section 7): records
+/// An encrypted backup's keybag (`Manifest.plist`'s `BackupKeyBag`, as iphone-dataprotection reads it): records
 /// of a 4-byte ASCII tag, a 4-byte big-endian length and the value. The header's records come
 /// first (`VERS`, `TYPE`, `UUID`, `HMCK`, `WRAP`, `SALT`, `ITER`, and on iOS 10.2 and later `DPWT`,
 /// `DPIC`, `DPSL`); each later `UUID` starts a class key's record (`CLAS`, `WRAP`, `KTYP`, `WPKY`).

@@ -1,0 +1,310 @@
+#if canImport(Glibc)
+import Glibc
+import CLibattr
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Files and folders: one thin wrapper per syscall, each relative to a descriptor where it can be.
+extension Syscalls {
+  /// openat(2) relative to `directory`. `displayPath` only names the file in errors.
+  public static func open(
+    _ name: [UInt8], in directory: FileDescriptor, options: OpenOptions, mode: UInt32 = 0o600,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> FileDescriptor {
+    let fd = try withCName(name) { cName throws(SystemError) in
+      try valueOrErrno(.open, path: displayPath()) {
+        openat(directory.rawValue, cName, options.rawValue, mode_t(mode))
+      }
+    }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// openat(2) with a C string, for the walk's hot loop.
+  package static func open(
+    cName: UnsafePointer<CChar>, in directory: FileDescriptor, options: OpenOptions
+  ) -> Result<FileDescriptor, Errno> {
+    while true {
+      let fd = openat(directory.rawValue, cName, options.rawValue)
+      if fd >= 0 { return .success(FileDescriptor(rawValue: fd)) }
+      let code = currentErrno()
+      if code != EINTR { return .failure(Errno(code: code)) }
+    }
+  }
+
+  /// Opens the folder at `path` (relative, `/`-separated) below `root` one component at a time,
+  /// each with `O_NOFOLLOW | O_DIRECTORY`, so no symlink is followed anywhere on the way.
+  package static func openFolder(relativePath path: [UInt8], below root: FileDescriptor) -> Result<FileDescriptor, Errno> {
+    var current: FileDescriptor?
+    for component in RelativePath.components(path) {
+      let result = withCName(component) { open(cName: $0, in: current ?? root, options: .directory) }
+      current?.close()
+      switch result {
+      case .success(let next): current = next
+      case .failure(let error): return .failure(error)
+      }
+    }
+    guard let current else { return .failure(Errno(code: EINVAL)) }
+    return .success(current)
+  }
+
+  /// Opens the folder at `path`, found below the folder `base` the user named (`path` starts with
+  /// it): `base` as typed (a symlink to it is accepted), then each component below it with
+  /// `O_NOFOLLOW | O_DIRECTORY`, so nothing found below PATH (a container of a device, a
+  /// package's `AppData`) is reached through a symlink. Without `base`, `path` as typed.
+  public static func openDirectory(atPath path: String, below base: String?) throws(SystemError) -> FileDescriptor {
+    guard let base, path.hasPrefix(base) else { return try openDirectory(atPath: path) }
+    let relativePath = Array(path.utf8.dropFirst(base.utf8.count))
+    let top = try openDirectory(atPath: base)
+    if RelativePath.components(relativePath).isEmpty { return top }
+    defer { top.close() }
+    switch openFolder(relativePath: relativePath, below: top) {
+    case .success(let descriptor): return descriptor
+    case .failure(let error): throw SystemError(code: error.code, operation: .open, path: path)
+    }
+  }
+
+  /// fstatat(2) with AT_SYMLINK_NOFOLLOW: the entry itself, never a symlink's target.
+  package static func status(cName: UnsafePointer<CChar>, in directory: FileDescriptor) -> Result<FileStatus, Errno> {
+    var st = stat()
+    if fstatat(directory.rawValue, cName, &st, AT_SYMLINK_NOFOLLOW) == 0 {
+      return .success(FileStatus(st))
+    }
+    return .failure(Errno(code: currentErrno()))
+  }
+
+  /// fstatat(2) with AT_SYMLINK_NOFOLLOW on a name relative to `directory`.
+  public static func status(
+    of name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> FileStatus {
+    try withCName(name) { cName throws(SystemError) in
+      switch status(cName: cName, in: directory) {
+      case .success(let st): return st
+      case .failure(let error): throw SystemError(code: error.code, operation: .readStatus, path: displayPath())
+      }
+    }
+  }
+
+  /// fstat(2) on an open descriptor.
+  public static func status(of descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> FileStatus {
+    var st = stat()
+    _ = try valueOrErrno(.readStatus, path: displayPath()) { fstat(descriptor.rawValue, &st) }
+    return FileStatus(st)
+  }
+
+  /// lstat(2) on a path (used only for paths the user typed).
+  public static func status(ofPath path: String) throws(SystemError) -> FileStatus {
+    var st = stat()
+    _ = try valueOrErrno(.readStatus, path: path) { lstat(path, &st) }
+    return FileStatus(st)
+  }
+
+  /// open(2) on a path the user typed, as a folder, following symlinks in it only
+  /// if `followFinalSymlink` (a container root given as a symlink is still a container).
+  public static func openDirectory(atPath path: String, followFinalSymlink: Bool = true) throws(SystemError) -> FileDescriptor {
+    var flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
+    if !followFinalSymlink { flags |= O_NOFOLLOW }
+    let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, flags) }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// open(2) of a file the user named, read-only.
+  public static func openFile(atPath path: String) throws(SystemError) -> FileDescriptor {
+    let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_CLOEXEC) }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// open(2) with O_CREAT | O_TRUNC: a report file the user named.
+  public static func createOrTruncate(atPath path: String) throws(SystemError) -> FileDescriptor {
+    let fd = try valueOrErrno(.create, path: path) {
+      Glibc_or_Darwin_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// open(2) with O_APPEND | O_CREAT: a file others also append to (GITHUB_STEP_SUMMARY).
+  public static func openForAppending(atPath path: String) throws(SystemError) -> FileDescriptor {
+    let fd = try valueOrErrno(.open, path: path) {
+      Glibc_or_Darwin_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// read(2) into `buffer`; returns the number of bytes read (0 at end of file).
+  public static func read(
+    _ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> Int {
+    try valueOrErrno(.read, path: displayPath()) {
+      Glibc_or_Darwin_read(descriptor.rawValue, buffer.baseAddress, buffer.count)
+    }
+  }
+
+  /// pread(2): up to `buffer.count` bytes at `offset`; -1 on error.
+  public static func readAt(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, offset: UInt64) -> Int {
+    while true {
+      let count = pread(descriptor.rawValue, buffer.baseAddress, buffer.count, off_t(offset))
+      if count >= 0 || currentErrno() != EINTR { return count }
+    }
+  }
+
+  /// write(2) of all of `buffer`, looping over short writes.
+  public static func writeAll(
+    _ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer, displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    var offset = 0
+    while offset < buffer.count {
+      let written = try valueOrErrno(.write, path: displayPath()) {
+        Glibc_or_Darwin_write(descriptor.rawValue, buffer.baseAddress! + offset, buffer.count - offset)
+      }
+      offset += written
+    }
+  }
+
+  /// read(2) until end of file or `count` bytes, whichever comes first. Callers that must
+  /// refuse large files ask for one byte more than they accept.
+  public static func readUpTo(_ descriptor: FileDescriptor, _ count: Int, displayPath: @autoclosure () -> String) throws(SystemError) -> [UInt8] {
+    var data: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: min(count, 1 << 16))
+    while data.count < count {
+      let wanted = min(chunk.count, count - data.count)
+      let result: Result<Int, SystemError> = chunk.withUnsafeMutableBytes { raw in
+        Result { () throws(SystemError) in try read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw[..<wanted]), displayPath: displayPath()) }
+      }
+      let got = try result.get()
+      if got == 0 { break }
+      data.append(contentsOf: chunk[0..<got])
+    }
+    return data
+  }
+
+  /// write(2) of all of `bytes`.
+  public static func writeAll(_ descriptor: FileDescriptor, _ bytes: [UInt8], displayPath: @autoclosure () -> String) throws(SystemError) {
+    let result: Result<Void, SystemError> = bytes.withUnsafeBytes { raw in
+      Result { () throws(SystemError) in try writeAll(descriptor, raw, displayPath: displayPath()) }
+    }
+    try result.get()
+  }
+
+  /// fsync(2): data and metadata reach the disk before we go on.
+  public static func sync(_ descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
+    _ = try valueOrErrno(.flush, path: displayPath()) { fsync(descriptor.rawValue) }
+  }
+
+  /// mkdirat(2).
+  public static func makeDirectory(
+    _ name: [UInt8], in directory: FileDescriptor, mode: UInt32 = 0o755, displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(name) { cName throws(SystemError) in
+      _ = try valueOrErrno(.createFolder, path: displayPath()) {
+        mkdirat(directory.rawValue, cName, mode_t(mode))
+      }
+    }
+  }
+
+  /// unlinkat(2) of a file or (with `isDirectory`) an empty folder.
+  public static func remove(
+    _ name: [UInt8], in directory: FileDescriptor, isDirectory: Bool, displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(name) { cName throws(SystemError) in
+      _ = try valueOrErrno(.remove, path: displayPath()) {
+        unlinkat(directory.rawValue, cName, isDirectory ? AT_REMOVEDIR : 0)
+      }
+    }
+  }
+
+  /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of overwriting.
+  public static func renameWithoutReplacing(
+    _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(name) { old throws(SystemError) in
+      try withCName(newName) { new throws(SystemError) in
+        _ = try valueOrErrno(.move, path: displayPath()) {
+          #if canImport(Glibc)
+          return appdata_rename_noreplace(source.rawValue, old, destination.rawValue, new)
+          #else
+          return renameatx_np(source.rawValue, old, destination.rawValue, new, UInt32(RENAME_EXCL))
+          #endif
+        }
+      }
+    }
+  }
+
+  /// renameat(2), replacing `newName` if it exists: only for files appdata itself owns
+  /// (the journal, a rewritten plist), never for user data.
+  public static func renameReplacing(
+    _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(name) { old throws(SystemError) in
+      try withCName(newName) { new throws(SystemError) in
+        _ = try valueOrErrno(.replace, path: displayPath()) { renameat(source.rawValue, old, destination.rawValue, new) }
+      }
+    }
+  }
+
+  /// readlinkat(2): a symlink's target bytes, never followed.
+  public static func readLink(
+    _ name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
+  ) throws(SystemError) -> [UInt8] {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let count = try withCName(name) { cName throws(SystemError) in
+      try valueOrErrno(.readLink, path: displayPath()) {
+        buffer.withUnsafeMutableBytes { readlinkat(directory.rawValue, cName, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+      }
+    }
+    return Array(buffer[0..<count])
+  }
+
+  /// symlinkat(2).
+  public static func makeSymbolicLink(
+    _ name: [UInt8], in directory: FileDescriptor, target: [UInt8], displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(target) { cTarget throws(SystemError) in
+      try withCName(name) { cName throws(SystemError) in
+        _ = try valueOrErrno(.createLink, path: displayPath()) {
+          symlinkat(cTarget, directory.rawValue, cName)
+        }
+      }
+    }
+  }
+
+  /// fchmod(2).
+  public static func setMode(_ descriptor: FileDescriptor, _ mode: UInt32, displayPath: @autoclosure () -> String) throws(SystemError) {
+    _ = try valueOrErrno(.setMode, path: displayPath()) { fchmod(descriptor.rawValue, mode_t(mode)) }
+  }
+
+  /// utimensat(2) without following symlinks: access and modification times.
+  public static func setTimes(
+    _ name: [UInt8], in directory: FileDescriptor, access: FileTime, modification: FileTime,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    var times = [
+      timespec(tv_sec: access.seconds, tv_nsec: access.nanoseconds),
+      timespec(tv_sec: modification.seconds, tv_nsec: modification.nanoseconds),
+    ]
+    try withCName(name) { cName throws(SystemError) in
+      _ = try valueOrErrno(.setTimes, path: displayPath()) {
+        utimensat(directory.rawValue, cName, &times, AT_SYMLINK_NOFOLLOW)
+      }
+    }
+  }
+
+  /// realpath(3) of the folder a user named, for reports ("container": absolute path).
+  public static func absolutePath(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// flock(2) with LOCK_EX | LOCK_NB: false when another process holds the lock.
+  public static func lockExclusively(_ descriptor: FileDescriptor) -> Bool {
+    flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0
+  }
+
+  /// faccessat(2) with AT_EACCESS: whether this process may create and remove entries in
+  /// the open folder (write and search permission), as the kernel will judge it.
+  public static func canModify(_ folder: FileDescriptor) -> Bool {
+    faccessat(folder.rawValue, ".", W_OK | X_OK, AT_EACCESS) == 0
+  }
+}
