@@ -24,7 +24,7 @@ public enum Category: String, CaseIterable, Sendable, Comparable {
 
 extension Category {
   /// Position in `allCases`, for array-indexed totals in the hot loop.
-  package var index: Int {
+  @inlinable package var index: Int {
     switch self {
     case .critical: return 0
     case .offline: return 1

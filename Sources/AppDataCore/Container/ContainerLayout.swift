@@ -21,21 +21,31 @@ public struct LocationRule: Sendable {
     self.isStandard = isStandard
     self.purpose = purpose
     self.isConfirmed = isConfirmed
+    isSuffix = pattern.map { $0.hasPrefix("*") }
+    patternBytes = pattern.map { Array($0.utf8.dropFirst($0.hasPrefix("*") ? 1 : 0)) }
   }
 
   /// The longest pattern in the table: deeper entries inherit their folder's rule.
   public static let maximumDepth = 2
 
-  @usableFromInline
+  /// The pattern as bytes, each element without its leading `*` (`isSuffix` says which had one):
+  /// the matcher compares bytes, never `String`s.
+  @usableFromInline let patternBytes: [[UInt8]]
+  @usableFromInline let isSuffix: [Bool]
+
+  @inlinable
   package func matches(_ components: ArraySlice<[UInt8]>) -> Bool {
-    guard components.count >= pattern.count else { return false }
-    for (element, component) in zip(pattern, components) {
-      if element.hasPrefix("*") {
-        let suffix = Array(element.utf8.dropFirst())
-        guard component.count > suffix.count, component.suffix(suffix.count).elementsEqual(suffix) else { return false }
-      } else if !component.elementsEqual(element.utf8) {
+    guard components.count >= patternBytes.count else { return false }
+    var component = components.startIndex
+    for index in patternBytes.indices {
+      let element = patternBytes[index]
+      let name = components[component]
+      if isSuffix[index] {
+        guard name.count > element.count, name.suffix(element.count).elementsEqual(element) else { return false }
+      } else if name != element {
         return false
       }
+      component += 1
     }
     return true
   }
@@ -73,7 +83,7 @@ public struct ContainerLayout: Sendable {
   }
 
   /// Index form of `rule(for:)`, for the walk (-1 = the fallback).
-  @usableFromInline
+  @inlinable
   package func ruleIndex(for components: ArraySlice<[UInt8]>) -> Int {
     rules.firstIndex { $0.matches(components) } ?? -1
   }

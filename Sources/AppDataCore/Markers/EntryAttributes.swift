@@ -5,6 +5,7 @@ package struct EntryAttributes {
   package var declinesBackup = false
 
   /// One listxattr per entry; a getxattr only for the names appdata recognises.
+  @inlinable
   package static func read(cName: UnsafePointer<CChar>, in directory: FileDescriptor, scratch: inout [UInt8],
                    pathFallback: Bool = ExtendedAttributes.usesPathFallback) -> Result<EntryAttributes, Errno> {
     let length: Int
@@ -35,6 +36,7 @@ package struct EntryAttributes {
   }
 
   /// Folds one recognised attribute's value into the result.
+  @inlinable
   package mutating func add(_ meaning: MarkerTable.Meaning, value: [UInt8]) {
     switch meaning {
     case .marker(let marker):
@@ -51,5 +53,5 @@ package struct EntryAttributes {
     }
   }
 
-  package init() {}
+  @inlinable package init() {}
 }

@@ -277,11 +277,13 @@ struct Worker {
       }
     }
 
-    // The folder's path and its inherited marker's path are lent to every entry of the folder.
+    // The folder's path and its inherited marker's path are lent to every entry of the folder;
+    // its layout is taken once per folder (a copy per entry retains every table it holds).
+    let layout = layouts[folder.root]
     let failure = folder.path.withUnsafeBufferPointer { parentPath in
       BorrowedExclusion.with(folder.exclusion) { exclusion in
         stream.forEachEntry(using: directoryBuffer) { cName, length, type in
-          examine(cName, length: length, type: type, in: stream, folder: folder, parentPath: parentPath,
+          examine(cName, length: length, type: type, in: stream, folder: folder, layout: layout, parentPath: parentPath,
                   exclusion: exclusion, visitor: &visitor)
         }
       }
@@ -295,7 +297,8 @@ struct Worker {
   /// one listxattrat, and a getxattrat only for a recognised attribute name.
   private mutating func examine<V: WalkVisitor>(
     _ cName: UnsafePointer<CChar>, length: Int, type: DirectoryEntryType, in stream: DirectoryStream,
-    folder: PendingFolder, parentPath: UnsafeBufferPointer<UInt8>, exclusion: BorrowedExclusion?, visitor: inout V
+    folder: PendingFolder, layout: borrowing ContainerLayout, parentPath: UnsafeBufferPointer<UInt8>,
+    exclusion: BorrowedExclusion?, visitor: inout V
   ) {
     let name = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
     let depth = folder.depth + 1
@@ -318,7 +321,7 @@ struct Worker {
       visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: .readExtendedAttributes, path: ""))
     }
 
-    let placement = layouts[folder.root].place(
+    let placement = layout.place(
       depth: depth,
       leadingComponents: depth == 1 ? [Array(name)][...] : [folder.topLevelName ?? [], Array(name)][...],
       parent: folder.placement, isExcluded: attributes.markers.isExcluding || exclusion != nil)

@@ -55,6 +55,7 @@ public final class DirectoryStream: @unchecked Sendable {
 
   /// `forEachEntry` reading through a caller's buffer, so a walk allocates one per thread
   /// instead of one per folder.
+  @inlinable
   public func forEachEntry(using scratch: DirectoryBuffer, _ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Int32? {
     #if canImport(Glibc)
     let size = scratch.size
@@ -101,7 +102,7 @@ public final class DirectoryStream: @unchecked Sendable {
     #endif
   }
 
-  private static func type(_ raw: UInt8) -> DirectoryEntryType {
+  @usableFromInline static func type(_ raw: UInt8) -> DirectoryEntryType {
     switch Int32(raw) {
     case Int32(DT_DIR): return .directory
     case Int32(DT_REG): return .regular
@@ -124,8 +125,8 @@ public final class DirectoryStream: @unchecked Sendable {
 
 /// Memory for getdents64(2) records, reused across folders.
 public final class DirectoryBuffer {
-  package let size = 64 * 1024
-  package let pointer: UnsafeMutableRawPointer
+  @usableFromInline package let size = 64 * 1024
+  @usableFromInline package let pointer: UnsafeMutableRawPointer
 
   public init() { pointer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8) }
   deinit { pointer.deallocate() }

@@ -28,6 +28,7 @@ public enum ExtendedAttributes {
   /// written into `buffer` (grown as needed); returns their total length.
   /// `pathFallback` is `usesPathFallback`, passed in by the walk: it reads the global once per
   /// worker rather than once per entry.
+  @inlinable
   package static func listNames(
     of cName: UnsafePointer<CChar>, in directory: FileDescriptor, into buffer: inout [UInt8],
     pathFallback: Bool = usesPathFallback
@@ -131,7 +132,7 @@ public enum ExtendedAttributes {
   /// /proc/thread-self/fd link, so deep trees still work and the final name is not followed.
   /// `thread-self`, not `self`: the walk's workers each have their own descriptor table
   /// (`Syscalls.unshareDescriptorTable`), and /proc/self/fd shows the main thread's.
-  private static func withFallbackPath(
+  @usableFromInline static func withFallbackPath(
     _ cName: UnsafePointer<CChar>, in directory: FileDescriptor, _ body: (UnsafePointer<CChar>) -> Int
   ) -> Int {
     let prefix = "/proc/thread-self/fd/\(directory.rawValue)/"

@@ -33,6 +33,7 @@ public struct FileStatus: Sendable {
   public var accessTime: FileTime
   public var modificationTime: FileTime
 
+  @inlinable
   package init(_ st: stat) {
     let type = UInt32(st.st_mode) & UInt32(S_IFMT)
     switch type {
@@ -61,16 +62,16 @@ public struct FileStatus: Sendable {
   /// A folder known from its directory listing alone: the walk does not stat folders,
   /// because it needs nothing from them but that they are folders.
   /// Computed, not stored: a `static let` is a lazily initialised global, checked on every use.
-  package static var listedDirectory: FileStatus { FileStatus.described(kind: .directory, size: 0, allocatedSize: 0) }
+  @inlinable package static var listedDirectory: FileStatus { FileStatus.described(kind: .directory, size: 0, allocatedSize: 0) }
 
   /// The status of an entry known without stat(2) (a listed folder, an archive entry): one
   /// link, no identity, no times.
-  package static func described(kind: Kind, size: UInt64, allocatedSize: UInt64) -> FileStatus {
+  @inlinable package static func described(kind: Kind, size: UInt64, allocatedSize: UInt64) -> FileStatus {
     FileStatus(kind: kind, permissions: 0, size: size, allocatedSize: allocatedSize, linkCount: 1, device: 0, inode: 0,
                accessTime: FileTime(seconds: 0, nanoseconds: 0), modificationTime: FileTime(seconds: 0, nanoseconds: 0))
   }
 
-  package init(kind: Kind, permissions: UInt32, size: UInt64, allocatedSize: UInt64, linkCount: UInt64, device: UInt64,
+  @usableFromInline package init(kind: Kind, permissions: UInt32, size: UInt64, allocatedSize: UInt64, linkCount: UInt64, device: UInt64,
        inode: UInt64, accessTime: FileTime, modificationTime: FileTime) {
     self.kind = kind
     self.permissions = permissions

@@ -65,6 +65,7 @@ extension Syscalls {
   }
 
   /// fstatat(2) with AT_SYMLINK_NOFOLLOW: the entry itself, never a symlink's target.
+  @inlinable
   package static func status(cName: UnsafePointer<CChar>, in directory: FileDescriptor) -> Result<FileStatus, Errno> {
     var st = stat()
     if fstatat(directory.rawValue, cName, &st, AT_SYMLINK_NOFOLLOW) == 0 {

@@ -61,7 +61,7 @@ extension Syscalls {
   }
 
   /// memcmp(3): the three-way comparison of `count` bytes (negative, zero, positive).
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func compareBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Int32 {
     memcmp(a, b, count)
   }

@@ -9,7 +9,7 @@ import Darwin
 
 /// Reads errno the same way on every platform.
 @inline(__always)
-package func currentErrno() -> Int32 {
+@usableFromInline package func currentErrno() -> Int32 {
   #if canImport(Glibc)
   return appdata_errno()
   #else
@@ -34,7 +34,7 @@ package func valueOrErrno<I: FixedWidthInteger>(
 }
 
 /// Calls `body` with `name` as a NUL-terminated C string, without Foundation.
-@inline(__always)
+@inlinable @inline(__always)
 package func withCName<R, E: Error>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
   var terminated = name
   terminated.append(0)
