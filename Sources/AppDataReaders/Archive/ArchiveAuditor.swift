@@ -4,7 +4,8 @@ import AppDataCore
 /// tar, pax, zip, compressed or not, detected by content. Markers come from pax headers
 /// (`SCHILY.xattr.NAME`, `LIBARCHIVE.xattr.NAME`), from AppleDouble entries (`._NAME` beside the
 /// file in tar archives, `__MACOSX/…/._NAME` in zips) and from `user.`-prefixed names. The
-/// entries are classified exactly as the walk classifies files on disk, by the same accumulator.
+/// entries are classified exactly as the walk classifies files on disk, by the same classifier,
+/// and handed to a visitor per container (`ArchiveSource` pairs them with the accumulator).
 ///
 /// Containers are found in the same single pass: a folder holding `Documents`, `Library` or
 /// `tmp`, or a container metadata plist, is a container root (never below `Bundle/Application`);
@@ -15,34 +16,47 @@ public struct ArchiveAuditor {
     public var message: String
   }
 
-  /// One container found in the archive, and its report.
-  public struct Container: Sendable {
-    public var root: [[UInt8]]
-    public var id: String?
-    public var kind: ContainerKind
+  /// A container root as the reader knows it when it makes the root's visitor.
+  package struct Root: Sendable {
+    package var components: [[UInt8]]
+    /// The id, when already known (`--root` or a second pass); else found while reading.
+    package var id: String?
+    package var layout: ContainerLayout
+    /// `ARCHIVE//ROOT`, as reports name it.
+    package var container: String
+    /// Whether this pass's entries are final, and may be streamed (a first pass that a second
+    /// one may replace must not stream).
+    package var streams: Bool
+  }
+
+  /// One container found in the archive, and its visitor once every entry was read.
+  package struct Container<V: EntryVisitor> {
+    package var root: [[UInt8]]
+    package var id: String?
+    package var kind: ContainerKind
     /// Whether it sits in a folder of containers (`Data/Application/<UUID>`, …).
-    public var isInCollection: Bool
-    public var report: AuditReport
+    package var isInCollection: Bool
+    /// `ARCHIVE//ROOT`.
+    package var container: String
+    /// What people call it: its id, else its folder's name.
+    package var name: String
+    package var layout: ContainerLayout
+    package var visitor: V
   }
 
   public let archivePath: String
-  /// The options of a container, by its id (the policy's per-container overrides, the baseline).
-  public let options: @Sendable (String?) -> AuditOptions
   /// `--root`: the container's folder inside the archive; nil to find them.
   public var root: [[UInt8]]?
   /// `--max-archive-bytes`: refuse archives that expand beyond this (zip bombs).
   public var maximumBytes: UInt64 = 4 << 30
-  /// Receives listed entries as NDJSON lines (see `Auditor.entrySink`).
-  public var entrySink: (@Sendable ([UInt8]) -> Void)?
-  /// Tag every streamed NDJSON line with its container (a report of many).
-  public var tagsLines = false
+  /// Entries are streamed as they are read (NDJSON): a first pass that may be read again does not.
+  public var streams = false
   /// Options differ by container id (the policy file's `containers`): containers are then found
   /// and identified in a first pass, so that each is counted with its own limits and budgets.
   public var optionsDependOnID = false
 
-  public init(archivePath: String, options: @escaping @Sendable (String?) -> AuditOptions) {
+  public init(archivePath: String) {
     self.archivePath = archivePath
-    self.options = options
   }
 
   /// The top-level folders that mark a container root.
@@ -55,10 +69,10 @@ public struct ArchiveAuditor {
   /// AppleDouble and other metadata files are read up to this size; larger ones are not metadata.
   static let metadataLimit = 16 << 20
 
-  /// Reads the archive and returns one report per container, sorted by root.
-  public func run() throws(Failure) -> [Container] {
-    let streams = entrySink != nil
-    var pass = Pass(auditor: self, fixed: root.map { [Identity(components: $0, id: nil, kind: nil)] }, streams: streams && !optionsDependOnID)
+  /// Reads the archive into a visitor per container (`makeVisitor`), sorted by root.
+  package func run<V: EntryVisitor>(visitor makeVisitor: @escaping (Root) -> V) throws(Failure) -> [Container<V>] {
+    var pass = Pass(auditor: self, fixed: root.map { [Identity(components: $0, id: nil, kind: nil)] },
+                    streams: streams && !optionsDependOnID, makeVisitor: makeVisitor)
     try pass.read()
     if root == nil && pass.roots.isEmpty {
       throw Failure(message: "holds no app data container (no Documents, Library or tmp folder, no container metadata plist); name its folder with --root")
@@ -73,7 +87,7 @@ public struct ArchiveAuditor {
     let kindChanged = zip(pass.roots, identities).contains { $0.layout.name != ContainerLayout.forKind($1.kind ?? .app).name }
     if nested || kindChanged || optionsDependOnID {
       let outer = identities.filter { candidate in !roots.contains { $0 != candidate.components && candidate.components.starts(with: $0) } }
-      pass = Pass(auditor: self, fixed: outer, streams: streams)
+      pass = Pass(auditor: self, fixed: outer, streams: streams, makeVisitor: makeVisitor)
       try pass.read()
       identities = pass.identities()
     }
@@ -112,23 +126,24 @@ public struct ArchiveAuditor {
     var isCacheTag: Bool
   }
 
-  /// One container root being read: its accumulator and what its folders pass down.
+  /// One container root being read: what its folders pass down. (Its visitor is kept apart, in
+  /// `Pass.visitors`: a generic state read per entry was copied per entry.)
   struct RootState {
     var components: [[UInt8]]
     var layout: ContainerLayout
-    var options: AuditOptions
-    var tag: NDJSONTag?
-    var accumulator: AuditAccumulator
     var folders: [[UInt8]: FolderInfo] = [:]
     var rootExclusion: Exclusion?
   }
 
-  struct Pass {
+  struct Pass<V: EntryVisitor> {
     let auditor: ArchiveAuditor
+    let makeVisitor: (Root) -> V
     /// Roots known before reading (`--root`, or a second pass): no others are looked for.
     let isFixed: Bool
     let streams: Bool
     var roots: [RootState] = []
+    /// The roots' visitors, in `roots` order.
+    var visitors: [V] = []
     var deferred: [Deferred] = []
     /// Markers from AppleDouble files, by the path (in the archive) of the file they describe.
     var appleDouble: [[UInt8]: EntryAttributes] = [:]
@@ -140,8 +155,9 @@ public struct ArchiveAuditor {
     /// The archive's path as reports name it.
     let archive: String
 
-    init(auditor: ArchiveAuditor, fixed: [Identity]?, streams: Bool) {
+    init(auditor: ArchiveAuditor, fixed: [Identity]?, streams: Bool, makeVisitor: @escaping (Root) -> V) {
       self.auditor = auditor
+      self.makeVisitor = makeVisitor
       self.isFixed = fixed != nil
       self.streams = streams
       archive = Syscalls.absolutePath(auditor.archivePath)
@@ -152,12 +168,10 @@ public struct ArchiveAuditor {
     private mutating func addRoot(_ identity: Identity) {
       let kind = identity.kind ?? ArchiveAuditor.place(of: identity.components)?.kind ?? .app
       let layout = ContainerLayout.forKind(kind)
-      let options = auditor.options(identity.id)
       let container = ArchiveAuditor.containerName(archive: archive, root: identity.components)
-      let tag = auditor.tagsLines ? NDJSONTag(container: container, id: identity.id) : nil
-      roots.append(RootState(
-        components: identity.components, layout: layout, options: options, tag: tag,
-        accumulator: AuditAccumulator(options: options, layout: layout, sink: streams ? auditor.entrySink : nil, tag: tag)))
+      let root = Root(components: identity.components, id: identity.id, layout: layout, container: container, streams: streams)
+      roots.append(RootState(components: identity.components, layout: layout))
+      visitors.append(makeVisitor(root))
     }
 
     mutating func read() throws(Failure) {
@@ -270,7 +284,7 @@ public struct ArchiveAuditor {
         let finding = tooDeep ? RelativePath.tooDeep(header.path, components: components.count, source: "an entry path")
           : Finding(rule: .unreadable, path: header.path, message: "entry path contains '..'; not counted", bytes: nil)
         if let index = rootIndex(containing: components) {
-          roots[index].accumulator.findings.append(finding)
+          visitors[index].note(finding)
         } else {
           strayFindings.append(finding)
         }
@@ -353,26 +367,18 @@ public struct ArchiveAuditor {
       }
     }
 
-    /// The reports, one per root (`identities` in the roots' order).
-    mutating func finish(_ identities: [Identity]) -> [Container] {
-      var containers: [Container] = []
+    /// The containers, one per root (`identities` in the roots' order), with their visitors.
+    mutating func finish(_ identities: [Identity]) -> [Container<V>] {
+      var containers: [Container<V>] = []
       for (index, identity) in identities.enumerated() {
-        let state = roots[index]
-        var accumulator = state.accumulator
-        if index == 0 { accumulator.findings += strayFindings }
-        accumulator.flushStream()
-        let container = ArchiveAuditor.containerName(archive: archive, root: identity.components)
-        // The baseline is matched by id, known only now; limits and budgets by id were known
-        // before counting (a first pass found the ids when the policy names any).
-        var options = state.options
-        options.baseline = auditor.options(identity.id).baseline
-        var report = Auditor.report(from: [accumulator], options: options, layout: state.layout, container: container,
-                                    entrySink: streams ? auditor.entrySink : nil, tag: state.tag)
-        report.id = identity.id
-        report.kind = identity.kind ?? .app
-        report.name = identity.id ?? ArchiveAuditor.folderName(identity.components, archive: archive)
-        containers.append(Container(root: identity.components, id: identity.id, kind: report.kind,
-                                    isInCollection: ArchiveAuditor.place(of: identity.components) != nil, report: report))
+        var visitor = visitors[index]
+        if index == 0 { for finding in strayFindings { visitor.note(finding) } }
+        containers.append(Container(
+          root: identity.components, id: identity.id, kind: identity.kind ?? .app,
+          isInCollection: ArchiveAuditor.place(of: identity.components) != nil,
+          container: ArchiveAuditor.containerName(archive: archive, root: identity.components),
+          name: identity.id ?? ArchiveAuditor.folderName(identity.components, archive: archive),
+          layout: roots[index].layout, visitor: visitor))
       }
       return containers
     }
@@ -422,7 +428,7 @@ public struct ArchiveAuditor {
       parentPath.withUnsafeBufferPointer { parentPath in
         name.withUnsafeBufferPointer { buffer in
           BorrowedExclusion.with(parent.exclusion) { exclusion in
-            roots[index].accumulator.visit(WalkedEntry(
+            visitors[index].visit(WalkedEntry(
               parentPath: parentPath, name: buffer, depth: depth, status: status, placement: placement,
               ownMarkers: attributes.markers, inheritedExclusion: exclusion, declinesBackup: attributes.declinesBackup,
               isCacheDirectoryTag: isCacheTag, parentCategory: parent.placement.category))

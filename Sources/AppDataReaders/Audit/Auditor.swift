@@ -115,7 +115,7 @@ struct FileIdentity: Hashable {
 
 /// Accumulates one worker's share of the audit: O(top N + findings + hard-linked files)
 /// memory, plus the listed entries only when `--list` asks for them without streaming.
-struct AuditAccumulator: WalkVisitor {
+struct AuditAccumulator: EntryVisitor {
   let options: AuditOptions
   let layout: ContainerLayout
   let sink: (@Sendable ([UInt8]) -> Void)?
@@ -153,6 +153,10 @@ struct AuditAccumulator: WalkVisitor {
       nearFileSize = nil
     }
     budgetBytes = [UInt64](repeating: 0, count: options.budgets.count)
+  }
+
+  mutating func note(_ finding: Finding) {
+    findings.append(finding)
   }
 
   mutating func failed(path: [UInt8], error: SystemError) {

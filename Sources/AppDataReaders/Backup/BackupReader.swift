@@ -1,9 +1,10 @@
 import AppDataSystem
 import AppDataCore
 /// Reads a device backup's `Manifest.db` row by row (nothing is collected: memory does not grow
-/// with the rows) into one `AuditAccumulator` per app domain, classifying each relativePath
-/// through the layout tables exactly as the walk classifies files on disk. Every file the backup
-/// holds is backed up; a file from a location appdata predicts is left out is a finding.
+/// with the rows) into one visitor per app domain (`BackupSource` pairs it with the accumulator),
+/// classifying each relativePath through the layout tables exactly as the walk classifies files on
+/// disk. Every file the backup holds is backed up; a file from a location appdata predicts is
+/// left out is a finding.
 package struct BackupReader {
   let manifest: BackupManifest
   /// The backup folder as the user typed it (for `--verify`).
@@ -35,17 +36,23 @@ package struct BackupReader {
   /// The name of the one line that sums the system domains.
   static let systemDomainsName = "(system domains)"
 
-  /// One domain (or the system domains together) being read.
+  /// One domain (or the system domains together): what its visitor and its report are made from.
+  package struct Domain: Sendable {
+    /// The domain's name (`AppDomain-…`), or `(system domains)` for their sum.
+    package var name: String
+    package var id: String?
+    package var kind: ContainerKind
+    package var layout: ContainerLayout
+    /// `BACKUP//DOMAIN`, as reports name it.
+    package var container: String
+    /// Kept by `--app`: its rows are read (the others are only counted as domains).
+    package var kept: Bool
+  }
+
+  /// One domain being read (its visitor is kept apart, in an array of its own: a generic state
+  /// read per row was copied per row).
   private struct DomainState {
-    var domain: String
-    var id: String?
-    var kind: ContainerKind
-    var layout: ContainerLayout
-    var container: String
-    var kept: Bool
-    var accumulator: AuditAccumulator
-    var options: AuditOptions
-    var tag: NDJSONTag?
+    var domain: Domain
     /// Files and bytes the backup holds from each location appdata predicts is left out.
     var excluded: [Int: (files: UInt64, bytes: UInt64)] = [:]
   }
@@ -122,33 +129,32 @@ package struct BackupReader {
     return plain
   }
 
-  /// The reports of every app domain the filter keeps (and of the system domains, summed or one
-  /// by one), sorted by container, and every domain's name.
-  func audit(_ request: AuditRequest) throws(Refusal) -> (reports: [AuditReport], available: [String]) {
+  /// Every row into the visitor of its domain (`visitor(for:)` makes one per domain met, and per
+  /// app the backup was made with), then the backup's own findings into each kept domain's:
+  /// the kept domains and their visitors in the order met, and every domain's name.
+  func read<V: EntryVisitor>(
+    keeping keep: (_ id: String?) -> Bool, visitor makeVisitor: (Domain) -> V
+  ) throws(Refusal) -> (domains: [(Domain, V)], available: [String]) {
     let database = try open()
     let base = manifest.info.path
     var states: [DomainState] = []
+    var visitors: [V] = []
     var byDomain: [[UInt8]: Int] = [:]
-    func state(for domain: String) -> DomainState {
-      let app = Self.appDomain(domain)
+    func domain(_ name: String) -> Domain {
+      let app = Self.appDomain(name)
       let isSummedSystem = app == nil && !allDomains
-      let id = app?.id ?? (isSummedSystem ? nil : domain)
-      let kind = app?.kind ?? .system
-      let container = base + "//" + (isSummedSystem ? Self.systemDomainsName : domain)
-      let kept = request.filter.map { $0.matches(app?.id) } ?? true
-      let options = request.options(id)
-      let layout = ContainerLayout.forKind(kind)
-      let tag = request.tagsLines ? NDJSONTag(container: container, id: id) : nil
-      var accumulator = AuditAccumulator(options: options, layout: layout, sink: kept ? request.entrySink : nil, tag: tag)
-      accumulator.everyFileIsBackedUp = true
-      return DomainState(domain: isSummedSystem ? Self.systemDomainsName : domain, id: id, kind: kind, layout: layout,
-                         container: container, kept: kept, accumulator: accumulator, options: options, tag: tag)
+      return Domain(
+        name: isSummedSystem ? Self.systemDomainsName : name, id: app?.id ?? (isSummedSystem ? nil : name),
+        kind: app?.kind ?? .system, layout: ContainerLayout.forKind(app?.kind ?? .system),
+        container: base + "//" + (isSummedSystem ? Self.systemDomainsName : name), kept: keep(app?.id))
     }
     // Apps the backup was made with but that hold no row are containers with no files too.
     for identifier in manifest.applications {
-      let domain = "AppDomain-" + identifier
-      byDomain[Array(domain.utf8)] = states.count
-      states.append(state(for: domain))
+      let name = "AppDomain-" + identifier
+      byDomain[Array(name.utf8)] = states.count
+      let made = domain(name)
+      states.append(DomainState(domain: made))
+      visitors.append(makeVisitor(made))
     }
 
     var tooManyDomains = false
@@ -165,23 +171,23 @@ package struct BackupReader {
           if let known = byDomain[lastDomain] {
             current = known
           } else {
-            let domain = String(decoding: lastDomain, as: UTF8.self)
-            let made = state(for: domain)
+            let made = domain(String(decoding: lastDomain, as: UTF8.self))
             // The system domains share one state unless --all-domains lists them one by one.
-            if made.kind == .system && !allDomains, let shared = states.firstIndex(where: { $0.domain == Self.systemDomainsName }) {
+            if made.kind == .system && !allDomains, let shared = states.firstIndex(where: { $0.domain.name == Self.systemDomainsName }) {
               current = shared
             } else {
               guard states.count < Self.maximumDomains else { tooManyDomains = true; break }
               current = states.count
-              states.append(made)
+              states.append(DomainState(domain: made))
+              visitors.append(makeVisitor(made))
             }
             byDomain[lastDomain] = current
           }
         }
-        guard states[current].kept else { continue }
+        guard states[current].domain.kept else { continue }
         let relative = statement.bytes(1)
         if relative.isEmpty { continue }  // the domain's root folder
-        if states[current].kind == .system && !allDomains {
+        if states[current].domain.kind == .system && !allDomains {
           // The summed system domains: paths are DOMAIN/relativePath.
           scratch.removeAll(keepingCapacity: true)
           scratch.append(contentsOf: domainBytes)
@@ -189,11 +195,11 @@ package struct BackupReader {
           scratch.append(contentsOf: relative)
           scratch.withUnsafeBytes { path in
             visit(path: path, flags: statement.integer(2), blob: statement.bytes(3), fileID: statement.bytes(4),
-                  state: &states[current], verifier: verifier)
+                  state: &states[current], visitor: &visitors[current], verifier: verifier)
           }
         } else {
           visit(path: relative, flags: statement.integer(2), blob: statement.bytes(3), fileID: statement.bytes(4),
-                state: &states[current], verifier: verifier)
+                state: &states[current], visitor: &visitors[current], verifier: verifier)
         }
       }
     } catch {
@@ -203,35 +209,31 @@ package struct BackupReader {
       throw Refusal("\(TerminalText.escaped(manifest.database)): holds more than \(Self.maximumDomains) domains (a real backup holds a few hundred); refusing to build a report for each")
     }
 
-    var reports: [AuditReport] = []
-    for state in states where state.kept {
-      var accumulator = state.accumulator
+    var kept: [(Domain, V)] = []
+    for (state, var visitor) in zip(states, visitors) where state.domain.kept {
+      let layout = state.domain.layout
       for (ruleIndex, held) in state.excluded.sorted(by: { $0.key < $1.key }) {
-        let rule = state.layout.rule(at: ruleIndex)
-        let location = rule.pattern == state.layout.fallback.pattern ? "a folder outside the layout" : rule.pattern.joined(separator: "/")
-        accumulator.findings.append(Finding(
+        let rule = layout.rule(at: ruleIndex)
+        let location = rule.pattern == layout.fallback.pattern ? "a folder outside the layout" : rule.pattern.joined(separator: "/")
+        visitor.note(Finding(
           rule: .backupHoldsExcluded, path: Array((rule.pattern.first == "*" ? "." : rule.pattern.joined(separator: "/")).utf8),
           message: "the backup holds \(Plural.counted(held.files, "file")) (\(Plural.counted(held.bytes, "byte"))) from \(location), which appdata predicts is not backed up (\(rule.category.rawValue))",
           bytes: held.bytes))
       }
       if let snapshot = manifest.info.snapshotState, snapshot != "finished" {
-        accumulator.findings.append(Finding(
+        visitor.note(Finding(
           rule: .backupIncomplete, path: Array(".".utf8),
           message: "the backup's SnapshotState is '\(TerminalText.escaped(snapshot))', not 'finished': it may lack files", bytes: nil))
       }
-      var report = Auditor.report(from: [accumulator], options: state.options, layout: state.layout, container: state.container,
-                                  entrySink: request.entrySink, tag: state.tag)
-      report.id = state.id
-      report.kind = state.kind
-      report.name = state.id ?? state.domain
-      reports.append(report)
+      kept.append((state.domain, visitor))
     }
-    return (reports, states.map { $0.id ?? $0.domain })
+    return (kept, states.map { $0.domain.id ?? $0.domain.name })
   }
 
-  /// One manifest row into its domain's accumulator.
-  private func visit(path: UnsafeRawBufferPointer, flags: Int64, blob: UnsafeRawBufferPointer, fileID: UnsafeRawBufferPointer,
-                     state: inout DomainState, verifier: StoredFileVerifier?) {
+  /// One manifest row into its domain's visitor.
+  private func visit<V: EntryVisitor>(path: UnsafeRawBufferPointer, flags: Int64, blob: UnsafeRawBufferPointer,
+                                      fileID: UnsafeRawBufferPointer, state: inout DomainState, visitor: inout V,
+                                      verifier: StoredFileVerifier?) {
     let bytes = path.bindMemory(to: UInt8.self)
     // Components: the first two decide the location; `..` is never a path inside a container.
     var slashes: [Int] = []
@@ -243,11 +245,11 @@ package struct BackupReader {
       start = index + 1
     }
     if bytes.count > RelativePath.maximumLength || slashes.count >= RelativePath.maximumComponents {
-      state.accumulator.findings.append(RelativePath.tooDeep(bytes, components: slashes.count + 1, source: "a relativePath"))
+      visitor.note(RelativePath.tooDeep(bytes, components: slashes.count + 1, source: "a relativePath"))
       return
     }
     if hasParentComponent {
-      state.accumulator.findings.append(Finding(
+      visitor.note(Finding(
         rule: .unreadable, path: Array(bytes), message: "relativePath contains '..'; not counted", bytes: nil))
       return
     }
@@ -256,7 +258,7 @@ package struct BackupReader {
     switch flags {
     case 1:
       guard let file = MBFile.decode(blob) else {
-        state.accumulator.findings.append(Finding(
+        visitor.note(Finding(
           rule: .unreadable, path: Array(bytes), message: "cannot decode its manifest record (the MBFile archive in the file column); not counted", bytes: nil))
         return
       }
@@ -267,7 +269,7 @@ package struct BackupReader {
     default: kind = .other
     }
     let depth = slashes.count + 1
-    let layout = state.layout
+    let layout = state.domain.layout
     // A manifest holds no markers: what it carries is what MobileBackup took.
     let first = Array(bytes[0..<(slashes.first ?? bytes.count)])
     let placement = layout.place(
@@ -281,7 +283,7 @@ package struct BackupReader {
     let parent = UnsafeBufferPointer(rebasing: bytes[0..<(split ?? 0)])
     let name = UnsafeBufferPointer(rebasing: bytes[((split.map { $0 + 1 }) ?? 0)...])
     let status = FileStatus.described(kind: kind, size: size, allocatedSize: (size + 4095) / 4096 * 4096)
-    state.accumulator.visit(WalkedEntry(
+    visitor.visit(WalkedEntry(
       parentPath: parent, name: name, depth: depth, status: status, placement: placement,
       ownMarkers: [], inheritedExclusion: nil, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: category))
     if kind != .directory && category != .critical {
@@ -289,7 +291,7 @@ package struct BackupReader {
       state.excluded[ruleIndex, default: (0, 0)].bytes = state.excluded[ruleIndex, default: (0, 0)].bytes.saturatingSum(size)
     }
     if kind == .regular, let verifier, let finding = verifier.check(fileID: fileID, size: size, path: Array(bytes)) {
-      state.accumulator.findings.append(finding)
+      visitor.note(finding)
     }
   }
 }

@@ -31,7 +31,21 @@ package struct BackupSource: ContainerSource {
     reader.progress = request.progress
     reader.allDomains = request.allDomains
     reader.verify = request.verify
-    let (reports, available) = try reader.audit(request)
+    let (domains, available) = try reader.read(keeping: { request.filter?.matches($0) ?? true }) { domain in
+      var accumulator = AuditAccumulator(
+        options: request.options(domain.id), layout: domain.layout, sink: domain.kept ? request.entrySink : nil,
+        tag: request.tagsLines ? NDJSONTag(container: domain.container, id: domain.id) : nil)
+      accumulator.everyFileIsBackedUp = true
+      return accumulator
+    }
+    let reports = domains.map { domain, accumulator in
+      var report = Auditor.report(from: [accumulator], options: accumulator.options, layout: domain.layout,
+                                  container: domain.container, entrySink: request.entrySink, tag: accumulator.tag)
+      report.id = domain.id
+      report.kind = domain.kind
+      report.name = domain.id ?? domain.name
+      return report
+    }
     var outcome = AuditOutcome(reports: reports, available: available, isCollection: true)
     outcome.backup = manifest.info
     return outcome

@@ -45,7 +45,8 @@ struct FolderSource: ContainerSource {
       report.name = container.name
       reports.append(report)
     }
-    return AuditOutcome(reports: reports, available: containers.map(\.name), isCollection: isCollection)
+    let kept = reports.filter { request.filter?.matches($0.id) ?? true }
+    return AuditOutcome(reports: kept, available: containers.map(\.name), isCollection: isCollection)
   }
 }
 
@@ -73,20 +74,36 @@ struct ArchiveSource: ContainerSource {
 
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     try FolderSource.refuseBackupOptions(request, path: path)
-    var auditor = ArchiveAuditor(archivePath: path, options: request.options)
+    var auditor = ArchiveAuditor(archivePath: path)
     auditor.root = root
     if let maximumBytes { auditor.maximumBytes = maximumBytes }
-    auditor.entrySink = request.entrySink
-    auditor.tagsLines = request.tagsLines
+    auditor.streams = request.entrySink != nil
     auditor.optionsDependOnID = request.optionsDependOnID
-    let containers: [ArchiveAuditor.Container]
+    let containers: [ArchiveAuditor.Container<AuditAccumulator>]
     do {
-      containers = try auditor.run()
+      containers = try auditor.run { root in
+        AuditAccumulator(options: request.options(root.id), layout: root.layout, sink: root.streams ? request.entrySink : nil,
+                         tag: request.tagsLines ? NDJSONTag(container: root.container, id: root.id) : nil)
+      }
     } catch {
       throw Refusal("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
     }
-    let kept = containers.filter { request.filter?.matches($0.id) ?? true }
     let isCollection = containers.count > 1 || containers.contains(where: \.isInCollection)
-    return AuditOutcome(reports: kept.map(\.report), available: containers.map(\.report.name), isCollection: isCollection)
+    let reports = containers.map { found in
+      var accumulator = found.visitor
+      accumulator.flushStream()
+      // The baseline is matched by id, known only now; limits and budgets by id were known
+      // before counting (a first pass found the ids when the policy names any).
+      var options = accumulator.options
+      options.baseline = request.options(found.id).baseline
+      var report = Auditor.report(from: [accumulator], options: options, layout: found.layout, container: found.container,
+                                  entrySink: request.entrySink, tag: accumulator.tag)
+      report.id = found.id
+      report.kind = found.kind
+      report.name = found.name
+      return report
+    }
+    let kept = reports.filter { request.filter?.matches($0.id) ?? true }
+    return AuditOutcome(reports: kept, available: containers.map(\.name), isCollection: isCollection)
   }
 }

@@ -8,3 +8,12 @@ public protocol WalkVisitor: SendableMetatype {
   /// An entry that could not be read: `path` relative to the root, and why.
   mutating func failed(path: [UInt8], error: SystemError)
 }
+
+/// What every reader feeds, the walk on disk and the readers of an archive and of a backup's
+/// manifest alike: the walk's entries and failures, and the findings a reader makes about its
+/// input itself (a manifest row that cannot be decoded, a file a backup should not hold). The
+/// readers know nothing of what a visitor does with them; `Input` pairs each reader with the
+/// accumulator (`AuditAccumulator`) and makes the reports.
+public protocol EntryVisitor: WalkVisitor {
+  mutating func note(_ finding: Finding)
+}
