@@ -37,8 +37,8 @@ struct ArchiveTests {
   @Test(arguments: ["pax-schily.tar", "pax-libarchive.tar", "appledouble.tar", "finder.zip", "gnu.tar.gz",
                     "pax-schily.tar.xz", "pax-schily.tar.zst"])
   func anArchiveAuditsLikeTheSameTreeOnDisk(archive: String) throws {
-    let onDisk = try AppData.auditJSON(Self.fixtures + "/tree/Data", ["--list", "all", "--no-config"])
-    let packed = try AppData.auditJSON(Self.fixtures + "/" + archive, ["--list", "all", "--no-config"])
+    let onDisk = try Library.auditJSON(Self.fixtures + "/tree/Data", list: Set(AppDataCore.Category.allCases))
+    let packed = try Library.auditJSON(Self.fixtures + "/" + archive, list: Set(AppDataCore.Category.allCases))
     #expect(Self.comparable(packed) == Self.comparable(onDisk), "\(archive)")
     #expect(packed["container"] as? String == Self.fixtures + "/" + archive + "//Data")
     // The figures the markers decide, spelled out.
@@ -57,7 +57,7 @@ struct ArchiveTests {
         && printf 'x' > '\(folder)/c/Documents/café ☕.bin' && tar --format=pax -cf '\(folder)/x.tar' -C '\(folder)' c
       """)
     #expect(made.status == 0)
-    let json = try AppData.auditJSON(folder + "/x.tar", ["--list", "all", "--no-config"])
+    let json = try Library.auditJSON(folder + "/x.tar", list: Set(AppDataCore.Category.allCases))
     #expect((json["entries"] as? [[String: Any]])?.map { $0["path"] as? String } == ["Documents/._notes", "Documents/café ☕.bin"])
   }
 
@@ -68,7 +68,7 @@ struct ArchiveTests {
         && tar -cf '\(folder)/two.tar' -C '\(folder)' A B
       """)
     #expect(made.status == 0)
-    let both = try AppData.auditJSON(folder + "/two.tar", ["--no-config"])
+    let both = try Library.auditJSON(folder + "/two.tar")
     let containers = both["containers"] as? [[String: Any]] ?? []
     #expect(containers.map { $0["container"] as? String } == [folder + "/two.tar//A", folder + "/two.tar//B"])
     #expect(containers.map { $0["id"] is NSNull } == [true, true])
@@ -139,7 +139,7 @@ struct ArchiveTests {
       #expect(result.output.isEmpty, "\(name)")
     }
     // Below the default limit the same zip is audited (its one file is 64 MiB).
-    let allowed = try AppData.auditJSON(folder + "/bomb.zip", ["--no-config"])
+    let allowed = try Library.auditJSON(folder + "/bomb.zip")
     #expect(figures(allowed, "critical")[0...1] == [1, 64 << 20])
   }
 

@@ -34,7 +34,7 @@ struct AuditFiguresTests {
 
   @Test func eachCategoryHasExactFigures() throws {
     let tree = try everyCategory()
-    let json = try AppData.auditJSON(tree.root)
+    let json = try Library.auditJSON(tree.root)
     #expect(figures(json, "critical")[0...1] == [4, 3124])
     #expect(figures(json, "offline")[0...1] == [1, 50_000])
     #expect(figures(json, "cached")[0...1] == [2, 15])
@@ -57,7 +57,7 @@ struct AuditFiguresTests {
 
   @Test func largestListsBackedUpFilesOnly() throws {
     let tree = try everyCategory()
-    let json = try AppData.auditJSON(tree.root, ["--top", "2"])
+    let json = try Library.auditJSON(tree.root, configure: { $0.top = 2 })
     let largest = json["largest"] as? [[String: Any]] ?? []
     #expect(largest.map { $0["path"] as? String } == ["Library/Application Support/db.sqlite", "Documents/a.txt"])
     #expect(largest.map { $0["bytes"] as? Int } == [3000, 100])
@@ -70,7 +70,7 @@ struct AuditFiguresTests {
     try tree.file("Documents/Maps/europe/b/c.tile", size: 20)
     try tree.file("Documents/kept.txt", size: 5)
     try tree.setModernMarker("Documents/Maps")
-    let json = try AppData.auditJSON(tree.root, ["--list", "all"])
+    let json = try Library.auditJSON(tree.root, list: Set(AppDataCore.Category.allCases))
     #expect(figures(json, "offline")[0...1] == [2, 30])
     #expect(figures(json, "critical")[0...1] == [1, 5])
     let listed = entries(json)
@@ -92,7 +92,7 @@ struct AuditFiguresTests {
     try tree.setLegacyMarker("Documents/both.bin")
     // A legacy marker whose value is 0 does not exclude.
     try tree.setLegacyMarker("Documents/zero.bin", value: 0)
-    let json = try AppData.auditJSON(tree.root, ["--list", "all"])
+    let json = try Library.auditJSON(tree.root, list: Set(AppDataCore.Category.allCases))
     let listed = entries(json)
     #expect(listed["Documents/modern.bin"]?["marker"] as? String == "modern")
     #expect(listed["Documents/legacy.bin"]?["marker"] as? String == "legacy")
@@ -112,7 +112,7 @@ struct AuditFiguresTests {
     try tree.file("Documents/rsynced.bin", size: 3)
     // What rsync -X writes on Linux for a Mac's bare attribute.
     try tree.setAttribute("Documents/rsynced.bin", "user.com.apple.metadata:com_apple_backup_excludeItem", Marker.modernValue)
-    let json = try AppData.auditJSON(tree.root)
+    let json = try Library.auditJSON(tree.root)
     #expect(figures(json, "offline")[0...1] == [1, 3])
     #expect(MarkerTable.recognised.map(\.name).contains("com.apple.MobileBackup"))
   }
@@ -133,7 +133,7 @@ struct AuditFiguresTests {
     try tree.file("Documents/photo.jpg", size: 1000)
     try tree.hardLink("Documents/copy.jpg", to: "Documents/photo.jpg")
     try tree.hardLink("Library/Caches/cached.jpg", to: "Documents/photo.jpg")
-    let json = try AppData.auditJSON(tree.root, ["--list", "all"])
+    let json = try Library.auditJSON(tree.root, list: Set(AppDataCore.Category.allCases))
     #expect(figures(json, "critical")[0...1] == [1, 1000])
     #expect(figures(json, "cached")[0...1] == [0, 0])
     // The backed-up link is the one counted, and the first path among those.
@@ -143,7 +143,7 @@ struct AuditFiguresTests {
   @Test func sparseFilesReportApparentAndAllocatedSizes() throws {
     let tree = try TestTree("sparse")
     try tree.sparseFile("Documents/disk.img", size: 64 << 20)
-    let json = try AppData.auditJSON(tree.root)
+    let json = try Library.auditJSON(tree.root)
     let critical = figures(json, "critical")
     #expect(critical[0] == 1)
     #expect(critical[1] == 64 << 20)
@@ -160,7 +160,7 @@ struct AuditFiguresTests {
     try tree.symlink("Documents/outside-file", to: outside.path("secret/huge.bin"))
     try tree.symlink("Documents/root", to: "/")
     try tree.symlink("Documents/loop", to: "loop")
-    let json = try AppData.auditJSON(tree.root, ["--list", "all"])
+    let json = try Library.auditJSON(tree.root, list: Set(AppDataCore.Category.allCases))
     // Four links and one file: links are files of 0 bytes; nothing outside is read.
     #expect(figures(json, "critical")[0...1] == [5, 10])
     #expect(integer(json, "summary", "directories") == 1)
@@ -181,7 +181,7 @@ struct AuditFiguresTests {
     _ = write(created, "abcde", 5)
     close(created)
 
-    let json = try AppData.auditJSON(tree.root, ["--list", "all"])
+    let json = try Library.auditJSON(tree.root, list: Set(AppDataCore.Category.allCases))
     #expect(figures(json, "critical")[0...1] == [2, 8])
     let listed = json["entries"] as? [[String: Any]] ?? []
     #expect(listed.contains { $0["path"] as? String == "Documents/line\nbreak.txt" && $0["pathBase64"] == nil })
@@ -202,7 +202,7 @@ struct AuditFiguresTests {
     try tree.folder("Documents")
     try tree.deepChain(under: "Documents", levels: 90, name: String(repeating: "d", count: 60), contents: "0123456789")
 
-    let json = try AppData.auditJSON(tree.root, ["--list", "critical"])
+    let json = try Library.auditJSON(tree.root, list: [.critical])
     #expect(figures(json, "critical")[0...1] == [1, 10])
     #expect(integer(json, "summary", "directories") == 91)
     let path = (json["entries"] as? [[String: Any]])?.first?["path"] as? String ?? ""
@@ -218,7 +218,7 @@ struct AuditFiguresTests {
     try tree.file("Library/Caches/Real/CACHEDIR.TAG", contents: Array("Signature: 8a477f597d28d172789f06886806bc55".utf8))
     try tree.folder("Documents/Robots")
     try tree.setAttribute("Documents/Robots", "user.xdg.robots.backup", Array("false".utf8))
-    let json = try AppData.auditJSON(tree.root)
+    let json = try Library.auditJSON(tree.root)
     #expect(findings(json, rule: "cache-in-backup").map { $0["path"] as? String }
       == ["Documents/Robots", "Library/Application Support/ImageCache"])
   }
@@ -233,7 +233,7 @@ struct AuditFiguresTests {
     try tree.setModernMarker("Library/Preferences")
     try tree.setModernMarker("Library/Caches/x")
     try tree.setLegacyMarker("tmp/z")
-    let json = try AppData.auditJSON(tree.root)
+    let json = try Library.auditJSON(tree.root)
     #expect(findings(json, rule: "excluded-system-folder").map { $0["path"] as? String } == ["Documents", "Library/Preferences"])
     #expect(findings(json, rule: "redundant-marker").map { $0["path"] as? String } == ["Library/Caches/x", "tmp/z"])
     #expect(findings(json, rule: "legacy-marker").isEmpty)

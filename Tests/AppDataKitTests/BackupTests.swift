@@ -38,7 +38,7 @@ struct BackupTests {
   }
 
   @Test func eachAppDomainIsAContainerWithExactFigures() throws {
-    let json = try AppData.auditJSON(Self.plain, ["--no-config"])
+    let json = try Library.auditJSON(Self.plain)
     #expect(json["source"] as? String == Self.plain)
     #expect(value(json, "backup", "deviceName") as? String == "Test iPhone")
     #expect(value(json, "backup", "productVersion") as? String == "17.1")
@@ -78,7 +78,7 @@ struct BackupTests {
   }
 
   @Test func hostileRelativePathsAreDataNeverMarkup() throws {
-    let json = try AppData.auditJSON(Self.plain, ["--no-config", "--list", "all"])
+    let json = try Library.auditJSON(Self.plain, list: Set(AppDataCore.Category.allCases))
     let paths = (Self.byName(json)["com.example.my-app"]?["entries"] as? [[String: Any]] ?? []).map { $0["path"] as? String ?? "" }
     #expect(paths.contains("Documents/evil\nname\u{1B}[31m"))
     let invalid = (Self.byName(json)["com.example.my-app"]?["entries"] as? [[String: Any]] ?? []).first { $0["pathBase64"] != nil }
@@ -110,7 +110,7 @@ struct BackupTests {
   }
 
   @Test func verifyChecksEveryStoredCopy() throws {
-    let json = try AppData.auditJSON(Self.plain, ["--no-config", "--verify"])
+    let json = try Library.auditJSON(Self.plain, verify: true)
     let all = (json["containers"] as? [[String: Any]] ?? []).flatMap { findings($0) }
     let missing = all.filter { $0["rule"] as? String == "backup-file-missing" }
     #expect(missing.map { $0["path"] as? String } == ["Documents/big.mov"])
@@ -118,7 +118,7 @@ struct BackupTests {
     #expect(mismatch.map { $0["path"] as? String } == ["Library/Preferences/com.example.notes.plist"])
     #expect((mismatch.first?["message"] as? String)?.hasSuffix("is 199 bytes, the manifest says 200") == true)
     // Without --verify, the stored files are not looked at.
-    let plain = try AppData.auditJSON(Self.plain, ["--no-config"])
+    let plain = try Library.auditJSON(Self.plain)
     #expect(!(plain["containers"] as? [[String: Any]] ?? []).flatMap { findings($0) }.contains { ($0["rule"] as? String)?.hasPrefix("backup-file-") == true && $0["rule"] as? String != "backup-file-too-large" })
     let onFolder = try AppData.run(["audit", "--verify", InputTests.fixtures + "/WeightTracker.xcappdata"])
     #expect(onFolder.status == 2)
@@ -126,7 +126,7 @@ struct BackupTests {
   }
 
   @Test func allDomainsListsTheSystemDomainsOneByOne() throws {
-    let json = try AppData.auditJSON(Self.plain, ["--no-config", "--all-domains"])
+    let json = try Library.auditJSON(Self.plain, allDomains: true)
     let containers = Self.byName(json)
     #expect(containers["(system domains)"] == nil)
     #expect(containers["HomeDomain"]?["kind"] as? String == "system")
@@ -135,7 +135,7 @@ struct BackupTests {
   }
 
   @Test func appKeepsAnAppAndItsGroups() throws {
-    let json = try AppData.auditJSON(Self.plain, ["--no-config", "--app", "com.example.my-app"])
+    let json = try Library.auditJSON(Self.plain, apps: ["com.example.my-app"])
     #expect(Set(Self.byName(json).keys) == ["com.example.my-app", "group.com.example.my-app"])
   }
 

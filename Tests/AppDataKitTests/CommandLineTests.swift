@@ -197,7 +197,7 @@ struct CommandLineTests {
     #expect(lines.map { $0["type"] as! String } == ["entry", "entry", "entry", "finding", "summary"])
     #expect(Set(lines.prefix(3).map { $0["path"] as! String }) == ["Documents/a", "Documents/b", "Stray/c"])
     #expect(integer(lines.last, "summary", "backup", "bytes") == 10)
-    let json = try AppData.auditJSON(tree.root, ["--list", "all"])
+    let json = try Library.auditJSON(tree.root, list: Set(AppDataCore.Category.allCases))
     #expect(NSDictionary(dictionary: lines.last!["summary"] as! [String: Any]).isEqual(to: json["summary"] as! [String: Any]))
     // Each entry line is the JSON document's entry, plus its type and its container.
     let streamed = lines.prefix(3).sorted { ($0["path"] as! String) < ($1["path"] as! String) }

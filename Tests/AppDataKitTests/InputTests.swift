@@ -29,7 +29,7 @@ struct InputTests {
   }
 
   @Test func aSimulatorDeviceIsOneReportWithARowPerContainer() throws {
-    let json = try AppData.auditJSON(Self.device, ["--no-config"])
+    let json = try Library.auditJSON(Self.device)
     #expect(json["source"] as? String == Self.device)
     let items = json["containers"] as? [[String: Any]] ?? []
     // Sorted by path: Data/Application (three apps), Data/PluginKitPlugin, Shared/AppGroup; no bundle.
@@ -73,20 +73,20 @@ struct InputTests {
 
   @Test(arguments: ["", "/data", "/data/Containers"])
   func everyEntryPointOfADeviceGivesTheSameReport(suffix: String) throws {
-    var json = try AppData.auditJSON(Self.device + suffix, ["--no-config"])
-    var reference = try AppData.auditJSON(Self.device, ["--no-config"])
+    var json = try Library.auditJSON(Self.device + suffix)
+    var reference = try Library.auditJSON(Self.device)
     json["source"] = nil
     reference["source"] = nil
     #expect(NSDictionary(dictionary: json).isEqual(to: reference))
   }
 
   @Test func oneFolderOfADeviceHoldsThoseContainersOnly() throws {
-    let groups = try AppData.auditJSON(Self.containers + "/Shared/AppGroup", ["--no-config"])
+    let groups = try Library.auditJSON(Self.containers + "/Shared/AppGroup")
     #expect((groups["containers"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["group"])
-    let data = try AppData.auditJSON(Self.containers + "/Data", ["--no-config"])
+    let data = try Library.auditJSON(Self.containers + "/Data")
     #expect(Set(Self.byID(data).keys) == ["com.example.notes", "com.example.photos", "com.example.empty", "com.example.notes.widget"])
     // One app's own container is a single report with its id and kind.
-    let single = try AppData.auditJSON(Self.containers + "/Data/Application/0A1B2C3D-0000-4000-8000-00000000000B", ["--no-config"])
+    let single = try Library.auditJSON(Self.containers + "/Data/Application/0A1B2C3D-0000-4000-8000-00000000000B")
     #expect(single["id"] as? String == "com.example.photos")
     #expect(single["kind"] as? String == "app")
     #expect(single["containers"] == nil)
@@ -127,12 +127,12 @@ struct InputTests {
   }
 
   @Test func xcodePackagesCompleteAndTrimmed() throws {
-    let complete = try AppData.auditJSON(Self.fixtures + "/WeightTracker.xcappdata", ["--no-config"])
+    let complete = try Library.auditJSON(Self.fixtures + "/WeightTracker.xcappdata")
     #expect(complete["container"] as? String == Self.fixtures + "/WeightTracker.xcappdata/AppData")
     #expect(complete["id"] as? String == "com.example.WeightTracker")
     #expect(figures(complete, "critical")[0...1] == [2, 950])
     #expect(figures(complete, "cached")[0...1] == [1, 90])
-    let trimmed = try AppData.auditJSON(Self.fixtures + "/Trimmed.xcappdata", ["--no-config"])
+    let trimmed = try Library.auditJSON(Self.fixtures + "/Trimmed.xcappdata")
     #expect(trimmed["id"] is NSNull)
     #expect(figures(trimmed, "critical")[0...1] == [1, 1200])
     #expect(findings(trimmed).isEmpty)
@@ -142,14 +142,14 @@ struct InputTests {
   }
 
   @Test func zippedPackagesAndTarredDevicesAuditLikeTheFolders() throws {
-    let zipped = try AppData.auditJSON(Self.fixtures + "/WeightTracker.xcappdata.zip", ["--no-config"])
-    let folder = try AppData.auditJSON(Self.fixtures + "/WeightTracker.xcappdata", ["--no-config"])
+    let zipped = try Library.auditJSON(Self.fixtures + "/WeightTracker.xcappdata.zip")
+    let folder = try Library.auditJSON(Self.fixtures + "/WeightTracker.xcappdata")
     #expect(zipped["container"] as? String == Self.fixtures + "/WeightTracker.xcappdata.zip//WeightTracker.xcappdata/AppData")
     #expect(zipped["id"] as? String == "com.example.WeightTracker")
     #expect(ArchiveTests.comparable(value(zipped, "summary") as! [String: Any]) == ArchiveTests.comparable(value(folder, "summary") as! [String: Any]))
 
-    let tarred = try AppData.auditJSON(Self.fixtures + "/Containers.tar.gz", ["--no-config"])
-    let device = try AppData.auditJSON(Self.device, ["--no-config"])
+    let tarred = try Library.auditJSON(Self.fixtures + "/Containers.tar.gz")
+    let device = try Library.auditJSON(Self.device)
     let packed = Self.byID(tarred)
     let onDisk = Self.byID(device)
     #expect(Set(packed.keys) == Set(onDisk.keys))
@@ -162,13 +162,13 @@ struct InputTests {
   }
 
   @Test func macContainersAndGroupContainers() throws {
-    let containers = try AppData.auditJSON(Self.fixtures + "/mac/Library/Containers", ["--no-config"])
+    let containers = try Library.auditJSON(Self.fixtures + "/mac/Library/Containers")
     let app = try #require(Self.byID(containers)["com.example.mac"])
     #expect(app["container"] as? String == Self.fixtures + "/mac/Library/Containers/com.example.mac/Data")
     #expect(figures(app, "critical")[0...1] == [2, 150])
     #expect(figures(app, "other")[0...1] == [1, 0])  // the Desktop symlink, never followed
     #expect(findings(app).isEmpty)  // the sandbox's symlinks to Desktop, … are its layout
-    let groups = try AppData.auditJSON(Self.fixtures + "/mac/Library/Group Containers", ["--no-config"])
+    let groups = try Library.auditJSON(Self.fixtures + "/mac/Library/Group Containers")
     let group = try #require((groups["containers"] as? [[String: Any]])?.first)
     #expect(group["kind"] as? String == "group")
     #expect(figures(group, "critical")[0...1] == [1, 640])
@@ -197,10 +197,10 @@ struct InputTests {
   }
 
   @Test func appKeepsAnAppItsExtensionsAndItsGroups() throws {
-    let json = try AppData.auditJSON(Self.device, ["--no-config", "--app", "com.example.notes"])
+    let json = try Library.auditJSON(Self.device, apps: ["com.example.notes"])
     #expect(Set(Self.byID(json).keys) == ["com.example.notes", "com.example.notes.widget", "group.com.example.notes"])
     #expect(integer(json, "summary", "backup", "bytes") == 1200 + 250 + 5650)
-    let two = try AppData.auditJSON(Self.device, ["--no-config", "--app", "com.example.photos", "--app", "com.example.empty"])
+    let two = try Library.auditJSON(Self.device, apps: ["com.example.photos", "com.example.empty"])
     #expect(Set(Self.byID(two).keys) == ["com.example.photos", "com.example.empty"])
     let none = try AppData.run(["audit", "--app", "com.example.nope", Self.device])
     #expect(none.status == 2)
@@ -291,7 +291,7 @@ struct InputTests {
     #expect(named.status == 0, "\(named.error)")
     let notes = device + "/data/Containers/Data/Application/0A1B2C3D-0000-4000-8000-00000000000A"
     #expect(FileManager.default.fileExists(atPath: notes + "/Documents/c.bin"))
-    let after = try AppData.auditJSON(notes, ["--no-config"])
+    let after = try Library.auditJSON(notes)
     #expect(figures(after, "offline")[0...1] == [2, 8000])
     let archive = try AppData.run(["migrate", Self.fixtures + "/Containers.tar.gz"])
     #expect(archive.status == 2)

@@ -79,7 +79,7 @@ struct MigrateTests {
     #expect(!FileManager.default.fileExists(atPath: tree.path(".appdata-migration.journal")))
 
     // The audit sees every moved file as offline, none as critical.
-    let audit = try AppData.auditJSON(tree.root, ["--list", "all"])
+    let audit = try Library.auditJSON(tree.root, list: Set(AppDataCore.Category.allCases))
     let listed = entries(audit)
     for path in ["Documents/Photos/2011/a.jpg", "Documents/Photos/2011/b.jpg", "Documents/Photos/index.db", "Documents/Photos/latest", "Documents/notes.txt"] {
       #expect(listed[path]?["category"] as? String == "offline", "\(path)")
@@ -116,7 +116,7 @@ struct MigrateTests {
     #expect(try MarkerStatus.markers(atPath: tree.path("Documents/Legacy Cache/Photos")) == [])
     #expect(FileManager.default.fileExists(atPath: tree.path("Documents/Legacy Cache/Photos/2011/a.jpg")))
     #expect(FileManager.default.fileExists(atPath: tree.path("Documents/Legacy Cache/notes.txt")))
-    let audit = try AppData.auditJSON(tree.root)
+    let audit = try Library.auditJSON(tree.root)
     #expect(figures(audit, "offline")[0...1] == [5, 7522])
     #expect(findings(audit).isEmpty)
   }

@@ -111,7 +111,7 @@ struct SecurityTests {
     try tree.symlink("Documents/loop-a", to: "loop-b")
     try tree.symlink("Documents/loop-b", to: "loop-a")
     try tree.symlink("Library", to: outside.path("secret"))
-    let json = try AppData.auditJSON(tree.root, ["--list", "all"])
+    let json = try Library.auditJSON(tree.root, list: Set(AppDataCore.Category.allCases))
     // Six links and one file; Library is a link at the top, so an entry of its own.
     #expect(figures(json, "critical")[0...1] == [7, 3])
     #expect(integer(json, "summary", "directories") == 1)
@@ -213,7 +213,7 @@ struct SecurityTests {
     let result = try AppData.run(["migrate", "--json", tree.root], environment: forceCopy ? ["APPDATA_TEST_FORCE_COPY": "1"] : [:])
     #expect(result.status == 0, "\(result.error)")
     #expect(integer(try result.json(), "totals", forceCopy ? "copied" : "moved", "files") == 1)
-    let audit = try AppData.auditJSON(tree.root, ["--list", "offline"])
+    let audit = try Library.auditJSON(tree.root, list: [.offline])
     let moved = (audit["entries"] as? [[String: Any]])?.first?["path"] as? String ?? ""
     #expect(moved.utf8.count > 5000 && moved.hasSuffix("/leaf.bin"))
   }

@@ -305,3 +305,40 @@ func entries(_ json: [String: Any]) -> [String: [String: Any]] {
   for entry in json["entries"] as? [[String: Any]] ?? [] { byPath[entry["path"] as! String] = entry }
   return byPath
 }
+
+/// The library, in-process: for tests that need a report, not the command line. PATH goes
+/// through the same resolver and reader as `appdata audit`, and the report is rendered as
+/// `appdata audit --format json --no-config` prints it (`LibraryTests` holds the two equal).
+enum Library {
+  /// The JSON document of an audit of `path`, parsed. `list` is `--list`; `apps` is `--app`.
+  static func auditJSON(_ path: String, list: Set<AppDataCore.Category> = [], apps: [String] = [],
+                        allDomains: Bool = false, verify: Bool = false,
+                        configure: @escaping @Sendable (inout AuditOptions) -> Void = { _ in }) throws -> [String: Any] {
+    let set = try audit(path, list: list, apps: apps, allDomains: allDomains, verify: verify, configure: configure)
+    let text = set.jsonDocument().serialized(pretty: true)
+    guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+      throw TestFailure("not a JSON object: \(text.prefix(200))")
+    }
+    return object
+  }
+
+  /// The audit of `path` as the reports module receives it.
+  static func audit(_ path: String, list: Set<AppDataCore.Category> = [], apps: [String] = [],
+                    allDomains: Bool = false, verify: Bool = false,
+                    configure: @escaping @Sendable (inout AuditOptions) -> Void = { _ in }) throws -> AuditSet {
+    let source = try InputResolver.resolve(path)
+    var request = AuditRequest(options: { _ in
+      var options = AuditOptions()
+      options.listedCategories = list
+      configure(&options)
+      return options
+    })
+    if !apps.isEmpty { request.filter = AppFilter(ids: apps) }
+    request.allDomains = allDomains
+    request.verify = verify
+    let outcome = try source.audit(request)
+    var set = AuditSet(source: source.source, reports: outcome.reports, isCollection: outcome.isCollection)
+    set.backupInfo = outcome.backup
+    return set
+  }
+}
