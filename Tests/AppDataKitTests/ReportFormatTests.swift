@@ -153,3 +153,39 @@ struct ReportFormatTests {
     #expect(unknown.error == "appdata: error: unknown shell 'bassh': expected bash, zsh or fish; did you mean 'bash'?\n")
   }
 }
+
+/// Lines a person reads stay one line: long lists are cut with a count, missing facts are said.
+@Suite("one-line lists")
+struct OneLineListTests {
+  static func emptyReport(_ name: String) -> AuditReport {
+    var report = AuditReport(container: "/b//AppDomain-" + name, categories: [:], directories: 0, maxFileSize: nil,
+                             maxBackupSize: nil, findings: [], largest: [], entries: nil)
+    report.id = name
+    report.name = name
+    return report
+  }
+
+  @Test func manyEmptyContainersShowTheFirstFewAndACount() {
+    let names = (1...20).map { String(format: "com.example.app%02d", $0) }
+    let set = AuditSet(source: "/b", reports: names.map(Self.emptyReport), isCollection: true)
+    let line = set.table(exactBytes: true, failOn: nil).split(separator: "\n").first { $0.contains("with no app files") }
+    #expect(line == "20 containers with no app files: com.example.app01, com.example.app02, com.example.app03, com.example.app04, com.example.app05, com.example.app06, com.example.app07, com.example.app08, … and 12 more")
+    // Eight or fewer: all of them.
+    #expect(Plural.listed(["a", "b"], limit: 8) == "a, b")
+  }
+
+  @Test func anAppWithNoMatchListsAtMostTenIdsAndNeverTheSystemDomains() {
+    let ids = (1...14).map { "com.example.app\($0)" }
+    let refusal = AppFilter.noMatch(["com.example.nope"], source: "/b", available: ids)
+    #expect(refusal.message == "/b: no container matches --app 'com.example.nope'; the ids found: "
+      + ids.sorted().prefix(10).joined(separator: ", ") + ", … and 4 more")
+  }
+
+  @Test func aBackupLineWithoutDeviceFieldsSaysSo() {
+    var set = AuditSet(source: "/b", reports: [], isCollection: true)
+    set.backupInfo = BackupInfo(path: "/b", snapshotState: "finished")
+    #expect(set.table(exactBytes: true, failOn: nil).contains("\nBackup: Info.plist names no device, iOS version or date, snapshot finished\n"))
+    set.backupInfo = BackupInfo(path: "/b", deviceName: "", productVersion: "17.1")
+    #expect(set.table(exactBytes: true, failOn: nil).contains("\nBackup: iOS 17.1\n"))
+  }
+}

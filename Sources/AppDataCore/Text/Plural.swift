@@ -6,6 +6,13 @@ package enum Plural {
     "\(count) " + (count == 1 ? singular : (plural ?? singular + "s"))
   }
 
+  /// Names for one line of text: all of them when there are at most `limit`, else the first
+  /// `limit` and `… and N more` (a full list belongs in JSON, not on one line of a table).
+  package static func listed(_ names: [String], limit: Int) -> String {
+    guard names.count > limit else { return names.joined(separator: ", ") }
+    return names.prefix(limit).joined(separator: ", ") + ", … and \(names.count - limit) more"
+  }
+
   /// A percentage with one decimal and its sign (`+61.6`), for text; JSON keeps full precision.
   package static func percent(_ value: Double) -> String {
     guard value.isFinite else { return value > 0 ? "+inf" : "-inf" }

@@ -227,7 +227,8 @@ package struct BackupReader {
       }
       kept.append((state.domain, visitor))
     }
-    return (kept, states.map { $0.domain.id ?? $0.domain.name })
+    // The ids --app can name: app, group and extension domains (never the summed system domains).
+    return (kept, states.compactMap { $0.domain.kind == .system ? nil : $0.domain.id })
   }
 
   /// One manifest row into its domain's visitor.

@@ -99,7 +99,8 @@ public struct AppFilter: Sendable {
   /// The exit-2 message when no container matches.
   package static func noMatch(_ ids: [String], source: String, available: [String]) -> Refusal {
     let wanted = ids.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
-    let found = available.isEmpty ? "none" : available.sorted().map { TerminalText.escaped($0) }.joined(separator: ", ")
+    let ids = available.sorted().map { TerminalText.escaped($0) }
+    let found = ids.isEmpty ? "none" : Plural.listed(ids, limit: 10)
     return Refusal("\(TerminalText.escaped(source)): no container matches --app \(wanted); the ids found: \(found)")
   }
 }

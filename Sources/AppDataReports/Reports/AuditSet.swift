@@ -80,8 +80,7 @@ extension AuditSet {
 
     var lines = ["Source: \(TerminalText.escaped(source))"]
     if let info = backupInfo {
-      let parts = [info.deviceName, info.productVersion.map { "iOS " + $0 }, info.date, info.snapshotState.map { "snapshot " + $0 }, info.isEncrypted ? "encrypted" : nil]
-      lines.append("Backup: " + parts.compactMap { $0.map(TerminalText.escaped) }.joined(separator: ", "))
+      lines.append("Backup: " + Self.backupLine(info))
     }
     lines.append("")
     // Containers holding nothing but system files (their metadata plist) and no finding: one line.
@@ -103,7 +102,7 @@ extension AuditSet {
       lines.append(contentsOf: TextTable.render(rows, rightAligned: [2, 3, 4, 5]))
     }
     if !empty.isEmpty {
-      let names = empty.map { TerminalText.escaped($0.name) }.sorted().joined(separator: ", ")
+      let names = Plural.listed(empty.map { TerminalText.escaped($0.name) }.sorted(), limit: Self.namesOnOneLine)
       lines.append(Plural.counted(empty.count, "container") + " with no app files: \(names)")
     }
     lines.append("")
@@ -129,5 +128,23 @@ extension AuditSet {
     lines.append(fails(at: failOn) ? "Result: " + paint("FAIL", "1;31") + " (findings at or above --fail-on \(failOn!.rawValue))"
                  : "Result: " + paint("OK", "32"))
     return lines.joined(separator: "\n") + "\n"
+  }
+}
+
+extension AuditSet {
+  /// How many names a one-line list shows before `… and N more`.
+  static let namesOnOneLine = 8
+
+  /// What the table's `Backup:` line says: the device, iOS version, date, snapshot state and
+  /// encryption the backup's plists give; when Info.plist gives none of the first three, it says
+  /// so (the line is never empty).
+  static func backupLine(_ info: BackupInfo) -> String {
+    let nonEmpty = { (text: String?) in text.flatMap { $0.isEmpty ? nil : $0 } }
+    var parts = [nonEmpty(info.deviceName), nonEmpty(info.productVersion).map { "iOS " + $0 }, nonEmpty(info.date)]
+      .compactMap { $0 }.map(TerminalText.escaped)
+    if parts.isEmpty { parts.append("Info.plist names no device, iOS version or date") }
+    if let snapshot = nonEmpty(info.snapshotState) { parts.append("snapshot " + TerminalText.escaped(snapshot)) }
+    if info.isEncrypted { parts.append("encrypted") }
+    return parts.joined(separator: ", ")
   }
 }
