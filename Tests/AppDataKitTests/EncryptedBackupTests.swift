@@ -59,7 +59,7 @@ struct EncryptedBackupTests {
     let plainTable = try AppData.run(["audit", "--no-config", BackupTests.plain])
     #expect(table.status == 1)
     #expect(table.output.contains("Backup: Test iPhone, iOS 17.1, 2026-11-01T12:00:00Z, snapshot finished, encrypted\n"))
-    let body = { (text: String) in text.split(separator: "\n").dropFirst(2).joined(separator: "\n") }
+    let body = { (text: String) in text.split(separator: "\n").dropFirst(3).joined(separator: "\n") }
     #expect(body(table.output) == body(plainTable.output))
   }
 

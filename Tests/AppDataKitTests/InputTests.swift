@@ -97,6 +97,7 @@ struct InputTests {
     #expect(result.status == 1)
     #expect(result.output == """
       Source: \(Self.device)
+      Policy: none (no limits but those given on the command line)
 
       CONTAINER                 KIND    FILES  BACKED UP  ERRORS  WARNINGS
       com.example.photos        app         3    2004096       1         0

@@ -35,6 +35,21 @@ struct PolicyTests {
     try findings(result.json()).map { "\($0["rule"]!):\($0["severity"]!):\($0["path"]!)" }
   }
 
+  /// Which policy file applied is said: in JSON's policy.source and in the table's header.
+  @Test func thePolicyThatAppliedIsNamed() throws {
+    let tree = try container()
+    let given = try audit(tree, config: #"{"maxFileSize": 2000}"#)
+    #expect(value(try given.json(), "policy", "source") as? String == tree.scratch + "/appdata.json")
+    // Found in the working folder.
+    let found = try AppData.run(["audit", tree.root], in: tree.scratch)
+    #expect(found.output.split(separator: "\n").prefix(2) == ["Container: \(tree.root)", "Policy: appdata.json"])
+    // None: null, and the table says what applies.
+    let none = try AppData.run(["audit", "--json", "--no-config", tree.root])
+    #expect(value(try none.json(), "policy", "source") is NSNull)
+    let table = try AppData.run(["audit", "--no-config", tree.root])
+    #expect(table.output.split(separator: "\n").prefix(2) == ["Container: \(tree.root)", "Policy: none (no limits but those given on the command line)"])
+  }
+
   @Test func limitsAsNumbersOrSizeStrings() throws {
     let tree = try container()
     let numbers = try audit(tree, config: #"{"maxFileSize": 2000, "maxBackupSize": 3099}"#)

@@ -307,6 +307,7 @@ struct AuditCommand {
     if let backup { try compare(&compared, with: backup, password: secret) }
     var everything = AuditSet(source: source.source, reports: compared, isCollection: outcome.isCollection)
     everything.backupInfo = outcome.backup
+    everything.policySource = policyFile
     var reports = everything
     if listsEverything {
       let listed = commandLine.listedCategories

@@ -6,7 +6,12 @@ extension AuditSet {
   /// The `--format json` document: a single container's report, or
   /// `{schemaVersion, tool, source, summary, containers: [report…]}`.
   public func jsonDocument() -> JSONValue {
-    if let single { return single.jsonDocument() }
+    let policy = JSONValue.object(["source": policySource.map { .string($0) } ?? .null])
+    if let single {
+      guard case .object(var document) = single.jsonDocument() else { return single.jsonDocument() }
+      document["policy"] = policy
+      return .object(document)
+    }
     var document: [String: JSONValue] = [
       "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
       "tool": AppDataVersion.toolJSON,
@@ -15,6 +20,7 @@ extension AuditSet {
       "containers": .array(reports.map { $0.containerJSON() }),
     ]
     if let info = backupInfo { document["backup"] = info.json() }
+    document["policy"] = policy
     return .object(document)
   }
 

@@ -11,6 +11,9 @@ public struct AuditSet: Sendable {
   public var isCollection: Bool
   /// For a device backup: what the backup is (device, iOS version, date, snapshot state).
   public var backupInfo: BackupInfo?
+  /// The policy file that applied, as given (`--config FILE`, or `appdata.json` found in the
+  /// working folder); nil when none did. Shown in the table's header and in JSON's `policy`.
+  public var policySource: String?
 
   public init(source: String, reports: [AuditReport], isCollection: Bool) {
     self.source = source
@@ -67,6 +70,19 @@ extension AuditSet {
   /// The table report: a single container's, or one row per container, the findings named by
   /// their container, and the totals.
   public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false) -> String {
+    let text = reportsTable(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: findingsOnly)
+    guard !findingsOnly, let header = text.firstIndex(of: "\n") else { return text }
+    // Which policy applied, right below the Container: or Source: line.
+    return String(text[...header]) + policyLine + "\n" + String(text[text.index(after: header)...])
+  }
+
+  /// `Policy: FILE`, or what applies without one.
+  var policyLine: String {
+    guard let policySource else { return "Policy: none (no limits but those given on the command line)" }
+    return "Policy: " + TerminalText.escaped(policySource)
+  }
+
+  private func reportsTable(exactBytes: Bool, failOn: Severity?, colors: Bool, findingsOnly: Bool) -> String {
     if let single { return single.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: findingsOnly) }
     func size(_ bytes: UInt64) -> String { exactBytes ? String(bytes) : ByteSize.human(bytes) }
     func paint(_ text: String, _ code: String) -> String { colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
