@@ -136,6 +136,26 @@ struct MigrateTests {
     #expect(same(try manifest(tree.root), before))
   }
 
+  /// A dry run with a conflict shows the whole plan: what would move, what stays, the conflicts
+  /// flagged, each with the files and bytes it really holds; and exits 2, as the run would.
+  @Test func aDryRunWithAConflictShowsTheWholePlan() throws {
+    let tree = try TestTree("dry-conflict")
+    try tree.file("Library/Caches/a/x", size: 5)
+    try tree.file("Library/Caches/b/y", size: 10)
+    try tree.file("Library/Caches/b/z", size: 1)
+    try tree.file("Library/Caches/c.txt", size: 2)
+    try tree.file("Library/Caches/d.tmp", size: 3)
+    try tree.folder("Documents/b")
+    let before = try manifest(tree.root)
+    let result = try AppData.run(["migrate", "--json", "--dry-run", "--skip", "*.tmp", tree.root])
+    #expect(result.status == 2)
+    let entries = try result.json()["entries"] as? [[String: Any]] ?? []
+    let rows = entries.map { "\($0["action"]!) \($0["source"]!) \($0["files"]!) \($0["bytes"]!)" }
+    #expect(rows == ["planned Library/Caches/a 1 5", "planned Library/Caches/c.txt 1 2",
+                     "skipped Library/Caches/d.tmp 1 3", "conflict Library/Caches/b 2 11"])
+    #expect(same(try manifest(tree.root), before))
+  }
+
   @Test func conflictSkipKeepBothAndMerge() throws {
     for policy in ["skip", "keep-both", "merge"] {
       let tree = try Self.legacyContainer("migrate-\(policy)")

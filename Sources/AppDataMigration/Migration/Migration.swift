@@ -66,13 +66,15 @@ public struct Migration {
     let plan = try planner.plan()
     report.entries = plan.skipped.map { skipped in
       MigrationReport.Entry(action: .skipped, source: skipped.source, destination: skipped.conflictWith,
-                            files: 0, bytes: 0, markers: [], message: skipped.reason)
+                            files: skipped.files, bytes: skipped.bytes, markers: [], message: skipped.reason)
     }
     if !plan.conflicts.isEmpty && plan.onConflict == .fail {
       report.entries += plan.conflicts.map { conflict in
         MigrationReport.Entry(action: .conflict, source: conflict.source, destination: conflict.conflictWith,
-                              files: 0, bytes: 0, markers: [], message: conflict.reason)
+                              files: conflict.files, bytes: conflict.bytes, markers: [], message: conflict.reason)
       }
+      // A dry run shows the whole plan: what would move, what stays, and the conflicts that stop it.
+      if options.dryRun { report.entries = plan.moves.map(Self.plannedEntry) + report.entries }
       let errors = plan.conflicts.map { conflict in
         "\(container.display(conflict.conflictWith ?? [])): already exists, so \(container.display(conflict.source)) cannot move there; nothing was changed (choose --on-conflict skip, keep-both or merge)"
       }

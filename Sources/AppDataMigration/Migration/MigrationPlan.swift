@@ -64,6 +64,9 @@ public struct SkippedEntry: Sendable, Equatable {
   public var reason: String
   /// Set when the entry is left because of a destination conflict.
   public var conflictWith: [[UInt8]]?
+  /// What the entry holds (0 when it cannot be measured): the report shows what stays.
+  public var files: UInt64 = 0
+  public var bytes: UInt64 = 0
 }
 
 /// Everything a migration will do, worked out before anything changes.

@@ -66,10 +66,10 @@ struct MigrationPlanner {
       if existing.contains(name) {
         switch options.onConflict {
         case .fail:
-          conflicts.append(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name]))
+          conflicts.append(measured(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name])))
         case .skip:
           return MigrationPlan(source: source, destination: destination, into: into, markers: options.markers, onConflict: options.onConflict,
-                               steps: [], skipped: [SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name])], conflicts: [])
+                               steps: [], skipped: [measured(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name]))], conflicts: [])
         case .keepBoth:
           name = Self.freeName(for: name, avoiding: Set(existing))
         case .merge:
@@ -91,15 +91,15 @@ struct MigrationPlanner {
     for name in sourceNames {
       let from = source + [name]
       if let reason = Self.systemReason(for: name, bundleID: bundleID) {
-        skipped.append(SkippedEntry(source: from, reason: reason))
+        skipped.append(measured(SkippedEntry(source: from, reason: reason)))
         continue
       }
       if !options.only.isEmpty && !options.only.contains(where: { $0.matches(name) }) {
-        skipped.append(SkippedEntry(source: from, reason: "not selected by --only"))
+        skipped.append(measured(SkippedEntry(source: from, reason: "not selected by --only")))
         continue
       }
       if let glob = options.skip.first(where: { $0.matches(name) }) {
-        skipped.append(SkippedEntry(source: from, reason: "excluded by --skip \(glob.pattern)"))
+        skipped.append(measured(SkippedEntry(source: from, reason: "excluded by --skip \(glob.pattern)")))
         continue
       }
       // With --into, the entries are marked through their folder.
@@ -111,9 +111,9 @@ struct MigrationPlanner {
       }
       switch options.onConflict {
       case .fail:
-        conflicts.append(SkippedEntry(source: from, reason: "destination exists", conflictWith: target + [name]))
+        conflicts.append(measured(SkippedEntry(source: from, reason: "destination exists", conflictWith: target + [name])))
       case .skip:
-        skipped.append(SkippedEntry(source: from, reason: "destination exists", conflictWith: target + [name]))
+        skipped.append(measured(SkippedEntry(source: from, reason: "destination exists", conflictWith: target + [name])))
       case .keepBoth:
         let free = Self.freeName(for: name, avoiding: taken)
         taken.insert(free)
@@ -152,6 +152,19 @@ struct MigrationPlanner {
         try addMove(from: from + [name], to: to + [name], mark: mark, into: &steps)
       }
     }
+  }
+
+  /// `entry` with the files and bytes its source holds (0 and 0 when it cannot be measured: a
+  /// left entry is reported, never a reason to stop).
+  private func measured(_ entry: SkippedEntry) -> SkippedEntry {
+    var entry = entry
+    guard let parent = try? container.openFolder(Array(entry.source.dropLast())) else { return entry }
+    defer { parent.close() }
+    if let size = try? TreeOperations.measure(entry.source.last!, in: parent, display: display(entry.source)) {
+      entry.files = size.files
+      entry.bytes = size.bytes
+    }
+    return entry
   }
 
   private func addMove(from: [[UInt8]], to: [[UInt8]], mark: Bool, into steps: inout [MigrationStep]) throws(MigrationError) {
