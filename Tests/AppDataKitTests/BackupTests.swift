@@ -144,6 +144,23 @@ struct BackupTests {
       + "com.example.empty, com.example.ghost, com.example.my-app, com.example.notes, com.example.notes.widget, group.com.example.my-app\n")
   }
 
+  /// `--root` goes through the same resolver as PATH: a backup in a folder of backups is audited
+  /// as a backup, and a folder that is no container is refused, never audited as one.
+  @Test func rootNamesABackupOrIsRefused() throws {
+    let tree = try TestTree("root-backup")
+    let udid = "00008030-001234567890802E"
+    #expect(try AppData.shell("cp -a '\(Self.plain)' '\(tree.path(udid))' && mkdir '\(tree.path("notes"))' && echo x > '\(tree.path("notes/a.txt"))'").status == 0)
+    let backup = try AppData.run(["audit", "--json", "--no-config", "--fail-on", "never", "--root", udid, tree.root])
+    #expect(backup.status == 0, "\(backup.error)")
+    let json = try backup.json()
+    #expect(value(json, "backup", "deviceName") as? String == "Test iPhone")
+    #expect(integer(json, "summary", "backup", "bytes") == 5_002_006_720)
+    let notes = try AppData.run(["audit", "--no-config", "--root", "notes", tree.root])
+    #expect(notes.status == 2)
+    #expect(notes.output.isEmpty)
+    #expect(notes.error.hasPrefix("appdata: error: \(tree.path("notes")): holds no app data container"))
+  }
+
   @Test func anUnfinishedSnapshotIsAWarning() throws {
     let result = try AppData.run(["audit", "--no-config", "--json", Self.fixtures + "/incomplete"])
     #expect(result.status == 0)

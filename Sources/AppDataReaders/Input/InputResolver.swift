@@ -39,17 +39,20 @@ public enum InputResolver {
     throw NoContainer.refusal(folder)
   }
 
-  /// `--root ROOT` on a folder: PATH/ROOT is the container, whatever it holds.
+  /// `--root ROOT` on a folder: PATH/ROOT goes through the same folder kinds as PATH (a backup
+  /// there is audited as a backup, a folder of containers as one), and a folder of none of them
+  /// is refused as PATH would be. Containers found are still opened below PATH, one component at
+  /// a time, following no symlink.
   private static func named(_ root: [[UInt8]], in path: String) throws(Refusal) -> any ContainerSource {
     let relative = RelativePath.display(RelativePath.join(root))
     let full = root.isEmpty ? path : (path.hasSuffix("/") ? path : path + "/") + relative
     guard let folder = ProbedFolder(path: full) else {
       throw Refusal("\(TerminalText.escaped(full)): --root names no folder inside \(TerminalText.escaped(path))")
     }
-    let parentPath = full.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-    let parent = ProbedFolder(path: parentPath.isEmpty ? "." : parentPath)
-    let container = ContainerFolder.reference(folder, parent: parent, kind: nil)
-    return FolderSource(source: Syscalls.absolutePath(path), base: path, isCollection: false, containers: [container])
+    for kind in folderKinds {
+      if let source = try kind.source(for: folder, base: path) { return source }
+    }
+    throw NoContainer.refusal(folder)
   }
 }
 
