@@ -77,8 +77,13 @@ struct ArchiveTests {
     let chosen = try AppData.auditJSON(folder + "/two.tar", ["--root", "B", "--no-config"])
     #expect(figures(chosen, "cached")[0...1] == [1, 2])
     #expect(figures(chosen, "critical")[0] == 0)
+    // --root never makes a container of what is none: a missing folder, or one with no layout.
     let none = try AppData.run(["audit", "--no-config", "--root", "nothing-here", folder + "/two.tar"])
-    #expect(none.status == 0)  // an empty container: nothing is under that root
+    #expect(none.status == 2)
+    #expect(none.output.isEmpty)
+    #expect(none.error == "appdata: error: \(folder)/two.tar: --root nothing-here names no app data container in the archive (no Documents, Library or tmp folder, no container metadata plist under it)\n")
+    let notOne = try AppData.run(["audit", "--no-config", "--root", "A/Documents", folder + "/two.tar"])
+    #expect(notOne.status == 2)
     // --root names a folder inside a folder too.
     let folderWithRoot = try AppData.run(["audit", "--root", "x", folder])
     #expect(folderWithRoot.status == 2)

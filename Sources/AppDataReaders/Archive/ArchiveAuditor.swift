@@ -77,6 +77,10 @@ public struct ArchiveAuditor {
     if root == nil && pass.roots.isEmpty {
       throw Failure(message: "holds no app data container (no Documents, Library or tmp folder, no container metadata plist); name its folder with --root")
     }
+    // --root never turns a folder that is no container into a container audit.
+    if let root, let state = pass.roots.first, !state.looksLikeContainer {
+      throw Failure(message: "--root \(RelativePath.display(RelativePath.join(root))) names no app data container in the archive (no Documents, Library or tmp folder, no container metadata plist under it)")
+    }
     // A root found inside another (a `Library` folder deep in a container's Documents, met before
     // the container's own folders) belongs to it; a container whose metadata plist names another
     // kind than its place suggested needs the other layout; per-id options need the ids. Each is
@@ -133,6 +137,9 @@ public struct ArchiveAuditor {
     var layout: ContainerLayout
     var folders: [[UInt8]: FolderInfo] = [:]
     var rootExclusion: Exclusion?
+    /// Whether an entry under the root showed it is a container (`Documents`, `Library`, `tmp`,
+    /// or the metadata plist at its top): a `--root` that names anything else is refused.
+    var looksLikeContainer = false
   }
 
   struct Pass<V: EntryVisitor> {
@@ -391,6 +398,10 @@ public struct ArchiveAuditor {
       if relative.isEmpty {
         if item.attributes.markers.isExcluding { roots[index].rootExclusion = Exclusion(path: Array(".".utf8), markers: item.attributes.markers) }
         return
+      }
+      if !roots[index].looksLikeContainer, let first = relative.first,
+         ArchiveAuditor.rootMarkers.contains(first) || (relative.count == 1 && first == ArchiveAuditor.metadataName) {
+        roots[index].looksLikeContainer = true
       }
       if item.kind == .hardLink { return }  // the same file as an earlier entry: counted once
       let layout = roots[index].layout
