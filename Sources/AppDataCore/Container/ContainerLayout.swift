@@ -79,7 +79,7 @@ public struct ContainerLayout: Sendable {
 
   /// The rule for an entry whose path components (from the container root) are `components`.
   public func rule(for components: ArraySlice<[UInt8]>) -> LocationRule {
-    rules.first { $0.matches(components) } ?? fallback
+    rule(at: ruleIndex(for: components))
   }
 
   /// Index form of `rule(for:)`, for the walk (-1 = the fallback).

@@ -53,7 +53,8 @@ extension ContainerLayout {
       category: locationCategory == .critical && isExcluded ? .offline : locationCategory)
   }
 
-  /// `place` for an entry known by its whole path from the container root (a manifest row).
+  /// `place` for an entry known by its path from the container root but not by its folder's
+  /// placement (a manifest row): `components` are the path's first components (two suffice).
   @inlinable
   public func place(components: ArraySlice<[UInt8]>, isExcluded: Bool) -> Placement {
     let depth = min(components.count, LocationRule.maximumDepth)

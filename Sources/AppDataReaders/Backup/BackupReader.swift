@@ -274,10 +274,9 @@ package struct BackupReader {
     // A manifest holds no markers: what it carries is what MobileBackup took.
     let first = Array(bytes[0..<(slashes.first ?? bytes.count)])
     let placement = layout.place(
-      depth: min(depth, LocationRule.maximumDepth),
-      leadingComponents: depth == 1
+      components: depth == 1
         ? [first][...] : [first, Array(bytes[(slashes[0] + 1)..<(slashes.count > 1 ? slashes[1] : bytes.count)])][...],
-      parent: .root, isExcluded: false)
+      isExcluded: false)
     let category = placement.category
     let ruleIndex = placement.ruleIndex
     let split = slashes.last
