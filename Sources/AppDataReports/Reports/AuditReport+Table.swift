@@ -5,8 +5,9 @@ import AppDataCore
 extension AuditReport {
   /// The `--format table` text. `exactBytes` prints sizes as byte counts (`--bytes`); `colors`
   /// adds ANSI colours to severities and the result; `findingsOnly` (`--quiet`) prints only
-  /// the finding lines.
-  public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false) -> String {
+  /// the finding lines; `policyLine` (which policy file applied) goes under the `Container:` line.
+  public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false,
+                    policyLine: String? = nil) -> String {
     func size(_ bytes: UInt64) -> String { exactBytes ? String(bytes) : ByteSize.human(bytes) }
     func paint(_ text: String, _ code: String) -> String { colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
     func findingLine(_ finding: Finding) -> String {
@@ -17,6 +18,7 @@ extension AuditReport {
     if findingsOnly { return findings.map { findingLine($0) + "\n" }.joined() }
     var lines: [String] = []
     lines.append("Container: \(TerminalText.escaped(container))")
+    if let policyLine { lines.append(policyLine) }
     lines.append("")
 
     var rows: [[String]] = [["CATEGORY", "FILES", "SIZE", "ALLOCATED", "BACKED UP"]]

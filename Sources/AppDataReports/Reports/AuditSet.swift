@@ -70,20 +70,9 @@ extension AuditSet {
   /// The table report: a single container's, or one row per container, the findings named by
   /// their container, and the totals.
   public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false) -> String {
-    let text = reportsTable(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: findingsOnly)
-    guard !findingsOnly, let header = text.firstIndex(of: "\n") else { return text }
-    // Which policy applied, right below the Container: or Source: line.
-    return String(text[...header]) + policyLine + "\n" + String(text[text.index(after: header)...])
-  }
-
-  /// `Policy: FILE`, or what applies without one.
-  var policyLine: String {
-    guard let policySource else { return "Policy: none (no limits but those given on the command line)" }
-    return "Policy: " + TerminalText.escaped(policySource)
-  }
-
-  private func reportsTable(exactBytes: Bool, failOn: Severity?, colors: Bool, findingsOnly: Bool) -> String {
-    if let single { return single.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: findingsOnly) }
+    if let single {
+      return single.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: findingsOnly, policyLine: policyLine)
+    }
     func size(_ bytes: UInt64) -> String { exactBytes ? String(bytes) : ByteSize.human(bytes) }
     func paint(_ text: String, _ code: String) -> String { colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
     let all = findings
@@ -94,7 +83,7 @@ extension AuditSet {
     }
     if findingsOnly { return findingLines.map { $0 + "\n" }.joined() }
 
-    var lines = ["Source: \(TerminalText.escaped(source))"]
+    var lines = ["Source: \(TerminalText.escaped(source))", policyLine]
     if let info = backupInfo {
       lines.append("Backup: " + Self.backupLine(info))
     }
@@ -162,5 +151,13 @@ extension AuditSet {
     if let snapshot = nonEmpty(info.snapshotState) { parts.append("snapshot " + TerminalText.escaped(snapshot)) }
     if info.isEncrypted { parts.append("encrypted") }
     return parts.joined(separator: ", ")
+  }
+}
+
+extension AuditSet {
+  /// `Policy: FILE`, or what applies without one: the line under `Container:` or `Source:`.
+  var policyLine: String {
+    guard let policySource else { return "Policy: none (no limits but those given on the command line)" }
+    return "Policy: " + TerminalText.escaped(policySource)
   }
 }
