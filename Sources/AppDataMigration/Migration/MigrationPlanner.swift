@@ -158,9 +158,7 @@ struct MigrationPlanner {
   /// left entry is reported, never a reason to stop).
   private func measured(_ entry: SkippedEntry) -> SkippedEntry {
     var entry = entry
-    guard let parent = try? container.openFolder(Array(entry.source.dropLast())) else { return entry }
-    defer { parent.close() }
-    if let size = try? TreeOperations.measure(entry.source.last!, in: parent, display: display(entry.source)) {
+    if let size = try? measure(entry.source) {
       entry.files = size.files
       entry.bytes = size.bytes
     }
@@ -168,21 +166,25 @@ struct MigrationPlanner {
   }
 
   private func addMove(from: [[UInt8]], to: [[UInt8]], mark: Bool, into steps: inout [MigrationStep]) throws(MigrationError) {
+    let size = try measure(from)
+    steps.append(MigrationStep(id: steps.count + 1, kind: .move, source: from, destination: to, mark: mark,
+                               files: size.files, bytes: size.bytes, key: nil))
+  }
+
+  /// The files and bytes at `path` (a folder's whole tree), reached through descriptors.
+  private func measure(_ path: [[UInt8]]) throws(MigrationError) -> (files: UInt64, bytes: UInt64) {
     let parent: FileDescriptor
     do {
-      parent = try container.openFolder(Array(from.dropLast()))
+      parent = try container.openFolder(Array(path.dropLast()))
     } catch {
       throw MigrationError(error.description)
     }
     defer { parent.close() }
-    let size: (files: UInt64, bytes: UInt64)
     do {
-      size = try TreeOperations.measure(from.last!, in: parent, display: display(from))
+      return try TreeOperations.measure(path.last!, in: parent, display: display(path))
     } catch {
       throw MigrationError("\(error.path): cannot \(error.operation): \(error.reason)")
     }
-    steps.append(MigrationStep(id: steps.count + 1, kind: .move, source: from, destination: to, mark: mark,
-                               files: size.files, bytes: size.bytes, key: nil))
   }
 
   /// `name 2.ext`, `name 3.ext`, ... (Finder's style), the first not in `taken`.
