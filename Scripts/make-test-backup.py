@@ -364,7 +364,7 @@ def main():
         bench(sys.argv[3], int(sys.argv[2]))
     elif len(sys.argv) == 8 and sys.argv[1] == "--rows" and sys.argv[3] == "--encrypt" and sys.argv[5] == "--dpic":
         bench(sys.argv[7], int(sys.argv[2]), password=sys.argv[4], dpic=int(sys.argv[6]))
-    elif len(sys.argv) == 2:
+    elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
         tests(sys.argv[1])
     else:
         sys.exit(__doc__)

@@ -83,10 +83,14 @@ struct ArgumentParserTests {
     #expect(throws: UsageError.self) { try parser.parse(["--list", "cached,bogus", "P"]) }
   }
 
-  @Test func missingValuesAndOperands() {
+  @Test func missingValuesAndOperands() throws {
     #expect(throws: UsageError("option '--top' needs a value (N)", argumentIndex: 1)) { try parser.parse(["P", "--top"]) }
     #expect(throws: UsageError.self) { try parser.parse([]) }
-    #expect(throws: UsageError.self) { try parser.parse(["A", "B"]) }
+    // audit takes several PATHs; migrate one.
+    #expect(try parser.parse(["A", "B"]).operands == ["A", "B"])
+    #expect(throws: UsageError("unexpected argument 'B': 'appdata migrate' takes PATH", argumentIndex: nil)) {
+      try ArgumentParser(command: Commands.migrate).parse(["A", "B"])
+    }
     #expect(throws: UsageError("option '--json' takes no value", argumentIndex: 0)) { try parser.parse(["--json=yes", "P"]) }
   }
 
@@ -133,7 +137,7 @@ struct CommandLineTests {
     let auditHelp = try AppData.run(["help", "audit"])
     #expect(auditHelp.status == 0)
     #expect(auditHelp.output == (try AppData.run(["audit", "--help"])).output)
-    #expect(auditHelp.output.hasPrefix("Usage: appdata audit [OPTIONS] PATH\n"))
+    #expect(auditHelp.output.hasPrefix("Usage: appdata audit [OPTIONS] PATH...\n"))
     for option in Commands.audit.options where !option.isHidden { #expect(auditHelp.output.contains("--" + option.name)) }
     let version = try AppData.run(["--version"])
     #expect(version.output == "appdata \(AppDataVersion.current)\n")

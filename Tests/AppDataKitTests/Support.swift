@@ -339,6 +339,7 @@ enum Library {
     let outcome = try source.audit(request)
     var set = AuditSet(source: source.source, reports: outcome.reports, isCollection: outcome.isCollection)
     set.backupInfo = outcome.backup
+    set.backups = outcome.backups
     return set
   }
 }

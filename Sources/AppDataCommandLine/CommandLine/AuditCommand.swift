@@ -19,7 +19,9 @@ struct AuditCommand {
     var file: String?
   }
 
+  /// PATH: the first operand (the one `--root` and the messages name); `paths` is every operand.
   let path: String
+  let paths: [String]
   /// The policy file's contents (its per-container overrides applied by `options(for:)`).
   let policy: AuditPolicy
   /// The options as the command line sets them over the policy (see `options(for:)`).
@@ -60,6 +62,7 @@ struct AuditCommand {
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
+    paths = parsed.operands
 
     // The policy file first; every command-line option then overrides it.
     var policy = AuditPolicy()
@@ -248,7 +251,7 @@ struct AuditCommand {
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
-    let source = try InputResolver.resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes)
+    let source = try InputResolver.resolve(paths, root: root, maximumArchiveBytes: maximumArchiveBytes)
     TestHooks.pause(at: "resolved")
     let isOnlyContainer = !source.isCollection
     // Comparing with a backup, and the HTML treemap, need every file: list them all, and give
@@ -257,7 +260,13 @@ struct AuditCommand {
     // An encrypted backup's password, asked for before the progress line starts (the same
     // password opens PATH and --backup BACKUP when both need one).
     let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil }
-    let secret = try needsPassword.map { path throws(Refusal) in try password.read(for: path) }
+    var secret: SecretBuffer?
+    do {
+      secret = try needsPassword.map { path throws(Refusal) in try password.read(for: path) }
+    } catch where error.isLocked && source.passwordIsOptional && backup == nil {
+      // A report of many backups lists the encrypted ones it cannot open as locked.
+      secret = nil
+    }
     let listsEverything = backup != nil || outputs.contains { $0.format == .html }
     let command = self
     var request = AuditRequest(options: { id in
@@ -301,12 +310,14 @@ struct AuditCommand {
     display?.stop()
     if outcome.reports.isEmpty && !apps.isEmpty {
       streamFile?.close()
-      throw AppFilter.noMatch(apps, source: path, available: outcome.available)
+      throw AppFilter.noMatch(apps, source: paths.count == 1 ? path : paths.joined(separator: ", "), available: outcome.available)
     }
     var compared = outcome.reports
     if let backup { try compare(&compared, with: backup, password: secret) }
     var everything = AuditSet(source: source.source, reports: compared, isCollection: outcome.isCollection)
     everything.backupInfo = outcome.backup
+    everything.backups = outcome.backups
+    if paths.count > 1 { everything.sources = paths.map(Syscalls.absolutePath) }
     everything.policySource = policyFile
     var reports = everything
     if listsEverything {

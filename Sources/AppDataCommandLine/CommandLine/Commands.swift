@@ -11,13 +11,15 @@ public enum Commands {
   public static let audit = CommandSpec(
     name: "audit",
     summary: "Classify a container's files and report what the backup would carry.",
-    operands: "PATH",
-    minimumOperands: 1, maximumOperands: 1,
+    operands: "PATH...",
+    minimumOperands: 1, maximumOperands: nil,
     discussion: [
       "Walks each app data container PATH holds without following symlinks, sorts every file into the QA1719 categories (critical, offline, cached, temporary) or system and other, reads the backup-exclusion markers on each entry and the folders above it, and reports the backed-up total, the largest backed-up files and the findings of the audit rules (see Docs/rules.md).",
       "PATH is a container root (the folder holding Documents, Library and tmp, or the container metadata plist); an Xcode package NAME.xcappdata (its AppData folder); a Simulator device (Devices/UDID, its data or data/Containers folder, or one of Containers/Data/Application, Containers/Shared/AppGroup, Containers/Data/PluginKitPlugin), the same shape on a device's file system; a Mac's ~/Library/Containers or ~/Library/Group Containers; or any folder whose children are containers or packages. A folder of containers gives one report with a row per container. App group containers use the group layout: files at the root are backed up.",
       "PATH can also be an iOS device backup folder (Finder, iTunes or idevicebackup2; Manifest.db beside Manifest.plist, Info.plist and Status.plist): its Manifest.db is read, read-only and immutable, and each app domain (AppDomain-ID, AppDomainGroup-ID, AppDomainPlugin-ID) is reported as a container holding what the backup really holds; the system domains are summed into one line.",
-      "An encrypted backup (iOS 10.2 and later) is opened with its password, from --password-file FILE, --password-stdin or the APPDATA_BACKUP_PASSWORD environment variable, in that order, or else asked for without echo when standard input is a terminal; never as an option's value. Its Manifest.db is decrypted into memory only; the stored files stay encrypted and unread. An encrypted backup from before iOS 10.2 (a plaintext Manifest.db) needs no password.",
+      "PATH can also be a folder of device backups, as Finder and iTunes keep them (~/Library/Application Support/MobileSync/Backup, one folder per device, or MobileSync itself): one report with a row per backup (device, iOS version, date, encryption, snapshot state, files and bytes), then each backup's containers. A backup that cannot be read is listed as locked (encrypted, and no password or a wrong one) or not read (damaged, incomplete, or from before iOS 10) with a backup-unreadable warning; the others are audited. Containers beside the backups are audited with them. --app ID keeps that app's containers in every backup.",
+      "Several PATHs give one report of many: each container is named by its PATH (a backup by its folder), and the exit status covers all of them. Every PATH is checked before any is read.",
+      "An encrypted backup (iOS 10.2 and later) is opened with its password, from --password-file FILE, --password-stdin or the APPDATA_BACKUP_PASSWORD environment variable, in that order, or else asked for without echo when standard input is a terminal; never as an option's value. Its Manifest.db is decrypted into memory only; the stored files stay encrypted and unread. An encrypted backup from before iOS 10.2 (a plaintext Manifest.db) needs no password. Among several backups, the one password is tried on each encrypted one.",
       "PATH can also be an archive of any of these: a tar, pax or zip file (gzip, xz, zstd or bzip2 compressed or not, detected by content), read without extracting it; markers are read from pax headers, AppleDouble ._ entries and __MACOSX folders. A container's folder is found by its Documents, Library or tmp folder or its metadata plist, or named with --root.",
       "SIZE is a byte count or a number with a unit: K, M, G, T (powers of 1024), KiB, MiB, GiB, TiB (the same), kB, MB, GB, TB (powers of 1000); 1.5G works.",
     ],
@@ -64,7 +66,7 @@ public enum Commands {
     exitStatus: [
       "0  no finding at or above --fail-on",
       "1  at least one finding at or above --fail-on",
-      "2  the audit could not run (usage error, PATH missing or holding no container, no container matching --app, a bad policy file or baseline, an unreadable, corrupt, encrypted or oversized archive, a pre-iOS 10 or damaged device backup, an encrypted one without its password or with a wrong one)",
+      "2  the audit could not run (usage error, PATH missing or holding no container, no container matching --app, a bad policy file or baseline, an unreadable, corrupt, encrypted or oversized archive, a pre-iOS 10 or damaged device backup, an encrypted one without its password or with a wrong one; in a folder of backups, only when none can be read)",
     ])
 
   public static let exclude = CommandSpec(

@@ -97,6 +97,10 @@ extension AuditRule {
     id: "backup-incomplete", severity: .warning,
     rationale: "The device backup's Status.plist says its snapshot is not finished (SnapshotState other than finished): the backup, and so these figures, may lack files.",
     remedy: "Make the backup again and let it finish.")
+  public static let backupUnreadable = AuditRule(
+    id: "backup-unreadable", severity: .warning,
+    rationale: "A device backup in a report of many (a folder of backups, or several PATHs) was not read: encrypted with no password or another one than given, damaged, or made before iOS 10. The other backups are audited; the figures do not cover this one.",
+    remedy: "Give its password (--password-file, --password-stdin or APPDATA_BACKUP_PASSWORD), or audit it alone to see why it is refused.")
   public static let backupHoldsExcluded = AuditRule(
     id: "backup-holds-excluded", severity: .warning,
     rationale: "A device backup holds files from a location appdata predicts is never backed up (Library/Caches, tmp, a system folder, an unknown top-level folder): the layout table does not match this iOS version, or the backup was made by a tool that ignores it.",
@@ -123,7 +127,7 @@ extension AuditRule {
     .backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit,
     .budgetExceeded, .budgetNearLimit, .backupGrew,
     .excludedSystemFolder, .legacyMarker, .redundantMarker, .cacheInBackup, .unknownLocation, .unreadable,
-    .backupIncomplete, .backupHoldsExcluded, .backupFileMissing, .backupFileSizeMismatch,
+    .backupIncomplete, .backupUnreadable, .backupHoldsExcluded, .backupFileMissing, .backupFileSizeMismatch,
     .backupMissingFile, .backupUnexpectedFile,
   ]
 

@@ -6,8 +6,12 @@ import AppDataSystem
 public struct Refusal: Error, Equatable, Sendable {
   /// The line shown after `appdata: error: `, with input-derived text already escaped.
   public var message: String
+  /// An encrypted backup that was given no password, or a wrong one: in a report of many it is
+  /// listed as locked rather than refusing the whole run.
+  public var isLocked = false
 
-  public init(_ message: String) {
+  public init(_ message: String, isLocked: Bool = false) {
     self.message = message
+    self.isLocked = isLocked
   }
 }

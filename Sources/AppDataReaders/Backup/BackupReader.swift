@@ -27,7 +27,7 @@ package struct BackupReader {
 
   /// The refusal when no password was given (exit 2, before any report): how to give one.
   package static func noPassword(_ backup: String) -> Refusal {
-    Refusal("\(TerminalText.escaped(backup)): an encrypted backup, and no password given: set \(passwordVariable), or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)")
+    Refusal("\(TerminalText.escaped(backup)): an encrypted backup, and no password given: set \(passwordVariable), or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)", isLocked: true)
   }
 
   /// The columns of the manifest's Files table appdata reads.
@@ -116,7 +116,7 @@ package struct BackupReader {
     } catch {
       switch error {
       case .wrongPassword:
-        throw Refusal("\(backup): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)")
+        throw Refusal("\(backup): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)", isLocked: true)
       case .noClassKey(let protectionClass):
         throw Refusal("\(backup): the keybag holds no password-wrapped key for protection class \(protectionClass), which Manifest.plist's ManifestKey names; the backup is damaged")
       case .damaged(let reason):

@@ -53,6 +53,9 @@ public struct AuditOutcome: Sendable {
   public var isCollection: Bool
   /// For a device backup: what the backup is.
   public var backup: BackupManifest.Info?
+  /// For a report of many backups (a folder of backups, several PATHs): each backup, read or
+  /// not; their containers are in `reports`, named `BACKUP//DOMAIN`.
+  public var backups: [BackupAudit] = []
 
   public init(reports: [AuditReport], available: [String], isCollection: Bool) {
     self.reports = reports
@@ -76,10 +79,17 @@ public protocol ContainerSource: Sendable {
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome
   /// Whether reading it needs a password (`AuditRequest.password`).
   var needsPassword: Bool { get }
+  /// Whether it can be audited without the password it needs: a report of many lists an
+  /// encrypted backup it cannot open as locked.
+  var passwordIsOptional: Bool { get }
+  /// Whether it is, or holds, a device backup (`--verify` and `--all-domains` apply to it).
+  var readsBackups: Bool { get }
 }
 
 extension ContainerSource {
   public var needsPassword: Bool { false }
+  public var passwordIsOptional: Bool { false }
+  public var readsBackups: Bool { false }
 }
 
 /// `--app ID`: the containers whose id is ID or one of its extensions (`ID.…`), and its app

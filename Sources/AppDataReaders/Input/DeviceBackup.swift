@@ -19,6 +19,7 @@ package struct BackupSource: ContainerSource {
 
   package var isCollection: Bool { true }
   package var needsPassword: Bool { manifest.needsPassword }
+  package var readsBackups: Bool { true }
 
   package func folders() throws(Refusal) -> [ContainerRef] {
     throw Refusal("\(TerminalText.escaped(folderPath)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")

@@ -6,7 +6,7 @@ public enum InputResolver {
   /// The folder input kinds, most specific first: a package and a device are recognised by
   /// their own files before a folder that merely holds `Library`.
   static var folderKinds: [any FolderInputKind.Type] { [
-    DeviceBackup.self, XcodePackage.self, SimulatorDevice.self, ContainerFolder.self, FolderOfContainers.self,
+    DeviceBackup.self, XcodePackage.self, SimulatorDevice.self, ContainerFolder.self, FolderOfBackups.self, FolderOfContainers.self,
   ] }
 
   /// What `path` holds. `root` (`--root`) names the container's folder inside PATH, a folder
@@ -37,6 +37,17 @@ public enum InputResolver {
       if let source = try kind.source(for: folder, base: path) { return source }
     }
     throw NoContainer.refusal(folder)
+  }
+
+  /// Several PATH operands: one report of many, each operand's containers named by it (a
+  /// backup by its folder). Every operand is resolved before any is read.
+  public static func resolve(_ paths: [String], root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil) throws(Refusal) -> any ContainerSource {
+    if paths.count == 1 { return try resolve(paths[0], root: root, maximumArchiveBytes: maximumArchiveBytes) }
+    var parts: [SourceGroup.Part] = []
+    for path in paths {
+      parts.append(.source(try resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes), label: path))
+    }
+    return SourceGroup(source: Syscalls.absolutePath("."), parts: parts)
   }
 
   /// `--root ROOT` on a folder: PATH/ROOT goes through the same folder kinds as PATH (a backup

@@ -9,10 +9,10 @@ extension AuditSet {
     if let single { return single.githubCommands(hasStepSummary: hasStepSummary) }
     var lines: [String] = []
     let all = findings
-    for (report, finding) in all.prefix(AuditReport.githubAnnotationLimit) {
+    for (name, finding) in all.prefix(AuditReport.githubAnnotationLimit) {
       let command = finding.severity == .error ? "error" : finding.severity == .warning ? "warning" : "notice"
-      let title = AuditReport.githubProperty("appdata " + finding.rule.id + " (" + TerminalText.escaped(report.name) + ")")
-      let message = TerminalText.escaped(report.name) + ": " + TerminalText.escaped(finding.path) + ": " + finding.message
+      let title = AuditReport.githubProperty("appdata " + finding.rule.id + " (" + TerminalText.escaped(name) + ")")
+      let message = TerminalText.escaped(name) + ": " + TerminalText.escaped(finding.path) + ": " + finding.message
       lines.append("::\(command) title=\(title)::\(AuditReport.githubMessage(message))")
     }
     if all.count > AuditReport.githubAnnotationLimit {
@@ -30,9 +30,10 @@ extension AuditSet {
     var lines = ["## appdata audit \(fails(at: failOn) ? "failed" : "passed")", "",
                  "Source: `\(AuditReport.markdownCode(source))`", "",
                  "| container | kind | files | backed up (bytes) | errors | warnings |", "| --- | --- | ---: | ---: | ---: | ---: |"]
+    let labels = labels
     for report in byBackupSize {
       let files = report.categories.values.reduce(0) { $0 + $1.files }
-      lines.append("| `\(AuditReport.markdownCode(report.name))` | \(report.kind.rawValue) | \(files) | \(report.backup.bytes) (\(ByteSize.human(report.backup.bytes))) | \(count(.error, in: report)) | \(count(.warning, in: report)) |")
+      lines.append("| `\(AuditReport.markdownCode(labels[report.container] ?? report.name))` | \(report.kind.rawValue) | \(files) | \(report.backup.bytes) (\(ByteSize.human(report.backup.bytes))) | \(count(.error, in: report)) | \(count(.warning, in: report)) |")
     }
     let all = findings
     lines += ["", "**Backup:** \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte")) (\(ByteSize.human(backup.bytes)))", "",
@@ -41,8 +42,8 @@ extension AuditSet {
       lines.append("None.")
     } else {
       lines += ["| severity | container | rule | path | message |", "| --- | --- | --- | --- | --- |"]
-      for (report, finding) in all {
-        lines.append("| \(finding.severity.rawValue) | `\(AuditReport.markdownCode(report.name))` | `\(finding.rule.id)` | `\(AuditReport.markdownCode(TerminalText.escaped(finding.path)))` | \(AuditReport.markdownCell(finding.message)) |")
+      for (name, finding) in all {
+        lines.append("| \(finding.severity.rawValue) | `\(AuditReport.markdownCode(name))` | `\(finding.rule.id)` | `\(AuditReport.markdownCode(TerminalText.escaped(finding.path)))` | \(AuditReport.markdownCell(finding.message)) |")
       }
     }
     return lines.joined(separator: "\n") + "\n\n"
@@ -55,8 +56,9 @@ extension AuditSet {
     var tests = 0
     var failures = 0
     var skipped = 0
-    for report in reports {
-      let suite = report.junitSuite(failOn: failOn, disabledRules: disabledRules, name: "appdata audit \(report.name)")
+    let labels = labels
+    for report in reports + unreadBackups {
+      let suite = report.junitSuite(failOn: failOn, disabledRules: disabledRules, name: "appdata audit \(labels[report.container] ?? report.name)")
       suites.append(suite.text)
       tests += suite.tests
       failures += suite.failures
@@ -77,21 +79,35 @@ extension AuditSet {
     if let single { return single.sarifDocument() }
     var results: [JSONValue] = []
     var bases: [String: JSONValue] = [:]
-    for (index, report) in reports.enumerated() {
+    let labels = labels
+    for (index, report) in (reports + unreadBackups).enumerated() {
+      let name = labels[report.container] ?? report.name
       let base = "CONTAINER\(index + 1)"
       bases[base] = .object(["uri": .string("file://" + AuditReport.uriPath(Array(report.container.utf8)) + "/")])
       for result in report.sarifResults(uriBaseId: base) {
         guard case .object(var object) = result else { continue }
         if case .object(var message)? = object["message"], case .string(let text)? = message["text"] {
-          message["text"] = .string(TerminalText.escaped(report.name) + ": " + text)
+          message["text"] = .string(TerminalText.escaped(name) + ": " + text)
           object["message"] = .object(message)
         }
         var properties = object["properties"]?.objectValue ?? [:]
-        properties["container"] = .string(report.name)
+        properties["container"] = .string(name)
         object["properties"] = .object(properties)
         results.append(.object(object))
       }
     }
     return AuditReport.sarifLog(results: results, bases: bases)
+  }
+}
+
+extension AuditSet {
+  /// Each backup that was not read, as a report holding only its `backup-unreadable` finding
+  /// (named `backup UDID`), for the formats that list findings by container.
+  var unreadBackups: [AuditReport] {
+    backups.compactMap { backup in
+      guard let finding = backup.finding else { return nil }
+      return AuditReport(container: backup.path, kind: .system, name: "backup " + backup.udid, categories: [:], directories: 0,
+                         findings: [finding], largest: [])
+    }
   }
 }

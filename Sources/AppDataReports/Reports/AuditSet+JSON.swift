@@ -15,19 +15,59 @@ extension AuditSet {
     var document: [String: JSONValue] = [
       "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
       "tool": AppDataVersion.toolJSON,
-      "source": .string(source),
+      "source": sources.isEmpty ? .string(source) : .null,
       "summary": summaryJSON(),
-      "containers": .array(reports.map { $0.containerJSON() }),
     ]
+    if !sources.isEmpty { document["sources"] = .array(sources.map { .string($0) }) }
+    // A folder of backups: `backups`, each with its containers; containers beside them (or of
+    // other PATHs) in `containers`, which a report of no backup always has.
+    let loose = looseReports
+    if backups.isEmpty || !loose.isEmpty { document["containers"] = .array(loose.map { $0.containerJSON() }) }
+    if !backups.isEmpty { document["backups"] = .array(backups.map(backupJSON)) }
     if let info = backupInfo { document["backup"] = info.json() }
     document["policy"] = policy
     return .object(document)
   }
 
+  /// One element of `backups`: what the backup is, whether it was read, its figures and containers.
+  func backupJSON(_ backup: BackupAudit) -> JSONValue {
+    let info = backup.info
+    func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+    var object = backupLine(backup)
+    object["device"] = text(info?.deviceName)
+    object["iosVersion"] = text(info?.productVersion)
+    object["date"] = text(info?.date)
+    object["encrypted"] = info.map { .bool($0.isEncrypted) } ?? .null
+    object["snapshotState"] = text(info?.snapshotState)
+    let containers = reports(of: backup)
+    object["summary"] = backup.status == .audited ? Self.summaryJSON(of: containers) : .null
+    object["containers"] = backup.status == .audited ? .array(containers.map { $0.containerJSON() }) : .null
+    return .object(object)
+  }
+
+  /// The members every backup's JSON and NDJSON object starts with.
+  private func backupLine(_ backup: BackupAudit) -> [String: JSONValue] {
+    [
+      "path": .string(backup.path),
+      "udid": .string(backup.udid),
+      "status": .string(backup.status.rawValue),
+      "message": backup.message.map { .string($0) } ?? .null,
+    ]
+  }
+
   /// The summary of every container added up, in a single report's summary shape.
-  func summaryJSON() -> JSONValue {
+  func summaryJSON() -> JSONValue { Self.summaryJSON(of: reports) }
+
+  static func summaryJSON(of reports: [AuditReport]) -> JSONValue {
+    var sums: [Category: CategoryTotals] = [:]
+    var backup = CategoryTotals()
+    var directories: UInt64 = 0
+    for report in reports {
+      for (category, totals) in report.categories { sums[category, default: CategoryTotals()].add(totals) }
+      backup.add(report.backup)
+      directories = directories.saturatingSum(report.directories)
+    }
     var categoryObjects: [String: JSONValue] = [:]
-    let sums = categories
     for category in Category.allCases { categoryObjects[category.rawValue] = (sums[category] ?? CategoryTotals()).json() }
     return .object([
       "categories": .object(categoryObjects),
@@ -40,6 +80,14 @@ extension AuditSet {
   /// every line naming its container; for a report of many, a last `total` line.
   public func ndjson(streamed: Bool) -> String {
     var text = ""
+    // A folder of backups: a line per backup first, what it is and whether it was read (its
+    // containers' lines name it in their `container`).
+    for backup in backups {
+      guard case .object(var object) = backupJSON(backup) else { continue }
+      object["containers"] = nil
+      object["type"] = .string("backup")
+      text += JSONValue.object(object).serialized(pretty: false) + "\n"
+    }
     for report in reports {
       let tag = NDJSONTag(container: report.container, id: report.id)
       if !streamed {
@@ -59,12 +107,14 @@ extension AuditSet {
         "type": .string("total"),
         "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
         "tool": AppDataVersion.toolJSON,
-        "source": .string(source),
+        "source": sources.isEmpty ? .string(source) : .null,
         "containers": .unsigned(UInt64(reports.count)),
         "summary": summaryJSON(),
       ])
       guard case .object(var members) = total else { return text }
       if let info = backupInfo { members["backup"] = info.json() }
+      if !sources.isEmpty { members["sources"] = .array(sources.map { .string($0) }) }
+      if !backups.isEmpty { members["backups"] = .unsigned(UInt64(backups.count)) }
       text += JSONValue.object(members).serialized(pretty: false) + "\n"
     }
     return text

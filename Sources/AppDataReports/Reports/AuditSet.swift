@@ -1,16 +1,21 @@
 import AppDataSystem
 import AppDataCore
 /// What `appdata audit` reports for PATH: one container's report, or the reports of a folder of
-/// containers (a report of many, with one row per container and every finding named by it).
+/// containers (a report of many, with one row per container and every finding named by it), of
+/// a folder of device backups (a row per backup, then its containers), or of several PATHs.
 public struct AuditSet: Sendable {
-  /// PATH, absolute.
+  /// PATH, absolute (the working folder when several PATHs were given: see `sources`).
   public var source: String
-  /// Sorted by container path.
+  /// Several PATH operands, absolute, in the order given; empty for one.
+  public var sources: [String] = []
+  /// Every container, sorted by container path (a backup's are named `BACKUP//DOMAIN`).
   public var reports: [AuditReport]
   /// PATH names a folder of containers: the report of many, however many it holds.
   public var isCollection: Bool
   /// For a device backup: what the backup is (device, iOS version, date, snapshot state).
   public var backupInfo: BackupInfo?
+  /// For a folder of backups (or several PATHs holding backups): each backup, read or not.
+  public var backups: [BackupAudit] = []
   /// The policy file that applied, as given (`--config FILE`, or `appdata.json` found in the
   /// working folder); nil when none did. Shown in the table's header and in JSON's `policy`.
   public var policySource: String?
@@ -22,7 +27,20 @@ public struct AuditSet: Sendable {
   }
 
   /// The single report, when this is not a report of many.
-  var single: AuditReport? { isCollection ? nil : reports.first }
+  var single: AuditReport? { isCollection || !backups.isEmpty ? nil : reports.first }
+
+  /// The containers of one backup of `backups`.
+  public func reports(of backup: BackupAudit) -> [AuditReport] {
+    let prefix = backup.path + "//"
+    return reports.filter { $0.container.hasPrefix(prefix) }
+  }
+
+  /// The containers that are in none of `backups`.
+  var looseReports: [AuditReport] {
+    guard !backups.isEmpty else { return reports }
+    let prefixes = backups.map { $0.path + "//" }
+    return reports.filter { report in !prefixes.contains { report.container.hasPrefix($0) } }
+  }
 
   /// Every container's figures added up.
   public var categories: [Category: CategoryTotals] {
@@ -41,23 +59,54 @@ public struct AuditSet: Sendable {
     return sum
   }
 
-  /// Whether any container has a finding at or above `threshold`.
-  public func fails(at threshold: Severity?) -> Bool { reports.contains { $0.fails(at: threshold) } }
+  /// Whether any container, or any backup that was not read, has a finding at or above `threshold`.
+  public func fails(at threshold: Severity?) -> Bool {
+    guard let threshold else { return false }
+    return reports.contains { $0.fails(at: threshold) } || backups.contains { $0.finding.map { $0.severity >= threshold } ?? false }
+  }
 
   /// Containers largest backup first, then by name: the table's order.
-  var byBackupSize: [AuditReport] {
+  var byBackupSize: [AuditReport] { Self.byBackupSize(reports) }
+
+  static func byBackupSize(_ reports: [AuditReport]) -> [AuditReport] {
     reports.sorted { a, b in a.backup.bytes != b.backup.bytes ? a.backup.bytes > b.backup.bytes : a.name < b.name }
   }
 
-  /// Every finding with its container, most severe first, then by container name, then in each
-  /// report's own order.
-  var findings: [(report: AuditReport, finding: Finding)] {
-    var all: [(AuditReport, Finding)] = []
-    for report in reports.sorted(by: { $0.name < $1.name }) {
-      for finding in report.findings { all.append((report, finding)) }
+  /// What a report of many calls each container: its name, told apart by where it is when two
+  /// share it (the same app in two backups, two copies of one package).
+  var labels: [String: String] {
+    var count: [String: Int] = [:]
+    for report in reports { count[report.name, default: 0] += 1 }
+    var labels: [String: String] = [:]
+    for report in reports {
+      guard count[report.name, default: 0] > 1 else {
+        labels[report.container] = report.name
+        continue
+      }
+      if let backup = backups.first(where: { report.container.hasPrefix($0.path + "//") }) {
+        labels[report.container] = report.name + " (backup " + backup.udid + ")"
+      } else {
+        labels[report.container] = report.name + " (" + report.container + ")"
+      }
+    }
+    return labels
+  }
+
+  /// Every finding with the name of its container (or backup), most severe first, then by that
+  /// name, then in each report's own order.
+  var findings: [(name: String, finding: Finding)] {
+    let labels = labels
+    var all: [(String, Finding)] = []
+    for backup in backups {
+      if let finding = backup.finding { all.append(("backup " + backup.udid, finding)) }
+    }
+    for report in reports {
+      for finding in report.findings { all.append((labels[report.container] ?? report.name, finding)) }
     }
     return all.enumerated().sorted { a, b in
-      a.element.1.severity != b.element.1.severity ? a.element.1.severity > b.element.1.severity : a.offset < b.offset
+      if a.element.1.severity != b.element.1.severity { return a.element.1.severity > b.element.1.severity }
+      if a.element.0 != b.element.0 { return a.element.0 < b.element.0 }
+      return a.offset < b.offset
     }.map(\.element)
   }
 
@@ -78,46 +127,41 @@ extension AuditSet {
     let all = findings
     let findingLines = all.map { item in
       let code = item.finding.severity == .error ? "31" : item.finding.severity == .warning ? "33" : "36"
-      return "  " + paint(item.finding.severity.rawValue.padding(7), code) + " " + TerminalText.escaped(item.report.name) + ": "
+      return "  " + paint(item.finding.severity.rawValue.padding(7), code) + " " + TerminalText.escaped(item.name) + ": "
         + TerminalText.escaped(item.finding.path) + ": " + TerminalText.escaped(item.finding.message) + " [\(item.finding.rule.id)]"
     }
     if findingsOnly { return findingLines.map { $0 + "\n" }.joined() }
 
-    var lines = ["Source: \(TerminalText.escaped(source))", policyLine]
+    let labels = labels
+    var lines = sources.isEmpty ? ["Source: \(TerminalText.escaped(source))"]
+      : ["Sources: " + sources.map { TerminalText.escaped($0) }.joined(separator: ", ")]
+    lines.append(policyLine)
     if let info = backupInfo {
       lines.append("Backup: " + Self.backupLine(info))
     }
     lines.append("")
-    // Containers holding nothing but system files (their metadata plist) and no finding: one line.
-    let isEmpty = { (report: AuditReport) in
-      report.findings.isEmpty && !report.categories.contains { $0.key != .system && $0.value.files > 0 }
-    }
-    let withFiles = byBackupSize.filter { !isEmpty($0) }
-    let empty = byBackupSize.filter(isEmpty)
-    if withFiles.isEmpty && empty.isEmpty {
-      lines.append("No containers.")
-    }
-    if !withFiles.isEmpty {
-      var rows: [[String]] = [["CONTAINER", "KIND", "FILES", "BACKED UP", "ERRORS", "WARNINGS"]]
-      for report in withFiles {
-        let files = report.categories.values.reduce(0) { $0 + $1.files }
-        rows.append([TerminalText.escaped(report.name), report.kind.rawValue, String(files), size(report.backup.bytes),
-                     String(count(.error, in: report)), String(count(.warning, in: report))])
+    if !backups.isEmpty {
+      lines.append(contentsOf: backupRows(size: size))
+      lines.append("")
+      for backup in backups where backup.status == .audited {
+        lines.append("Backup \(TerminalText.escaped(backup.udid)): " + (backup.info.map(Self.backupLine) ?? ""))
+        lines.append(contentsOf: containerRows(reports(of: backup), labels: [:], size: size).map { "  " + $0 })
+        lines.append("")
       }
-      lines.append(contentsOf: TextTable.render(rows, rightAligned: [2, 3, 4, 5]))
     }
-    if !empty.isEmpty {
-      let names = Plural.listed(empty.map { TerminalText.escaped($0.name) }.sorted(), limit: Self.namesOnOneLine)
-      lines.append(Plural.counted(empty.count, "container") + " with no app files: \(names)")
+    let loose = looseReports
+    if !loose.isEmpty || backups.isEmpty {
+      if !backups.isEmpty { lines.append(sources.isEmpty ? "Containers beside the backups:" : "Containers:") }
+      lines.append(contentsOf: containerRows(loose, labels: labels, size: size))
+      lines.append("")
     }
-    lines.append("")
     lines.append("Findings: " + Severity.counted(all.map(\.finding.severity)))
     lines.append(contentsOf: findingLines)
     // With --list: each container's files.
-    for report in reports.sorted(by: { $0.name < $1.name }) {
+    for report in reports.sorted(by: { (labels[$0.container] ?? $0.name) < (labels[$1.container] ?? $1.name) }) {
       guard let entries = report.entries, !entries.isEmpty else { continue }
       lines.append("")
-      lines.append("Files of \(TerminalText.escaped(report.name)) (\(entries.count)):")
+      lines.append("Files of \(TerminalText.escaped(labels[report.container] ?? report.name)) (\(entries.count)):")
       let sizes = entries.map { size($0.bytes) }
       let width = sizes.map(\.count).max() ?? 0
       for (entry, text) in zip(entries, sizes) {
@@ -128,11 +172,65 @@ extension AuditSet {
     lines.append("")
     let totalFiles = categories.values.reduce(0) { $0 + $1.files }
     let totalBytes = categories.values.reduce(0) { $0 + $1.bytes }
-    lines.append("Total: \(Plural.counted(reports.count, "container")), \(Plural.counted(totalFiles, "file")), \(size(totalBytes));"
+    let backupCount = backups.isEmpty ? "" : Self.backupCount(backups) + ", "
+    lines.append("Total: \(backupCount)\(Plural.counted(reports.count, "container")), \(Plural.counted(totalFiles, "file")), \(size(totalBytes));"
                  + " backup \(Plural.counted(backup.files, "file")), \(size(backup.bytes))")
     lines.append(fails(at: failOn) ? "Result: " + paint("FAIL", "1;31") + " (findings at or above --fail-on \(failOn!.rawValue))"
                  : "Result: " + paint("OK", "32"))
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// A row per container with app files, largest backup first; the containers holding nothing
+  /// but system files (their metadata plist) and no finding on one line after them.
+  private func containerRows(_ reports: [AuditReport], labels: [String: String], size: (UInt64) -> String) -> [String] {
+    let isEmpty = { (report: AuditReport) in
+      report.findings.isEmpty && !report.categories.contains { $0.key != .system && $0.value.files > 0 }
+    }
+    let sorted = Self.byBackupSize(reports)
+    let withFiles = sorted.filter { !isEmpty($0) }
+    let empty = sorted.filter(isEmpty)
+    var lines: [String] = []
+    if withFiles.isEmpty && empty.isEmpty {
+      lines.append("No containers.")
+    }
+    if !withFiles.isEmpty {
+      var rows: [[String]] = [["CONTAINER", "KIND", "FILES", "BACKED UP", "ERRORS", "WARNINGS"]]
+      for report in withFiles {
+        let files = report.categories.values.reduce(0) { $0 + $1.files }
+        rows.append([TerminalText.escaped(labels[report.container] ?? report.name), report.kind.rawValue, String(files), size(report.backup.bytes),
+                     String(count(.error, in: report)), String(count(.warning, in: report))])
+      }
+      lines.append(contentsOf: TextTable.render(rows, rightAligned: [2, 3, 4, 5]))
+    }
+    if !empty.isEmpty {
+      let names = Plural.listed(empty.map { TerminalText.escaped(labels[$0.container] ?? $0.name) }.sorted(), limit: Self.namesOnOneLine)
+      lines.append(Plural.counted(empty.count, "container") + " with no app files: \(names)")
+    }
+    return lines
+  }
+
+  /// A row per backup: what it is, whether it was read, and its files and backed-up bytes.
+  private func backupRows(size: (UInt64) -> String) -> [String] {
+    var rows: [[String]] = [["BACKUP", "DEVICE", "IOS", "DATE", "ENCRYPTED", "SNAPSHOT", "STATUS", "FILES", "BACKED UP"]]
+    for backup in backups {
+      let info = backup.info
+      let files = backup.status == .audited ? String(reports(of: backup).reduce(0) { $0 + $1.backup.files }) : "-"
+      let bytes = backup.status == .audited ? size(reports(of: backup).reduce(0) { $0 + $1.backup.bytes }) : "-"
+      rows.append([TerminalText.escaped(backup.udid), info?.deviceName.map(TerminalText.escaped) ?? "-",
+                   info?.productVersion.map(TerminalText.escaped) ?? "-", info?.date.map(TerminalText.escaped) ?? "-",
+                   info.map { $0.isEncrypted ? "yes" : "no" } ?? "-", info?.snapshotState.map(TerminalText.escaped) ?? "-",
+                   backup.status == .refused ? "not read" : backup.status.rawValue, files, bytes])
+    }
+    return TextTable.render(rows, rightAligned: [7, 8])
+  }
+
+  /// `3 backups (2 audited, 1 locked)`.
+  static func backupCount(_ backups: [BackupAudit]) -> String {
+    let parts = BackupAudit.Status.allCases.compactMap { status -> String? in
+      let count = backups.filter { $0.status == status }.count
+      return count == 0 ? nil : "\(count) " + (status == .refused ? "not read" : status.rawValue)
+    }
+    return Plural.counted(backups.count, "backup") + " (" + parts.joined(separator: ", ") + ")"
   }
 }
 

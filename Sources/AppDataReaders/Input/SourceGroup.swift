@@ -1,0 +1,130 @@
+import AppDataSystem
+import AppDataCore
+/// Several sources audited as one report of many: the backups of a folder of backups (and the
+/// containers beside them), or several PATH operands. A backup that cannot be opened (locked,
+/// damaged) is listed with its reason and the others are audited; any other source that fails
+/// refuses the run, as it would alone.
+package struct SourceGroup: ContainerSource {
+  package enum Part: Sendable {
+    /// A source; `label` (a PATH operand as typed) names its containers in a report of several
+    /// PATHs, nil keeps their names.
+    case source(any ContainerSource, label: String?)
+    /// A backup whose plists could not be read: its folder (absolute), name and why.
+    case refusedBackup(path: String, udid: String, message: String)
+  }
+
+  package let source: String
+  package let parts: [Part]
+
+  package var isCollection: Bool { true }
+  package var passwordIsOptional: Bool { true }
+  package var needsPassword: Bool { sources.contains { $0.needsPassword } }
+  package var readsBackups: Bool { parts.contains { if case .refusedBackup = $0 { return true } else { return false } } || sources.contains { $0.readsBackups } }
+
+  private var sources: [any ContainerSource] {
+    parts.compactMap { if case .source(let source, _) = $0 { return source } else { return nil } }
+  }
+
+  package func folders() throws(Refusal) -> [ContainerRef] {
+    var all: [ContainerRef] = []
+    for part in parts {
+      switch part {
+      case .source(let source, _): all += try source.folders()
+      case .refusedBackup(let path, _, _):
+        throw Refusal("\(TerminalText.escaped(path)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
+      }
+    }
+    return all
+  }
+
+  package func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
+    if (request.verify || request.allDomains) && !readsBackups {
+      throw Refusal("\(TerminalText.escaped(source)): holds no device backup; --verify and --all-domains apply to device backups")
+    }
+    var outcome = AuditOutcome(reports: [], available: [], isCollection: true)
+    var failures: [Refusal] = []
+    for part in parts {
+      switch part {
+      case .refusedBackup(let path, let udid, let message):
+        outcome.backups.append(BackupAudit(path: path, udid: udid, info: nil, status: .refused, message: message))
+        failures.append(Refusal(message))
+      case .source(let source, let label):
+        // --verify and --all-domains are for the backups among the parts.
+        var partRequest = request
+        if !source.readsBackups {
+          partRequest.verify = false
+          partRequest.allDomains = false
+        }
+        do {
+          var result = try source.audit(partRequest)
+          if let info = result.backup {
+            outcome.backups.append(BackupAudit(path: info.path, udid: Self.lastComponent(info.path), info: info, status: .audited))
+          } else if let label {
+            for index in result.reports.indices {
+              result.reports[index].name = result.isCollection ? label + ": " + result.reports[index].name : label
+            }
+          }
+          outcome.backups += result.backups
+          outcome.reports += result.reports
+          outcome.available += result.available
+        } catch {
+          guard let backup = source as? BackupSource else { throw error }
+          outcome.backups.append(BackupAudit(path: backup.source, udid: Self.lastComponent(backup.source), info: backup.manifest.info,
+                                             status: error.isLocked ? .locked : .refused, message: error.message))
+          failures.append(error)
+        }
+      }
+    }
+    // Nothing read at all: that is a refusal, as for the one backup alone.
+    if failures.count == parts.count, let first = failures.first {
+      if failures.count == 1 { throw first }
+      throw Refusal("\(TerminalText.escaped(source)): none of its \(failures.count) backups could be read; the first: \(first.message)",
+                    isLocked: failures.allSatisfy(\.isLocked))
+    }
+    return outcome
+  }
+
+  static func lastComponent(_ path: String) -> String {
+    String(path.split(separator: "/").last ?? Substring(path))
+  }
+}
+
+/// A folder whose child folders are device backups, as Finder and iTunes keep them
+/// (`~/Library/Application Support/MobileSync/Backup`, one folder per device named by its UDID),
+/// or `MobileSync` itself. Containers beside the backups are audited with them, never skipped.
+enum FolderOfBackups: FolderInputKind {
+  /// The folder of backups inside `MobileSync`.
+  static let backupFolderName = "Backup"
+
+  static func source(for folder: ProbedFolder, base: String) throws(Refusal) -> (any ContainerSource)? {
+    var folder = folder
+    var backups = backupFolders(in: folder)
+    if backups.isEmpty, let inner = folder.folder(backupFolderName) {
+      folder = inner
+      backups = backupFolders(in: inner)
+    }
+    guard !backups.isEmpty else { return nil }
+    var parts: [SourceGroup.Part] = []
+    for child in backups {
+      let path = Syscalls.absolutePath(child.path)
+      do throws(Refusal) {
+        parts.append(.source(BackupSource(source: path, folderPath: child.path, manifest: try BackupManifest.load(child)), label: nil))
+      } catch {
+        parts.append(.refusedBackup(path: path, udid: child.name, message: error.message))
+      }
+    }
+    if let match = try FolderOfContainers.recognize(folder) {
+      parts.append(.source(FolderSource(source: Syscalls.absolutePath(folder.path), base: base, isCollection: true,
+                                        containers: match.containers.sorted { $0.root < $1.root }), label: nil))
+    }
+    return SourceGroup(source: Syscalls.absolutePath(folder.path), parts: parts)
+  }
+
+  /// The child folders that are device backups, by name.
+  static func backupFolders(in folder: ProbedFolder) -> [ProbedFolder] {
+    folder.folderNames.compactMap { name in
+      guard let child = folder.folder(name), BackupManifest.isBackup(child) else { return nil }
+      return child
+    }
+  }
+}

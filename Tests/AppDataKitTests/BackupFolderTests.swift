@@ -1,0 +1,199 @@
+@testable import AppDataSystem
+@testable import AppDataCore
+@testable import AppDataReaders
+@testable import AppDataReports
+@testable import AppDataMigration
+@testable import AppDataCommandLine
+import Foundation
+import Testing
+
+/// Backups where users keep them: a Mac's `MobileSync/Backup` (one folder per device backup) is
+/// one report of many backups, each audited as it would be alone, a locked or damaged one listed
+/// with its reason; several PATHs are one report of many.
+@Suite("folders of backups and several PATHs", .serialized)
+struct BackupFolderTests {
+  static let udids = ["00008030-000A11112222801E", "00008101-000B33334444001E", "00008110-000C55556666002E", "00008120-000D77778888003E"]
+
+  /// `MobileSync/Backup` with a plain backup, an encrypted one, a damaged one (Manifest.db cut in
+  /// half) and one from before iOS 10, each copied without its stored files (only --verify
+  /// reads those).
+  static func mobileSync() throws -> TestTree {
+    let tree = try TestTree("mobilesync")
+    let backups = try tree.folder("MobileSync/Backup")
+    for (udid, fixture) in zip(udids, ["plain", "encrypted", "truncated", "old"]) {
+      let copy = try AppData.shell("mkdir '\(backups)/\(udid)' && cd '\(BackupTests.fixtures)/\(fixture)' && cp -p $(ls | grep -v '^..$') '\(backups)/\(udid)/'")
+      #expect(copy.status == 0, "\(copy.error)")
+    }
+    return tree
+  }
+
+  /// A backup's containers as auditing it alone gives them, with its folder renamed to `path`.
+  static func alone(_ fixture: String, as path: String, arguments: [String] = [], environment: [String: String] = [:]) throws -> [String: Any] {
+    let result = try AppData.run(["audit", "--no-config", "--format", "json", "--fail-on", "never"] + arguments + [BackupTests.fixtures + "/" + fixture],
+                                 environment: environment)
+    #expect(result.status == 0, "\(result.error)")
+    let text = result.output.replacingOccurrences(of: BackupTests.fixtures + "/" + fixture, with: path)
+    return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+  }
+
+  static func backups(_ json: [String: Any]) -> [String: [String: Any]] {
+    var byName: [String: [String: Any]] = [:]
+    for backup in json["backups"] as? [[String: Any]] ?? [] { byName[backup["udid"] as? String ?? ""] = backup }
+    return byName
+  }
+
+  @Test func aFolderOfBackupsReportsEachAsAlone() throws {
+    let tree = try Self.mobileSync()
+    let folder = tree.path("MobileSync/Backup")
+    let before = try BackupTests.snapshot(tree.root)
+    let password = try tree.file("password", contents: Array((EncryptedBackupTests.password + "\n").utf8))
+    // MobileSync itself and its Backup folder give the same report.
+    for path in [tree.path("MobileSync"), folder] {
+      let result = try AppData.run(["audit", "--no-config", "--format", "json", "--password-file", password, path])
+      #expect(result.status == 1, "\(result.error)")  // the plain backup has error findings
+      let json = try result.json()
+      #expect(json["source"] as? String == folder)
+      #expect(json["containers"] == nil)
+      let backups = Self.backups(json)
+      #expect(Array(backups.keys).sorted() == Self.udids)
+      for (udid, fixture) in zip(Self.udids.prefix(2), ["plain", "encrypted"]) {
+        let backup = try #require(backups[udid])
+        let alone = try Self.alone(fixture, as: folder + "/" + udid, environment: EncryptedBackupTests.withPassword)
+        #expect(backup["status"] as? String == "audited")
+        #expect(backup["path"] as? String == folder + "/" + udid)
+        #expect(backup["device"] as? String == "Test iPhone")
+        #expect(backup["iosVersion"] as? String == "17.1")
+        #expect(backup["date"] as? String == "2026-11-01T12:00:00Z")
+        #expect(backup["snapshotState"] as? String == "finished")
+        #expect(backup["encrypted"] as? Bool == (fixture == "encrypted"))
+        #expect(backup["message"] is NSNull)
+        #expect((backup["summary"] as? NSDictionary) == (alone["summary"] as? NSDictionary))
+        #expect((backup["containers"] as? NSArray) == (alone["containers"] as? NSArray))
+        #expect(integer(backup, "summary", "backup", "bytes") == 5_002_006_720)
+        #expect(integer(backup, "summary", "backup", "files") == 14)
+      }
+      let damaged = try #require(backups[Self.udids[2]])
+      #expect(damaged["status"] as? String == "refused")
+      #expect(damaged["containers"] is NSNull)
+      #expect((damaged["message"] as? String)?.contains("Manifest.db: cannot read the backup manifest (truncated or damaged?)") == true)
+      let old = try #require(backups[Self.udids[3]])
+      #expect(old["status"] as? String == "refused")
+      #expect((old["message"] as? String)?.hasSuffix("a backup from before iOS 10 (Manifest.mbdb, no Manifest.db); appdata reads backups made by iOS 10 and later") == true)
+      #expect(old["device"] is NSNull)
+      // The totals are the two audited backups'.
+      #expect(integer(json, "summary", "backup", "bytes") == 2 * 5_002_006_720)
+      #expect(try AppData.validateAgainstAuditSchema(try tree.file("report.json", contents: Array(result.output.utf8))) == "valid")
+      _ = try AppData.shell("rm '\(tree.path("report.json"))'")
+    }
+    _ = try AppData.shell("rm '\(password)'")
+    #expect(try BackupTests.snapshot(tree.root) == before)
+  }
+
+  @Test func anEncryptedBackupWithoutItsPasswordIsLockedNotARefusal() throws {
+    let tree = try Self.mobileSync()
+    let folder = tree.path("MobileSync/Backup")
+    let result = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "json", folder])
+    #expect(result.status == 0, "\(result.error)")
+    let locked = try #require(Self.backups(try result.json())[Self.udids[1]])
+    #expect(locked["status"] as? String == "locked")
+    #expect(locked["containers"] is NSNull)
+    #expect(locked["encrypted"] as? Bool == true)
+    #expect((locked["message"] as? String)?.contains("an encrypted backup, and no password given") == true)
+    // A wrong password is locked too, and a warning: --fail-on warning fails on it.
+    let wrong = try AppData.run(["audit", "--no-config", "--fail-on", "warning", "--app", "com.example.notes", folder],
+                                environment: ["APPDATA_BACKUP_PASSWORD": "not it"])
+    #expect(wrong.status == 1)
+    #expect(wrong.output.contains("\nTotal: 4 backups (1 audited, 1 locked, 2 not read), 2 containers, 4 files, 1.4 KiB; backup 4 files, 1.4 KiB\n"))
+    #expect(wrong.output.contains("  warning backup \(Self.udids[1]): .: locked: wrong password for this encrypted backup (the keybag's class key does not unwrap with it) [backup-unreadable]\n"))
+    #expect(wrong.output.contains("\(Self.udids[2])  Test iPhone  17.1  2026-11-01T12:00:00Z  no         finished  not read      -          -\n"))
+    // Nothing readable at all is a refusal, as the one backup alone is.
+    let onlyLocked = try TestTree("locked")
+    _ = try AppData.shell("cp -r '\(folder)/\(Self.udids[1])' '\(onlyLocked.root)/'")
+    let refused = try AppData.run(["audit", "--no-config", onlyLocked.root])
+    #expect(refused.status == 2)
+    #expect(refused.output.isEmpty)
+    #expect(refused.error == "appdata: error: \(onlyLocked.root)/\(Self.udids[1]): an encrypted backup, and no password given: set APPDATA_BACKUP_PASSWORD, or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)\n")
+  }
+
+  @Test func appKeepsOneAppAcrossBackups() throws {
+    let tree = try Self.mobileSync()
+    let folder = tree.path("MobileSync/Backup")
+    let result = try AppData.run(["audit", "--no-config", "--app", "com.example.notes", "--format", "json", folder],
+                                 environment: EncryptedBackupTests.withPassword)
+    #expect(result.status == 0, "\(result.error)")
+    let backups = Self.backups(try result.json())
+    for udid in Self.udids.prefix(2) {
+      let ids = (backups[udid]?["containers"] as? [[String: Any]] ?? []).map { $0["id"] as? String ?? "" }
+      #expect(ids == ["com.example.notes", "com.example.notes.widget"])
+      #expect(integer(backups[udid] ?? [:], "summary", "backup", "bytes") == 1_450)
+    }
+    let table = try AppData.run(["audit", "--no-config", "--app", "com.example.notes", folder], environment: EncryptedBackupTests.withPassword)
+    #expect(table.output.contains("""
+      BACKUP                     DEVICE       IOS   DATE                  ENCRYPTED  SNAPSHOT  STATUS    FILES  BACKED UP
+      \(Self.udids[0])  Test iPhone  17.1  2026-11-01T12:00:00Z  no         finished  audited       4    1.4 KiB
+      \(Self.udids[1])  Test iPhone  17.1  2026-11-01T12:00:00Z  yes        finished  audited       4    1.4 KiB
+
+      """))
+    #expect(table.output.contains("""
+      Backup \(Self.udids[1]): Test iPhone, iOS 17.1, 2026-11-01T12:00:00Z, snapshot finished, encrypted
+        CONTAINER                 KIND    FILES  BACKED UP  ERRORS  WARNINGS
+        com.example.notes         app         3    1.2 KiB       0         0
+        com.example.notes.widget  plugin      1      250 B       0         0
+
+      """))
+    // The findings name the backup when the same container is in two.
+    let listed = try AppData.run(["audit", "--no-config", "--app", "com.example.notes", "--list", "critical", folder],
+                                 environment: EncryptedBackupTests.withPassword)
+    #expect(listed.output.contains("Files of com.example.notes (backup \(Self.udids[1])) (3):"))
+  }
+
+  @Test func aFolderMixingBackupsAndContainersReportsBoth() throws {
+    let tree = try Self.mobileSync()
+    let folder = tree.path("MobileSync/Backup")
+    try tree.file("MobileSync/Backup/Notes/Documents/a.db", size: 1_000)
+    try tree.file("MobileSync/Backup/Notes/Library/Caches/c", size: 300)
+    let json = try Library.auditJSON(folder)
+    #expect((json["backups"] as? [Any])?.count == 4)
+    let containers = json["containers"] as? [[String: Any]] ?? []
+    #expect(containers.map { $0["container"] as? String } == [folder + "/Notes"])
+    #expect(figures(containers[0], "critical") == [1, 1_000, 4_096])
+    let table = try AppData.run(["audit", "--no-config", "--fail-on", "never", folder])
+    #expect(table.output.contains("\nContainers beside the backups:\nCONTAINER  KIND  FILES  BACKED UP  ERRORS  WARNINGS\nNotes      app       2     1000 B       0         0\n"))
+  }
+
+  @Test func severalPathsAreOneReportOfMany() throws {
+    let tree = try TestTree("operands")
+    try tree.file("A.xcappdata/AppData/Documents/a", size: 2_000)
+    try tree.file("B.xcappdata/AppData/Documents/b", size: 3_000)
+    try tree.file("B.xcappdata/AppData/Library/Caches/big", size: 50_000)
+    let before = try BackupTests.snapshot(tree.root)
+    let paths = [tree.path("A.xcappdata"), tree.path("B.xcappdata"), BackupTests.plain]
+    let result = try AppData.run(["audit", "--no-config", "--format", "json", "--max-file-size", "2500"] + paths)
+    #expect(result.status == 1, "\(result.error)")
+    let json = try result.json()
+    #expect(json["source"] is NSNull)
+    #expect(json["sources"] as? [String] == paths)
+    let containers = json["containers"] as? [[String: Any]] ?? []
+    #expect(containers.map { $0["container"] as? String } == [tree.path("A.xcappdata/AppData"), tree.path("B.xcappdata/AppData")])
+    #expect(figures(containers[1], "critical") == [1, 3_000, 4_096])
+    #expect(findings(containers[1], rule: "backup-file-too-large").count == 1)
+    let backup = try #require(Self.backups(json)["plain"])
+    let alone = try Self.alone("plain", as: BackupTests.plain, arguments: ["--max-file-size", "2500"])
+    #expect((backup["containers"] as? NSArray) == (alone["containers"] as? NSArray))
+    #expect(integer(json, "summary", "backup", "bytes") == 5_002_006_720 + 5_000)
+    // The table names each container by its PATH.
+    let table = try AppData.run(["audit", "--no-config", "--fail-on", "never"] + paths)
+    #expect(table.output.hasPrefix("Sources: \(paths.joined(separator: ", "))\n"))
+    #expect(table.output.contains("\nContainers:\nCONTAINER  "))
+    #expect(table.output.contains("\n\(paths[1])  app       2    2.9 KiB       0         0\n"))
+    // Exit status over all of them: the container with a large file fails alone too.
+    #expect(try AppData.run(["audit", "--no-config", "--max-file-size", "2500", paths[0], paths[0]]).status == 0)
+    #expect(try AppData.run(["audit", "--no-config", "--max-file-size", "2500", paths[0], paths[1]]).status == 1)
+    // Every PATH is checked before any is read: a missing one refuses the run, nothing printed.
+    let missing = try AppData.run(["audit", "--no-config", paths[0], tree.path("nothing")])
+    #expect(missing.status == 2)
+    #expect(missing.output.isEmpty)
+    #expect(missing.error == "appdata: error: \(tree.path("nothing")): no such file or folder\n")
+    #expect(try BackupTests.snapshot(tree.root) == before)
+  }
+}
