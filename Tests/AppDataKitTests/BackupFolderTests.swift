@@ -196,4 +196,89 @@ struct BackupFolderTests {
     #expect(missing.error == "appdata: error: \(tree.path("nothing")): no such file or folder\n")
     #expect(try BackupTests.snapshot(tree.root) == before)
   }
+
+  /// The report of a backup in an archive, its archive path turned into the folder's, and the
+  /// stored-copy messages (which say "archive" where the folder's say "backup folder") dropped.
+  static func normalized(_ output: String, replacing archived: String, with folder: String) throws -> NSDictionary {
+    let text = output.replacingOccurrences(of: archived, with: folder)
+    var json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    json["source"] = nil  // the archive, or the folder
+    if var containers = json["containers"] as? [[String: Any]] {
+      for index in containers.indices {
+        containers[index]["findings"] = findings(containers[index]).map { finding in
+          var finding = finding
+          if (finding["rule"] as? String)?.hasPrefix("backup-file-") == true { finding["message"] = nil }
+          return finding
+        }
+      }
+      json["containers"] = containers
+    }
+    return json as NSDictionary
+  }
+
+  @Test(.enabled(if: AppData.has("zip"), "needs zip"))
+  func aZippedBackupIsAuditedAsItsFolder() throws {
+    let tree = try Self.mobileSync()
+    let folder = tree.path("MobileSync/Backup")
+    // The stored files too, for --verify: one is missing and one has the wrong length.
+    _ = try AppData.shell("cp -r '\(BackupTests.plain)/.' '\(folder)/\(Self.udids[0])/'")
+    let zip = try AppData.shell("cd '\(folder)' && zip -qr '\(tree.path("backup.zip"))' '\(Self.udids[0])'")
+    #expect(zip.status == 0, "\(zip.error)")
+    let before = try BackupTests.snapshot(tree.root)
+    let arguments = ["audit", "--no-config", "--format", "json", "--fail-on", "never", "--list", "all", "--verify"]
+    let archived = try AppData.run(arguments + [tree.path("backup.zip")])
+    #expect(archived.status == 0, "\(archived.error)")
+    let onDisk = try AppData.run(arguments + [folder + "/" + Self.udids[0]])
+    let json = try archived.json()
+    #expect(value(json, "backup", "path") as? String == tree.path("backup.zip") + "//" + Self.udids[0])
+    #expect(integer(json, "summary", "backup", "bytes") == 5_002_006_720)
+    let verified = (json["containers"] as? [[String: Any]] ?? []).flatMap { findings($0) }.compactMap { $0["message"] as? String }
+      .filter { $0.hasPrefix("its stored copy") }.sorted()
+    #expect(verified.count == 2)
+    #expect(verified.first?.hasSuffix("is not in the archive") == true)
+    #expect(try Self.normalized(archived.output, replacing: tree.path("backup.zip") + "//" + Self.udids[0], with: folder + "/" + Self.udids[0])
+            == (try Self.normalized(onDisk.output, replacing: "", with: "")))
+    // --root names the backup's folder in the archive, as in a folder.
+    let rooted = try AppData.run(["audit", "--no-config", "--format", "json", "--fail-on", "never", "--root", Self.udids[0], tree.path("backup.zip")])
+    #expect(rooted.status == 0, "\(rooted.error)")
+    #expect(integer(try rooted.json(), "summary", "backup", "bytes") == 5_002_006_720)
+    // Read in memory: nothing beside the archive, nothing extracted.
+    #expect(try BackupTests.snapshot(tree.root) == before)
+  }
+
+  @Test(.enabled(if: AppData.has("zstd"), "needs zstd"))
+  func aTarredFolderOfBackupsIsAuditedAsTheFolder() throws {
+    let tree = try Self.mobileSync()
+    for (name, flag) in [("backups.tgz", "-z"), ("backups.tar.zst", "--zstd"), ("backups.tar", "")] {
+      let tar = try AppData.shell("tar -C '\(tree.path("MobileSync"))' \(flag) -cf '\(tree.path(name))' Backup")
+      #expect(tar.status == 0, "\(tar.error)")
+    }
+    let before = try BackupTests.snapshot(tree.root)
+    let folder = try AppData.run(["audit", "--no-config", "--format", "json", tree.path("MobileSync/Backup")], environment: EncryptedBackupTests.withPassword)
+    for name in ["backups.tgz", "backups.tar.zst", "backups.tar"] {
+      let archived = try AppData.run(["audit", "--no-config", "--format", "json", tree.path(name)], environment: EncryptedBackupTests.withPassword)
+      #expect(archived.status == 1, "\(archived.error)")
+      let text = archived.output.replacingOccurrences(of: tree.path(name) + "//Backup", with: tree.path("MobileSync/Backup"))
+        .replacingOccurrences(of: "\"source\" : \"\(tree.path(name))\"", with: "\"source\" : \"\(tree.path("MobileSync/Backup"))\"")
+      let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+      let backups = Self.backups(json)
+      #expect(backups[Self.udids[1]]?["status"] as? String == "audited")
+      #expect(backups[Self.udids[2]]?["status"] as? String == "refused")
+      #expect(backups[Self.udids[3]]?["status"] as? String == "refused")
+      let expected = Self.backups(try folder.json())
+      for udid in Self.udids.prefix(2) {
+        #expect((backups[udid]?["containers"] as? NSArray) == (expected[udid]?["containers"] as? NSArray))
+        #expect((backups[udid]?["summary"] as? NSDictionary) == (expected[udid]?["summary"] as? NSDictionary))
+      }
+    }
+    // Without the password the encrypted one is locked, as in the folder.
+    let locked = try AppData.run(["audit", "--no-config", "--format", "json", "--fail-on", "never", tree.path("backups.tgz")])
+    #expect(locked.status == 0, "\(locked.error)")
+    #expect(Self.backups(try locked.json())[Self.udids[1]]?["status"] as? String == "locked")
+    // --root into the archive names one backup of the folder.
+    let one = try AppData.run(["audit", "--no-config", "--format", "json", "--fail-on", "never", "--root", "Backup/" + Self.udids[0], tree.path("backups.tgz")])
+    #expect(one.status == 0, "\(one.error)")
+    #expect(value(try one.json(), "backup", "deviceName") as? String == "Test iPhone")
+    #expect(try BackupTests.snapshot(tree.root) == before)
+  }
 }

@@ -4,6 +4,7 @@ import AppDataReaders
 import AppDataReports
 import AppDataMigration
 import Dispatch
+import Foundation  // NSLock only
 
 /// The report formats of `appdata audit`.
 public enum AuditFormat: String, CaseIterable, Sendable {
@@ -298,6 +299,15 @@ struct AuditCommand {
     let progress = quiet || !io.isErrorTerminal ? nil : WalkProgress()
     request.progress = progress
     let display = progress.map { ProgressLine(progress: $0, io: io) }
+    if secret == nil {
+      // A backup found while reading (inside an archive) asks for the password then: once,
+      // with the progress line stopped first.
+      let lazy = LazyPassword { [password, display] (backup: String) throws(Refusal) -> SecretBuffer in
+        display?.stop()
+        return try password.read(for: backup)
+      }
+      request.passwordProvider = { (backup: String) throws(Refusal) -> SecretBuffer in try lazy.get(for: backup) }
+    }
     display?.start()
     let outcome: AuditOutcome
     do {
@@ -392,6 +402,27 @@ struct AuditCommand {
     } catch {
       throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
     }
+  }
+}
+
+/// A password read the first time it is asked for, then kept (a failure is not kept: each
+/// backup that asks is told why).
+// @unchecked Sendable: `value` is read and written only under `lock`.
+final class LazyPassword: @unchecked Sendable {
+  private let read: (String) throws(Refusal) -> SecretBuffer
+  private let lock = NSLock()
+  private var value: SecretBuffer?
+
+  init(_ read: @escaping (String) throws(Refusal) -> SecretBuffer) { self.read = read }
+
+  /// The password, read for (and named in the prompt by) `backup` the first time.
+  func get(for backup: String) throws(Refusal) -> SecretBuffer {
+    lock.lock()
+    defer { lock.unlock() }
+    if let value { return value }
+    let read = try read(backup)
+    value = read
+    return read
   }
 }
 

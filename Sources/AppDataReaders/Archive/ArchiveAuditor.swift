@@ -44,6 +44,14 @@ public struct ArchiveAuditor {
     package var visitor: V
   }
 
+  /// What an archive holds: its containers (with their visitors) and its device backups.
+  package struct Contents<V: EntryVisitor> {
+    package var containers: [Container<V>]
+    /// The device backups found (a zipped or tarred backup folder, or folder of backups), by
+    /// their folder in the archive.
+    package var backups: [ArchivedBackup]
+  }
+
   public let archivePath: String
   /// `--root`: the container's folder inside the archive; nil to find them.
   public var root: [[UInt8]]?
@@ -54,6 +62,8 @@ public struct ArchiveAuditor {
   /// Options differ by container id (the policy file's `containers`): containers are then found
   /// and identified in a first pass, so that each is counted with its own limits and budgets.
   public var optionsDependOnID = false
+  /// `--verify`: the lengths of a backup's stored files are kept for checking.
+  public var recordsStoredFiles = false
 
   public init(archivePath: String) {
     self.archivePath = archivePath
@@ -70,12 +80,24 @@ public struct ArchiveAuditor {
   static let metadataLimit = 16 << 20
 
   /// Reads the archive into a visitor per container (`makeVisitor`), sorted by root.
-  package func run<V: EntryVisitor>(visitor makeVisitor: @escaping (Root) -> V) throws(Failure) -> [Container<V>] {
+  package func run<V: EntryVisitor>(visitor makeVisitor: @escaping (Root) -> V) throws(Failure) -> Contents<V> {
     var pass = Pass(auditor: self, fixed: root.map { [Identity(components: $0, id: nil, kind: nil)] },
                     streams: streams && !optionsDependOnID, makeVisitor: makeVisitor)
     try pass.read()
+    let backups = pass.backups()
+    // A backup (or a folder of them) that --root names, or that is all the archive holds.
+    if let root, let backup = backups.first(where: { $0.components == root }) {
+      return Contents(containers: [], backups: [backup])
+    }
+    if root == nil && pass.roots.isEmpty && !backups.isEmpty {
+      return Contents(containers: [], backups: backups)
+    }
+    if let root, pass.roots.first?.looksLikeContainer != true {
+      let inside = backups.filter { $0.components.starts(with: root) }
+      if !inside.isEmpty { return Contents(containers: [], backups: inside) }
+    }
     if root == nil && pass.roots.isEmpty {
-      throw Failure(message: "holds no app data container (no Documents, Library or tmp folder, no container metadata plist); name its folder with --root")
+      throw Failure(message: "holds no app data container (no Documents, Library or tmp folder, no container metadata plist) and no device backup (no Manifest.db beside Manifest.plist); name its folder with --root")
     }
     // --root never turns a folder that is no container into a container audit.
     if let root, let state = pass.roots.first, !state.looksLikeContainer {
@@ -95,7 +117,8 @@ public struct ArchiveAuditor {
       try pass.read()
       identities = pass.identities()
     }
-    return pass.finish(identities).sorted { RelativePath.precedes(RelativePath.join($0.root), RelativePath.join($1.root)) }
+    let containers = pass.finish(identities).sorted { RelativePath.precedes(RelativePath.join($0.root), RelativePath.join($1.root)) }
+    return Contents(containers: containers, backups: root == nil ? pass.backups() : [])
   }
 
   /// The folder of containers `root` sits in (`…/Data/Application/<UUID>`), if any.
@@ -159,6 +182,8 @@ public struct ArchiveAuditor {
     var declaredBytes: UInt64 = 0
     /// Findings about entries outside every root (a `..` path), reported with the first container.
     var strayFindings: [Finding] = []
+    /// Files of device backups (plists, Manifest.db, stored files' lengths), by their folder.
+    var backupFolders: [[UInt8]: ArchivedBackup] = [:]
     /// The archive's path as reports name it.
     let archive: String
 
@@ -302,6 +327,18 @@ public struct ArchiveAuditor {
       if header.isEncrypted {
         throw Failure(message: "is encrypted (\(TerminalText.escaped(header.path))); appdata cannot read encrypted archives")
       }
+      if header.kind == .regular && !ArchiveAuditor.isInBundles(components) {
+        // A device backup's own files: read into memory. A plist of that name may yet belong
+        // to a container found later, so it goes on to be counted too; a stored file does not.
+        if ArchivedBackup.capturedNames.contains(components.last!) {
+          try captureBackupFile(components, header: header, reader: reader)
+        } else if ArchivedBackup.isStoredFile(components) {
+          if auditor.recordsStoredFiles {
+            backup(in: Array(components.dropLast(2))).storedSizes[RelativePath.join(Array(components.suffix(2)))] = header.size
+          }
+          if rootIndex(containing: components) == nil { return }
+        }
+      }
       if header.kind == .regular, components.last!.starts(with: [0x2E, 0x5F]),
          try readAppleDouble(components: components, header: header, reader: reader) {
         return  // metadata beside its file: not counted, not reported
@@ -340,6 +377,46 @@ public struct ArchiveAuditor {
       // Bundles are never app data, and a fixed set of roots takes nothing else: drop at once.
       if isFixed || ArchiveAuditor.isInBundles(components) { return }
       deferred.append(item)
+    }
+
+    /// The backup whose folder is `folder`, made when first met.
+    private mutating func backup(in folder: [[UInt8]]) -> ArchivedBackup {
+      let key = RelativePath.join(folder)
+      if let known = backupFolders[key] { return known }
+      let made = ArchivedBackup(archive: archive, components: folder)
+      backupFolders[key] = made
+      return made
+    }
+
+    /// Reads a file a device backup holds at its top into memory: a plist (up to the plist
+    /// limit), Manifest.db (up to the archive's limit), or notes a pre-iOS 10 Manifest.mbdb.
+    private mutating func captureBackupFile(_ components: [[UInt8]], header: ArchiveHeader, reader: LibArchive) throws(Failure) {
+      let name = String(decoding: components.last!, as: UTF8.self)
+      let backup = backup(in: Array(components.dropLast()))
+      switch name {
+      case BackupManifest.oldDatabaseName:
+        backup.hasOldDatabase = true
+      case BackupManifest.databaseName:
+        let limit = Int(clamping: auditor.maximumBytes)
+        let data: [UInt8]
+        do { data = try reader.readData(limit: limit) } catch { throw Failure(message: "cannot read the archive (truncated or damaged?): \(error.message)") }
+        if data.count >= limit {
+          throw Failure(message: "expands to more than \(auditor.maximumBytes) bytes (--max-archive-bytes); refusing a possible archive bomb")
+        }
+        guard let memory = data.withUnsafeBytes({ SecretBuffer(copying: $0) }) else {
+          throw Failure(message: "cannot map \(Plural.counted(UInt64(data.count), "byte")) of memory for \(TerminalText.escaped(RelativePath.display(RelativePath.join(components))))")
+        }
+        backup.database = memory
+      default:
+        guard header.size <= UInt64(PropertyList.Limits.maximumFileSize) else { return }
+        backup.plists[name] = (try? reader.readData(limit: PropertyList.Limits.maximumFileSize)) ?? []
+      }
+    }
+
+    /// The folders holding a device backup's files, as a folder on disk would be recognised.
+    func backups() -> [ArchivedBackup] {
+      backupFolders.values.filter { BackupManifest.isBackup($0) }
+        .sorted { RelativePath.precedes(RelativePath.join($0.components), RelativePath.join($1.components)) }
     }
 
     /// The root holding `components` (the deepest, if roots nest), if any.

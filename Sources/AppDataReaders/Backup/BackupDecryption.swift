@@ -25,9 +25,10 @@ enum BackupDecryption {
   /// The ciphertext read and decrypted at a time: what decryption adds to the database's size.
   static let chunkSize = 1 << 20
 
-  /// Decrypts the database at `path` into memory, its PKCS#7 padding stripped when it has some.
+  /// Decrypts the database at `path` (or, from an archive, in `memory`; `path` then names it)
+  /// into memory, its PKCS#7 padding stripped when it has some.
   static func decryptDatabase(
-    path: String, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey
+    path: String, memory: SecretBuffer? = nil, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey
   ) throws(Failure) -> SecretBuffer {
     guard let wrapped = keybag.classKeys.first(where: { $0.protectionClass == manifestKey.protectionClass && $0.isWrappedByPassword })
     else { throw .noClassKey(manifestKey.protectionClass) }
@@ -50,6 +51,7 @@ enum BackupDecryption {
       throw .damaged("Manifest.plist's ManifestKey does not unwrap with the key of its protection class \(manifestKey.protectionClass)")
     }
     guard databaseKey.bitCount == 256 else { throw .damaged("Manifest.plist's ManifestKey is not a 256-bit key") }
+    if let memory { return try decrypt(memory.bytes, displayPath: path, key: databaseKey) }
     return try decrypt(path: path, key: databaseKey)
   }
 
@@ -77,6 +79,23 @@ enum BackupDecryption {
       throw .damaged("cannot read \(TerminalText.escaped(path)): \(error.reason)")
     }
     defer { file.close() }
+    return try decrypt(size: size, displayPath: path, key: key) { buffer, offset in
+      Syscalls.readAt(file, into: buffer, offset: UInt64(offset))
+    }
+  }
+
+  /// The same from bytes in memory (a Manifest.db read from an archive).
+  private static func decrypt(_ bytes: UnsafeRawBufferPointer, displayPath: String, key: SymmetricKey) throws(Failure) -> SecretBuffer {
+    try decrypt(size: bytes.count, displayPath: displayPath, key: key) { buffer, offset in
+      let count = min(buffer.count, bytes.count - offset)
+      buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
+      return count
+    }
+  }
+
+  /// Decrypts `size` bytes that `read(buffer, offset)` hands over a chunk at a time.
+  private static func decrypt(size: Int, displayPath path: String, key: SymmetricKey,
+                              read: (UnsafeMutableRawBufferPointer, Int) -> Int) throws(Failure) -> SecretBuffer {
     guard size > 0, size % 16 == 0 else {
       throw .damaged("\(TerminalText.escaped(path)) is \(Plural.counted(UInt64(size), "byte")), not a whole number of 16-byte AES blocks")
     }
@@ -88,10 +107,10 @@ enum BackupDecryption {
     var offset = 0
     while offset < size {
       let length = min(chunkSize, size - offset)
-      let read = cipher.withUnsafeMutableBytes { buffer in
-        Syscalls.readAt(file, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]), offset: UInt64(offset))
+      let count = cipher.withUnsafeMutableBytes { buffer in
+        read(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]), offset)
       }
-      guard read == length else { throw .damaged("cannot read \(TerminalText.escaped(path)) to its end (it changed while read?)") }
+      guard count == length else { throw .damaged("cannot read \(TerminalText.escaped(path)) to its end (it changed while read?)") }
       do {
         var decrypted = try AES._CBC.decrypt(cipher[0..<length], using: key, iv: AES._CBC.IV(ivBytes: iv), noPadding: true)
         decrypted.withUnsafeBytes { bytes in

@@ -22,12 +22,21 @@ public struct BackupManifest: Sendable {
     }
   }
 
+  /// Where Manifest.db is read from.
+  package enum Store: Sendable {
+    /// The backup folder on disk: Manifest.db is opened read-only and immutable.
+    case folder
+    /// An archive's entries, read into memory.
+    case archive(ArchivedBackup)
+  }
+
   public var info: Info
   /// `Manifest.plist`'s `Applications`: the apps the backup was made with.
   public var applications: [String]
-  /// The database's path.
+  /// The database's path (in an archive: `ARCHIVE//FOLDER/Manifest.db`, for messages).
   public var database: String
   var encryption: Encryption
+  var store: Store = .folder
 
   /// Whether reading the manifest needs the backup's password.
   var needsPassword: Bool {
@@ -44,13 +53,13 @@ public struct BackupManifest: Sendable {
 
   /// Whether a folder is a device backup: Manifest.db (or the pre-iOS 10 Manifest.mbdb) beside
   /// one of its plists, or the plists themselves with a `Manifest.plist`.
-  static func isBackup(_ folder: ProbedFolder) -> Bool {
+  static func isBackup(_ folder: some BackupContents) -> Bool {
     let hasPlist = plistNames.contains(where: folder.isFile)
     return hasPlist && (folder.isFile(databaseName) || folder.isFile(oldDatabaseName) || folder.isFile("Manifest.plist"))
   }
 
   /// Reads and checks the backup at `folder`; throws the refusal (exit 2) when it cannot be audited.
-  static func load(_ folder: ProbedFolder) throws(Refusal) -> BackupManifest {
+  static func load(_ folder: some BackupContents) throws(Refusal) -> BackupManifest {
     let path = TerminalText.escaped(folder.path)
     // Why a plist that is there could not be read, by name: said when the audit needs it.
     var unreadable: [String: String] = [:]
@@ -88,14 +97,7 @@ public struct BackupManifest: Sendable {
     func flag(_ value: PropertyList?) -> Bool? { value?.boolValue }
     let encryptedFlag = flag(manifest["IsEncrypted"]) ?? false
     let databasePath = folder.childPath(databaseName)
-    let head: [UInt8]
-    do {
-      let file = try Syscalls.openFile(atPath: databasePath)
-      defer { file.close() }
-      head = try Syscalls.readUpTo(file, 16, displayPath: databasePath)
-    } catch {
-      throw Refusal("\(TerminalText.escaped(databasePath)): cannot read: \(error.reason)")
-    }
+    let head = try folder.databaseHead()
     // The database's first bytes decide: SQLite is read as it is (also in an encrypted backup
     // from before iOS 10.2, whose stored files alone are encrypted); anything else is decrypted
     // when Manifest.plist holds the key to it.
@@ -129,7 +131,7 @@ public struct BackupManifest: Sendable {
     let fullBackup = flag(status["IsFullBackup"])
     return BackupManifest(
       info: Info(
-        path: Syscalls.absolutePath(folder.path),
+        path: folder.absolutePath,
         deviceName: text(lockdown["DeviceName"]) ?? text(info["Device Name"]),
         productVersion: text(lockdown["ProductVersion"]) ?? text(info["Product Version"]),
         date: text(status["Date"]) ?? text(manifest["Date"]) ?? text(info["Last Backup Date"]),
@@ -138,6 +140,7 @@ public struct BackupManifest: Sendable {
         isEncrypted: encryption.isEncrypted),
       applications: (manifest["Applications"]?.dictionaryValue ?? [:]).keys.sorted(),
       database: databasePath,
-      encryption: encryption)
+      encryption: encryption,
+      store: folder.store)
   }
 }

@@ -80,6 +80,8 @@ package struct BackupReader {
       let database: SQLiteDatabase
       if case .database(let keybag, let key) = manifest.encryption {
         database = try SQLiteDatabase(deserializing: try decrypt(keybag: keybag, key: key))
+      } else if case .archive(let archived) = manifest.store, let memory = archived.database {
+        database = try SQLiteDatabase(deserializing: memory)
       } else {
         database = try SQLiteDatabase(readOnlyImmutable: Syscalls.absolutePath(manifest.database))
       }
@@ -112,7 +114,9 @@ package struct BackupReader {
     progress?.setActivity("Unlocking the encrypted backup (\(sha256)\(sha1), then decrypting Manifest.db)")
     defer { progress?.setActivity(nil) }
     do {
-      plain = try BackupDecryption.decryptDatabase(path: manifest.database, password: password, keybag: keybag, manifestKey: key)
+      var memory: SecretBuffer?
+      if case .archive(let archived) = manifest.store { memory = archived.database }
+      plain = try BackupDecryption.decryptDatabase(path: manifest.database, memory: memory, password: password, keybag: keybag, manifestKey: key)
     } catch {
       switch error {
       case .wrongPassword:
@@ -158,7 +162,14 @@ package struct BackupReader {
     }
 
     var tooManyDomains = false
-    let verifier = verify ? StoredFileVerifier(folderPath: folderPath, isEncrypted: manifest.info.isEncrypted) : nil
+    var verifier: StoredFileVerifier?
+    if verify {
+      if case .archive(let archived) = manifest.store {
+        verifier = StoredFileVerifier(storedSizes: archived.storedSizes, isEncrypted: manifest.info.isEncrypted)
+      } else {
+        verifier = StoredFileVerifier(folderPath: folderPath, isEncrypted: manifest.info.isEncrypted)
+      }
+    }
     do {
       let statement = try database.prepare("SELECT domain, relativePath, flags, file, fileID FROM Files")
       var lastDomain: [UInt8] = []
@@ -301,15 +312,22 @@ package struct BackupReader {
 /// encrypted backup a stored copy is AES-CBC with PKCS#7 padding, and the recorded size lags
 /// behind some SQLite files' content: there a copy only needs to be at least that long.
 final class StoredFileVerifier {
-  private let folderPath: String
   private let isEncrypted: Bool
   private let folder: FileDescriptor?
   private var subfolders: [[UInt8]: FileDescriptor?] = [:]
+  /// In an archive: `xx/<fileID>` to the stored file's length, as its entry records it.
+  private let storedSizes: [[UInt8]: UInt64]?
 
   init(folderPath: String, isEncrypted: Bool) {
-    self.folderPath = folderPath
     self.isEncrypted = isEncrypted
     folder = try? Syscalls.openDirectory(atPath: folderPath)
+    storedSizes = nil
+  }
+
+  init(storedSizes: [[UInt8]: UInt64], isEncrypted: Bool) {
+    self.isEncrypted = isEncrypted
+    folder = nil
+    self.storedSizes = storedSizes
   }
 
   deinit {
@@ -325,20 +343,29 @@ final class StoredFileVerifier {
     }
     let prefix = Array(fileID[0..<2])
     let display = String(decoding: prefix + [0x2F] + fileID, as: UTF8.self)
-    if subfolders[prefix] == nil, let folder {
-      subfolders[prefix] = .some(try? Syscalls.open(prefix, in: folder, options: .directory, displayPath: display))
+    let stored: UInt64
+    if let storedSizes {
+      guard let length = storedSizes[prefix + [0x2F] + fileID] else {
+        return Finding(rule: .backupFileMissing, path: path, message: "its stored copy \(display) is not in the archive", bytes: size)
+      }
+      stored = length
+    } else {
+      if subfolders[prefix] == nil, let folder {
+        subfolders[prefix] = .some(try? Syscalls.open(prefix, in: folder, options: .directory, displayPath: display))
+      }
+      guard case let subfolder?? = subfolders[prefix],
+            let status = try? Syscalls.status(of: fileID, in: subfolder, displayPath: display), status.kind == .regular else {
+        return Finding(rule: .backupFileMissing, path: path, message: "its stored copy \(display) is not in the backup folder", bytes: size)
+      }
+      stored = status.size
     }
-    guard case let subfolder?? = subfolders[prefix],
-          let status = try? Syscalls.status(of: fileID, in: subfolder, displayPath: display), status.kind == .regular else {
-      return Finding(rule: .backupFileMissing, path: path, message: "its stored copy \(display) is not in the backup folder", bytes: size)
-    }
-    if isEncrypted && status.size < size {
+    if isEncrypted && stored < size {
       return Finding(rule: .backupFileSizeMismatch, path: path,
-                     message: "its stored copy \(display) is \(status.size) bytes, shorter than the \(size) the manifest records (an encrypted copy is at least as long)", bytes: size)
+                     message: "its stored copy \(display) is \(stored) bytes, shorter than the \(size) the manifest records (an encrypted copy is at least as long)", bytes: size)
     }
-    if !isEncrypted && status.size != size {
+    if !isEncrypted && stored != size {
       return Finding(rule: .backupFileSizeMismatch, path: path,
-                     message: "its stored copy \(display) is \(status.size) bytes, the manifest says \(size)", bytes: size)
+                     message: "its stored copy \(display) is \(stored) bytes, the manifest says \(size)", bytes: size)
     }
     return nil
   }

@@ -34,6 +34,10 @@ public struct AuditRequest: Sendable {
   /// The password of a source that `needsPassword` (an encrypted device backup), read before
   /// the audit starts (see `BackupPassword`).
   public var password: SecretBuffer?
+  /// Reads the password when a source finds out only while reading that it needs one (an
+  /// encrypted backup inside an archive), given the backup's path; nil when there is no way to
+  /// give one.
+  public var passwordProvider: (@Sendable (String) throws(Refusal) -> SecretBuffer)?
   /// `--max-key-rounds`: the most key-derivation rounds (DPIC and ITER together) an encrypted
   /// backup's keybag may ask for.
   public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds

@@ -28,6 +28,9 @@ package struct BackupSource: ContainerSource {
   package func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     var reader = BackupReader(manifest: manifest, folderPath: folderPath)
     reader.password = request.password
+    if reader.password == nil && manifest.needsPassword, let provider = request.passwordProvider {
+      reader.password = try provider(manifest.info.path)
+    }
     reader.maximumKeyRounds = request.maximumKeyRounds
     reader.progress = request.progress
     reader.allDomains = request.allDomains

@@ -73,21 +73,23 @@ struct ArchiveSource: ContainerSource {
   }
 
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
-    try FolderSource.refuseBackupOptions(request, path: path)
     var auditor = ArchiveAuditor(archivePath: path)
     auditor.root = root
     if let maximumBytes { auditor.maximumBytes = maximumBytes }
     auditor.streams = request.entrySink != nil
     auditor.optionsDependOnID = request.optionsDependOnID
-    let containers: [ArchiveAuditor.Container<AuditAccumulator>]
+    auditor.recordsStoredFiles = request.verify
+    let contents: ArchiveAuditor.Contents<AuditAccumulator>
     do {
-      containers = try auditor.run { root in
+      contents = try auditor.run { root in
         AuditAccumulator(options: request.options(root.id), layout: root.layout, sink: root.streams ? request.entrySink : nil,
                          tag: request.tagsLines ? NDJSONTag(container: root.container, id: root.id) : nil)
       }
     } catch {
       throw Refusal("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
     }
+    if contents.backups.isEmpty { try FolderSource.refuseBackupOptions(request, path: path) }
+    let containers = contents.containers
     let isCollection = containers.count > 1 || containers.contains(where: \.isInCollection)
     let reports = containers.map { found in
       var accumulator = found.visitor
@@ -104,6 +106,30 @@ struct ArchiveSource: ContainerSource {
       return report
     }
     let kept = reports.filter { request.filter?.matches($0.id) ?? true }
-    return AuditOutcome(reports: kept, available: containers.map(\.name), isCollection: isCollection)
+    var outcome = AuditOutcome(reports: kept, available: containers.map(\.name), isCollection: isCollection)
+    guard !contents.backups.isEmpty else { return outcome }
+    // Device backups in the archive, read from memory as their folders would be read from disk:
+    // one alone is audited as a backup folder is, several as a folder of backups.
+    let parts = contents.backups.map { backup -> SourceGroup.Part in
+      do throws(Refusal) {
+        return .source(BackupSource(source: backup.path, folderPath: backup.path, manifest: try BackupManifest.load(backup)), label: nil)
+      } catch {
+        return .refusedBackup(path: backup.path, udid: backup.name, message: error.message)
+      }
+    }
+    if containers.isEmpty && parts.count == 1 {
+      switch parts[0] {
+      case .source(let backup, _): return try backup.audit(request)
+      case .refusedBackup(_, _, let message): throw Refusal(message)
+      }
+    }
+    var group = SourceGroup(source: source, parts: parts)
+    group.refusesWhenNothingRead = containers.isEmpty
+    let found = try group.audit(request)
+    outcome.reports += found.reports
+    outcome.backups = found.backups
+    outcome.available += found.available
+    outcome.isCollection = true
+    return outcome
   }
 }

@@ -15,6 +15,14 @@ package struct SourceGroup: ContainerSource {
 
   package let source: String
   package let parts: [Part]
+  /// When no part can be read, refuse the run (as one backup alone would be); false when the
+  /// report holds other containers.
+  package var refusesWhenNothingRead = true
+
+  package init(source: String, parts: [Part]) {
+    self.source = source
+    self.parts = parts
+  }
 
   package var isCollection: Bool { true }
   package var passwordIsOptional: Bool { true }
@@ -76,7 +84,7 @@ package struct SourceGroup: ContainerSource {
       }
     }
     // Nothing read at all: that is a refusal, as for the one backup alone.
-    if failures.count == parts.count, let first = failures.first {
+    if refusesWhenNothingRead, failures.count == parts.count, let first = failures.first {
       if failures.count == 1 { throw first }
       throw Refusal("\(TerminalText.escaped(source)): none of its \(failures.count) backups could be read; the first: \(first.message)",
                     isLocked: failures.allSatisfy(\.isLocked))
