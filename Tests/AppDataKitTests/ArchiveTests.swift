@@ -156,7 +156,7 @@ struct ArchiveTests {
     #expect(result.status == 0, "\(result.error)")
     #expect(result.output == """
       [Excluded]    \(file)//Data/Documents/Offline/deep/n.bin  (modern marker, inherited from \(file)//Data/Documents/Offline)
-      [Excluded]    \(file)//Data/Documents/both.bin  (both marker)
+      [Excluded]    \(file)//Data/Documents/both.bin  (both markers)
       [Included]    \(file)//Data/Documents/zero.bin
 
       """)

@@ -108,7 +108,10 @@ struct ArgumentParserTests {
     #expect(ByteSize.parse("2GB") == 2_000_000_000)
     #expect(ByteSize.parse("1T") == 1 << 40)
     #expect(ByteSize.parse("100B") == 100)
-    for bad in ["", "M", "-1", "1.2.3", "5X", "5 M", "1e6", "99999999999999999999", "20E", "."] {
+    // One space between the number and its unit, as people write sizes (and init-config does).
+    #expect(ByteSize.parse("5 MiB") == 5 << 20)
+    #expect(ByteSize.parse("1.5 G") == 1_610_612_736)
+    for bad in ["", "M", "-1", "1.2.3", "5X", "5  M", "5 ", " 5", "5\tM", "1e6", "99999999999999999999", "20E", "."] {
       #expect(ByteSize.parse(bad) == nil, "\(bad)")
     }
   }
@@ -143,9 +146,24 @@ struct CommandLineTests {
     #expect(version.output == "appdata \(AppDataVersion.current)\n")
   }
 
+  @Test func aReportThatCannotBeWrittenIsRefusedBeforeAnythingIsRead() throws {
+    let tree = try TestTree("unwritable")
+    try tree.file("Documents/a", size: 10)
+    let before = try BackupTests.snapshot(tree.root)
+    // Checked before PATH is even resolved: the report's error comes first.
+    for (file, reason) in [(tree.scratch + "/no/such/folder/r.json", "No such file or directory"), (tree.scratch, "Is a directory")] {
+      let result = try AppData.run(["audit", "--no-config", "--format", "json", "--output", file, tree.path("missing")])
+      #expect(result.status == 2)
+      #expect(result.output.isEmpty)
+      #expect(result.error == "appdata: error: \(file): cannot write the report: \(reason)\n")
+    }
+    #expect(try BackupTests.snapshot(tree.root) == before)
+    #expect(try AppData.run(["audit", "--no-config", "--format", "json", "--output", tree.scratch + "/r.json", tree.root]).status == 0)
+  }
+
   @Test func usageErrorsAreOneLineAndExitTwo() throws {
     let cases: [([String], String)] = [
-      (["audt", "x"], "appdata: error: unknown command 'audt'; did you mean 'audit'?; see 'appdata --help'\n"),
+      (["audt", "x"], "appdata: error: unknown command 'audt' (did you mean 'audit'?); see 'appdata --help'\n"),
       (["audit", "--max-file-sise", "1", "x"], "appdata: error: unknown option '--max-file-sise' for 'appdata audit'; did you mean '--max-file-size'?\n"),
       (["audit", "--max-file-size", "12Q", "x"], "appdata: error: invalid size '12Q' for '--max-file-size': expected bytes or a number with a unit such as 500K, 10MB, 1.5G or 2GiB\n"),
       (["audit", "--jobs", "0", "x"], "appdata: error: invalid value '0' for '--jobs': expected an integer from 1 to 256\n"),

@@ -94,15 +94,23 @@ struct EncryptedBackupTests {
     #expect(integer(try fromStandardInput.json(), "summary", "backup", "bytes") == expected)
     let fromEnvironment = try AppData.auditJSON(Self.encrypted, ["--no-config"], environment: Self.withPassword)
     #expect(integer(fromEnvironment, "summary", "backup", "bytes") == expected)
-    // At a terminal (a pseudo-terminal from script(1)): a prompt on standard error, typed without echo.
-    let typed = try AppData.shell("""
-      (sleep 2; printf '%s\\n' '\(Self.password)') | \
-        script -qec "\\"$APPDATA\\" audit --no-config --fail-on never -q '\(Self.encrypted)'" /dev/null
-      """)
-    #expect(typed.status == 0, "\(typed.output)\(typed.error)")
-    #expect(typed.output.contains("Password for the encrypted backup \(Self.encrypted): "))
-    #expect(typed.output.contains("[backup-holds-excluded]"))
-    #expect(!typed.output.contains("horse"), "the password was echoed: \(typed.output)")
+    // --password-file - is standard input.
+    let dash = try AppData.run(["audit", "--no-config", "--json", "--fail-on", "never", "--password-file", "-", Self.encrypted],
+                               input: Self.password + "\n")
+    #expect(dash.status == 0, "\(dash.error)")
+    #expect(integer(try dash.json(), "summary", "backup", "bytes") == expected)
+    // At a terminal (a pseudo-terminal from script(1)): a prompt on standard error, typed without
+    // echo; --password-stdin and --password-file - at a terminal do not echo either.
+    for options in ["", "--password-stdin", "--password-file -"] {
+      let typed = try AppData.shell("""
+        (sleep 2; printf '%s\\n' '\(Self.password)') | \
+          script -qec "\\"$APPDATA\\" audit --no-config --fail-on never -q \(options) '\(Self.encrypted)'" /dev/null
+        """)
+      #expect(typed.status == 0, "\(typed.output)\(typed.error)")
+      #expect(typed.output.contains("Password for the encrypted backup \(Self.encrypted): "))
+      #expect(typed.output.contains("[backup-holds-excluded]"))
+      #expect(!typed.output.contains("horse"), "the password was echoed with '\(options)': \(typed.output)")
+    }
   }
 
   @Test func aWrongOrMissingPasswordIsRefusedWithNoReport() throws {

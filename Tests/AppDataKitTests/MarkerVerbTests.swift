@@ -25,7 +25,7 @@ struct MarkerVerbTests {
     #expect(status.output == """
       [Excluded]    \(maps)  (modern marker)
       [Excluded]    \(tile)  (modern marker, inherited from \(maps))
-      [Excluded]    \(text)  (both marker)
+      [Excluded]    \(text)  (both markers)
 
       """)
     let json = try AppData.run(["status", "--json", tile]).json()

@@ -212,8 +212,9 @@ struct PolicyTests {
     #expect(result.status == 0, "\(result.error)")
     let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as! [String: Any]
     #expect(Set(written.keys) == ["maxFileSize", "maxBackupSize", "warnAt", "rules", "ignore", "budgets"])
-    #expect(written["maxBackupSize"] as? Int == 4096)  // 3100 + 20%, rounded up to a KiB
-    #expect(written["maxFileSize"] as? Int == 4096)  // 3000 + 20%
+    // Written as people write sizes: 3100 + 20%, rounded up to a KiB; 3000 + 20%.
+    #expect(written["maxBackupSize"] as? String == "4 KiB")
+    #expect(written["maxFileSize"] as? String == "4 KiB")
     #expect((written["rules"] as? [String: String])?.count == AuditRule.all.count)
     #expect(try AppData.run(["init-config", "--output", output, tree.root]).status == 2)
     let check = try AppData.shell("""
@@ -223,6 +224,54 @@ struct PolicyTests {
     #expect(check.output == "valid\n", "\(check.error)")
     // The file it writes is one audit accepts, and the container passes it.
     #expect(try AppData.run(["audit", "--config", output, tree.root]).status == 0)
+  }
+
+  @Test func aBaselineOfManyIsMatchedByIDOrRefused() throws {
+    let tree = try TestTree("baseline-many")
+    for id in ["a", "b", "c"] {
+      try tree.file("\(id).xcappdata/AppDataInfo.plist", contents: Array("""
+        <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.\(id)</string></dict></plist>
+        """.utf8))
+      try tree.file("\(id).xcappdata/AppData/Documents/data", size: 1_000)
+    }
+    try FileManager.default.moveItem(atPath: tree.path("c.xcappdata"), toPath: tree.scratch + "/c.xcappdata")
+    let baseline = tree.scratch + "/baseline.json"
+    #expect(try AppData.run(["audit", "--no-config", "--format", "json", "--output", baseline, tree.root]).status == 0)
+    try tree.file("a.xcappdata/AppData/Documents/more", size: 5_000)
+    // One container of the baseline: compared with its own report.
+    let matched = try AppData.auditJSON(tree.path("a.xcappdata"), ["--no-config", "--baseline", baseline])
+    #expect(integer(matched, "baseline", "backup", "before") == 1_000)
+    #expect(integer(matched, "baseline", "backup", "after") == 6_000)
+    // A container the baseline does not hold: refused, not compared with nothing.
+    let other = try AppData.run(["audit", "--no-config", "--baseline", baseline, tree.scratch + "/c.xcappdata"])
+    #expect(other.status == 2)
+    #expect(other.output.isEmpty)
+    #expect(other.error == "appdata: error: \(baseline): a baseline of 2 containers, none with this container's id 'com.example.c'; give --baseline a report of this container, or audit the folder it was made from\n")
+  }
+
+  @Test func initConfigGivesNoLimitsToAnEmptyContainer() throws {
+    let tree = try TestTree("init-many")
+    try tree.file("A.xcappdata/AppDataInfo.plist", contents: Array("""
+      <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.a</string></dict></plist>
+      """.utf8))
+    try tree.file("A.xcappdata/AppData/Documents/big", size: 5_000_000)
+    try tree.file("B.xcappdata/AppDataInfo.plist", contents: Array("""
+      <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.b</string></dict></plist>
+      """.utf8))
+    try tree.folder("B.xcappdata/AppData/Documents")
+    let output = tree.scratch + "/many.json"
+    let result = try AppData.run(["init-config", "--output", output, tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output == "Wrote \(output): maxBackupSize 5.8 MiB, maxFileSize 5.8 MiB (current figures + 20%)\n")
+    let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as! [String: Any]
+    #expect(written["containers"] as? NSDictionary == ["com.example.a": ["maxFileSize": "5.8 MiB", "maxBackupSize": "5.8 MiB"]] as NSDictionary)
+    // B gains a file: the top level's limits apply to it, and it passes.
+    try tree.file("B.xcappdata/AppData/Documents/small", size: 10_000)
+    #expect(try AppData.run(["audit", "--config", output, tree.root]).status == 0)
+    #expect(ByteSize.parse("5.8 MiB")! >= 6_000_000)
+    for bytes: UInt64 in [1, 1023, 1024, 1025, 10 * 1024 - 1, 10 * 1024, 999_999_999, 1 << 40, UInt64.max / 3] {
+      #expect(ByteSize.parse(ByteSize.written(bytes))! >= bytes, "\(bytes): \(ByteSize.written(bytes))")
+    }
   }
 
   @Test func globs() throws {

@@ -143,6 +143,18 @@ struct ReportFormatTests {
       COMP_WORDS=(appdata audit --format s); COMP_CWORD=3; _appdata; echo "${COMPREPLY[*]}"
       """)
     #expect(words.output == "audit\n--max-file-size\nsarif\n")
+    // File names with spaces are one word; --backup and --root complete paths too.
+    let tree = try TestTree("completion")
+    try tree.file("My Backups/a b.zip")
+    try tree.folder("My Backups/00008030 X")
+    let files = try AppData.shell("""
+      source <("$APPDATA" completion bash)
+      cd '\(tree.root)'
+      COMP_WORDS=(appdata audit 'My Backups/'); COMP_CWORD=2; _appdata; printf '[%s]' "${COMPREPLY[@]}"; echo
+      COMP_WORDS=(appdata audit --backup My); COMP_CWORD=3; _appdata; printf '[%s]' "${COMPREPLY[@]}"; echo
+      COMP_WORDS=(appdata audit --root 'My Backups/0'); COMP_CWORD=3; _appdata; printf '[%s]' "${COMPREPLY[@]}"; echo
+      """)
+    #expect(files.output == "[My Backups/00008030 X][My Backups/a b.zip]\n[My Backups]\n[My Backups/00008030 X]\n", "\(files.error)")
     for option in Commands.audit.options where !option.isHidden {
       #expect(try AppData.run(["completion", "bash"]).output.contains("--" + option.name))
     }

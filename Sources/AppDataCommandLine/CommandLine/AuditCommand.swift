@@ -193,7 +193,7 @@ struct AuditCommand {
   /// Compares each container with its domain in the backup, then drops the listing unless asked.
   private func compare(_ reports: inout [AuditReport], with backup: BackupSource, password: SecretBuffer?) throws(Refusal) {
     if backupDomain != nil && reports.count != 1 {
-      throw Refusal("'--backup-domain' names the domain of one container; PATH holds \(reports.count): choose one with --app")
+      throw Refusal("'--backup-domain' names the domain of one container; PATH holds \(Plural.counted(reports.count, "container")): choose one with --app")
     }
     for index in reports.indices {
       let report = reports[index]
@@ -252,6 +252,14 @@ struct AuditCommand {
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
+    // A report that cannot be written is refused before anything is read, not after the walk.
+    for file in outputs.compactMap(\.file) {
+      do {
+        try Syscalls.checkCanCreateOrWrite(atPath: file)
+      } catch {
+        throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
+      }
+    }
     let source = try InputResolver.resolve(paths, root: root, maximumArchiveBytes: maximumArchiveBytes)
     TestHooks.pause(at: "resolved")
     let isOnlyContainer = !source.isCollection
@@ -321,6 +329,14 @@ struct AuditCommand {
     if outcome.reports.isEmpty && !apps.isEmpty {
       streamFile?.close()
       throw AppFilter.noMatch(apps, source: paths.count == 1 ? path : paths.joined(separator: ", "), available: outcome.available)
+    }
+    // A baseline of many containers is matched by id; given to one container whose id it does
+    // not hold, it would compare with nothing: say so rather than ignore it.
+    if !outcome.isCollection, outcome.reports.count == 1, let baselines = commandLine.baselines, baselines.baselines.count > 1,
+       baselines.baseline(for: outcome.reports[0].id, isOnlyContainer: true) == nil {
+      streamFile?.close()
+      let id = outcome.reports[0].id.map { "'\(TerminalText.escaped($0))'" } ?? "(it has none)"
+      throw Refusal("\(TerminalText.escaped(baselines.file)): a baseline of \(baselines.baselines.count) containers, none with this container's id \(id); give --baseline a report of this container, or audit the folder it was made from")
     }
     var compared = outcome.reports
     if let backup { try compare(&compared, with: backup, password: secret) }
@@ -436,6 +452,7 @@ final class ProgressLine: @unchecked Sendable {
   private let queue = DispatchQueue(label: "appdata.progress")
   private let timer: DispatchSourceTimer
   private var shown = false
+  private var interrupt: DispatchSourceSignal?
 
   init(progress: WalkProgress, io: CommandIO) {
     self.progress = progress
@@ -458,10 +475,16 @@ final class ProgressLine: @unchecked Sendable {
       }
     }
     timer.resume()
+    // Ctrl-C: erase the line first, so the shell's prompt does not land after it.
+    interrupt = Syscalls.onInterrupt(queue: queue) { [self] in
+      if shown { io.writeError("\r\u{1B}[2K") }
+      Syscalls.exitNow(130)
+    }
   }
 
   func stop() {
     timer.cancel()
+    queue.sync { interrupt?.cancel() }
     // On the timer's queue: after any handler in flight, erase the line if one was drawn.
     queue.sync { if shown { io.writeError("\r\u{1B}[2K") } }
   }

@@ -30,7 +30,14 @@ struct BackupPassword: Sendable {
       throw Refusal("cannot map memory to hold the password")
     }
     let source: String
-    if let file {
+    if fromStandardInput || file == "-", Syscalls.isStandardInputATerminal {
+      // Standard input is a terminal: read the line without echoing it, as the prompt does.
+      try prompt(into: secret, for: backup)
+      return secret
+    } else if fromStandardInput || file == "-" {
+      source = "the first line of standard input"
+      try readLine(into: secret, from: FileDescriptor(rawValue: 0), source: source)
+    } else if let file {
       source = "\(TerminalText.escaped(file)): its first line"
       let descriptor: FileDescriptor
       do {
@@ -40,23 +47,14 @@ struct BackupPassword: Sendable {
       }
       defer { descriptor.close() }
       try readLine(into: secret, from: descriptor, source: source)
-    } else if fromStandardInput {
-      source = "the first line of standard input"
-      try readLine(into: secret, from: FileDescriptor(rawValue: 0), source: source)
     } else if let environment = Syscalls.takeSecretEnvironment(Self.environmentVariable) {
       guard environment.count > 0 else {
         throw Refusal("\(Self.environmentVariable) is set but empty (a CI secret that is not defined here?); \(TerminalText.escaped(backup)) needs its password")
       }
       return environment
     } else if Syscalls.isStandardInputATerminal {
-      source = "the password typed"
-      let fits: Bool
-      do {
-        fits = try Syscalls.readSecretLine(prompt: "Password for the encrypted backup \(TerminalText.escaped(backup)): ", into: secret)
-      } catch {
-        throw Refusal("cannot read the password from the terminal: \(error.reason)")
-      }
-      guard fits else { throw Refusal("\(source) is longer than \(Self.maximumLength) bytes; not a password") }
+      try prompt(into: secret, for: backup)
+      return secret
     } else {
       throw BackupReader.noPassword(backup)
     }
@@ -64,6 +62,18 @@ struct BackupPassword: Sendable {
       throw Refusal("\(source) is empty; \(TerminalText.escaped(backup)) needs its password")
     }
     return secret
+  }
+
+  /// Asks for the password at the terminal without echo.
+  private func prompt(into secret: SecretBuffer, for backup: String) throws(Refusal) {
+    let fits: Bool
+    do {
+      fits = try Syscalls.readSecretLine(prompt: "Password for the encrypted backup \(TerminalText.escaped(backup)): ", into: secret)
+    } catch {
+      throw Refusal("cannot read the password from the terminal: \(error.reason)")
+    }
+    guard fits else { throw Refusal("the password typed is longer than \(Self.maximumLength) bytes; not a password") }
+    guard secret.count > 0 else { throw Refusal("the password typed is empty; \(TerminalText.escaped(backup)) needs its password") }
   }
 
   private func readLine(into secret: SecretBuffer, from descriptor: FileDescriptor, source: String) throws(Refusal) {

@@ -46,12 +46,12 @@ public enum CLI {
       if first.hasPrefix("-") {
         let names = Commands.global.map { "--" + $0.name }
         var message = "unknown option '\(TerminalText.escaped(first))'"
-        if let suggestion = Suggestion.nearest(to: first, among: names) { message += "; did you mean '\(suggestion)'?" }
+        if let suggestion = Suggestion.nearest(to: first, among: names) { message += " (did you mean '\(suggestion)'?)" }
         return .usage(message + "; a command comes first, see '\(AppDataVersion.name) --help'")
       }
       var message = "unknown command '\(TerminalText.escaped(first))'"
       if let suggestion = Suggestion.nearest(to: first, among: Commands.all.map(\.name) + ["help"]) {
-        message += "; did you mean '\(suggestion)'?"
+        message += " (did you mean '\(suggestion)'?)"
       }
       return .usage(message + "; see '\(AppDataVersion.name) --help'")
     }

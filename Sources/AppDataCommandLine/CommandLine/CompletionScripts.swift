@@ -18,7 +18,7 @@ public enum CompletionScripts {
 
   /// Option values that name files or folders get file completion.
   static func takesPath(_ option: OptionSpec) -> Bool {
-    ["FILE", "DIR", "PATH"].contains(option.metavar ?? "")
+    ["FILE", "DIR", "PATH", "BACKUP", "PATH-IN"].contains(option.metavar ?? "")
   }
 
   static var commandNames: [String] { Commands.all.map(\.name) + ["help"] }
@@ -29,6 +29,11 @@ public enum CompletionScripts {
     var lines = [
       "# bash completion for appdata \(AppDataVersion.current), generated from its option tables.",
       "# Load it with: source <(appdata completion bash)",
+      "# File names are split on newlines only, so names with spaces complete as one word.",
+      "_appdata_files() {",
+      "  local IFS=$'\\n'",
+      "  COMPREPLY=($(compgen -f -- \"$1\"))",
+      "}",
       "_appdata() {",
       "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"",
       "  if [ \"$COMP_CWORD\" -eq 1 ]; then",
@@ -46,7 +51,7 @@ public enum CompletionScripts {
         if let choices = option.choices {
           lines.append("        \(spellings)) COMPREPLY=($(compgen -W \"\(choices.joined(separator: " "))\" -- \"$cur\")); return ;;")
         } else if takesPath(option) {
-          lines.append("        \(spellings)) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;")
+          lines.append("        \(spellings)) _appdata_files \"$cur\"; return ;;")
         } else {
           lines.append("        \(spellings)) return ;;")
         }
@@ -57,8 +62,8 @@ public enum CompletionScripts {
         words.append("--" + option.name)
         if option.isNegatable { words.append("--no-" + option.name) }
       }
-      let operands = command.name == "completion" ? "compgen -W \"\(shells.joined(separator: " "))\" -- \"$cur\"" : "compgen -f -- \"$cur\""
-      lines.append("      if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\")); else COMPREPLY=($(\(operands))); fi")
+      let operands = command.name == "completion" ? "COMPREPLY=($(compgen -W \"\(shells.joined(separator: " "))\" -- \"$cur\"))" : "_appdata_files \"$cur\""
+      lines.append("      if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\")); else \(operands); fi")
       lines.append("      ;;")
     }
     lines += [

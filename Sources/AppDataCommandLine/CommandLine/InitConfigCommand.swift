@@ -33,11 +33,13 @@ struct InitConfigCommand {
     var document = Self.policy(for: report, headroom: headroom)
     if source.isCollection, case .object(var members) = document {
       var containers: [String: JSONValue] = [:]
-      for item in reports {
+      // A container holding nothing backed up gets no limits of its own (a 1 KiB budget would
+      // fail it at its first file); the top level's apply to it.
+      for item in reports where item.backup.bytes > 0 {
         guard let id = item.id else { continue }
         containers[id] = .object([
-          "maxFileSize": .unsigned(Self.withHeadroom(item.largest.first?.bytes ?? 0, headroom)),
-          "maxBackupSize": .unsigned(Self.withHeadroom(item.backup.bytes, headroom)),
+          "maxFileSize": .string(ByteSize.written(Self.withHeadroom(item.largest.first?.bytes ?? 0, headroom))),
+          "maxBackupSize": .string(ByteSize.written(Self.withHeadroom(item.backup.bytes, headroom))),
         ])
       }
       members["containers"] = .object(containers)
@@ -52,8 +54,8 @@ struct InitConfigCommand {
       throw Refusal("\(TerminalText.escaped(output)): cannot write: \(error.reason)")
     }
     if quiet { return .success }
-    io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.human(Self.withHeadroom(report.backup.bytes, headroom))), "
-                   + "maxFileSize \(ByteSize.human(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)\n")
+    io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(report.backup.bytes, headroom))), "
+                   + "maxFileSize \(ByteSize.written(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)\n")
     return .success
   }
 
@@ -62,8 +64,8 @@ struct InitConfigCommand {
     var rules: [String: JSONValue] = [:]
     for rule in AuditRule.all { rules[rule.id] = .string(rule.severity.rawValue) }
     return .object([
-      "maxFileSize": .unsigned(withHeadroom(report.largest.first?.bytes ?? 0, headroom)),
-      "maxBackupSize": .unsigned(withHeadroom(report.backup.bytes, headroom)),
+      "maxFileSize": .string(ByteSize.written(withHeadroom(report.largest.first?.bytes ?? 0, headroom))),
+      "maxBackupSize": .string(ByteSize.written(withHeadroom(report.backup.bytes, headroom))),
       "warnAt": .double(0.9),
       "rules": .object(rules),
       "ignore": .array([]),

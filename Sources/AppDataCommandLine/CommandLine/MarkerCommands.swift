@@ -90,9 +90,9 @@ enum MarkerCommands {
         } else {
           var line = (status.isExcluded ? "[Excluded]" : "[Included]") + "    " + TerminalText.escaped(path)
           if status.ownMarkers.isExcluding {
-            line += "  (\(status.ownMarkers.name!) marker)"
+            line += "  (\(Self.markerWords(status.ownMarkers.name!)))"
           } else if let inherited = status.inheritedFrom {
-            line += "  (\(inherited.markers.name!) marker, inherited from \(TerminalText.escaped(inherited.path)))"
+            line += "  (\(Self.markerWords(inherited.markers.name!)), inherited from \(TerminalText.escaped(inherited.path)))"
           }
           io.writeOutput(line + "\n")
         }
@@ -113,4 +113,9 @@ enum MarkerCommands {
   }
 
   /// One line naming the path and the cause, with a hint for the common cases.
+}
+
+extension MarkerCommands {
+  /// `modern marker`, `legacy marker`, `both markers`.
+  static func markerWords(_ name: String) -> String { name == "both" ? "both markers" : name + " marker" }
 }

@@ -11,7 +11,10 @@ public enum ByteSize {
       numberEnd += 1
     }
     let number = String(String.UnicodeScalarView(scalars[0..<numberEnd]))
-    let unit = String(String.UnicodeScalarView(scalars[numberEnd...]))
+    // One space may stand between the number and its unit, as people write sizes (5 MiB).
+    var unitStart = numberEnd
+    if unitStart < scalars.count - 1, scalars[unitStart] == " " { unitStart += 1 }
+    let unit = String(String.UnicodeScalarView(scalars[unitStart...]))
     guard !number.isEmpty, let multiplier = multiplier(for: unit) else { return nil }
 
     let parts = number.split(separator: ".", omittingEmptySubsequences: false)
@@ -58,5 +61,29 @@ public enum ByteSize {
     }
     let tenths = Int((value * 10).rounded())
     return "\(tenths / 10).\(tenths % 10) \(units[index])"
+  }
+
+  /// A size as people write it in a policy file, never below `bytes`: `900 B`, `4 KiB`,
+  /// `1.3 MiB` (one decimal below 10 units, rounded up), `12 MiB` (whole units from 10 up,
+  /// rounded up). `parse` reads it back as at least `bytes`.
+  public static func written(_ bytes: UInt64) -> String {
+    if bytes < 1024 { return "\(bytes) B" }
+    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    var unit: UInt64 = 1024
+    var index = 0
+    while index < units.count - 1 && bytes / unit >= 1024 {
+      unit *= 1024
+      index += 1
+    }
+    if bytes / unit >= 10 || bytes > UInt64.max / 10 {
+      let whole = bytes / unit + (bytes % unit == 0 ? 0 : 1)
+      return "\(whole) \(units[index])"
+    }
+    // Tenths of the unit, rounded up; parse rounds the fraction down, so check and step up.
+    var tenths = bytes * 10 / unit + 1
+    if bytes % unit == 0 { tenths = bytes / unit * 10 }
+    while tenths > 0, (parse("\(tenths / 10).\(tenths % 10) \(units[index])") ?? 0) < bytes { tenths += 1 }
+    let text = tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
+    return text + " " + units[index]
   }
 }

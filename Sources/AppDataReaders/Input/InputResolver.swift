@@ -31,7 +31,7 @@ public enum InputResolver {
       return try named(root, in: path)
     }
     guard let folder = ProbedFolder(path: path) else {
-      throw Refusal("\(TerminalText.escaped(path)): cannot read the folder")
+      throw Refusal("\(TerminalText.escaped(path)): cannot read the folder: \(ProbedFolder.whyUnreadable(path))")
     }
     for kind in folderKinds {
       if let source = try kind.source(for: folder, base: path) { return source }

@@ -32,6 +32,17 @@ struct ProbedFolder {
     self.entries = entries
   }
 
+  /// Why `path` cannot be listed: the error opening or reading it, as the system words it.
+  static func whyUnreadable(_ path: String) -> String {
+    do {
+      let descriptor = try Syscalls.openDirectory(atPath: path)
+      _ = try DirectoryStream(taking: descriptor, displayPath: path)
+      return "it changed while read"
+    } catch {
+      return error.reason
+    }
+  }
+
   /// The last path component.
   var name: String {
     let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path

@@ -123,6 +123,25 @@ extension Syscalls {
     return FileDescriptor(rawValue: fd)
   }
 
+  /// Whether `path` could be created or overwritten by this process, without touching it:
+  /// faccessat(2) with W_OK on the file, or, when there is none, W_OK | X_OK on its folder.
+  /// Throws the reason it could not (a folder in the way counts as EISDIR).
+  public static func checkCanCreateOrWrite(atPath path: String) throws(SystemError) {
+    if faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 {
+      var info = stat()
+      if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+        throw SystemError(code: EISDIR, operation: .create, path: path)
+      }
+      return
+    }
+    let code = currentErrno()
+    guard code == ENOENT else { throw SystemError(code: code, operation: .create, path: path) }
+    let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+    if faccessat(AT_FDCWD, folder.isEmpty ? "/" : folder, W_OK | X_OK, AT_EACCESS) != 0 {
+      throw SystemError(code: currentErrno(), operation: .create, path: path)
+    }
+  }
+
   /// open(2) with O_APPEND | O_CREAT: a file others also append to (GITHUB_STEP_SUMMARY).
   public static func openForAppending(atPath path: String) throws(SystemError) -> FileDescriptor {
     let fd = try valueOrErrno(.open, path: path) {
