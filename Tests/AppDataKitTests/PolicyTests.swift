@@ -169,7 +169,10 @@ struct PolicyTests {
     #expect(integer(json, "baseline", "categories", "critical", "delta") == 1060)
     #expect(integer(json, "baseline", "categories", "offline", "delta") == 0)
     let growing = value(json, "baseline", "growingPaths") as? [[String: Any]] ?? []
-    #expect(growing.map { "\($0["path"]!)+\($0["delta"]!)" } == ["Documents/big.bin+1000"])
+    // The folders that grew (the new Notes folder too: the baseline's folder summary is complete),
+    // then the files both reports name.
+    #expect(growing.map { "\($0["kind"]!):\($0["path"]!)+\($0["delta"]!)" }
+            == ["folder:Documents+1060", "folder:Documents/Notes+60", "file:Documents/big.bin+1000"])
 
     let bytes = try AppData.run(["audit", "--json", "--no-config", "--baseline", baseline, "--max-growth", "1K", tree.root])
     #expect(bytes.status == 1)
@@ -224,6 +227,32 @@ struct PolicyTests {
     #expect(check.output == "valid\n", "\(check.error)")
     // The file it writes is one audit accepts, and the container passes it.
     #expect(try AppData.run(["audit", "--config", output, tree.root]).status == 0)
+  }
+
+  /// Docs/ci.md's recipe, as written: a baseline made without --list names the folders that grew.
+  @Test(.enabled(if: AppData.has("jq"), "needs jq"))
+  func aBaselineWithoutListNamesTheFoldersThatGrew() throws {
+    let tree = try TestTree("grew")
+    try tree.file("Documents/Photos/a.jpg", size: 10_000)
+    try tree.file("Documents/notes.txt", size: 500)
+    try tree.file("Library/Application Support/db.sqlite", size: 20_000)
+    try tree.file("Library/Caches/c", size: 99_999)
+    let baseline = tree.scratch + "/baseline.json"
+    let made = try AppData.shell("cd '\(tree.scratch)' && \"$APPDATA\" audit --no-config --format json --output baseline.json '\(tree.root)'")
+    #expect(made.status == 0, "\(made.error)")
+    let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: baseline))) as? [String: Any])
+    #expect(summary["folders"] as? NSDictionary == ["complete": true, "folders": [
+      ["path": "Documents", "bytes": 10_500], ["path": "Documents/Photos", "bytes": 10_000],
+      ["path": "Library", "bytes": 20_000], ["path": "Library/Application Support", "bytes": 20_000]]] as NSDictionary)
+    try tree.file("Documents/Photos/b.jpg", size: 7_000)
+    try tree.file("Documents/Inbox/new.pdf", size: 3_000)
+    let grew = try AppData.shell("""
+      "$APPDATA" audit --no-config --json --baseline '\(baseline)' '\(tree.root)' \
+        | jq -r '.baseline.growingPaths[] | "+\\(.delta)\\t\\(.kind)\\t\\(.path)"'
+      """)
+    #expect(grew.status == 0, "\(grew.error)")
+    // Folders first (new Inbox: the complete baseline summary had none), then the files both name.
+    #expect(grew.output == "+10000\tfolder\tDocuments\n+7000\tfolder\tDocuments/Photos\n+3000\tfolder\tDocuments/Inbox\n")
   }
 
   @Test func aBaselineOfManyIsMatchedByIDOrRefused() throws {

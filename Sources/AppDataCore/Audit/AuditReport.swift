@@ -23,6 +23,9 @@ public struct AuditReport: Sendable {
   public var budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
   /// With `--baseline`: the change since then.
   public var comparison: BaselineComparison?
+  /// The backed-up bytes of the top folders (one and two levels down), at most
+  /// `FolderSummary.maximumFolders`: what a baseline compares folder by folder.
+  public var folders: FolderSummary = FolderSummary()
 
   /// For a device backup's container: every file the backup holds, whatever its category.
   public var heldByBackup: CategoryTotals?

@@ -11,6 +11,8 @@ public struct Baseline: Sendable {
   /// Whether the baseline lists every backed-up file (`--list critical` or `all`), so that a
   /// path it does not name was not there.
   public var listsEveryBackedUpFile: Bool
+  /// The baseline's folder summary (`folders`); nil in a report made before it had one.
+  public var folders: FolderSummary?
 
   /// A baseline needs the summary and the largest files; a report without `--list` is a few
   /// kilobytes. A listing of every file of a huge container can pass this, so it is a limit, not
@@ -81,7 +83,18 @@ public struct Baseline: Sendable {
     collect(members["entries"]?.arrayValue, criticalOnly: true)
     let listsAll = members["entries"]?.arrayValue != nil
       && (members["entries"]?.arrayValue ?? []).contains { $0.objectValue?["category"]?.stringValue == Category.critical.rawValue }
-    return Baseline(file: file, id: members["id"]?.stringValue, backupBytes: backup, categoryBytes: categoryBytes, fileBytes: fileBytes, listsEveryBackedUpFile: listsAll)
+    var folders: FolderSummary?
+    if let summary = members["folders"]?.objectValue, let items = summary["folders"]?.arrayValue {
+      var read = FolderSummary()
+      for item in items.prefix(FolderSummary.maximumFolders) {
+        guard let object = item.objectValue, let path = object["path"]?.stringValue, let bytes = object["bytes"]?.unsignedValue else { continue }
+        read.folders.append((Array(path.utf8), bytes))
+      }
+      read.isComplete = summary["complete"]?.boolValue ?? false
+      folders = read
+    }
+    return Baseline(file: file, id: members["id"]?.stringValue, backupBytes: backup, categoryBytes: categoryBytes, fileBytes: fileBytes,
+                    listsEveryBackedUpFile: listsAll, folders: folders)
   }
 }
 
@@ -104,14 +117,18 @@ public struct BaselineComparison: Sendable {
     public var path: [UInt8]
     public var before: UInt64
     public var after: UInt64
+    /// A folder of the folder summary, rather than a file.
+    public var isFolder = false
   }
 
   public var file: String
   public var backupBefore: UInt64
   public var backupAfter: UInt64
   public var categories: [Category: (before: UInt64, after: UInt64)]
-  /// The paths that grew most, largest growth first (at most 10).
+  /// The files that grew most, largest growth first (at most 10).
   public var growing: [PathGrowth]
+  /// The folders that grew most (from the folder summaries), largest growth first (at most 10).
+  public var growingFolders: [PathGrowth] = []
 
   /// Bytes of growth (negative: shrank).
   public var delta: Int64 { Int64(bitPattern: backupAfter &- backupBefore) }
@@ -120,7 +137,8 @@ public struct BaselineComparison: Sendable {
     backupBefore == 0 ? nil : (Double(backupAfter) - Double(backupBefore)) / Double(backupBefore) * 100
   }
 
-  package init(baseline: Baseline, categories current: [Category: CategoryTotals], files: [LargeFile], listed: [ListedEntry]?) {
+  package init(baseline: Baseline, categories current: [Category: CategoryTotals], files: [LargeFile], listed: [ListedEntry]?,
+               folders: FolderSummary = FolderSummary()) {
     file = baseline.file
     backupBefore = baseline.backupBytes
     backupAfter = current[.critical]?.bytes ?? 0
@@ -149,5 +167,19 @@ public struct BaselineComparison: Sendable {
       return growthA != growthB ? growthA > growthB : RelativePath.precedes(a.path, b.path)
     }
     self.growing = Array(growing.prefix(10))
+    // Folders: those both summaries hold, and those a complete baseline summary did not (they
+    // held nothing backed up then).
+    var grownFolders: [PathGrowth] = []
+    if let before = baseline.folders {
+      for (path, after) in folders.folders {
+        guard let was = before.bytes(of: path) ?? (before.isComplete ? 0 : nil), after > was else { continue }
+        grownFolders.append(PathGrowth(path: path, before: was, after: after, isFolder: true))
+      }
+    }
+    grownFolders.sort { a, b in
+      let (growthA, growthB) = (a.after - a.before, b.after - b.before)
+      return growthA != growthB ? growthA > growthB : RelativePath.precedes(a.path, b.path)
+    }
+    growingFolders = Array(grownFolders.prefix(10))
   }
 }

@@ -13,6 +13,8 @@ package enum Auditor {
     merged.everyFileIsBackedUp = visitors.first?.everyFileIsBackedUp ?? false
     merged.settleHardLinks()
     merged.flushStream()
+    merged.flushFolder()
+    let folders = FolderSummary(merged.folderBytes)
 
     var held = CategoryTotals()
     for totals in merged.totals { held.add(totals) }
@@ -53,7 +55,7 @@ package enum Auditor {
 
     var comparison: BaselineComparison?
     if let baseline = options.baseline {
-      let result = BaselineComparison(baseline: baseline, categories: categories, files: merged.largest, listed: entries)
+      let result = BaselineComparison(baseline: baseline, categories: categories, files: merged.largest, listed: entries, folders: folders)
       comparison = result
       let growth = result.delta
       if let maxGrowth = options.maxGrowth, growth > 0, UInt64(growth) > maxGrowth {
@@ -81,6 +83,7 @@ package enum Auditor {
       entries: entries)
     report.budgets = budgets
     report.comparison = comparison
+    report.folders = folders
     if merged.everyFileIsBackedUp { report.heldByBackup = held }
     return report
   }
@@ -127,6 +130,12 @@ struct AuditAccumulator: EntryVisitor {
   var findings: [Finding] = []
   var largest: [LargeFile] = []
   var entries: [ListedEntry] = []
+  /// Backed-up bytes by folder (`FolderSummary.depth` levels), and the folder of the files met
+  /// last with their bytes not yet added: files come folder by folder, so one comparison per
+  /// file is the usual cost.
+  var folderBytes: [[UInt8]: UInt64] = [:]
+  private var pendingFolder: [UInt8] = []
+  private var pendingBytes: UInt64 = 0
   /// Files with more than one link, counted once when the walk is over.
   var hardLinks: [FileIdentity: [DetachedEntry]] = [:]
 
@@ -243,6 +252,7 @@ struct AuditAccumulator: EntryVisitor {
         }
       }
       offerLargest(bytes: bytes, entry: entry)
+      addToFolder(entry.path, bytes: bytes)
     }
     if listedMask & (1 << UInt8(category.index)) != 0 {
       let exclusion = entry.exclusion
@@ -256,6 +266,42 @@ struct AuditAccumulator: EntryVisitor {
         entries.append(listed)
       }
     }
+  }
+
+  /// Adds a backed-up file's bytes to its folder at most `FolderSummary.depth` levels down (and,
+  /// when the pending folder is flushed, to each folder above it).
+  private mutating func addToFolder(_ path: [UInt8], bytes: UInt64) {
+    guard bytes > 0 else { return }
+    var slashes = 0
+    var end = 0
+    for (index, byte) in path.enumerated() where byte == 0x2F {
+      slashes += 1
+      end = index
+      if slashes == FolderSummary.depth { break }
+    }
+    guard slashes > 0, end > 0 else { return }  // a file at the top: in no folder
+    let matches = pendingFolder.count == end && path.withUnsafeBufferPointer { current in
+      pendingFolder.withUnsafeBufferPointer { pending in Syscalls.compareBytes(current.baseAddress!, pending.baseAddress!, count: end) == 0 }
+    }
+    if !matches {
+      flushFolder()
+      pendingFolder = Array(path[0..<end])
+    }
+    pendingBytes = pendingBytes.saturatingSum(bytes)
+  }
+
+  /// Adds the pending folder's bytes to it and to the folders above it.
+  mutating func flushFolder() {
+    guard !pendingFolder.isEmpty else { return }
+    var end = pendingFolder.count
+    while true {
+      let key = end == pendingFolder.count ? pendingFolder : Array(pendingFolder[0..<end])
+      folderBytes[key, default: 0] = folderBytes[key, default: 0].saturatingSum(pendingBytes)
+      guard let slash = pendingFolder[0..<end].lastIndex(of: 0x2F) else { break }
+      end = slash
+    }
+    pendingFolder = []
+    pendingBytes = 0
   }
 
   private mutating func offerLargest(bytes: UInt64, entry: WalkedEntry) {
@@ -286,6 +332,9 @@ struct AuditAccumulator: EntryVisitor {
     directories += other.directories
     for index in budgetBytes.indices { budgetBytes[index] = budgetBytes[index].saturatingSum(other.budgetBytes[index]) }
     findings.append(contentsOf: other.findings)
+    other.flushFolder()
+    flushFolder()
+    folderBytes.merge(other.folderBytes) { $0.saturatingSum($1) }
     for file in other.largest { insertLargest(file) }
     entries.append(contentsOf: other.entries)
     hardLinks.merge(other.hardLinks) { $0 + $1 }

@@ -14,6 +14,7 @@ extension AuditReport {
     document["largest"] = .array(largest.map { $0.json() })
     if let entries { document["entries"] = .array(entries.map { $0.json() }) }
     document["budgets"] = budgetsJSON()
+    document["folders"] = folders.json()
     if let comparison { document["baseline"] = comparison.json() }
     if let backupComparison { document["backupComparison"] = backupComparison.json() }
     return .object(document)
@@ -33,6 +34,7 @@ extension AuditReport {
     line["limits"] = limitsJSON()
     line["largest"] = .array(largest.map { $0.json() })
     line["budgets"] = budgetsJSON()
+    line["folders"] = folders.json()
     if let comparison { line["baseline"] = comparison.json() }
     if let backupComparison { line["backupComparison"] = backupComparison.json() }
     return .object(line)
@@ -78,9 +80,10 @@ extension BaselineComparison {
       "file": .string(file),
       "backup": .object(backup),
       "categories": .object(perCategory),
-      "growingPaths": .array(growing.map { item in
+      "growingPaths": .array((growingFolders + growing).map { item in
         var object = JSONValue.pathFields(item.path)
         for (key, value) in change(item.before, item.after) { object[key] = value }
+        object["kind"] = .string(item.isFolder ? "folder" : "file")
         return .object(object)
       }),
     ])
@@ -112,5 +115,19 @@ extension LargeFile {
     object["bytes"] = .unsigned(bytes)
     object["category"] = .string(category.rawValue)
     return .object(object)
+  }
+}
+
+extension FolderSummary {
+  /// `{"complete": Bool, "folders": [{"path", "bytes"}]}`.
+  func json() -> JSONValue {
+    .object([
+      "complete": .bool(isComplete),
+      "folders": .array(folders.map { item in
+        var object = JSONValue.pathFields(item.path)
+        object["bytes"] = .unsigned(item.bytes)
+        return .object(object)
+      }),
+    ])
   }
 }
