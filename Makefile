@@ -41,13 +41,16 @@ deps:
 
 # What the tests use besides the build: zip (Scripts/make-test-inputs.py zips a package), jq,
 # groff (the man page is checked for formatting warnings), chromium (the HTML report is
-# rendered in a real browser) and Python's cryptography (Scripts/make-test-backup.py encrypts
+# rendered in a real browser), chromium-driver and Debian's python3-selenium (a test clicks
+# through the report, run with /usr/bin/python3) and Python's cryptography (Scripts/make-test-backup.py encrypts
 # backups with it, independently of the swift-crypto that appdata decrypts them with).
 test-deps: deps
 	$(call apt_require,/usr/bin/zip,zip)
 	$(call apt_require,/usr/bin/jq,jq)
 	$(call apt_require,/usr/bin/groff,groff-base)
 	$(call apt_require,/usr/bin/chromium,chromium)
+	$(call apt_require,/usr/bin/chromedriver,chromium-driver)
+	$(call apt_require,/usr/lib/python3/dist-packages/selenium/__init__.py,python3-selenium)
 	$(python_require)
 
 # Installs Python's cryptography with pip when python3 cannot import it (on a Debian python3

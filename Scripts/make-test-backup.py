@@ -5,9 +5,10 @@ WAL mode whose `file` blobs are real NSKeyedArchiver MBFile archives, and the st
 <fileID[0:2]>/<fileID> (sparse: only their length matters).
 
 Usage: make-test-backup.py OUTDIR            the test backups below
-       make-test-backup.py --rows N [--encrypt PASSWORD --dpic N] DIR
+       make-test-backup.py --rows N [--apps A] [--encrypt PASSWORD --dpic N] DIR
                                              one backup of about N file rows (benchmarks),
-                                             encrypted with PASSWORD and DPIC rounds if asked
+                                             encrypted with PASSWORD and DPIC rounds if asked;
+                                             A apps (default 40) and A/4 groups and extensions
 
 Encrypted backups follow iOS 10.2 and later (as iphone-dataprotection decrypts them): a keybag whose class keys are
 wrapped (RFC 3394) with PBKDF2-HMAC-SHA1(PBKDF2-HMAC-SHA256(password, DPSL, DPIC), SALT, ITER),
@@ -333,14 +334,15 @@ def tests(out):
         f.write(b"mbdb\x05\x00" + bytes(100))
 
 
-def bench(folder, rows, password=None, dpic=None):
-    """About `rows` file rows over 40 apps, 10 groups, 10 extensions and 5 system domains."""
+def bench(folder, rows, password=None, dpic=None, apps=40):
+    """About `rows` file rows over `apps` apps (40), a quarter as many groups and extensions
+    (10 each), and 5 system domains."""
     if os.path.exists(folder):
         shutil.rmtree(folder)
     rng = random.Random(7)
-    domains = [f"AppDomain-com.example.app{index:02d}" for index in range(40)]
-    domains += [f"AppDomainGroup-group.com.example.app{index:02d}" for index in range(10)]
-    domains += [f"AppDomainPlugin-com.example.app{index:02d}.widget" for index in range(10)]
+    domains = [f"AppDomain-com.example.app{index:02d}" for index in range(apps)]
+    domains += [f"AppDomainGroup-group.com.example.app{index:02d}" for index in range(apps // 4)]
+    domains += [f"AppDomainPlugin-com.example.app{index:02d}.widget" for index in range(apps // 4)]
     domains += ["HomeDomain", "CameraRollDomain", "MediaDomain", "KeychainDomain", "WirelessDomain"]
     make(folder)
     data = []
@@ -362,6 +364,8 @@ def bench(folder, rows, password=None, dpic=None):
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--rows":
         bench(sys.argv[3], int(sys.argv[2]))
+    elif len(sys.argv) == 6 and sys.argv[1] == "--rows" and sys.argv[3] == "--apps":
+        bench(sys.argv[5], int(sys.argv[2]), apps=int(sys.argv[4]))
     elif len(sys.argv) == 8 and sys.argv[1] == "--rows" and sys.argv[3] == "--encrypt" and sys.argv[5] == "--dpic":
         bench(sys.argv[7], int(sys.argv[2]), password=sys.argv[4], dpic=int(sys.argv[6]))
     elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):

@@ -56,6 +56,59 @@ struct HTMLReportTests {
     #expect(image.count > 5000 && image.starts(with: [0x89, 0x50, 0x4E, 0x47]))
   }
 
+  @Test func aCellOfSeveralCategoriesShowsEachShare() throws {
+    let tree = try TestTree("html-shares")
+    try tree.file("Documents/Mixed/kept.db", size: 50_000)
+    try tree.file("Documents/Mixed/offline.bin", size: 150_000)
+    try tree.setModernMarker("Documents/Mixed/offline.bin")
+    try tree.file("Documents/other.bin", size: 100_000)
+    let file = tree.scratch + "/report.html"
+    #expect(try AppData.run(["audit", "--no-config", "--format", "html", "--output", file, tree.root]).status == 0)
+    let (dom, log) = try Self.render(file)
+    #expect(!log.contains("Uncaught"), "\(log.suffix(2000))")
+    // Documents holds two cells; Mixed is drawn as a quarter critical, three quarters offline,
+    // so its backed-up bytes show although most of it is excluded; sizes are written in it.
+    let shares = dom.components(separatedBy: "class=\"share\"").count - 1
+    #expect(shares == 3, "\(dom.suffix(3000))")
+    #expect(dom.contains("data-category=\"offline\""))
+    #expect(dom.contains("data-name=\"Mixed\" data-depth=\"1\" data-bytes=\"200000\" data-backed-up=\"50000\""))
+    #expect(dom.contains("195.3 KiB"))
+  }
+
+  /// Chromium driven through chromedriver (Selenium): real clicks on a device backup of 503
+  /// domains, zooming into the largest container and its largest folder, then back by the trail.
+  @Test(.enabled(if: AppData.has("chromedriver") && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium/__init__.py"),
+                 "needs chromium-driver and python3-selenium (make test installs them)"))
+  func clickToZoomGoesInTwiceAndBackOnABackupOf500Domains() throws {
+    let tree = try TestTree("html-clicks")
+    let backup = tree.path("backup")
+    let made = try AppData.shell("python3 '\(AppData.packageRoot)/Scripts/make-test-backup.py' --rows 2000 --apps 332 '\(backup)'")
+    #expect(made.status == 0, "\(made.error)")
+    let file = tree.scratch + "/report.html"
+    let audit = try AppData.run(["audit", "--no-config", "--format", "html", "--output", file, "--fail-on", "never", backup])
+    #expect(audit.status == 0, "\(audit.error)")
+    let html = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(html.contains("484 more containers with app files"))
+    #expect(html.contains("4 containers with no app files: com.example.empty, com.example.ghost, com.example.my-app, com.example.notes"))
+    let clicks = try AppData.shell("timeout 180 /usr/bin/python3 '\(AppData.packageRoot)/Scripts/html-click-test.py' '\(file)'")
+    #expect(clicks.status == 0, "\(clicks.error.suffix(3000))")
+    #expect(clicks.output == """
+      top trail: all containers
+      top first cells: com.example.app00, com.example.app01, com.example.app02
+      top cells: 499; sizes written: yes; category shares: yes; trail links: 0
+      zoom 1 trail: all containers / com.example.app00
+      zoom 1 first cells: Library, Documents
+      zoom 1 cells: 2; sizes written: yes; category shares: yes; trail links: 1
+      zoom 2 trail: all containers / com.example.app00 / Library
+      zoom 2 first cells: WebKit, Preferences, Application Support
+      zoom 2 cells: 3; sizes written: yes; category shares: yes; trail links: 2
+      back trail: all containers
+      back first cells: com.example.app00, com.example.app01, com.example.app02
+      back cells: 499; sizes written: yes; category shares: yes; trail links: 0
+
+      """)
+  }
+
   @Test(.enabled(if: AppData.has("zip"), "needs zip for the inputs fixture"))
   func aReportOfManyShowsTheContainersThenEachOne() throws {
     let file = NSTemporaryDirectory() + "appdata-html-\(UUID().uuidString).html"
@@ -65,7 +118,9 @@ struct HTMLReportTests {
     #expect(result.status == 0, "\(result.error)")
     let (dom, log) = try Self.render(file)
     #expect(Self.cells(dom) >= 4)
-    #expect(dom.components(separatedBy: "<section>").count - 1 == 5)
+    // The overview first, then a section per container holding app files.
+    #expect(dom.contains("<section id=\"overview\">"))
+    #expect(dom.components(separatedBy: "<section id=\"c").count - 1 == 4)
     #expect(dom.contains("group.com.example.notes"))
     #expect(!log.contains("Uncaught"), "\(log.suffix(2000))")
     // A device backup too.

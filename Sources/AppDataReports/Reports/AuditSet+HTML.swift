@@ -9,28 +9,105 @@ extension AuditSet {
   /// sized by backed-up bytes. Every name reaches the page as JSON data or escaped text and is
   /// drawn with `textContent`, never as markup.
   public func html(failOn: Severity?) -> String {
-    let containers: [JSONValue] = reports.map { report in
-      let tree = SizeTree(name: report.name, entries: report.entries ?? [])
-      return .object(["name": .string(report.name), "kind": .string(report.kind.rawValue), "tree": tree.json(),
-                      "backup": .unsigned(report.backup.bytes)])
+    let labels = labels
+    func label(_ report: AuditReport) -> String { labels[report.container] ?? report.name }
+    let backupOf: [String: String] = Dictionary(uniqueKeysWithValues: backups.flatMap { backup in
+      reports(of: backup).map { ($0.container, backup.udid) }
+    })
+    // Sections (and the overview's rows) for containers with app files or findings, largest
+    // backup first; the others on one line, as in the table.
+    let ordered = byBackupSize
+    let shown = ordered.filter { !Self.isEmpty($0) }
+    let empty = ordered.filter(Self.isEmpty)
+    var anchors: [String: String] = [:]
+    for (index, report) in shown.enumerated() { anchors[report.container] = "c\(index + 1)" }
+
+    // Inside its backup's cell (and its backup's column) a container needs no other name.
+    let containers: [JSONValue] = ordered.map { report in
+      let name = backupOf[report.container] == nil ? label(report) : report.name
+      let tree = SizeTree(name: name, entries: report.entries ?? [])
+      var object: [String: JSONValue] = ["name": .string(name), "kind": .string(report.kind.rawValue), "tree": tree.json(),
+                                         "backup": .unsigned(report.backup.bytes)]
+      object["group"] = backupOf[report.container].map { .string("backup " + $0) } ?? .null
+      return .object(object)
     }
     let data = JSONValue.object([
       "categories": .array(Category.allCases.map { .string($0.rawValue) }),
       "containers": .array(containers),
-      "many": .bool(isCollection),
+      "many": .bool(isCollection || !backups.isEmpty),
+      "groups": .array(backups.filter { $0.status == .audited }.map { .string("backup " + $0.udid) }),
     ]).serialized(pretty: false)
-    var body = "<h1>appdata audit: \(Self.escape(isCollection ? source : reports.first?.container ?? source))</h1>\n"
+    let heading = !isCollection && backups.isEmpty ? reports.first?.container ?? source : sources.isEmpty ? source : sources.joined(separator: ", ")
+    var body = "<h1>appdata audit: \(Self.escape(heading))</h1>\n"
     let failed = fails(at: failOn)
     body += "<p class=\"result \(failed ? "fail" : "ok")\">\(failed ? "FAIL" : "OK"): \(Self.escape(Plural.counted(backup.files, "file"))), \(ByteSize.human(backup.bytes)) backed up; findings: \(Severity.counted(findings.map(\.finding.severity)))</p>\n"
+    if isCollection || !backups.isEmpty {
+      body += overview(shown: shown, empty: empty, labels: labels, anchors: anchors, backupOf: backupOf)
+    }
     body += "<div id=\"legend\"></div>\n<div id=\"crumbs\"></div>\n<svg id=\"map\" role=\"img\" aria-label=\"treemap\"></svg>\n"
-    for report in reports.sorted(by: { $0.backup.bytes != $1.backup.bytes ? $0.backup.bytes > $1.backup.bytes : $0.name < $1.name }) {
-      body += section(report)
+    for report in (isCollection || !backups.isEmpty ? shown : reports) {
+      body += section(report, title: label(report), anchor: anchors[report.container] ?? "c1")
     }
     return Self.page(title: "appdata audit", body: body, data: data)
   }
 
-  private func section(_ report: AuditReport) -> String {
-    var html = "<section><h2>\(Self.escape(report.name)) <small>\(report.kind.rawValue) · \(Self.escape(report.container))</small></h2>\n"
+  /// The overview's rows shown before the rest are folded.
+  static let overviewRows = 15
+
+  /// Nothing but system files (the metadata plist) and no finding: folded into one line.
+  static func isEmpty(_ report: AuditReport) -> Bool {
+    report.findings.isEmpty && !report.categories.contains { $0.key != .system && $0.value.files > 0 }
+  }
+
+  /// The overview of a report of many: the backups (if any), then a row per container, largest
+  /// backup first, each linking to its section; the empty containers on one line.
+  private func overview(shown: [AuditReport], empty: [AuditReport], labels: [String: String], anchors: [String: String],
+                        backupOf: [String: String]) -> String {
+    var html = "<section id=\"overview\"><h2>Overview</h2>\n"
+    if !backups.isEmpty {
+      html += "<table class=\"backups\"><tr><th>backup</th><th>device</th><th>iOS</th><th>date</th><th>encrypted</th><th>status</th><th>files</th><th>backed up</th></tr>\n"
+      let sorted = backups.sorted { a, b in
+        let (x, y) = (reports(of: a).reduce(UInt64(0)) { $0.saturatingSum($1.backup.bytes) }, reports(of: b).reduce(UInt64(0)) { $0.saturatingSum($1.backup.bytes) })
+        return x != y ? x > y : a.udid < b.udid
+      }
+      for backup in sorted {
+        let held = reports(of: backup)
+        let audited = backup.status == .audited
+        let status = audited ? "audited" : (backup.status == .locked ? "locked" : "not read") + ": " + Self.escape(backup.finding?.message ?? "")
+        html += "<tr><td class=\"path\">\(Self.escape(backup.udid))</td><td>\(Self.escape(backup.info?.deviceName ?? "-"))</td>"
+          + "<td>\(Self.escape(backup.info?.productVersion ?? "-"))</td><td>\(Self.escape(backup.info?.date ?? "-"))</td>"
+          + "<td>\(backup.info.map { $0.isEncrypted ? "yes" : "no" } ?? "-")</td><td>\(status)</td>"
+          + "<td>\(audited ? String(held.reduce(0) { $0 + $1.backup.files }) : "-")</td>"
+          + "<td>\(audited ? ByteSize.human(held.reduce(UInt64(0)) { $0.saturatingSum($1.backup.bytes) }) : "-")</td></tr>\n"
+      }
+      html += "</table>\n"
+    }
+    if !shown.isEmpty {
+      let header = "<tr><th>container</th><th>kind</th>\(backups.isEmpty ? "" : "<th>backup</th>")<th>files</th><th>backed up</th><th>errors</th><th>warnings</th></tr>\n"
+      func row(_ report: AuditReport) -> String {
+        let files = report.categories.values.reduce(0) { $0 + $1.files }
+        let name = backupOf[report.container] == nil ? labels[report.container] ?? report.name : report.name
+        return "<tr><td><a href=\"#\(anchors[report.container] ?? "")\">\(Self.escape(name))</a></td><td>\(report.kind.rawValue)</td>"
+          + (backups.isEmpty ? "" : "<td class=\"path\">\(Self.escape(backupOf[report.container] ?? "-"))</td>")
+          + "<td>\(files)</td><td>\(ByteSize.human(report.backup.bytes))</td><td>\(count(.error, in: report))</td><td>\(count(.warning, in: report))</td></tr>\n"
+      }
+      // The largest first; the rest folded, so the treemap stays near the top of the page.
+      html += "<table class=\"containers\">" + header + shown.prefix(Self.overviewRows).map(row).joined() + "</table>\n"
+      if shown.count > Self.overviewRows {
+        let rest = shown.dropFirst(Self.overviewRows)
+        html += "<details class=\"more\"><summary>\(Plural.counted(rest.count, "more container")) with app files</summary><table class=\"containers\">"
+          + header + rest.map(row).joined() + "</table></details>\n"
+      }
+    }
+    if !empty.isEmpty {
+      let names = empty.map { Self.escape(labels[$0.container] ?? $0.name) }.sorted()
+      html += "<details class=\"empty\"><summary>\(Plural.counted(empty.count, "container")) with no app files: \(Plural.listed(names, limit: Self.namesOnOneLine))</summary><p>\(names.joined(separator: ", "))</p></details>\n"
+    }
+    return html + "</section>\n"
+  }
+
+  private func section(_ report: AuditReport, title: String, anchor: String) -> String {
+    var html = "<section id=\"\(anchor)\"><h2>\(Self.escape(title)) <small>\(report.kind.rawValue) · \(Self.escape(report.container))</small></h2>\n"
     html += "<table><tr><th>category</th><th>files</th><th>bytes</th><th>backed up</th></tr>\n"
     for category in Category.allCases {
       let totals = report.categories[category] ?? CategoryTotals()
@@ -74,7 +151,8 @@ extension AuditSet {
       tr.error td:first-child{color:#b00020;font-weight:bold}tr.warning td:first-child{color:#a06000}
       .result{font-weight:bold}.fail{color:#b00020}.ok{color:#137333}
       #map{width:100%;height:560px;border:1px solid #ccc;display:block;background:#fafafa}
-      #map rect{stroke:#fff;stroke-width:1;cursor:pointer}#map text{font-size:11px;pointer-events:none;fill:#111}
+      #map rect.cell{fill:transparent;stroke:#fff;stroke-width:1;cursor:pointer}#map rect.share,#map rect.frame{pointer-events:none}
+      #map text{font-size:11px;pointer-events:none;fill:#111}#map text.size{fill:#333}
       #crumbs{margin:.4em 0;font-family:ui-monospace,monospace}#crumbs a{cursor:pointer;color:#1a57b5;text-decoration:underline}
       .swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle;border:1px solid #999}
       #legend span.item{margin-right:1em}
@@ -96,12 +174,23 @@ extension AuditSet {
           const sw = document.createElement("span"); sw.className = "swatch c-" + c; item.appendChild(sw);
           item.appendChild(document.createTextNode(c + (c === "critical" ? " (backed up)" : ""))); legend.appendChild(item);
         }
-        // The root: one container's tree, or the containers, sized by backed-up bytes.
-        const root = data.many
-          ? {n: "all containers", b: data.categories.map((c, i) => data.containers.reduce((s, k) => s + (i === 0 ? k.backup : 0), 0)),
-             k: data.containers.map(k => Object.assign({}, k.tree, {n: k.name, size: k.backup}))}
-          : data.containers[0].tree;
-        const size = n => n.size !== undefined ? n.size : total(n);
+        // Every node: n (name), b (bytes per category), k (children). A report of many adds a root
+        // over the containers, and one node per backup between them.
+        const sum = nodes => data.categories.map((c, i) => nodes.reduce((s, n) => s + n.b[i], 0));
+        const containerNode = c => Object.assign({}, c.tree, {n: c.name});
+        let root;
+        if (!data.many) {
+          root = data.containers[0].tree;
+        } else {
+          const top = [];
+          for (const g of data.groups) {
+            const k = data.containers.filter(c => c.group === g).map(containerNode);
+            top.push({n: g, b: sum(k), k: k});
+          }
+          for (const c of data.containers) if (c.group === null) top.push(containerNode(c));
+          root = {n: data.groups.length ? "all backups" : "all containers", b: sum(top), k: top};
+        }
+        const size = n => total(n);
         // Squarified treemap (Bruls, Huizing, van Wijk).
         function layout(items, x, y, w, h, out) {
           items = items.filter(i => size(i) > 0);
@@ -123,39 +212,78 @@ extension AuditSet {
           if (w >= h) { const cw = area / h; let cy = y; for (const i of row) { const ch = size(i) * scale / cw; out.push([i, x, cy, cw, ch]); cy += ch; } return [x + cw, y, w - cw, h]; }
           const ch = area / w; let cx = x; for (const i of row) { const cw = size(i) * scale / ch; out.push([i, cx, y, cw, ch]); cx += cw; } return [x, y + ch, w, h - ch];
         }
-        function colour(n) { let best = 0; for (let i = 1; i < n.b.length; i++) if (n.b[i] > n.b[best]) best = i; return colors[data.categories[best]]; }
+        function svgElement(name, attributes) {
+          const element = document.createElementNS(NS, name);
+          for (const key in attributes) element.setAttribute(key, attributes[key]);
+          return element;
+        }
+        // A cell's fill: one stripe per category it holds, as wide as that category's share, so
+        // backed-up bytes show even inside a mostly excluded folder.
+        function stripes(n, x, y, w, h) {
+          const all = total(n);
+          let cx = x;
+          data.categories.forEach((c, i) => {
+            if (!n.b[i]) return;
+            const sw = w * n.b[i] / all;
+            svg.appendChild(svgElement("rect", {x: cx, y: y, width: Math.max(0, sw), height: Math.max(0, h), fill: colors[c], class: "share", "data-category": c}));
+            cx += sw;
+          });
+        }
         let path = [root];
+        function zoom(node) { path.push(node); draw(); }
         function draw() {
           while (svg.firstChild) svg.removeChild(svg.firstChild);
           const box = svg.getBoundingClientRect(), W = box.width || 1000, H = box.height || 560;
           const node = path[path.length - 1];
           let drawn = 0;
-          // Two levels: each cell of the current folder shows its own cells inside, under its name.
-          function cellsOf(parent, x, y, w, h, depth, trail) {
+          // Two levels: each cell of the current node shows its own cells inside, under its name;
+          // a click anywhere in a cell zooms into that cell (the one whose name is shown).
+          function cellsOf(parent, x, y, w, h, depth, trail, owner) {
             const cells = [];
             layout((parent.k || []).slice().sort((a, b) => size(b) - size(a)), x, y, w, h, cells);
             for (const [n, cx, cy, cw, ch] of cells) {
-              const nested = depth === 0 && n.k && n.k.length && cw > 30 && ch > 30;
-              const rect = document.createElementNS(NS, "rect");
-              rect.setAttribute("x", cx); rect.setAttribute("y", cy); rect.setAttribute("width", Math.max(0, cw)); rect.setAttribute("height", Math.max(0, ch));
-              rect.setAttribute("fill", nested ? "#f1f3f4" : colour(n)); rect.setAttribute("class", "cell");
-              const title = document.createElementNS(NS, "title");
+              const nested = depth === 0 && n.k && n.k.length && cw > 30 && ch > 40;
+              const target = depth === 0 ? n : owner;
+              if (nested) {
+                svg.appendChild(svgElement("rect", {x: cx, y: cy, width: Math.max(0, cw), height: Math.max(0, ch), fill: "#f1f3f4", class: "frame"}));
+              } else {
+                stripes(n, cx, cy, cw, ch);
+              }
+              const hit = svgElement("rect", {x: cx, y: cy, width: Math.max(0, cw), height: Math.max(0, ch), class: "cell",
+                "data-name": n.n, "data-depth": String(depth), "data-bytes": String(total(n)), "data-backed-up": String(n.b[0])});
+              const title = svgElement("title", {});
               title.textContent = trail.concat([n.n]).join("/") + "  " + human(total(n)) + " (" + human(n.b[0]) + " backed up)";
-              rect.appendChild(title);
-              const target = depth === 0 ? n : parent;
-              if (target.k && target.k.length) rect.addEventListener("click", event => { event.stopPropagation(); path.push(target); draw(); });
-              svg.appendChild(rect);
+              hit.appendChild(title);
+              if (target.k && target.k.length) hit.addEventListener("click", event => { event.stopPropagation(); zoom(target); });
+              svg.appendChild(hit);
               drawn++;
-              if (cw > 60 && ch > 14) { const t = document.createElementNS(NS, "text"); t.setAttribute("x", cx + 3); t.setAttribute("y", cy + 12);
-                t.textContent = n.n.length > cw / 7 ? n.n.slice(0, Math.max(1, Math.floor(cw / 7) - 1)) + "…" : n.n; svg.appendChild(t); }
-              if (nested) cellsOf(n, cx + 2, cy + 16, cw - 4, ch - 18, depth + 1, trail.concat([n.n]));
+              const chars = Math.floor(cw / 7);
+              if (cw > 40 && ch > 14) {
+                const t = svgElement("text", {x: cx + 3, y: cy + 12});
+                t.textContent = n.n.length > chars ? n.n.slice(0, Math.max(1, chars - 1)) + "…" : n.n; svg.appendChild(t);
+              }
+              if (!nested && cw > 60 && ch > 28) {
+                const t = svgElement("text", {x: cx + 3, y: cy + 25, class: "size"});
+                t.textContent = human(total(n)); svg.appendChild(t);
+              } else if (nested && cw > 60) {
+                const t = svgElement("text", {x: cx + cw - 3, y: cy + 12, class: "size", "text-anchor": "end"});
+                const text = human(total(n));
+                if (cw > (n.n.length + text.length + 2) * 7) { t.textContent = text; svg.appendChild(t); }
+              }
+              if (nested) cellsOf(n, cx + 2, cy + 16, cw - 4, ch - 18, depth + 1, trail.concat([n.n]), n);
             }
           }
-          cellsOf(node, 0, 0, W, H, data.many && path.length === 1 ? 1 : 0, path.slice(1).map(p => p.n));
+          cellsOf(node, 0, 0, W, H, 0, path.slice(1).map(p => p.n), node);
           while (crumbs.firstChild) crumbs.removeChild(crumbs.firstChild);
-          path.forEach((p, i) => { const a = document.createElement(i < path.length - 1 ? "a" : "span");
-            a.textContent = (i ? " / " : "") + p.n; if (i < path.length - 1) a.addEventListener("click", () => { path = path.slice(0, i + 1); draw(); }); crumbs.appendChild(a); });
+          path.forEach((p, i) => {
+            if (i) crumbs.appendChild(document.createTextNode(" / "));
+            const a = document.createElement(i < path.length - 1 ? "a" : "span");
+            a.textContent = p.n;
+            if (i < path.length - 1) a.addEventListener("click", () => { path = path.slice(0, i + 1); draw(); });
+            crumbs.appendChild(a);
+          });
           document.body.setAttribute("data-cells", String(drawn));
+          document.body.setAttribute("data-trail", path.map(p => p.n).join(" / "));
         }
         draw();
         window.addEventListener("resize", draw);
