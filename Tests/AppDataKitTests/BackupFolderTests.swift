@@ -115,6 +115,25 @@ struct BackupFolderTests {
     #expect(refused.error == "appdata: error: \(onlyLocked.root)/\(Self.udids[1]): an encrypted backup, and no password given: set APPDATA_BACKUP_PASSWORD, or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)\n")
   }
 
+  @Test func theCIFormatsNameTheBackupsNotRead() throws {
+    let tree = try Self.mobileSync()
+    let folder = tree.path("MobileSync/Backup")
+    let github = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "github", folder])
+    #expect(github.output.contains("::warning title=appdata backup-unreadable (backup \(Self.udids[1]))::backup \(Self.udids[1]): .: locked: an encrypted backup, and no password given"))
+    #expect(github.output.hasSuffix("appdata: 7 containers, backup 14 files, 5002006720 bytes; 7 findings\n"))
+    let junit = try AppData.run(["audit", "--no-config", "--fail-on", "warning", "--format", "junit", folder])
+    #expect(junit.status == 1)
+    #expect(junit.output.contains("<testsuite name=\"appdata audit backup \(Self.udids[3])\""))
+    let sarif = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "sarif", folder])
+    let results = (((try sarif.json())["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
+    #expect(results.filter { $0["ruleId"] as? String == "backup-unreadable" }.count == 3)
+    let ndjson = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "ndjson", folder])
+    let lines = ndjson.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    #expect(lines.filter { $0["type"] as? String == "backup" }.map { $0["status"] as? String ?? "" } == ["audited", "locked", "refused", "refused"])
+    #expect(lines.last?["type"] as? String == "total")
+    #expect(lines.last?["backups"] as? Int == 4)
+  }
+
   @Test func appKeepsOneAppAcrossBackups() throws {
     let tree = try Self.mobileSync()
     let folder = tree.path("MobileSync/Backup")
