@@ -241,9 +241,8 @@ struct PolicyTests {
     let made = try AppData.shell("cd '\(tree.scratch)' && \"$APPDATA\" audit --no-config --format json --output baseline.json '\(tree.root)'")
     #expect(made.status == 0, "\(made.error)")
     let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: baseline))) as? [String: Any])
-    #expect(summary["folders"] as? NSDictionary == ["complete": true, "folders": [
-      ["path": "Documents", "bytes": 10_500], ["path": "Documents/Photos", "bytes": 10_000],
-      ["path": "Library", "bytes": 20_000], ["path": "Library/Application Support", "bytes": 20_000]]] as NSDictionary)
+    #expect(summary["folders"] as? NSDictionary == ["complete": true, "bytes": [
+      "Documents": 10_500, "Documents/Photos": 10_000, "Library": 20_000, "Library/Application Support": 20_000]] as NSDictionary)
     try tree.file("Documents/Photos/b.jpg", size: 7_000)
     try tree.file("Documents/Inbox/new.pdf", size: 3_000)
     let grew = try AppData.shell("""

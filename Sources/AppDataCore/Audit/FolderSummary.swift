@@ -1,6 +1,6 @@
 import AppDataSystem
 /// A container's backed-up bytes by folder, compact and bounded: every top-level folder and the
-/// largest folders two levels down, at most `maximumFolders` in all, whatever the container
+/// largest folders two levels down, at most `maximumFolders` (50) in all, whatever the container
 /// holds. Every JSON report carries it (`folders`), so that a baseline made without `--list`
 /// still says which folders grew.
 public struct FolderSummary: Sendable, Equatable {
@@ -10,7 +10,7 @@ public struct FolderSummary: Sendable, Equatable {
   /// a folder missing from a complete summary held nothing backed up.
   public var isComplete = true
 
-  public static let maximumFolders = 100
+  public static let maximumFolders = 50
   /// The levels of folders summed (1: `Documents`, 2: `Documents/Photos`).
   public static let depth = 2
 
@@ -33,8 +33,10 @@ public struct FolderSummary: Sendable, Equatable {
     folders = Array(kept.sorted { RelativePath.precedes($0.path, $1.path) }.prefix(Self.maximumFolders))
   }
 
-  /// The bytes of `path`, if the summary has it.
+  /// The bytes of `path`, if the summary has it (as a report writes it: a name that is not
+  /// UTF-8 with U+FFFD).
   public func bytes(of path: [UInt8]) -> UInt64? {
-    folders.first { $0.path == path }?.bytes
+    let written = Array(String(decoding: path, as: UTF8.self).utf8)
+    return folders.first { $0.path == written || $0.path == path }?.bytes
   }
 }

@@ -84,10 +84,10 @@ public struct Baseline: Sendable {
     let listsAll = members["entries"]?.arrayValue != nil
       && (members["entries"]?.arrayValue ?? []).contains { $0.objectValue?["category"]?.stringValue == Category.critical.rawValue }
     var folders: FolderSummary?
-    if let summary = members["folders"]?.objectValue, let items = summary["folders"]?.arrayValue {
+    if let summary = members["folders"]?.objectValue, let items = summary["bytes"]?.objectValue {
       var read = FolderSummary()
-      for item in items.prefix(FolderSummary.maximumFolders) {
-        guard let object = item.objectValue, let path = object["path"]?.stringValue, let bytes = object["bytes"]?.unsignedValue else { continue }
+      for (path, value) in items.prefix(FolderSummary.maximumFolders) {
+        guard let bytes = value.unsignedValue else { continue }
         read.folders.append((Array(path.utf8), bytes))
       }
       read.isComplete = summary["complete"]?.boolValue ?? false

@@ -330,7 +330,7 @@ public struct ArchiveAuditor {
       if header.kind == .regular && !ArchiveAuditor.isInBundles(components) {
         // A device backup's own files: read into memory. A plist of that name may yet belong
         // to a container found later, so it goes on to be counted too; a stored file does not.
-        if ArchivedBackup.capturedNames.contains(components.last!) {
+        if ArchivedBackup.mayBeCaptured(components.last!) && ArchivedBackup.capturedNames.contains(components.last!) {
           try captureBackupFile(components, header: header, reader: reader)
         } else if ArchivedBackup.isStoredFile(components) {
           if auditor.recordsStoredFiles {

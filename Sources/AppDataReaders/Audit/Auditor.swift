@@ -14,7 +14,7 @@ package enum Auditor {
     merged.settleHardLinks()
     merged.flushStream()
     merged.flushFolder()
-    let folders = FolderSummary(merged.folderBytes)
+    let folders = merged.folderSummary()
 
     var held = CategoryTotals()
     for totals in merged.totals { held.add(totals) }
@@ -133,8 +133,9 @@ struct AuditAccumulator: EntryVisitor {
   /// Backed-up bytes by folder (`FolderSummary.depth` levels), and the folder of the files met
   /// last with their bytes not yet added: files come folder by folder, so one comparison per
   /// file is the usual cost.
-  var folderBytes: [[UInt8]: UInt64] = [:]
+  var folderBytes = FolderTable()
   private var pendingFolder: [UInt8] = []
+  private var pendingHash = 0
   private var pendingBytes: UInt64 = 0
   /// Files with more than one link, counted once when the walk is over.
   var hardLinks: [FileIdentity: [DetachedEntry]] = [:]
@@ -268,40 +269,67 @@ struct AuditAccumulator: EntryVisitor {
     }
   }
 
-  /// Adds a backed-up file's bytes to its folder at most `FolderSummary.depth` levels down (and,
-  /// when the pending folder is flushed, to each folder above it).
+  /// Adds a backed-up file's bytes to its folder `FolderSummary.depth` levels down (or the one
+  /// level it has). The folders above are summed from these once, in `folderSummary()`. Files
+  /// come folder by folder, so the usual cost is one comparison with the pending folder, which
+  /// reuses its buffer; a dictionary update only when the folder changes.
   private mutating func addToFolder(_ path: [UInt8], bytes: UInt64) {
     guard bytes > 0 else { return }
+    // The end of the folder part, and its FNV-1a hash, in one pass.
     var slashes = 0
     var end = 0
-    for (index, byte) in path.enumerated() where byte == 0x2F {
-      slashes += 1
-      end = index
-      if slashes == FolderSummary.depth { break }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var hashedUpTo: UInt64 = hash
+    path.withUnsafeBufferPointer { bytes in
+      for index in 0..<bytes.count {
+        let byte = bytes[index]
+        if byte == 0x2F {
+          slashes += 1
+          end = index
+          hashedUpTo = hash
+          if slashes == FolderSummary.depth { break }
+        }
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+      }
     }
     guard slashes > 0, end > 0 else { return }  // a file at the top: in no folder
-    let matches = pendingFolder.count == end && path.withUnsafeBufferPointer { current in
+    let folderHash = Int(truncatingIfNeeded: hashedUpTo)
+    let matches = pendingHash == folderHash && pendingFolder.count == end && path.withUnsafeBufferPointer { current in
       pendingFolder.withUnsafeBufferPointer { pending in Syscalls.compareBytes(current.baseAddress!, pending.baseAddress!, count: end) == 0 }
     }
     if !matches {
       flushFolder()
-      pendingFolder = Array(path[0..<end])
+      pendingFolder.append(contentsOf: path[0..<end])
+      pendingHash = folderHash
     }
     pendingBytes = pendingBytes.saturatingSum(bytes)
   }
 
-  /// Adds the pending folder's bytes to it and to the folders above it.
+  /// Adds the pending folder's bytes to it.
   mutating func flushFolder() {
     guard !pendingFolder.isEmpty else { return }
-    var end = pendingFolder.count
-    while true {
-      let key = end == pendingFolder.count ? pendingFolder : Array(pendingFolder[0..<end])
-      folderBytes[key, default: 0] = folderBytes[key, default: 0].saturatingSum(pendingBytes)
-      guard let slash = pendingFolder[0..<end].lastIndex(of: 0x2F) else { break }
-      end = slash
+    pendingFolder.withUnsafeBufferPointer { key in
+      folderBytes.add(pendingBytes, to: key, hash: UInt64(bitPattern: Int64(pendingHash)))
     }
-    pendingFolder = []
+    pendingFolder.removeAll(keepingCapacity: true)
     pendingBytes = 0
+  }
+
+  /// The folder summary: the folders counted, and each folder above them with their sum.
+  func folderSummary() -> FolderSummary {
+    var counted: [([UInt8], UInt64)] = []
+    folderBytes.forEach { key, _, bytes in counted.append((Array(key), bytes)) }
+    var all: [[UInt8]: UInt64] = [:]
+    for (path, bytes) in counted { all[path, default: 0] = all[path, default: 0].saturatingSum(bytes) }
+    for (path, bytes) in counted {
+      var end = path.count
+      while let slash = path[0..<end].lastIndex(of: 0x2F) {
+        end = slash
+        let parent = Array(path[0..<end])
+        all[parent, default: 0] = all[parent, default: 0].saturatingSum(bytes)
+      }
+    }
+    return FolderSummary(all)
   }
 
   private mutating func offerLargest(bytes: UInt64, entry: WalkedEntry) {
@@ -334,7 +362,7 @@ struct AuditAccumulator: EntryVisitor {
     findings.append(contentsOf: other.findings)
     other.flushFolder()
     flushFolder()
-    folderBytes.merge(other.folderBytes) { $0.saturatingSum($1) }
+    folderBytes.merge(other.folderBytes)
     for file in other.largest { insertLargest(file) }
     entries.append(contentsOf: other.entries)
     hardLinks.merge(other.hardLinks) { $0 + $1 }

@@ -80,6 +80,13 @@ package final class ArchivedBackup: BackupContents, @unchecked Sendable {
   /// The names of the files a backup folder holds at its top that the reader needs in memory.
   static let capturedNames: Set<[UInt8]> = Set((BackupManifest.plistNames + [BackupManifest.databaseName, BackupManifest.oldDatabaseName]).map { Array($0.utf8) })
 
+  /// A cheap first test for `capturedNames` (10 to 14 bytes, starting with M, I or S), so that
+  /// most entries are never hashed.
+  @inline(__always)
+  static func mayBeCaptured(_ name: [UInt8]) -> Bool {
+    (10...14).contains(name.count) && (name[0] == 0x4D || name[0] == 0x49 || name[0] == 0x53)
+  }
+
   /// Whether `components` ends in `xx/<40 hex digits>` starting with `xx`: a backup's stored file.
   static func isStoredFile(_ components: [[UInt8]]) -> Bool {
     guard components.count >= 2 else { return false }

@@ -119,15 +119,12 @@ extension LargeFile {
 }
 
 extension FolderSummary {
-  /// `{"complete": Bool, "folders": [{"path", "bytes"}]}`.
+  /// `{"complete": Bool, "bytes": {"Documents": N, "Documents/Photos": N, …}}`: one member per
+  /// folder, keyed by its path (a name that is not UTF-8 is written with U+FFFD, the same way in
+  /// every report, so baselines still match it).
   func json() -> JSONValue {
-    .object([
-      "complete": .bool(isComplete),
-      "folders": .array(folders.map { item in
-        var object = JSONValue.pathFields(item.path)
-        object["bytes"] = .unsigned(item.bytes)
-        return .object(object)
-      }),
-    ])
+    var members: [String: JSONValue] = [:]
+    for (path, bytes) in folders { members[String(decoding: path, as: UTF8.self)] = .unsigned(bytes) }
+    return .object(["complete": .bool(isComplete), "bytes": .object(members)])
   }
 }
