@@ -222,16 +222,7 @@ struct BackupFolderTests {
     let text = output.replacingOccurrences(of: archived, with: folder)
     var json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     json["source"] = nil  // the archive, or the folder
-    if var containers = json["containers"] as? [[String: Any]] {
-      for index in containers.indices {
-        containers[index]["findings"] = findings(containers[index]).map { finding in
-          var finding = finding
-          if (finding["rule"] as? String)?.hasPrefix("backup-file-") == true { finding["message"] = nil }
-          return finding
-        }
-      }
-      json["containers"] = containers
-    }
+    dropStoredCopyMessages(&json)
     return json as NSDictionary
   }
 

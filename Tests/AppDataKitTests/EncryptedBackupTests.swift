@@ -27,16 +27,7 @@ struct EncryptedBackupTests {
     var backup = json["backup"] as? [String: Any]
     backup?["isEncrypted"] = nil
     json["backup"] = backup
-    if var containers = json["containers"] as? [[String: Any]] {
-      for index in containers.indices {
-        containers[index]["findings"] = findings(containers[index]).map { finding in
-          var finding = finding
-          if (finding["rule"] as? String)?.hasPrefix("backup-file-") == true { finding["message"] = nil }
-          return finding
-        }
-      }
-      json["containers"] = containers
-    }
+    dropStoredCopyMessages(&json)
     return json as NSDictionary
   }
 
