@@ -132,6 +132,11 @@ struct BackupFolderTests {
     #expect(lines.filter { $0["type"] as? String == "backup" }.map { $0["status"] as? String ?? "" } == ["audited", "locked", "refused", "refused"])
     #expect(lines.last?["type"] as? String == "total")
     #expect(lines.last?["backups"] as? Int == 4)
+    // The HTML overview says each backup's status once, then why.
+    let html = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "html", folder])
+    #expect(html.output.contains("<td>locked: an encrypted backup, and no password given"))
+    #expect(html.output.contains("<td>not read: a backup from before iOS 10"))
+    #expect(!html.output.contains("locked: locked"))
   }
 
   @Test func appKeepsOneAppAcrossBackups() throws {

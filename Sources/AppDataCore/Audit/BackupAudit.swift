@@ -11,6 +11,9 @@ public struct BackupAudit: Sendable {
     case locked
     /// It cannot be read: damaged, incomplete, or from before iOS 10.
     case refused
+
+    /// What the table and the HTML report call it: `audited`, `locked` or `not read`.
+    public var words: String { self == .refused ? "not read" : rawValue }
   }
 
   /// The backup folder, absolute.
@@ -31,15 +34,20 @@ public struct BackupAudit: Sendable {
     self.message = message
   }
 
-  /// The finding a backup that was not read gives the report of many (a warning, not a refusal
-  /// of the whole run).
-  public var finding: Finding? {
+  /// Why it was not read, without the backup's folder the refusal names first (the table, the
+  /// findings and the HTML report already name it); nil when audited.
+  public var reason: String? {
     guard status != .audited else { return nil }
-    let what = status == .locked ? "locked" : "not read"
-    // The refusal names the backup's folder first; the finding is already named by it.
     var reason = message ?? ""
     let prefix = TerminalText.escaped(path) + ": "
     if reason.hasPrefix(prefix) { reason.removeFirst(prefix.count) }
-    return Finding(rule: .backupUnreadable, path: Array(".".utf8), message: "\(what): \(reason)", bytes: nil)
+    return reason
+  }
+
+  /// The finding a backup that was not read gives the report of many (a warning, not a refusal
+  /// of the whole run).
+  public var finding: Finding? {
+    guard let reason else { return nil }
+    return Finding(rule: .backupUnreadable, path: Array(".".utf8), message: "\(status.words): \(reason)", bytes: nil)
   }
 }

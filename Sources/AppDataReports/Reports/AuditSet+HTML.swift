@@ -73,7 +73,7 @@ extension AuditSet {
       for backup in sorted {
         let held = reports(of: backup)
         let audited = backup.status == .audited
-        let status = audited ? "audited" : (backup.status == .locked ? "locked" : "not read") + ": " + Self.escape(backup.finding?.message ?? "")
+        let status = backup.status.words + (backup.reason.map { ": " + Self.escape($0) } ?? "")
         html += "<tr><td class=\"path\">\(Self.escape(backup.udid))</td><td>\(Self.escape(backup.info?.deviceName ?? "-"))</td>"
           + "<td>\(Self.escape(backup.info?.productVersion ?? "-"))</td><td>\(Self.escape(backup.info?.date ?? "-"))</td>"
           + "<td>\(backup.info.map { $0.isEncrypted ? "yes" : "no" } ?? "-")</td><td>\(status)</td>"

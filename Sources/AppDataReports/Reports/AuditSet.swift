@@ -219,7 +219,7 @@ extension AuditSet {
       rows.append([TerminalText.escaped(backup.udid), info?.deviceName.map(TerminalText.escaped) ?? "-",
                    info?.productVersion.map(TerminalText.escaped) ?? "-", info?.date.map(TerminalText.escaped) ?? "-",
                    info.map { $0.isEncrypted ? "yes" : "no" } ?? "-", info?.snapshotState.map(TerminalText.escaped) ?? "-",
-                   backup.status == .refused ? "not read" : backup.status.rawValue, files, bytes])
+                   backup.status.words, files, bytes])
     }
     return TextTable.render(rows, rightAligned: [7, 8])
   }
@@ -228,7 +228,7 @@ extension AuditSet {
   static func backupCount(_ backups: [BackupAudit]) -> String {
     let parts = BackupAudit.Status.allCases.compactMap { status -> String? in
       let count = backups.filter { $0.status == status }.count
-      return count == 0 ? nil : "\(count) " + (status == .refused ? "not read" : status.rawValue)
+      return count == 0 ? nil : "\(count) " + status.words
     }
     return Plural.counted(backups.count, "backup") + " (" + parts.joined(separator: ", ") + ")"
   }
