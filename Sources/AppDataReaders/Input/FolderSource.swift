@@ -110,12 +110,8 @@ struct ArchiveSource: ContainerSource {
     guard !contents.backups.isEmpty else { return outcome }
     // Device backups in the archive, read from memory as their folders would be read from disk:
     // one alone is audited as a backup folder is, several as a folder of backups.
-    let parts = contents.backups.map { backup -> SourceGroup.Part in
-      do throws(Refusal) {
-        return .source(BackupSource(source: backup.path, folderPath: backup.path, manifest: try BackupManifest.load(backup)), label: nil)
-      } catch {
-        return .refusedBackup(path: backup.path, udid: backup.name, message: error.message)
-      }
+    let parts = contents.backups.map { backup in
+      SourceGroup.Part.backup(backup, path: backup.path, folderPath: backup.path, name: backup.name)
     }
     if containers.isEmpty && parts.count == 1 {
       switch parts[0] {

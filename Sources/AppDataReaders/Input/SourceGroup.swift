@@ -11,6 +11,16 @@ package struct SourceGroup: ContainerSource {
     case source(any ContainerSource, label: String?)
     /// A backup whose plists could not be read: its folder (absolute), name and why.
     case refusedBackup(path: String, udid: String, message: String)
+
+    /// The part a device backup is: its source, or, when its plists refuse it, that refusal.
+    /// `path` is the backup as reports name it, `folderPath` as typed (for `--verify`).
+    static func backup(_ contents: some BackupContents, path: String, folderPath: String, name: String) -> Part {
+      do throws(Refusal) {
+        return .source(BackupSource(source: path, folderPath: folderPath, manifest: try BackupManifest.load(contents)), label: nil)
+      } catch {
+        return .refusedBackup(path: path, udid: name, message: error.message)
+      }
+    }
   }
 
   package let source: String
@@ -112,14 +122,8 @@ enum FolderOfBackups: FolderInputKind {
       backups = backupFolders(in: inner)
     }
     guard !backups.isEmpty else { return nil }
-    var parts: [SourceGroup.Part] = []
-    for child in backups {
-      let path = Syscalls.absolutePath(child.path)
-      do throws(Refusal) {
-        parts.append(.source(BackupSource(source: path, folderPath: child.path, manifest: try BackupManifest.load(child)), label: nil))
-      } catch {
-        parts.append(.refusedBackup(path: path, udid: child.name, message: error.message))
-      }
+    var parts = backups.map { child in
+      SourceGroup.Part.backup(child, path: child.absolutePath, folderPath: child.path, name: child.name)
     }
     if let match = try FolderOfContainers.recognize(folder) {
       parts.append(.source(FolderSource(source: Syscalls.absolutePath(folder.path), base: base, isCollection: true,

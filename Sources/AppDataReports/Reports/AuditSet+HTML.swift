@@ -54,11 +54,6 @@ extension AuditSet {
   /// The overview's rows shown before the rest are folded.
   static let overviewRows = 15
 
-  /// Nothing but system files (the metadata plist) and no finding: folded into one line.
-  static func isEmpty(_ report: AuditReport) -> Bool {
-    report.findings.isEmpty && !report.categories.contains { $0.key != .system && $0.value.files > 0 }
-  }
-
   /// The overview of a report of many: the backups (if any), then a row per container, largest
   /// backup first, each linking to its section; the empty containers on one line.
   private func overview(shown: [AuditReport], empty: [AuditReport], labels: [String: String], anchors: [String: String],
@@ -66,19 +61,18 @@ extension AuditSet {
     var html = "<section id=\"overview\"><h2>Overview</h2>\n"
     if !backups.isEmpty {
       html += "<table class=\"backups\"><tr><th>backup</th><th>device</th><th>iOS</th><th>date</th><th>encrypted</th><th>status</th><th>files</th><th>backed up</th></tr>\n"
-      let sorted = backups.sorted { a, b in
-        let (x, y) = (reports(of: a).reduce(UInt64(0)) { $0.saturatingSum($1.backup.bytes) }, reports(of: b).reduce(UInt64(0)) { $0.saturatingSum($1.backup.bytes) })
-        return x != y ? x > y : a.udid < b.udid
+      // Each backup's figures once, then largest first.
+      let rows = backups.map { (backup: $0, held: Self.sums(of: reports(of: $0)).backup) }.sorted { a, b in
+        a.held.bytes != b.held.bytes ? a.held.bytes > b.held.bytes : a.backup.udid < b.backup.udid
       }
-      for backup in sorted {
-        let held = reports(of: backup)
+      for (backup, held) in rows {
         let audited = backup.status == .audited
         let status = backup.status.words + (backup.reason.map { ": " + Self.escape($0) } ?? "")
         html += "<tr><td class=\"path\">\(Self.escape(backup.udid))</td><td>\(Self.escape(backup.info?.deviceName ?? "-"))</td>"
           + "<td>\(Self.escape(backup.info?.productVersion ?? "-"))</td><td>\(Self.escape(backup.info?.date ?? "-"))</td>"
           + "<td>\(backup.info.map { $0.isEncrypted ? "yes" : "no" } ?? "-")</td><td>\(status)</td>"
-          + "<td>\(audited ? String(held.reduce(0) { $0 + $1.backup.files }) : "-")</td>"
-          + "<td>\(audited ? ByteSize.human(held.reduce(UInt64(0)) { $0.saturatingSum($1.backup.bytes) }) : "-")</td></tr>\n"
+          + "<td>\(audited ? String(held.files) : "-")</td>"
+          + "<td>\(audited ? ByteSize.human(held.bytes) : "-")</td></tr>\n"
       }
       html += "</table>\n"
     }

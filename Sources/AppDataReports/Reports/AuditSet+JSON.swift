@@ -59,20 +59,13 @@ extension AuditSet {
   func summaryJSON() -> JSONValue { Self.summaryJSON(of: reports) }
 
   static func summaryJSON(of reports: [AuditReport]) -> JSONValue {
-    var sums: [Category: CategoryTotals] = [:]
-    var backup = CategoryTotals()
-    var directories: UInt64 = 0
-    for report in reports {
-      for (category, totals) in report.categories { sums[category, default: CategoryTotals()].add(totals) }
-      backup.add(report.backup)
-      directories = directories.saturatingSum(report.directories)
-    }
+    let sums = Self.sums(of: reports)
     var categoryObjects: [String: JSONValue] = [:]
-    for category in Category.allCases { categoryObjects[category.rawValue] = (sums[category] ?? CategoryTotals()).json() }
+    for category in Category.allCases { categoryObjects[category.rawValue] = (sums.categories[category] ?? CategoryTotals()).json() }
     return .object([
       "categories": .object(categoryObjects),
-      "backup": .object(["files": .unsigned(backup.files), "bytes": .unsigned(backup.bytes)]),
-      "directories": .unsigned(directories),
+      "backup": .object(["files": .unsigned(sums.backup.files), "bytes": .unsigned(sums.backup.bytes)]),
+      "directories": .unsigned(sums.directories),
     ])
   }
 

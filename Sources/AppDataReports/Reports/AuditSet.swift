@@ -42,22 +42,29 @@ public struct AuditSet: Sendable {
     return reports.filter { report in !prefixes.contains { report.container.hasPrefix($0) } }
   }
 
-  /// Every container's figures added up.
-  public var categories: [Category: CategoryTotals] {
-    var sum: [Category: CategoryTotals] = [:]
-    for report in reports {
-      for (category, totals) in report.categories { sum[category, default: CategoryTotals()].add(totals) }
-    }
-    return sum
+  /// Some containers' figures added up: the whole report's, or one backup's.
+  struct Sums {
+    var categories: [Category: CategoryTotals] = [:]
+    /// What the backups carry (in a device backup, everything each domain holds).
+    var backup = CategoryTotals()
+    var directories: UInt64 = 0
   }
 
-  public var directories: UInt64 { reports.reduce(0) { $0 + $1.directories } }
-  /// What the backups carry (in a device backup, everything each domain holds), summed.
-  public var backup: CategoryTotals {
-    var sum = CategoryTotals()
-    for report in reports { sum.add(report.backup) }
-    return sum
+  static func sums(of reports: [AuditReport]) -> Sums {
+    var sums = Sums()
+    for report in reports {
+      for (category, totals) in report.categories { sums.categories[category, default: CategoryTotals()].add(totals) }
+      sums.backup.add(report.backup)
+      sums.directories = sums.directories.saturatingSum(report.directories)
+    }
+    return sums
   }
+
+  /// Every container's figures added up.
+  public var categories: [Category: CategoryTotals] { Self.sums(of: reports).categories }
+  public var directories: UInt64 { Self.sums(of: reports).directories }
+  /// What the backups carry (in a device backup, everything each domain holds), summed.
+  public var backup: CategoryTotals { Self.sums(of: reports).backup }
 
   /// Whether any container, or any backup that was not read, has a finding at or above `threshold`.
   public func fails(at threshold: Severity?) -> Bool {
@@ -183,12 +190,9 @@ extension AuditSet {
   /// A row per container with app files, largest backup first; the containers holding nothing
   /// but system files (their metadata plist) and no finding on one line after them.
   private func containerRows(_ reports: [AuditReport], labels: [String: String], size: (UInt64) -> String) -> [String] {
-    let isEmpty = { (report: AuditReport) in
-      report.findings.isEmpty && !report.categories.contains { $0.key != .system && $0.value.files > 0 }
-    }
     let sorted = Self.byBackupSize(reports)
-    let withFiles = sorted.filter { !isEmpty($0) }
-    let empty = sorted.filter(isEmpty)
+    let withFiles = sorted.filter { !Self.isEmpty($0) }
+    let empty = sorted.filter(Self.isEmpty)
     var lines: [String] = []
     if withFiles.isEmpty && empty.isEmpty {
       lines.append("No containers.")
@@ -214,8 +218,9 @@ extension AuditSet {
     var rows: [[String]] = [["BACKUP", "DEVICE", "IOS", "DATE", "ENCRYPTED", "SNAPSHOT", "STATUS", "FILES", "BACKED UP"]]
     for backup in backups {
       let info = backup.info
-      let files = backup.status == .audited ? String(reports(of: backup).reduce(0) { $0 + $1.backup.files }) : "-"
-      let bytes = backup.status == .audited ? size(reports(of: backup).reduce(0) { $0 + $1.backup.bytes }) : "-"
+      let held = Self.sums(of: reports(of: backup)).backup
+      let files = backup.status == .audited ? String(held.files) : "-"
+      let bytes = backup.status == .audited ? size(held.bytes) : "-"
       rows.append([TerminalText.escaped(backup.udid), info?.deviceName.map(TerminalText.escaped) ?? "-",
                    info?.productVersion.map(TerminalText.escaped) ?? "-", info?.date.map(TerminalText.escaped) ?? "-",
                    info.map { $0.isEncrypted ? "yes" : "no" } ?? "-", info?.snapshotState.map(TerminalText.escaped) ?? "-",
@@ -235,6 +240,12 @@ extension AuditSet {
 }
 
 extension AuditSet {
+  /// Nothing but system files (the metadata plist) and no finding: one line among the others
+  /// in the table and the HTML report, not a row or a section.
+  static func isEmpty(_ report: AuditReport) -> Bool {
+    report.findings.isEmpty && !report.categories.contains { $0.key != .system && $0.value.files > 0 }
+  }
+
   /// How many names a one-line list shows before `… and N more`.
   static let namesOnOneLine = 8
 
