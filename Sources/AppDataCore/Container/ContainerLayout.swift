@@ -16,37 +16,89 @@ public struct LocationRule: Sendable {
   public let isConfirmed: Bool
 
   public init(pattern: [String], category: Category, isStandard: Bool, purpose: String, isConfirmed: Bool) {
+    precondition((1...Self.maximumDepth).contains(pattern.count), "a location pattern has one or two elements")
     self.pattern = pattern
     self.category = category
     self.isStandard = isStandard
     self.purpose = purpose
     self.isConfirmed = isConfirmed
-    isSuffix = pattern.map { $0.hasPrefix("*") }
-    patternBytes = pattern.map { Array($0.utf8.dropFirst($0.hasPrefix("*") ? 1 : 0)) }
   }
 
   /// The longest pattern in the table: deeper entries inherit their folder's rule.
   public static let maximumDepth = 2
+}
 
-  /// The pattern as bytes, each element without its leading `*` (`isSuffix` says which had one):
-  /// the matcher compares bytes, never `String`s.
-  @usableFromInline let patternBytes: [[UInt8]]
-  @usableFromInline let isSuffix: [Bool]
+/// A layout's patterns compiled to bytes for the matcher every reader calls per entry: one byte
+/// arena, and per rule two fixed-size element records (the second absent for a one-element
+/// pattern), so a match touches no `String`, no nested array and no reference count.
+@usableFromInline
+struct CompiledPatterns: Sendable {
+  @usableFromInline
+  struct Element: Sendable {
+    /// Where the element's bytes (without a leading `*`) start in the arena, and how many.
+    @usableFromInline var start: Int32
+    @usableFromInline var count: Int32
+    /// `*suffix`: matches any longer name ending in the bytes.
+    @usableFromInline var isSuffix: Bool
+    @usableFromInline var isPresent: Bool
+  }
+
+  @usableFromInline let arena: [UInt8]
+  /// Two a rule, in the rules' order.
+  @usableFromInline let elements: [Element]
+
+  init(_ rules: [LocationRule]) {
+    var arena: [UInt8] = []
+    var elements: [Element] = []
+    for rule in rules {
+      for position in 0..<LocationRule.maximumDepth {
+        guard position < rule.pattern.count else {
+          elements.append(Element(start: 0, count: 0, isSuffix: false, isPresent: false))
+          continue
+        }
+        let text = rule.pattern[position]
+        let isSuffix = text.hasPrefix("*")
+        let bytes = Array(text.utf8.dropFirst(isSuffix ? 1 : 0))
+        elements.append(Element(start: Int32(arena.count), count: Int32(bytes.count), isSuffix: isSuffix, isPresent: true))
+        arena.append(contentsOf: bytes)
+      }
+    }
+    self.arena = arena
+    self.elements = elements
+  }
+
+  /// The first rule whose pattern matches an entry whose path starts with `first` and, below
+  /// the top level, `second` (nil for a top-level entry); -1 when none does.
+  @inlinable
+  func ruleIndex(first: UnsafeBufferPointer<UInt8>, second: UnsafeBufferPointer<UInt8>?) -> Int {
+    arena.withUnsafeBufferPointer { arena in
+      elements.withUnsafeBufferPointer { elements in
+        var rule = 0
+        while rule * 2 < elements.count {
+          defer { rule += 1 }
+          guard Self.matches(elements[rule * 2], first, arena) else { continue }
+          let next = elements[rule * 2 + 1]
+          if next.isPresent {
+            guard let second, Self.matches(next, second, arena) else { continue }
+          }
+          return rule
+        }
+        return -1
+      }
+    }
+  }
 
   @inlinable
-  package func matches(_ components: ArraySlice<[UInt8]>) -> Bool {
-    guard components.count >= patternBytes.count else { return false }
-    var component = components.startIndex
-    for index in patternBytes.indices {
-      let element = patternBytes[index]
-      let name = components[component]
-      if isSuffix[index] {
-        guard name.count > element.count, name.suffix(element.count).elementsEqual(element) else { return false }
-      } else if name != element {
-        return false
-      }
-      component += 1
+  static func matches(_ element: Element, _ name: UnsafeBufferPointer<UInt8>, _ arena: UnsafeBufferPointer<UInt8>) -> Bool {
+    let count = Int(element.count)
+    if element.isSuffix {
+      guard name.count > count else { return false }
+    } else {
+      guard name.count == count else { return false }
     }
+    let offset = name.count - count
+    let start = Int(element.start)
+    for index in 0..<count where name[offset + index] != arena[start + index] { return false }
     return true
   }
 }
@@ -67,6 +119,8 @@ public struct ContainerLayout: Sendable {
   /// The categories of the rules, as plain values for the walk's hot loop.
   @usableFromInline package let categories: [Category]
   @usableFromInline package let standardFlags: [Bool]
+  /// The rules' patterns as bytes: what the matcher reads.
+  @usableFromInline let patterns: CompiledPatterns
 
   package init(name: String, rules: [LocationRule], fallback: LocationRule, systemDefinedFolders: [String]) {
     self.name = name
@@ -75,6 +129,7 @@ public struct ContainerLayout: Sendable {
     self.systemDefinedFolders = systemDefinedFolders
     categories = rules.map(\.category)
     standardFlags = rules.map(\.isStandard)
+    patterns = CompiledPatterns(rules)
   }
 
   /// The rule for an entry whose path components (from the container root) are `components`.
@@ -85,7 +140,18 @@ public struct ContainerLayout: Sendable {
   /// Index form of `rule(for:)`, for the walk (-1 = the fallback).
   @inlinable
   package func ruleIndex(for components: ArraySlice<[UInt8]>) -> Int {
-    rules.firstIndex { $0.matches(components) } ?? -1
+    guard let first = components.first else { return -1 }
+    return first.withUnsafeBufferPointer { first in
+      guard components.count > 1 else { return patterns.ruleIndex(first: first, second: nil) }
+      return components[components.startIndex + 1].withUnsafeBufferPointer { patterns.ruleIndex(first: first, second: $0) }
+    }
+  }
+
+  /// Index form for a path's first one or two components as bytes (`second` nil at the top
+  /// level): what a reader holding the whole path (a manifest row) passes, with no copy.
+  @inlinable
+  package func ruleIndex(first: UnsafeBufferPointer<UInt8>, second: UnsafeBufferPointer<UInt8>?) -> Int {
+    patterns.ruleIndex(first: first, second: second)
   }
 
   package func rule(at index: Int) -> LocationRule { index < 0 ? fallback : rules[index] }

@@ -37,20 +37,32 @@ extension ContainerLayout {
   public func place(
     depth: Int, leadingComponents: @autoclosure () -> ArraySlice<[UInt8]>, parent: Placement, isExcluded: Bool
   ) -> Placement {
-    let ruleIndex: Int
-    let locationCategory: Category
-    var isStandardLocation = true
     if depth <= LocationRule.maximumDepth {
-      ruleIndex = self.ruleIndex(for: leadingComponents())
-      locationCategory = category(at: ruleIndex)
-      if depth == 1 { isStandardLocation = isStandard(at: ruleIndex) }
-    } else {
-      ruleIndex = parent.ruleIndex
-      locationCategory = parent.locationCategory
+      return placement(depth: depth, ruleIndex: ruleIndex(for: leadingComponents()), isExcluded: isExcluded)
     }
+    return placement(inheriting: parent, isExcluded: isExcluded)
+  }
+
+  /// `place` for a manifest row, from its path's bytes: `first` is its first component,
+  /// `second` its second (nil for a top-level entry). No copy, no allocation.
+  @inlinable
+  public func place(first: UnsafeBufferPointer<UInt8>, second: UnsafeBufferPointer<UInt8>?, isExcluded: Bool) -> Placement {
+    placement(depth: second == nil ? 1 : 2, ruleIndex: ruleIndex(first: first, second: second), isExcluded: isExcluded)
+  }
+
+  @inlinable
+  func placement(depth: Int, ruleIndex: Int, isExcluded: Bool) -> Placement {
+    let locationCategory = category(at: ruleIndex)
     return Placement(
-      ruleIndex: ruleIndex, isStandardLocation: isStandardLocation, locationCategory: locationCategory,
+      ruleIndex: ruleIndex, isStandardLocation: depth == 1 ? isStandard(at: ruleIndex) : true, locationCategory: locationCategory,
       category: locationCategory == .critical && isExcluded ? .offline : locationCategory)
+  }
+
+  @inlinable
+  func placement(inheriting parent: Placement, isExcluded: Bool) -> Placement {
+    Placement(
+      ruleIndex: parent.ruleIndex, isStandardLocation: true, locationCategory: parent.locationCategory,
+      category: parent.locationCategory == .critical && isExcluded ? .offline : parent.locationCategory)
   }
 
   /// `place` for an entry known by its path from the container root but not by its folder's

@@ -253,7 +253,7 @@ struct AuditAccumulator: EntryVisitor {
         }
       }
       offerLargest(bytes: bytes, entry: entry)
-      addToFolder(entry.path, bytes: bytes)
+      addToFolder(entry.parentBuffer, bytes: bytes)
     }
     if listedMask & (1 << UInt8(category.index)) != 0 {
       let exclusion = entry.exclusion
@@ -270,36 +270,31 @@ struct AuditAccumulator: EntryVisitor {
   }
 
   /// Adds a backed-up file's bytes to its folder `FolderSummary.depth` levels down (or the one
-  /// level it has). The folders above are summed from these once, in `folderSummary()`. Files
-  /// come folder by folder, so the usual cost is one comparison with the pending folder, which
-  /// reuses its buffer; a dictionary update only when the folder changes.
-  private mutating func addToFolder(_ path: [UInt8], bytes: UInt64) {
-    guard bytes > 0 else { return }
+  /// level it has): its own folder's path (`parent`) cut at that depth. The folders above are
+  /// summed from these once, in `folderSummary()`. Files come folder by folder, so the usual
+  /// cost is one comparison with the pending folder, which reuses its buffer; a table update
+  /// only when the folder changes. No allocation per file.
+  private mutating func addToFolder(_ parent: UnsafeBufferPointer<UInt8>, bytes: UInt64) {
+    guard bytes > 0, !parent.isEmpty else { return }  // a file at the top: in no folder
     // The end of the folder part, and its FNV-1a hash, in one pass.
     var slashes = 0
-    var end = 0
+    var end = parent.count
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    var hashedUpTo: UInt64 = hash
-    path.withUnsafeBufferPointer { bytes in
-      for index in 0..<bytes.count {
-        let byte = bytes[index]
-        if byte == 0x2F {
-          slashes += 1
-          end = index
-          hashedUpTo = hash
-          if slashes == FolderSummary.depth { break }
-        }
-        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    for index in 0..<parent.count {
+      let byte = parent[index]
+      if byte == 0x2F {
+        slashes += 1
+        if slashes == FolderSummary.depth { end = index; break }
       }
+      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
     }
-    guard slashes > 0, end > 0 else { return }  // a file at the top: in no folder
-    let folderHash = Int(truncatingIfNeeded: hashedUpTo)
-    let matches = pendingHash == folderHash && pendingFolder.count == end && path.withUnsafeBufferPointer { current in
-      pendingFolder.withUnsafeBufferPointer { pending in Syscalls.compareBytes(current.baseAddress!, pending.baseAddress!, count: end) == 0 }
+    let folderHash = Int(truncatingIfNeeded: hash)
+    let matches = pendingHash == folderHash && pendingFolder.count == end && pendingFolder.withUnsafeBufferPointer { pending in
+      Syscalls.compareBytes(parent.baseAddress!, pending.baseAddress!, count: end) == 0
     }
     if !matches {
       flushFolder()
-      pendingFolder.append(contentsOf: path[0..<end])
+      pendingFolder.append(contentsOf: UnsafeBufferPointer(rebasing: parent[0..<end]))
       pendingHash = folderHash
     }
     pendingBytes = pendingBytes.saturatingSum(bytes)

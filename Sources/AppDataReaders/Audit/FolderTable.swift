@@ -1,40 +1,44 @@
 import AppDataSystem
 import AppDataCore
-/// Bytes by folder path, for the folder summary: an open-addressing table whose keys live in one
-/// byte arena, looked up by a hash the caller computed while scanning the path. No allocation
-/// per lookup, none per new key but the arena's growth: a backup's rows reach it in any order.
-struct FolderTable {
-  /// Index into the entries + 1 (0: empty); a power of two long.
+/// Byte strings to dense indexes (0, 1, 2, … in the order first added): an open-addressing
+/// table whose keys live in one byte arena, looked up by a hash the caller computed while
+/// scanning the bytes (`hash(_:)`, FNV-1a). No allocation per lookup, none per new key but the
+/// arena's growth. A backup's rows reach it in any order: the folder summary's folders, the
+/// reader's domains.
+struct ByteKeyTable {
+  /// Index into the keys + 1 (0: empty); a power of two long.
   private var slots: [Int32] = []
   private var hashes: [UInt64] = []
   private var offsets: [Int32] = []
   private var lengths: [Int32] = []
-  private var sums: [UInt64] = []
   private var arena: [UInt8] = []
 
-  var isEmpty: Bool { sums.isEmpty }
+  var count: Int { hashes.count }
 
-  /// Adds `amount` to the folder `key` (whose FNV-1a hash is `hash`).
-  mutating func add(_ amount: UInt64, to key: UnsafeBufferPointer<UInt8>, hash: UInt64) {
-    if sums.count * 2 >= slots.count { grow() }
+  /// FNV-1a of `bytes`.
+  static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
+  }
+
+  /// The index of `key` (whose hash is `hash`), added when absent.
+  mutating func index(of key: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int {
+    if hashes.count * 2 >= slots.count { grow() }
     let mask = slots.count - 1
     var slot = Int(truncatingIfNeeded: hash) & mask
     while true {
       let stored = Int(slots[slot])
       if stored == 0 {
-        slots[slot] = Int32(sums.count + 1)
+        slots[slot] = Int32(hashes.count + 1)
         hashes.append(hash)
         offsets.append(Int32(arena.count))
         lengths.append(Int32(key.count))
-        sums.append(amount)
         arena.append(contentsOf: key)
-        return
+        return hashes.count - 1
       }
       let entry = stored - 1
-      if hashes[entry] == hash && Int(lengths[entry]) == key.count && equals(entry, key) {
-        sums[entry] = sums[entry].saturatingSum(amount)
-        return
-      }
+      if hashes[entry] == hash && Int(lengths[entry]) == key.count && equals(entry, key) { return entry }
       slot = (slot + 1) & mask
     }
   }
@@ -50,20 +54,40 @@ struct FolderTable {
     let capacity = max(16, slots.count * 2)
     slots = [Int32](repeating: 0, count: capacity)
     let mask = capacity - 1
-    for entry in sums.indices {
+    for entry in hashes.indices {
       var slot = Int(truncatingIfNeeded: hashes[entry]) & mask
       while slots[slot] != 0 { slot = (slot + 1) & mask }
       slots[slot] = Int32(entry + 1)
     }
   }
 
-  /// Every folder and its bytes.
-  func forEach(_ body: (_ key: UnsafeBufferPointer<UInt8>, _ hash: UInt64, _ bytes: UInt64) -> Void) {
+  /// Every key with its index and hash, in index order.
+  func forEach(_ body: (_ key: UnsafeBufferPointer<UInt8>, _ index: Int, _ hash: UInt64) -> Void) {
     arena.withUnsafeBufferPointer { bytes in
-      for entry in sums.indices {
-        body(UnsafeBufferPointer(rebasing: bytes[Int(offsets[entry])..<Int(offsets[entry] + lengths[entry])]), hashes[entry], sums[entry])
+      for entry in hashes.indices {
+        body(UnsafeBufferPointer(rebasing: bytes[Int(offsets[entry])..<Int(offsets[entry] + lengths[entry])]), entry, hashes[entry])
       }
     }
+  }
+}
+
+/// Bytes by folder path, for the folder summary.
+struct FolderTable {
+  private var keys = ByteKeyTable()
+  private var sums: [UInt64] = []
+
+  var isEmpty: Bool { sums.isEmpty }
+
+  /// Adds `amount` to the folder `key` (whose FNV-1a hash is `hash`).
+  mutating func add(_ amount: UInt64, to key: UnsafeBufferPointer<UInt8>, hash: UInt64) {
+    let index = keys.index(of: key, hash: hash)
+    if index == sums.count { sums.append(0) }
+    sums[index] = sums[index].saturatingSum(amount)
+  }
+
+  /// Every folder and its bytes.
+  func forEach(_ body: (_ key: UnsafeBufferPointer<UInt8>, _ hash: UInt64, _ bytes: UInt64) -> Void) {
+    keys.forEach { key, index, hash in body(key, hash, sums[index]) }
   }
 
   /// Adds another table's folders to this one.

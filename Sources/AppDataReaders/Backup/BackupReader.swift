@@ -17,6 +17,9 @@ package struct BackupReader {
   var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
   /// Told what is under way while the key is derived (the progress line on a terminal).
   var progress: WalkProgress?
+  /// Threads for the read: with two, SQLite steps on one while the rows are counted on the
+  /// other (`ManifestRows`); `--jobs 1` keeps it to one.
+  var threads = 2
 
   /// The most domains a backup may hold: each costs a report (about 8 KB), and a real backup
   /// holds a few hundred (an app, its extensions and its groups, plus the system's).
@@ -143,7 +146,14 @@ package struct BackupReader {
     let base = manifest.info.path
     var states: [DomainState] = []
     var visitors: [V] = []
-    var byDomain: [[UInt8]: Int] = [:]
+    // Each domain's bytes to its state's index (`ByteKeyTable`'s index → `stateOfKey`): rows come
+    // in no domain order, so a lookup per row, without a copy or a per-byte `Hasher`.
+    var domainKeys = ByteKeyTable()
+    var stateOfKey: [Int] = []
+    func remember(_ key: UnsafeBufferPointer<UInt8>, state: Int) {
+      let index = domainKeys.index(of: key, hash: ByteKeyTable.hash(key))
+      if index == stateOfKey.count { stateOfKey.append(state) } else { stateOfKey[index] = state }
+    }
     func domain(_ name: String) -> Domain {
       let app = Self.appDomain(name)
       let isSummedSystem = app == nil && !allDomains
@@ -155,7 +165,7 @@ package struct BackupReader {
     // Apps the backup was made with but that hold no row are containers with no files too.
     for identifier in manifest.applications {
       let name = "AppDomain-" + identifier
-      byDomain[Array(name.utf8)] = states.count
+      Array(name.utf8).withUnsafeBufferPointer { remember($0, state: states.count) }
       let made = domain(name)
       states.append(DomainState(domain: made))
       visitors.append(makeVisitor(made))
@@ -170,34 +180,43 @@ package struct BackupReader {
         verifier = StoredFileVerifier(folderPath: folderPath, isEncrypted: manifest.info.isEncrypted)
       }
     }
+    var decoder = MBFile.Decoder()
     do {
       let statement = try database.prepare("SELECT domain, relativePath, flags, file, fileID FROM Files")
-      var lastDomain: [UInt8] = []
-      var current = -1
       var scratch: [UInt8] = []
-      while try statement.step() {
-        let domainBytes = statement.bytes(0)
-        if current < 0 || !domainBytes.elementsEqual(lastDomain) {
-          lastDomain = Array(domainBytes)
-          if let known = byDomain[lastDomain] {
-            current = known
-          } else {
-            let made = domain(String(decoding: lastDomain, as: UTF8.self))
-            // The system domains share one state unless --all-domains lists them one by one.
-            if made.kind == .system && !allDomains, let shared = states.firstIndex(where: { $0.domain.name == Self.systemDomainsName }) {
-              current = shared
-            } else {
-              guard states.count < Self.maximumDomains else { tooManyDomains = true; break }
-              current = states.count
-              states.append(DomainState(domain: made))
-              visitors.append(makeVisitor(made))
-            }
-            byDomain[lastDomain] = current
-          }
+      // The last row's domain and its key: runs of rows from one domain skip the hash.
+      var lastDomain: [UInt8] = []
+      var lastKey = -1
+      try ManifestRows.forEach(statement, withFileID: verifier != nil, threads: threads) { row in
+        let domainBytes = row.domain
+        let isLast = lastKey >= 0 && lastDomain.count == domainBytes.count && lastDomain.withUnsafeBufferPointer {
+          domainBytes.isEmpty || Syscalls.compareBytes($0.baseAddress!, domainBytes.baseAddress!, count: domainBytes.count) == 0
         }
-        guard states[current].domain.kept else { continue }
-        let relative = statement.bytes(1)
-        if relative.isEmpty { continue }  // the domain's root folder
+        let key = isLast ? lastKey : domainKeys.index(of: domainBytes, hash: ByteKeyTable.hash(domainBytes))
+        if !isLast {
+          lastDomain.removeAll(keepingCapacity: true)
+          lastDomain.append(contentsOf: domainBytes)
+          lastKey = key
+        }
+        let current: Int
+        if key < stateOfKey.count {
+          current = stateOfKey[key]
+        } else {
+          let made = domain(String(decoding: domainBytes, as: UTF8.self))
+          // The system domains share one state unless --all-domains lists them one by one.
+          if made.kind == .system && !allDomains, let shared = states.firstIndex(where: { $0.domain.name == Self.systemDomainsName }) {
+            current = shared
+          } else {
+            guard states.count < Self.maximumDomains else { tooManyDomains = true; return false }
+            current = states.count
+            states.append(DomainState(domain: made))
+            visitors.append(makeVisitor(made))
+          }
+          stateOfKey.append(current)
+        }
+        guard states[current].domain.kept else { return true }
+        let relative = row.relativePath
+        if relative.isEmpty { return true }  // the domain's root folder
         if states[current].domain.kind == .system && !allDomains {
           // The summed system domains: paths are DOMAIN/relativePath.
           scratch.removeAll(keepingCapacity: true)
@@ -205,13 +224,14 @@ package struct BackupReader {
           scratch.append(0x2F)
           scratch.append(contentsOf: relative)
           scratch.withUnsafeBytes { path in
-            visit(path: path, flags: statement.integer(2), blob: statement.bytes(3), fileID: statement.bytes(4),
+            visit(path: path, flags: row.flags, blob: row.file, fileID: row.fileID, decoder: &decoder,
                   state: &states[current], visitor: &visitors[current], verifier: verifier)
           }
         } else {
-          visit(path: relative, flags: statement.integer(2), blob: statement.bytes(3), fileID: statement.bytes(4),
+          visit(path: relative, flags: row.flags, blob: row.file, fileID: row.fileID, decoder: &decoder,
                 state: &states[current], visitor: &visitors[current], verifier: verifier)
         }
+        return true
       }
     } catch {
       throw damaged(error)
@@ -242,22 +262,31 @@ package struct BackupReader {
     return (kept, states.compactMap { $0.domain.kind == .system ? nil : $0.domain.id })
   }
 
-  /// One manifest row into its domain's visitor.
+  /// One manifest row into its domain's visitor: its path split, placed and counted from its
+  /// bytes, with no allocation in the common case.
   private func visit<V: EntryVisitor>(path: UnsafeRawBufferPointer, flags: Int64, blob: UnsafeRawBufferPointer,
-                                      fileID: UnsafeRawBufferPointer, state: inout DomainState, visitor: inout V,
-                                      verifier: StoredFileVerifier?) {
+                                      fileID: UnsafeRawBufferPointer, decoder: inout MBFile.Decoder,
+                                      state: inout DomainState, visitor: inout V, verifier: StoredFileVerifier?) {
     let bytes = path.bindMemory(to: UInt8.self)
-    // Components: the first two decide the location; `..` is never a path inside a container.
-    var slashes: [Int] = []
+    // The first two components decide the location; the last slash splits folder and name;
+    // `..` is never a path inside a container.
+    var slashes = 0
+    var firstSlash = -1
+    var secondSlash = -1
+    var lastSlash = -1
     var start = 0
     var hasParentComponent = false
     for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x2F {
       if index - start == 2 && bytes[start] == 0x2E && bytes[start + 1] == 0x2E { hasParentComponent = true }
-      if index < bytes.count { slashes.append(index) }
+      if index < bytes.count {
+        slashes += 1
+        if firstSlash < 0 { firstSlash = index } else if secondSlash < 0 { secondSlash = index }
+        lastSlash = index
+      }
       start = index + 1
     }
-    if bytes.count > RelativePath.maximumLength || slashes.count >= RelativePath.maximumComponents {
-      visitor.note(RelativePath.tooDeep(bytes, components: slashes.count + 1, source: "a relativePath"))
+    if bytes.count > RelativePath.maximumLength || slashes >= RelativePath.maximumComponents {
+      visitor.note(RelativePath.tooDeep(Array(bytes), components: slashes + 1, source: "a relativePath"))
       return
     }
     if hasParentComponent {
@@ -269,7 +298,7 @@ package struct BackupReader {
     var size: UInt64 = 0
     switch flags {
     case 1:
-      guard let file = MBFile.decode(blob) else {
+      guard let file = decoder.decode(blob) else {
         visitor.note(Finding(
           rule: .unreadable, path: Array(bytes), message: "cannot decode its manifest record (the MBFile archive in the file column); not counted", bytes: nil))
         return
@@ -280,26 +309,23 @@ package struct BackupReader {
     case 4: kind = .symbolicLink
     default: kind = .other
     }
-    let depth = slashes.count + 1
-    let layout = state.domain.layout
     // A manifest holds no markers: what it carries is what MobileBackup took.
-    let first = Array(bytes[0..<(slashes.first ?? bytes.count)])
-    let placement = layout.place(
-      components: depth == 1
-        ? [first][...] : [first, Array(bytes[(slashes[0] + 1)..<(slashes.count > 1 ? slashes[1] : bytes.count)])][...],
-      isExcluded: false)
+    let placement = firstSlash < 0
+      ? state.domain.layout.place(first: bytes, second: nil, isExcluded: false)
+      : state.domain.layout.place(
+        first: UnsafeBufferPointer(rebasing: bytes[0..<firstSlash]),
+        second: UnsafeBufferPointer(rebasing: bytes[(firstSlash + 1)..<(secondSlash < 0 ? bytes.count : secondSlash)]),
+        isExcluded: false)
     let category = placement.category
-    let ruleIndex = placement.ruleIndex
-    let split = slashes.last
-    let parent = UnsafeBufferPointer(rebasing: bytes[0..<(split ?? 0)])
-    let name = UnsafeBufferPointer(rebasing: bytes[((split.map { $0 + 1 }) ?? 0)...])
+    let parent = UnsafeBufferPointer(rebasing: bytes[0..<max(lastSlash, 0)])
+    let name = UnsafeBufferPointer(rebasing: bytes[(lastSlash + 1)...])
     let status = FileStatus.described(kind: kind, size: size, allocatedSize: (size + 4095) / 4096 * 4096)
     visitor.visit(WalkedEntry(
-      parentPath: parent, name: name, depth: depth, status: status, placement: placement,
+      parentPath: parent, name: name, depth: slashes + 1, status: status, placement: placement,
       ownMarkers: [], inheritedExclusion: nil, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: category))
     if kind != .directory && category != .critical {
-      state.excluded[ruleIndex, default: (0, 0)].files += 1
-      state.excluded[ruleIndex, default: (0, 0)].bytes = state.excluded[ruleIndex, default: (0, 0)].bytes.saturatingSum(size)
+      state.excluded[placement.ruleIndex, default: (0, 0)].files += 1
+      state.excluded[placement.ruleIndex, default: (0, 0)].bytes = state.excluded[placement.ruleIndex, default: (0, 0)].bytes.saturatingSum(size)
     }
     if kind == .regular, let verifier, let finding = verifier.check(fileID: fileID, size: size, path: Array(bytes)) {
       visitor.note(finding)

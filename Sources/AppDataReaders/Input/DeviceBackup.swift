@@ -35,6 +35,7 @@ package struct BackupSource: ContainerSource {
     reader.progress = request.progress
     reader.allDomains = request.allDomains
     reader.verify = request.verify
+    reader.threads = min(2, request.options(nil).jobs)
     let (domains, available) = try reader.read(keeping: { request.filter?.matches($0) ?? true }) { domain in
       var accumulator = AuditAccumulator(
         options: request.options(domain.id), layout: domain.layout, sink: domain.kept ? request.entrySink : nil,

@@ -61,6 +61,9 @@ public struct WalkedEntry {
   /// The entry's folder, relative to the container root (empty at the top level).
   public var parentPath: [UInt8] { Array(parentBytes) }
 
+  /// The entry's folder's path, borrowed (valid during the visit).
+  var parentBuffer: UnsafeBufferPointer<UInt8> { parentBytes }
+
   /// The entry's own name.
   public var name: [UInt8] { Array(nameBytes) }
 
