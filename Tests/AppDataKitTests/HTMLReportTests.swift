@@ -153,7 +153,7 @@ struct HTMLSizeTests {
 
   @Test func aReportOf100000EntriesStaysUnder2MiB() throws {
     let report = AuditReport(container: "/c", categories: [:], directories: 0, maxFileSize: nil, maxBackupSize: nil,
-                             findings: [], largest: [], entries: Self.entries(count: 100_000))
+                             findings: [], largest: [], entries: ListedEntries(Self.entries(count: 100_000)))
     let html = AuditSet(source: "/c", reports: [report], isCollection: false).html(failOn: nil)
     print("html report of 100,000 entries: \(html.utf8.count) bytes")
     #expect(html.utf8.count < 2 << 20)

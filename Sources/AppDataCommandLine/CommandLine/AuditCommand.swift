@@ -349,28 +349,42 @@ struct AuditCommand {
     if listsEverything {
       let listed = commandLine.listedCategories
       for index in reports.reports.indices {
-        reports.reports[index].entries = listed.isEmpty ? nil : reports.reports[index].entries?.filter { listed.contains($0.category) }
+        reports.reports[index].entries = listed.isEmpty ? nil : reports.reports[index].entries?.filtered(listed)
       }
     }
 
     for output in outputs {
-      let text = render(output.format == .html ? everything : reports, as: output.format, streamed: streamsNDJSON,
-                        toTerminal: output.file == nil, io: io)
+      let set = output.format == .html ? everything : reports
+      // The report in chunks, each written as it is made: a JSON listing of a million files is
+      // never whole in memory.
+      func chunks(_ write: ([UInt8]) -> Void) {
+        if output.format == .json {
+          set.jsonDocument().serialize(pretty: true, to: write)
+          write([0x0A])
+        } else {
+          write(Array(render(set, as: output.format, streamed: streamsNDJSON, toTerminal: output.file == nil, io: io).utf8))
+        }
+      }
       if let file = output.file {
         if let streamFile {
-          try? Syscalls.writeAll(streamFile, Array(text.utf8), displayPath: file)
+          chunks { try? Syscalls.writeAll(streamFile, $0, displayPath: file) }
           streamFile.close()
         } else {
           let descriptor = try Self.create(file)
           defer { descriptor.close() }
-          do {
-            try Syscalls.writeAll(descriptor, Array(text.utf8), displayPath: file)
-          } catch {
-            throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
+          var failure: SystemError?
+          chunks { chunk in
+            guard failure == nil else { return }
+            do throws(SystemError) { try Syscalls.writeAll(descriptor, chunk, displayPath: file) } catch { failure = error }
+          }
+          if let failure {
+            throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(failure.reason)")
           }
         }
       } else {
-        io.writeOutput(text)
+        chunks { chunk in
+          if let write = io.writeOutputBytes { write(chunk) } else { io.writeOutput(String(decoding: chunk, as: UTF8.self)) }
+        }
       }
       if output.format == .github, let summaryFile = io.environment("GITHUB_STEP_SUMMARY"), !summaryFile.isEmpty {
         do {
@@ -397,7 +411,7 @@ struct AuditCommand {
       }
       return reports.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: quiet)
     case .json:
-      return reports.jsonDocument().serialized(pretty: true) + "\n"
+      return reports.jsonDocument().serialized(pretty: true) + "\n"  // written in chunks by the caller
     case .ndjson:
       return reports.ndjson(streamed: streamed)
     case .github:

@@ -10,6 +10,9 @@ import Foundation
 public struct CommandIO: Sendable {
   /// Writes text to standard output (already newline-terminated).
   public var writeOutput: @Sendable (String) -> Void
+  /// Writes UTF-8 bytes to standard output, when the output takes them as they are (the real
+  /// stdout): a long report's chunks are not made into strings first. Nil: `writeOutput`.
+  public var writeOutputBytes: (@Sendable ([UInt8]) -> Void)?
   /// Writes text to standard error.
   public var writeError: @Sendable (String) -> Void
   /// Whether standard error is a terminal (progress is shown only there).
@@ -34,7 +37,7 @@ public struct CommandIO: Sendable {
   /// out of order). Each call writes whole lines: the NDJSON stream hands over 64 KiB chunks.
   public static func standard() -> CommandIO {
     let lock = NSLock()
-    return CommandIO(
+    var io = CommandIO(
       writeOutput: { text in
         lock.lock()
         try? Syscalls.writeAll(.standardOutput, Array(text.utf8), displayPath: "standard output")
@@ -47,6 +50,12 @@ public struct CommandIO: Sendable {
       },
       isErrorTerminal: Syscalls.isStandardErrorATerminal && Syscalls.environment("TERM") != "dumb",
       isOutputTerminal: Syscalls.isStandardOutputATerminal)
+    io.writeOutputBytes = { bytes in
+      lock.lock()
+      try? Syscalls.writeAll(.standardOutput, bytes, displayPath: "standard output")
+      lock.unlock()
+    }
+    return io
   }
 
   /// `appdata: error: MESSAGE` on one line.

@@ -18,7 +18,7 @@ public struct AuditReport: Sendable {
   /// Largest backed-up files, largest first.
   public var largest: [LargeFile]
   /// With `--list`: the listed files, sorted by path; nil without `--list`.
-  public var entries: [ListedEntry]?
+  public var entries: ListedEntries?
   /// The policy file's budgets and the backed-up bytes under each.
   public var budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
   /// With `--baseline`: the change since then.
@@ -44,7 +44,7 @@ public struct AuditReport: Sendable {
     return worst >= threshold
   }
 
-  package init(container: String, id: String? = nil, kind: ContainerKind = .app, name: String = "", categories: [Category: CategoryTotals], directories: UInt64, maxFileSize: UInt64? = nil, maxBackupSize: UInt64? = nil, findings: [Finding], largest: [LargeFile], entries: [ListedEntry]? = nil, budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = [], comparison: BaselineComparison? = nil, heldByBackup: CategoryTotals? = nil, backupComparison: BackupComparison? = nil) {
+  package init(container: String, id: String? = nil, kind: ContainerKind = .app, name: String = "", categories: [Category: CategoryTotals], directories: UInt64, maxFileSize: UInt64? = nil, maxBackupSize: UInt64? = nil, findings: [Finding], largest: [LargeFile], entries: ListedEntries? = nil, budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = [], comparison: BaselineComparison? = nil, heldByBackup: CategoryTotals? = nil, backupComparison: BackupComparison? = nil) {
     self.container = container
     self.id = id
     self.kind = kind

@@ -18,6 +18,74 @@ extension ListedEntry {
   }
 }
 
+extension ListedEntries {
+  /// The `entries` array: the same text as `.array(map { $0.json() })`, written straight from
+  /// the compact storage (a million entries are never a million JSON values in memory).
+  package var json: JSONValue {
+    let entries = self
+    return .written(JSONWriter { output, pretty, indent in entries.writeJSON(to: &output, pretty: pretty, indent: indent) })
+  }
+
+  private func writeJSON(to output: inout JSONOutput, pretty: Bool, indent: Int) {
+    if isEmpty {
+      output.bytes.append(contentsOf: "[]".utf8)
+      return
+    }
+    output.bytes.append(0x5B)
+    // What comes before each member's value, and after the last, at this indentation: a
+    // handful of appends an entry.
+    func member(_ name: String, first: Bool = false) -> [UInt8] {
+      var bytes: [UInt8] = first ? [0x7B] : [0x2C]
+      if pretty { JSONValue.newline(indent + 2, to: &bytes) }
+      bytes.append(contentsOf: "\"\(name)\":".utf8)
+      if pretty { bytes.append(0x20) }
+      return bytes
+    }
+    var end: [UInt8] = [0x22]
+    if pretty { JSONValue.newline(indent + 1, to: &end) }
+    end.append(0x7D)
+    let separators = (
+      allocatedBytes: member("allocatedBytes", first: true), bytes: member("bytes"), category: member("category") + [0x22],
+      excludedBy: [0x22] + member("excludedBy"), marker: member("marker"), path: member("path") + [0x22], end: end)
+    var isFirst = true
+    forEachInPlace { path, excludedBy, category, bytes, allocatedBytes, marker in
+      if !isFirst { output.bytes.append(0x2C) }
+      isFirst = false
+      if pretty { JSONValue.newline(indent + 1, to: &output.bytes) }
+      guard RelativePath.isPlainJSON(path), excludedBy.map(RelativePath.isPlainJSON) ?? true else {
+        // Bytes a JSON string cannot hold as they are: the general path (escapes, base64).
+        let entry = ListedEntry(path: Array(path), category: category, bytes: bytes, allocatedBytes: allocatedBytes,
+                                marker: marker, excludedBy: excludedBy.map { Array($0) })
+        entry.json().write(to: &output, pretty: pretty, indent: indent + 1)
+        return
+      }
+      // The members in sorted order, as `JSONValue.object` writes them.
+      output.bytes.append(contentsOf: separators.allocatedBytes)
+      JSONValue.writeDecimal(allocatedBytes, to: &output.bytes)
+      output.bytes.append(contentsOf: separators.bytes)
+      JSONValue.writeDecimal(bytes, to: &output.bytes)
+      output.bytes.append(contentsOf: separators.category)
+      output.bytes.append(contentsOf: category.rawValue.utf8)
+      output.bytes.append(contentsOf: separators.excludedBy)
+      if let excludedBy {
+        output.bytes.append(0x22)
+        output.bytes.append(contentsOf: excludedBy)
+        output.bytes.append(0x22)
+      } else {
+        output.bytes.append(contentsOf: "null".utf8)
+      }
+      output.bytes.append(contentsOf: separators.marker)
+      if let name = marker.name { JSONValue.writeString(name, to: &output.bytes) } else { output.bytes.append(contentsOf: "null".utf8) }
+      output.bytes.append(contentsOf: separators.path)
+      output.bytes.append(contentsOf: path)
+      output.bytes.append(contentsOf: separators.end)
+      output.flushIfFull()
+    }
+    if pretty { JSONValue.newline(indent, to: &output.bytes) }
+    output.bytes.append(0x5D)
+  }
+}
+
 /// The fields that name a line's container in the NDJSON of a report of many containers:
 /// `container` (its path) and `id`, serialized once.
 public struct NDJSONTag: Sendable {
@@ -93,6 +161,10 @@ extension ListedEntry {
 extension RelativePath {
   /// True when the bytes can go into a JSON string as they are: printable ASCII without `"` or `\`.
   package static func isPlainJSON(_ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBufferPointer(isPlainJSON)
+  }
+
+  package static func isPlainJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
   }
 }

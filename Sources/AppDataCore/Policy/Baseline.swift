@@ -137,7 +137,7 @@ public struct BaselineComparison: Sendable {
     backupBefore == 0 ? nil : (Double(backupAfter) - Double(backupBefore)) / Double(backupBefore) * 100
   }
 
-  package init(baseline: Baseline, categories current: [Category: CategoryTotals], files: [LargeFile], listed: [ListedEntry]?,
+  package init(baseline: Baseline, categories current: [Category: CategoryTotals], files: [LargeFile], listed: ListedEntries?,
                folders: FolderSummary = FolderSummary()) {
     file = baseline.file
     backupBefore = baseline.backupBytes

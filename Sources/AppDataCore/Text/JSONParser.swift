@@ -275,7 +275,7 @@ extension JSONValue {
     case .bool: return "a boolean"
     case .integer, .unsigned, .double: return "a number"
     case .string: return "a string"
-    case .array: return "an array"
+    case .array, .written: return "an array"
     case .object: return "an object"
     }
   }

@@ -14,6 +14,9 @@ public enum JSONValue: Equatable, Sendable {
   case string(String)
   case array([JSONValue])
   case object([String: JSONValue])
+  /// A value that writes itself: a long array written straight from compact storage (a
+  /// listing of a million files) rather than built as a million values first.
+  case written(JSONWriter)
 
   /// Compact (one line, for NDJSON) or pretty (two-space indentation).
   public func serialized(pretty: Bool) -> String {
@@ -24,52 +27,74 @@ public enum JSONValue: Equatable, Sendable {
   /// than a `String`: appending to a String checks and re-counts it at every step, which made
   /// a 200 KB report take 12 ms to write, longer than a tenth of the walk it reports on.
   public func serializedBytes(pretty: Bool) -> [UInt8] {
-    var output: [UInt8] = []
-    output.reserveCapacity(4096)
+    var output = JSONOutput(sink: nil)
+    output.bytes.reserveCapacity(4096)
     write(to: &output, pretty: pretty, indent: 0)
-    return output
+    return output.bytes
   }
 
-  private func write(to output: inout [UInt8], pretty: Bool, indent: Int) {
-    switch self {
-    case .null: output.append(contentsOf: "null".utf8)
-    case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-    case .integer(let value):
-      if value < 0 { output.append(0x2D) }
-      JSONValue.writeDecimal(value.magnitude, to: &output)
-    case .unsigned(let value): JSONValue.writeDecimal(value, to: &output)
-    case .double(let value): output.append(contentsOf: (value.isFinite ? JSONValue.format(value) : "null").utf8)
-    case .string(let value): JSONValue.writeString(value, to: &output)
-    case .array(let values):
-      if values.isEmpty { output.append(contentsOf: "[]".utf8); return }
-      output.append(0x5B)
-      for (index, value) in values.enumerated() {
-        if index > 0 { output.append(0x2C) }
-        if pretty { JSONValue.newline(indent + 1, to: &output) }
-        value.write(to: &output, pretty: pretty, indent: indent + 1)
-      }
-      if pretty { JSONValue.newline(indent, to: &output) }
-      output.append(0x5D)
-    case .object(let members):
-      if members.isEmpty { output.append(contentsOf: "{}".utf8); return }
-      output.append(0x7B)
-      for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
-        if index > 0 { output.append(0x2C) }
-        if pretty { JSONValue.newline(indent + 1, to: &output) }
-        JSONValue.writeString(member.key, to: &output)
-        output.append(0x3A)
-        if pretty { output.append(0x20) }
-        member.value.write(to: &output, pretty: pretty, indent: indent + 1)
-      }
-      if pretty { JSONValue.newline(indent, to: &output) }
-      output.append(0x7D)
+  /// The same bytes as `serializedBytes(pretty:)`, handed to `sink` in chunks of about
+  /// `JSONOutput.chunkSize` as they are written: a document of any length in bounded memory.
+  public func serialize(pretty: Bool, to sink: ([UInt8]) -> Void) {
+    withoutActuallyEscaping(sink) { sink in
+      var output = JSONOutput(sink: sink)
+      output.bytes.reserveCapacity(JSONOutput.chunkSize + 4096)
+      write(to: &output, pretty: pretty, indent: 0)
+      output.flush()
     }
   }
 
-  private static func newline(_ indent: Int, to output: inout [UInt8]) {
-    output.append(0x0A)
-    output.append(contentsOf: repeatElement(0x20, count: 2 * indent))
+  package func write(to output: inout JSONOutput, pretty: Bool, indent: Int) {
+    switch self {
+    case .null: output.bytes.append(contentsOf: "null".utf8)
+    case .bool(let value): output.bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    case .integer(let value):
+      if value < 0 { output.bytes.append(0x2D) }
+      JSONValue.writeDecimal(value.magnitude, to: &output.bytes)
+    case .unsigned(let value): JSONValue.writeDecimal(value, to: &output.bytes)
+    case .double(let value): output.bytes.append(contentsOf: (value.isFinite ? JSONValue.format(value) : "null").utf8)
+    case .string(let value): JSONValue.writeString(value, to: &output.bytes)
+    case .array(let values):
+      if values.isEmpty { output.bytes.append(contentsOf: "[]".utf8); return }
+      output.bytes.append(0x5B)
+      for (index, value) in values.enumerated() {
+        if index > 0 { output.bytes.append(0x2C) }
+        if pretty { JSONValue.newline(indent + 1, to: &output.bytes) }
+        value.write(to: &output, pretty: pretty, indent: indent + 1)
+        output.flushIfFull()
+      }
+      if pretty { JSONValue.newline(indent, to: &output.bytes) }
+      output.bytes.append(0x5D)
+    case .object(let members):
+      if members.isEmpty { output.bytes.append(contentsOf: "{}".utf8); return }
+      output.bytes.append(0x7B)
+      for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+        if index > 0 { output.bytes.append(0x2C) }
+        if pretty { JSONValue.newline(indent + 1, to: &output.bytes) }
+        JSONValue.writeString(member.key, to: &output.bytes)
+        output.bytes.append(0x3A)
+        if pretty { output.bytes.append(0x20) }
+        member.value.write(to: &output, pretty: pretty, indent: indent + 1)
+      }
+      if pretty { JSONValue.newline(indent, to: &output.bytes) }
+      output.bytes.append(0x7D)
+    case .written(let writer):
+      writer.write(&output, pretty, indent)
+    }
   }
+
+  package static func newline(_ indent: Int, to output: inout [UInt8]) {
+    let count = 1 + 2 * indent
+    if count <= newlineAndSpaces.count {
+      newlineAndSpaces.withUnsafeBufferPointer { output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count])) }
+    } else {
+      output.append(0x0A)
+      output.append(contentsOf: repeatElement(0x20, count: 2 * indent))
+    }
+  }
+
+  /// A newline and the spaces of the usual indentations, appended as one slice.
+  private static let newlineAndSpaces: [UInt8] = [0x0A] + [UInt8](repeating: 0x20, count: 64)
 
   /// Decimal digits without going through `String`.
   package static func writeDecimal(_ value: UInt64, to output: inout [UInt8]) {
@@ -112,6 +137,43 @@ public enum JSONValue: Equatable, Sendable {
       output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[plainStart...]))
     }
     output.append(0x22)
+  }
+}
+
+/// The bytes a document is written into, handed to a sink whenever they pass `chunkSize` (a
+/// writer calls `flushIfFull()` between elements), or kept whole when there is no sink.
+public struct JSONOutput {
+  package static let chunkSize = 1 << 20
+  package var bytes: [UInt8] = []
+  let sink: (([UInt8]) -> Void)?
+
+  package mutating func flushIfFull() {
+    if bytes.count >= Self.chunkSize { flush() }
+  }
+
+  mutating func flush() {
+    guard let sink, !bytes.isEmpty else { return }
+    sink(bytes)
+    bytes.removeAll(keepingCapacity: true)
+  }
+}
+
+/// What `JSONValue.written` holds: code that writes the value's text, pretty (at `indent`) or
+/// compact, exactly as the equivalent built value would be written.
+public struct JSONWriter: Sendable, Equatable {
+  let write: @Sendable (_ output: inout JSONOutput, _ pretty: Bool, _ indent: Int) -> Void
+
+  package init(_ write: @escaping @Sendable (_ output: inout JSONOutput, _ pretty: Bool, _ indent: Int) -> Void) {
+    self.write = write
+  }
+
+  /// Two writers are equal when they write the same text.
+  public static func == (a: JSONWriter, b: JSONWriter) -> Bool {
+    var left = JSONOutput(sink: nil)
+    var right = JSONOutput(sink: nil)
+    a.write(&left, false, 0)
+    b.write(&right, false, 0)
+    return left.bytes == right.bytes
   }
 }
 

@@ -6,10 +6,13 @@ import AppDataCore
 package enum Auditor {
   /// Merges the accumulators of a walk (or an archive read) and applies the whole-container
   /// rules, the policy and the baseline.
-  static func report(from visitors: [AuditAccumulator], options: AuditOptions, layout: ContainerLayout, container: String,
+  /// The accumulators are consumed: their listings move into the report rather than being
+  /// copied (a million listed files are held once, not twice, while they merge).
+  static func report(from visitors: consuming [AuditAccumulator], options: AuditOptions, layout: ContainerLayout, container: String,
                      entrySink: (@Sendable ([UInt8]) -> Void)?, tag: NDJSONTag?) -> AuditReport {
     var merged = AuditAccumulator(options: options, layout: layout, sink: entrySink, tag: tag)
-    for visitor in visitors { merged.absorb(visitor) }
+    var visitors = visitors
+    for index in visitors.indices { merged.absorb(&visitors[index]) }
     merged.everyFileIsBackedUp = visitors.first?.everyFileIsBackedUp ?? false
     merged.settleHardLinks()
     merged.flushStream()
@@ -51,7 +54,7 @@ package enum Auditor {
     var categories: [Category: CategoryTotals] = [:]
     for category in Category.allCases { categories[category] = merged.totals[category.index] }
     let entries = options.listedCategories.isEmpty || entrySink != nil
-      ? nil : merged.entries.sorted { RelativePath.precedes($0.path, $1.path) }
+      ? nil : merged.entries.sortedByPath()
 
     var comparison: BaselineComparison?
     if let baseline = options.baseline {
@@ -129,7 +132,7 @@ struct AuditAccumulator: EntryVisitor {
   var directories: UInt64 = 0
   var findings: [Finding] = []
   var largest: [LargeFile] = []
-  var entries: [ListedEntry] = []
+  var entries = ListedEntries()
   /// Backed-up bytes by folder (`FolderSummary.depth` levels), and the folder of the files met
   /// last with their bytes not yet added: files come folder by folder, so one comparison per
   /// file is the usual cost.
@@ -256,15 +259,18 @@ struct AuditAccumulator: EntryVisitor {
       addToFolder(entry.parentBuffer, bytes: bytes)
     }
     if listedMask & (1 << UInt8(category.index)) != 0 {
-      let exclusion = entry.exclusion
-      let listed = ListedEntry(
-        path: entry.path, category: category, bytes: bytes, allocatedBytes: allocated,
-        marker: exclusion?.markers ?? [], excludedBy: exclusion?.path)
       if sink != nil {
+        let exclusion = entry.exclusion
+        let listed = ListedEntry(
+          path: entry.path, category: category, bytes: bytes, allocatedBytes: allocated,
+          marker: exclusion?.markers ?? [], excludedBy: exclusion?.path)
         listed.appendNDJSONLine(to: &streamBuffer, tag: tag)
         if streamBuffer.count >= 64 * 1024 { flushStream() }
       } else {
-        entries.append(listed)
+        entry.withExclusion { excludedBy, markers in
+          entries.append(folder: entry.parentBuffer, name: entry.nameBuffer, category: category, bytes: bytes,
+                         allocatedBytes: allocated, marker: markers, excludedBy: excludedBy)
+        }
       }
     }
   }
@@ -347,9 +353,8 @@ struct AuditAccumulator: EntryVisitor {
     streamBuffer.removeAll(keepingCapacity: true)
   }
 
-  /// Folds another worker's accumulator into this one.
-  mutating func absorb(_ other: AuditAccumulator) {
-    var other = other
+  /// Folds another worker's accumulator into this one, taking its listing (left empty there).
+  mutating func absorb(_ other: inout AuditAccumulator) {
     other.flushStream()
     for index in totals.indices { totals[index].add(other.totals[index]) }
     directories += other.directories
@@ -359,7 +364,12 @@ struct AuditAccumulator: EntryVisitor {
     flushFolder()
     folderBytes.merge(other.folderBytes)
     for file in other.largest { insertLargest(file) }
-    entries.append(contentsOf: other.entries)
+    if entries.isEmpty {
+      swap(&entries, &other.entries)
+    } else {
+      entries.append(contentsOf: other.entries)
+      other.entries = ListedEntries()
+    }
     hardLinks.merge(other.hardLinks) { $0 + $1 }
   }
 

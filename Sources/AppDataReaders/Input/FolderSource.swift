@@ -18,7 +18,7 @@ struct FolderSource: ContainerSource {
     let layouts = selected.map { ContainerLayout.forKind($0.kind) }
     let tags = selected.map { request.tagsLines ? NDJSONTag(container: Syscalls.absolutePath($0.root), id: $0.id) : nil }
     // One walk over every container: their folders share the threads.
-    let walked = Walker.walk(
+    var walked = Walker.walk(
       roots: zip(selected, layouts).map { Walker.Root(path: $0.root, layout: $1, below: base) },
       jobs: request.options(nil).jobs, progress: request.progress
     ) { index in
@@ -28,7 +28,9 @@ struct FolderSource: ContainerSource {
     for (index, container) in selected.enumerated() {
       let path = Syscalls.absolutePath(container.root)
       var report: AuditReport
-      switch walked[index] {
+      let result = walked[index]
+      walked[index] = .success([])  // the report takes the accumulators' listings: none kept here
+      switch consume result {
       case .success(let visitors):
         report = Auditor.report(from: visitors, options: options[index], layout: layouts[index], container: path,
                                 entrySink: request.entrySink, tag: tags[index])

@@ -64,6 +64,17 @@ public struct WalkedEntry {
   /// The entry's folder's path, borrowed (valid during the visit).
   var parentBuffer: UnsafeBufferPointer<UInt8> { parentBytes }
 
+  /// The entry's own name, borrowed.
+  var nameBuffer: UnsafeBufferPointer<UInt8> { nameBytes }
+
+  /// The path and markers of `exclusion`, lent to `body` without copying an inherited path
+  /// (nil and no markers when nothing excludes the entry).
+  func withExclusion<R>(_ body: (_ path: UnsafeBufferPointer<UInt8>?, _ markers: MarkerSet) -> R) -> R {
+    if ownMarkers.isExcluding { return path.withUnsafeBufferPointer { body($0, ownMarkers) } }
+    if let inherited { return body(inherited.path, inherited.markers) }
+    return body(nil, [])
+  }
+
   /// The entry's own name.
   public var name: [UInt8] { Array(nameBytes) }
 

@@ -12,7 +12,7 @@ extension AuditReport {
     document["limits"] = limitsJSON()
     document["findings"] = .array(findings.map { $0.json() })
     document["largest"] = .array(largest.map { $0.json() })
-    if let entries { document["entries"] = .array(entries.map { $0.json() }) }
+    if let entries { document["entries"] = entries.json }
     document["budgets"] = budgetsJSON()
     document["folders"] = folders.json()
     if let comparison { document["baseline"] = comparison.json() }

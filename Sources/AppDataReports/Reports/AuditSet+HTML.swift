@@ -25,7 +25,7 @@ extension AuditSet {
     // Inside its backup's cell (and its backup's column) a container needs no other name.
     let containers: [JSONValue] = ordered.map { report in
       let name = backupOf[report.container] == nil ? label(report) : report.name
-      let tree = SizeTree(name: name, entries: report.entries ?? [])
+      let tree = SizeTree(name: name, entries: report.entries ?? ListedEntries())
       var object: [String: JSONValue] = ["name": .string(name), "kind": .string(report.kind.rawValue), "tree": tree.json(),
                                          "backup": .unsigned(report.backup.bytes)]
       object["group"] = backupOf[report.container].map { .string("backup " + $0) } ?? .null

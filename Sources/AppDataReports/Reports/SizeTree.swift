@@ -24,7 +24,7 @@ struct SizeTree {
   static let maximumDepth = 64
 
   /// The tree of `entries` (a container's listed files, every category).
-  init(name: String, entries: [ListedEntry]) {
+  init(name: String, entries: ListedEntries) {
     root = Node(name: name)
     for entry in entries where entry.bytes > 0 {
       let components = RelativePath.components(entry.path)
