@@ -58,6 +58,7 @@ struct AuditCommand {
     var maxGrowthPercent: Double?
     var top = 10
     var jobs = 1
+    var jobsAreFixed = false
     var listedCategories: Set<Category> = []
   }
 
@@ -124,6 +125,7 @@ struct AuditCommand {
     }
     options.top = try parsed.integer("top") ?? 10
     options.jobs = try parsed.integer("jobs", minimum: 1, maximum: 256) ?? AuditOptions.defaultJobs
+    options.jobsAreFixed = parsed.allValues("jobs").count > 0
     for value in parsed.allValues("list") {
       for name in value.split(separator: ",") {
         if name == "all" { options.listedCategories.formUnion(Category.allCases) }
@@ -178,6 +180,7 @@ struct AuditCommand {
     options.maxGrowthPercent = commandLine.maxGrowthPercent
     options.top = commandLine.top
     options.jobs = commandLine.jobs
+    options.jobsAreFixed = commandLine.jobsAreFixed
     options.listedCategories = commandLine.listedCategories
     return options
   }

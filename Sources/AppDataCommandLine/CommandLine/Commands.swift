@@ -47,7 +47,7 @@ public enum Commands {
       .flag("bytes", short: "b", help: "Show exact byte counts instead of human sizes in the table."),
       .value("color", metavar: "WHEN", choices: ["auto", "always", "never"],
              help: "Colour the table: auto (default: on a terminal, unless NO_COLOR is set or TERM is dumb), always or never."),
-      .value("jobs", short: "j", metavar: "N", help: "Walk with N threads (default: 8 per online CPU, 8 to 16: more threads keep a cold disk busy)."),
+      .value("jobs", short: "j", metavar: "N", help: "Walk with N threads from the start (default: one per online CPU, growing to 8 per CPU, at most 16, while the walk waits on a cold disk)."),
       .flag("quiet", short: "q", help: "Print only the findings in the table, and no progress line."),
       .value("app", metavar: "ID", help: "Audit only the containers of app ID: its own, its extensions' (ID.*) and its groups' (group.ID*); repeatable.",
              repeatable: true),

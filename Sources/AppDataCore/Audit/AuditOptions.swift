@@ -9,8 +9,11 @@ public struct AuditOptions: Sendable {
   public var listedCategories: Set<Category> = []
   /// `--top`: how many of the largest backed-up files to report.
   public var top: Int = 10
-  /// `--jobs`: worker threads for the walk.
+  /// `--jobs`: worker threads for the walk; without `--jobs` (`jobsAreFixed` false), the most
+  /// it grows to (`Walker.walk`'s `startingWith`).
   public var jobs: Int = AuditOptions.defaultJobs
+  /// `--jobs N` was given: the walk uses N threads from the start, whatever the cache.
+  public var jobsAreFixed = false
   /// `warnAt`: the fraction of a limit above which a warning comes first.
   public var warnAt: Double?
   /// `budgets` from the policy file.
@@ -104,4 +107,9 @@ extension AuditOptions {
   /// 16 0.945 s, 32 1.03 s (the C floor walker's best: 0.92 s, at 32 threads); warm --jobs 2
   /// 0.268 s, 8 0.292 s, 16 0.294 s, 32 0.300 s.
   public static var defaultJobs: Int { min(16, max(8, 8 * Syscalls.onlineProcessorCount)) }
+
+  /// The walkers a walk without `--jobs` starts with: one per online CPU, all a warm cache can
+  /// use (warm --jobs 2 was the floor's best on 2 CPUs, 16 was 1.0 to 1.18 times it). It grows
+  /// towards `defaultJobs` while its workers wait on the disk (`Walker.walk`).
+  public static var startingJobs: Int { min(defaultJobs, Syscalls.onlineProcessorCount) }
 }

@@ -20,7 +20,8 @@ struct FolderSource: ContainerSource {
     // One walk over every container: their folders share the threads.
     var walked = Walker.walk(
       roots: zip(selected, layouts).map { Walker.Root(path: $0.root, layout: $1, below: base) },
-      jobs: request.options(nil).jobs, progress: request.progress
+      jobs: request.options(nil).jobs, startingWith: request.options(nil).jobsAreFixed ? nil : AuditOptions.startingJobs,
+      progress: request.progress
     ) { index in
       AuditAccumulator(options: options[index], layout: layouts[index], sink: request.entrySink, tag: tags[index])
     }

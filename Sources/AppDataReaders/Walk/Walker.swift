@@ -30,11 +30,17 @@ public enum Walker {
   /// threads stay busy across them (twenty small containers walked one after another would
   /// each start and end with threads idle). Each worker has a visitor per root, from
   /// `makeVisitor(rootIndex)`. Returns, per root, its visitors, or why it could not be opened.
+  ///
+  /// With `startingWith`, the walk starts that many workers and adds one, up to `jobs`, for
+  /// every `WalkGrowth.blockedFoldersPerWorker` folders whose reading waited on the disk
+  /// (`WalkGrowth`): warm, a walk stays at one worker per CPU, all a cached tree can use;
+  /// cold, it grows to the thread count that keeps the disk busy.
   public static func walk<V: WalkVisitor>(
-    roots: [Root], jobs: Int, progress: WalkProgress? = nil, makeVisitor: (Int) -> V
+    roots: [Root], jobs: Int, startingWith: Int? = nil, progress: WalkProgress? = nil, makeVisitor: (Int) -> V
   ) -> [Result<[V], SystemError>] {
     Syscalls.raiseOpenFileLimit()
     let jobs = max(1, jobs)
+    let starting = min(jobs, max(1, startingWith ?? jobs))
     var streams: [DirectoryStream?] = []
     var failures: [Int: SystemError] = [:]
     let queue = WorkQueue()
@@ -75,7 +81,10 @@ public enum Walker {
     } else {
       let box = VisitorBox((0..<jobs).map { _ in roots.indices.map { makeVisitor($0) } })
       let group = DispatchGroup()
-      for index in 0..<jobs {
+      let growth = starting < jobs ? WalkGrowth(started: starting, maximum: jobs) : nil
+      // @Sendable: called from the walking thread and from workers that ask for help.
+      let spawn = SpawnBox()
+      spawn.start = { index in
         let thread = Thread {
           // Each worker works in its own copy of the descriptor table (it still holds the roots,
           // opened above): folders it opens are its own, and folders it hands to another worker
@@ -86,6 +95,11 @@ public enum Walker {
           var visitors = box.values[index]
           visitors.reserveCapacity(visitors.count + 1)  // a unique copy, allocated by this thread
           var worker = Worker(progress: progress, roots: descriptors, layouts: layouts)
+          if let growth {
+            worker.onBlockedFolder = {
+              if let index = growth.blockedFolder() { spawn.start?(index) }
+            }
+          }
           worker.run(queue: queue, visitors: &visitors, shares: true)
           box.values[index] = visitors
           group.leave()
@@ -94,7 +108,9 @@ public enum Walker {
         group.enter()
         thread.start()
       }
+      for index in 0..<starting { spawn.start?(index) }
       group.wait()
+      spawn.start = nil
       perWorker = box.values
     }
     withExtendedLifetime(streams) {}
@@ -103,6 +119,44 @@ public enum Walker {
       return .success(perWorker.map { $0[index] })
     }
   }
+}
+
+/// When a walk adds workers: a folder whose reading took `blockedNanoseconds` more wall-clock
+/// time than CPU time waited on the disk (a cached folder of a few hundred entries is read in
+/// well under a millisecond, all of it CPU), and every `blockedFoldersPerWorker` such folders
+/// add one worker, up to the maximum.
+// @unchecked Sendable: every property is touched only while holding `lock`.
+final class WalkGrowth: @unchecked Sendable {
+  static let blockedNanoseconds: UInt64 = 1_000_000
+  static let blockedFoldersPerWorker = 2
+  private let lock = NSLock()
+  private var started: Int
+  private let maximum: Int
+  private var blocked = 0
+
+  init(started: Int, maximum: Int) {
+    self.started = started
+    self.maximum = maximum
+  }
+
+  /// A worker waited on the disk: the index of a worker to start now, if one is due.
+  func blockedFolder() -> Int? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard started < maximum else { return nil }
+    blocked += 1
+    guard blocked >= Self.blockedFoldersPerWorker else { return nil }
+    blocked = 0
+    started += 1
+    return started - 1
+  }
+}
+
+/// The function that starts worker N (set before the first starts, cleared once all are done).
+// @unchecked Sendable: `start` is set before any worker runs and cleared after all have left
+// the group; workers only read it in between (the thread start orders the write before).
+private final class SpawnBox: @unchecked Sendable {
+  var start: ((Int) -> Void)?
 }
 
 /// Holds the per-worker visitors; each thread touches only its own slot.
@@ -217,6 +271,8 @@ struct Worker {
   private var children: [PendingFolder] = []
   private var localEntries = 0
   private var localBytes: UInt64 = 0
+  /// Called when a folder's reading waited on the disk (a walk that may add workers).
+  var onBlockedFolder: (() -> Void)?
 
   init(progress: WalkProgress?, roots: [FileDescriptor], layouts: [ContainerLayout]) {
     self.progress = progress
@@ -252,6 +308,15 @@ struct Worker {
   }
 
   private mutating func read<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {
+    guard let onBlockedFolder else { return readFolder(folder, visitor: &visitor) }
+    let wall = Syscalls.monotonicNanoseconds()
+    let cpu = Syscalls.threadCPUNanoseconds()
+    readFolder(folder, visitor: &visitor)
+    let waited = Int64(bitPattern: Syscalls.monotonicNanoseconds() &- wall) - Int64(bitPattern: Syscalls.threadCPUNanoseconds() &- cpu)
+    if waited > Int64(WalkGrowth.blockedNanoseconds) { onBlockedFolder() }
+  }
+
+  private mutating func readFolder<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {
     let stream: DirectoryStream
     if let opened = folder.opened {
       stream = opened

@@ -20,6 +20,21 @@ extension Syscalls {
     #endif
   }
 
+  /// CLOCK_MONOTONIC, in nanoseconds (vDSO: no system call).
+  public static func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+  }
+
+  /// CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID), in nanoseconds: with
+  /// `monotonicNanoseconds`, how long a thread waited rather than worked.
+  public static func threadCPUNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+  }
+
   /// The number of online CPUs (sysconf(_SC_NPROCESSORS_ONLN)).
   public static var onlineProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
