@@ -101,13 +101,13 @@ struct SizeTree {
 
 /// The size tree of entries whose paths are printable ASCII without empty components, where a
 /// name's bytes are its `String` and equal bytes are equal names: folders are keyed by their
-/// path bytes in a `ByteKeyTable`-like arena table (consecutive files share a folder, so most
+/// path bytes in a `ByteKeyTable` (consecutive files share a folder, so most
 /// files cost one comparison), and a file smaller than the smallest threshold the treemap can
 /// use (the total over `maximumCells`) is only added to its folder's "other items". The result
 /// is the tree the general builder makes, with those files folded in advance.
 private struct CompactBuilder {
   private let entries: ListedEntries
-  private var folderKeys = PathTable()
+  private var folderKeys = ByteKeyTable()
   /// Per folder: its parent (-1: the root), its name's range in the folder's key, its files'
   /// bytes per category (6 a folder), and whether a file of the same path was merged into it.
   private var parents: [Int32] = []
@@ -138,10 +138,11 @@ private struct CompactBuilder {
   /// made with its ancestors when new.
   private mutating func folder(_ path: UnsafeBufferPointer<UInt8>, end: Int) -> Int {
     let key = UnsafeBufferPointer(rebasing: path[0..<end])
-    if let found = folderKeys.find(key) { return found }
+    let hash = ByteKeyTable.hash(key)
+    if let found = folderKeys.find(key, hash: hash) { return found }
     let slash = key.lastIndex(of: 0x2F)
     let parent = slash.map { folder(path, end: $0) } ?? -1
-    let index = folderKeys.insert(key)
+    let index = folderKeys.index(of: key, hash: hash)
     parents.append(Int32(parent))
     nameStarts.append(Int32(slash.map { $0 + 1 } ?? 0))
     bytes.append(contentsOf: repeatElement(0, count: Self.categories))
@@ -190,8 +191,9 @@ private struct CompactBuilder {
     // Files: into a folder of the same path (merged, as the general builder's one node per
     // name does), as a node of their own when large enough to be a cell, else into their
     // folder's small items.
-    var smallBytes: [Int: [UInt64]] = [:]
-    var smallCounts: [Int: Int] = [:]
+    // Small files per folder (slot 0: the root, slot f + 1: folder f).
+    var smallBytes = [UInt64](repeating: 0, count: (parents.count + 1) * Self.categories)
+    var smallCounts = [Int](repeating: 0, count: parents.count + 1)
     var largeFiles: [(folder: Int, name: String, category: Int, bytes: UInt64)] = []
     var position = 0
     lastKey.removeAll()
@@ -207,7 +209,8 @@ private struct CompactBuilder {
           Syscalls.compareBytes($0.baseAddress!, path.baseAddress!, count: end) == 0
         }
         if !same {
-          lastFolder = folderKeys.find(UnsafeBufferPointer(rebasing: path[0..<end]))!
+          let key = UnsafeBufferPointer(rebasing: path[0..<end])
+          lastFolder = folderKeys.find(key, hash: ByteKeyTable.hash(key))!
           lastKey.removeAll(keepingCapacity: true)
           lastKey.append(contentsOf: UnsafeBufferPointer(rebasing: path[0..<end]))
         }
@@ -217,7 +220,7 @@ private struct CompactBuilder {
         bytes[parent * Self.categories + category.index] = bytes[parent * Self.categories + category.index].saturatingSum(size)
         return
       }
-      if let merged = folderKeys.find(path) {
+      if let merged = folderKeys.find(path, hash: ByteKeyTable.hash(path)) {
         bytes[merged * Self.categories + category.index] = bytes[merged * Self.categories + category.index].saturatingSum(size)
         mergedFile[merged] = true
         return
@@ -225,10 +228,9 @@ private struct CompactBuilder {
       if size >= smallest {
         largeFiles.append((parent, String(decoding: UnsafeBufferPointer(rebasing: path[(end + 1)...]), as: UTF8.self), category.index, size))
       } else {
-        var small = smallBytes[parent] ?? [UInt64](repeating: 0, count: Self.categories)
-        small[category.index] = small[category.index].saturatingSum(size)
-        smallBytes[parent] = small
-        smallCounts[parent, default: 0] += 1
+        let slot = (parent + 1) * Self.categories + category.index
+        smallBytes[slot] = smallBytes[slot].saturatingSum(size)
+        smallCounts[parent + 1] += 1
       }
     }
 
@@ -238,7 +240,7 @@ private struct CompactBuilder {
     root.bytes = rootBytes
     var nodes: [SizeTree.Node] = []
     nodes.reserveCapacity(parents.count)
-    folderKeys.forEach { key, index in
+    folderKeys.forEach { key, index, _ in
       let node = SizeTree.Node(name: String(decoding: UnsafeBufferPointer(rebasing: key[Int(nameStarts[index])...]), as: UTF8.self))
       node.isFile = mergedFile[index]
       nodes.append(node)
@@ -247,9 +249,10 @@ private struct CompactBuilder {
     for (file, _, category, size) in largeFiles where file >= 0 {
       sums[file * Self.categories + category] = sums[file * Self.categories + category].saturatingSum(size)
     }
-    for (folder, small) in smallBytes where folder >= 0 {
+    for folder in 0..<parents.count where smallCounts[folder + 1] > 0 {
       for category in 0..<Self.categories {
-        sums[folder * Self.categories + category] = sums[folder * Self.categories + category].saturatingSum(small[category])
+        let small = smallBytes[(folder + 1) * Self.categories + category]
+        sums[folder * Self.categories + category] = sums[folder * Self.categories + category].saturatingSum(small)
       }
     }
     for index in stride(from: parents.count - 1, through: 0, by: -1) {
@@ -269,73 +272,11 @@ private struct CompactBuilder {
       node.isFile = true
       (folder >= 0 ? nodes[folder] : root).children[name] = node  // one file a path: checked in init
     }
-    for (folder, small) in smallBytes {
-      let node = folder >= 0 ? nodes[folder] : root
-      node.smallBytes = small
-      node.smallCount = smallCounts[folder] ?? 0
+    for slot in smallCounts.indices where smallCounts[slot] > 0 {
+      let node = slot > 0 ? nodes[slot - 1] : root
+      node.smallBytes = Array(smallBytes[(slot * Self.categories)..<((slot + 1) * Self.categories)])
+      node.smallCount = smallCounts[slot]
     }
     return root
-  }
-}
-
-/// Folder paths to dense indexes, in an arena (as `ByteKeyTable` in the readers).
-private struct PathTable {
-  private var slots: [Int32] = []
-  private var hashes: [UInt64] = []
-  private var offsets: [Int] = []
-  private var lengths: [Int32] = []
-  private var arena: [UInt8] = []
-
-  private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    return hash
-  }
-
-  func find(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
-    guard !slots.isEmpty else { return nil }
-    let hash = Self.hash(key)
-    let mask = slots.count - 1
-    var slot = Int(truncatingIfNeeded: hash) & mask
-    while true {
-      let stored = Int(slots[slot])
-      if stored == 0 { return nil }
-      let entry = stored - 1
-      if hashes[entry] == hash && Int(lengths[entry]) == key.count && arena.withUnsafeBufferPointer({
-        key.isEmpty || Syscalls.compareBytes($0.baseAddress! + offsets[entry], key.baseAddress!, count: key.count) == 0
-      }) {
-        return entry
-      }
-      slot = (slot + 1) & mask
-    }
-  }
-
-  /// Adds a key known to be absent; its index.
-  mutating func insert(_ key: UnsafeBufferPointer<UInt8>) -> Int {
-    if hashes.count * 2 >= slots.count {
-      let capacity = max(16, slots.count * 2)
-      slots = [Int32](repeating: 0, count: capacity)
-      for entry in hashes.indices {
-        var slot = Int(truncatingIfNeeded: hashes[entry]) & (capacity - 1)
-        while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
-        slots[slot] = Int32(entry + 1)
-      }
-    }
-    let hash = Self.hash(key)
-    let mask = slots.count - 1
-    var slot = Int(truncatingIfNeeded: hash) & mask
-    while slots[slot] != 0 { slot = (slot + 1) & mask }
-    slots[slot] = Int32(hashes.count + 1)
-    hashes.append(hash)
-    offsets.append(arena.count)
-    lengths.append(Int32(key.count))
-    arena.append(contentsOf: key)
-    return hashes.count - 1
-  }
-
-  func forEach(_ body: (_ key: UnsafeBufferPointer<UInt8>, _ index: Int) -> Void) {
-    arena.withUnsafeBufferPointer { bytes in
-      for entry in hashes.indices { body(UnsafeBufferPointer(rebasing: bytes[offsets[entry]..<(offsets[entry] + Int(lengths[entry]))]), entry) }
-    }
   }
 }
