@@ -4,6 +4,7 @@ import AppDataSystem
 /// cannot move the cursor, retitle the window or clear the screen.
 public enum TerminalText {
   public static func escaped(_ bytes: [UInt8]) -> String {
+    if bytes.allSatisfy(isPlain) { return String(decoding: bytes, as: UTF8.self) }
     var output = ""
     var index = 0
     // Decode one scalar at a time; where the bytes are not UTF-8, escape the byte itself.
@@ -26,8 +27,12 @@ public enum TerminalText {
 
   /// Escapes a string that may hold control characters (already valid Unicode).
   public static func escaped(_ text: String) -> String {
-    text.unicodeScalars.map(escape).joined()
+    if text.utf8.allSatisfy(isPlain) { return text }
+    return text.unicodeScalars.map(escape).joined()
   }
+
+  /// Printable ASCII other than `\`: shown as it is.
+  private static func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x5C }
 
   /// Escaped, and cut to its first `limit` characters and its length when longer: a message
   /// quoting what someone typed or wrote stays one readable line (a 120,000-byte glob).

@@ -364,12 +364,8 @@ struct AuditAccumulator: EntryVisitor {
     flushFolder()
     folderBytes.merge(other.folderBytes)
     for file in other.largest { insertLargest(file) }
-    if entries.isEmpty {
-      swap(&entries, &other.entries)
-    } else {
-      entries.append(contentsOf: other.entries)
-      other.entries = ListedEntries()
-    }
+    entries.append(contentsOf: other.entries)
+    other.entries = ListedEntries()
     hardLinks.merge(other.hardLinks) { $0 + $1 }
   }
 

@@ -35,6 +35,8 @@ struct FolderSource: ContainerSource {
       case .success(let visitors):
         report = Auditor.report(from: visitors, options: options[index], layout: layouts[index], container: path,
                                 entrySink: request.entrySink, tag: tags[index])
+        // A walk meets each path once, from its folder's listing.
+        report.entries?.pathsAreUnique = true
       case .failure(let error):
         // One container of many that cannot be opened is a finding; the others are audited.
         guard isCollection else { throw Refusal(TerminalText.escaped(error.description)) }

@@ -71,6 +71,8 @@ extension AuditReport {
 
   /// XML 1.0 text: markup characters as entities, control characters (which XML cannot carry) as escapes.
   static func xml(_ text: String) -> String {
+    // Most text is printable ASCII with no markup character: as it is.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x26 && $0 != 0x3C && $0 != 0x3E && $0 != 0x22 && $0 != 0x27 }) { return text }
     var output = ""
     for scalar in text.unicodeScalars {
       switch scalar {

@@ -30,15 +30,17 @@ struct SizeTree {
   /// The tree of `entries` (a container's listed files, every category). When every path is
   /// printable ASCII with no empty component (as nearly all are), the folders are found by
   /// their path bytes and only the files large enough ever to be a cell become nodes
-  /// (`CompactBuilder`): a million entries cost a tenth of a second. Otherwise names go through
-  /// `String`, whose equality merges canonically equivalent ones, and every component is a node.
-  init(name: String, entries: ListedEntries) {
-    if var builder = CompactBuilder(entries: entries) {
-      root = builder.build(name: name)
+  /// (`CompactBuilder`): a million entries cost about a tenth of a second. Otherwise names go
+  /// through `String`, whose equality merges canonically equivalent ones, and every component
+  /// is a node. Either way the entries are read in the order they were listed, not sorted.
+  /// (`compact: false` always takes the general builder: the tests compare the two.)
+  init(name: String, entries: ListedEntries, compact: Bool = true) {
+    if compact, var builder = CompactBuilder(entries: entries), let root = builder.build(name: name) {
+      self.root = root
       return
     }
     root = Node(name: name)
-    entries.forEachInPlace { path, _, category, bytes, _, _ in
+    entries.forEachStored { path, category, bytes in
       guard bytes > 0 else { return }
       let components = RelativePath.components(Array(path))
       var node = root
@@ -101,41 +103,65 @@ struct SizeTree {
 
 /// The size tree of entries whose paths are printable ASCII without empty components, where a
 /// name's bytes are its `String` and equal bytes are equal names: folders are keyed by their
-/// path bytes in a `ByteKeyTable` (consecutive files share a folder, so most
-/// files cost one comparison), and a file smaller than the smallest threshold the treemap can
-/// use (the total over `maximumCells`) is only added to its folder's "other items". The result
-/// is the tree the general builder makes, with those files folded in advance.
+/// path bytes in a `ByteKeyTable` (consecutive files share a folder, so most files cost one
+/// comparison), and whatever is smaller than the smallest threshold the treemap can use (the
+/// total over `maximumCells`), a file or a whole folder, is only added to its folder's "other
+/// items" and never made a node. The result is the tree the general builder makes, with those
+/// folded in advance: the same page. The entries are read in the order they were listed: once
+/// for the total, once more for the tree (and once before, for the folders, when a file may
+/// have the path of a folder).
 private struct CompactBuilder {
   private let entries: ListedEntries
+  /// Whether a file may have the path of a folder (not in a walk: `pathsAreUnique`).
+  private let checksFilesAgainstFolders: Bool
   private var folderKeys = ByteKeyTable()
-  /// Per folder: its parent (-1: the root), its name's range in the folder's key, its files'
-  /// bytes per category (6 a folder), and whether a file of the same path was merged into it.
+  /// Per folder: its parent (-1: the root), where its name starts in its key, whether a file
+  /// of the same path was merged into it, and 6 sums a folder (by category): the bytes of the
+  /// files counted in it directly (merged, or deeper than `maximumDepth`).
   private var parents: [Int32] = []
   private var nameStarts: [Int32] = []
-  private var bytes: [UInt64] = []
   private var mergedFile: [Bool] = []
-  private var rootBytes = [UInt64](repeating: 0, count: Category.allCases.count)
+  private var bytes: [UInt64] = []
+  /// Small items by folder: slot 0 the root, slot f + 1 folder f (6 sums a slot).
+  private var smallBytes = [UInt64](repeating: 0, count: Category.allCases.count)
+  private var smallCounts = [0]
   private static let categories = Category.allCases.count
 
-  /// Nil when some path is not plain printable ASCII, has an empty component, or is listed
-  /// twice (an archive may hold one path twice: one node of their summed bytes).
+  /// Nil when a path is listed twice (an archive may hold one path twice: the general builder
+  /// makes one node of their summed bytes).
   init?(entries: ListedEntries) {
-    var plain = true
-    var previous: UnsafeBufferPointer<UInt8>?
-    entries.forEachInPlace { path, _, _, bytes, _, _ in
-      guard plain, bytes > 0 else { return }
-      if path.isEmpty || path.first == 0x2F || path.last == 0x2F || !RelativePath.isPlainJSON(path) { plain = false; return }
-      for index in 1..<path.count where path[index] == 0x2F && path[index - 1] == 0x2F { plain = false; return }
-      if let previous, previous.count == path.count,
-         Syscalls.compareBytes(previous.baseAddress!, path.baseAddress!, count: path.count) == 0 { plain = false; return }
-      previous = path
-    }
-    guard plain else { return nil }
+    guard !entries.hasRepeatedPaths else { return nil }
     self.entries = entries
+    checksFilesAgainstFolders = !entries.pathsAreUnique
   }
 
-  /// The folder of `path`'s first `components` components (the end of that prefix is `end`),
-  /// made with its ancestors when new.
+  /// Where `path`'s folder part ends (-1: none; at most `maximumDepth` components, `isDeep`
+  /// when cut there), or nil when the path is not plain printable ASCII (no `"` or `\`) or has
+  /// an empty component.
+  private static func scan(_ path: UnsafeBufferPointer<UInt8>) -> (end: Int, isDeep: Bool)? {
+    var slashes = 0
+    var end = -1
+    var deep = false
+    var afterSlash = true  // a leading slash is an empty component
+    for index in 0..<path.count {
+      let byte = path[index]
+      if byte == 0x2F {
+        if afterSlash { return nil }
+        afterSlash = true
+        if !deep {
+          slashes += 1
+          end = index
+          deep = slashes == SizeTree.maximumDepth
+        }
+      } else {
+        guard byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C else { return nil }
+        afterSlash = false
+      }
+    }
+    return afterSlash ? nil : (end, deep)  // empty, or a trailing slash
+  }
+
+  /// The folder of `path`'s first `end` bytes, made with its ancestors when new.
   private mutating func folder(_ path: UnsafeBufferPointer<UInt8>, end: Int) -> Int {
     let key = UnsafeBufferPointer(rebasing: path[0..<end])
     let hash = ByteKeyTable.hash(key)
@@ -145,82 +171,62 @@ private struct CompactBuilder {
     let index = folderKeys.index(of: key, hash: hash)
     parents.append(Int32(parent))
     nameStarts.append(Int32(slash.map { $0 + 1 } ?? 0))
-    bytes.append(contentsOf: repeatElement(0, count: Self.categories))
     mergedFile.append(false)
+    bytes.append(contentsOf: repeatElement(0, count: Self.categories))
+    smallBytes.append(contentsOf: repeatElement(0, count: Self.categories))
+    smallCounts.append(0)
     return index
   }
 
-  mutating func build(name: String) -> SizeTree.Node {
+  /// The tree, or nil when some path is not plain (`scan(_:)`): then the general builder makes it.
+  mutating func build(name: String) -> SizeTree.Node? {
     // The whole tree's bytes, hence the smallest threshold `json()` can use.
-    entries.forEachInPlace { _, _, category, size, _, _ in
-      guard size > 0 else { return }
+    var rootBytes = [UInt64](repeating: 0, count: Self.categories)
+    entries.forEachStored { _, category, size in
       rootBytes[category.index] = rootBytes[category.index].saturatingSum(size)
     }
     let total = rootBytes.reduce(UInt64(0)) { $0.saturatingSum($1) }
     let smallest = max(1, total / UInt64(SizeTree.maximumCells))
 
-    // Every folder, with its ancestors; the end of each file's folder part (at most
-    // `maximumDepth` components: a deeper file's bytes count in that folder).
-    var ends: [Int32] = []
-    var isDeep: [Bool] = []
+    var plain = true
     var lastKey: [UInt8] = []
     var lastFolder = -1
-    entries.forEachInPlace { path, _, _, size, _, _ in
-      guard size > 0 else { return }
-      var slashes = 0
-      var end = -1
-      var deep = false
-      for index in 0..<path.count where path[index] == 0x2F {
-        slashes += 1
-        if slashes == SizeTree.maximumDepth { end = index; deep = true; break }
-        end = index
-      }
-      ends.append(Int32(end))
-      isDeep.append(deep)
-      guard end > 0 else { return }
+    /// The folder of a path whose folder part ends at `end` (> 0): one comparison when it is
+    /// the last one's.
+    func folder(of path: UnsafeBufferPointer<UInt8>, end: Int) -> Int {
       let same = lastFolder >= 0 && lastKey.count == end && lastKey.withUnsafeBufferPointer {
         Syscalls.compareBytes($0.baseAddress!, path.baseAddress!, count: end) == 0
       }
       if !same {
-        lastFolder = folder(path, end: end)
+        lastFolder = self.folder(path, end: end)
         lastKey.removeAll(keepingCapacity: true)
         lastKey.append(contentsOf: UnsafeBufferPointer(rebasing: path[0..<end]))
       }
+      return lastFolder
+    }
+    if checksFilesAgainstFolders {
+      // Every folder first, so that a file listed before a folder of its path is merged into it.
+      entries.forEachStored { path, _, size in
+        guard plain, size > 0 else { return }
+        guard let end = Self.scan(path)?.end else { plain = false; return }
+        if end > 0 { _ = folder(of: path, end: end) }
+      }
+      guard plain else { return nil }
     }
 
     // Files: into a folder of the same path (merged, as the general builder's one node per
     // name does), as a node of their own when large enough to be a cell, else into their
     // folder's small items.
-    // Small files per folder (slot 0: the root, slot f + 1: folder f).
-    var smallBytes = [UInt64](repeating: 0, count: (parents.count + 1) * Self.categories)
-    var smallCounts = [Int](repeating: 0, count: parents.count + 1)
     var largeFiles: [(folder: Int, name: String, category: Int, bytes: UInt64)] = []
-    var position = 0
-    lastKey.removeAll()
-    lastFolder = -1
-    entries.forEachInPlace { path, _, category, size, _, _ in
-      guard size > 0 else { return }
-      let end = Int(ends[position])
-      let deep = isDeep[position]
-      position += 1
-      var parent = -1
-      if end > 0 {
-        let same = lastFolder >= 0 && lastKey.count == end && lastKey.withUnsafeBufferPointer {
-          Syscalls.compareBytes($0.baseAddress!, path.baseAddress!, count: end) == 0
-        }
-        if !same {
-          let key = UnsafeBufferPointer(rebasing: path[0..<end])
-          lastFolder = folderKeys.find(key, hash: ByteKeyTable.hash(key))!
-          lastKey.removeAll(keepingCapacity: true)
-          lastKey.append(contentsOf: UnsafeBufferPointer(rebasing: path[0..<end]))
-        }
-        parent = lastFolder
-      }
+    entries.forEachStored { path, category, size in
+      guard plain, size > 0 else { return }
+      guard let (end, deep) = Self.scan(path).map({ ($0.end, $0.isDeep) }) else { plain = false; return }
+      let parent = end > 0 ? folder(of: path, end: end) : -1
       if deep {
         bytes[parent * Self.categories + category.index] = bytes[parent * Self.categories + category.index].saturatingSum(size)
         return
       }
-      if let merged = folderKeys.find(path, hash: ByteKeyTable.hash(path)) {
+      if checksFilesAgainstFolders, let merged = folderKeys.find(path, hash: ByteKeyTable.hash(path)) {
         bytes[merged * Self.categories + category.index] = bytes[merged * Self.categories + category.index].saturatingSum(size)
         mergedFile[merged] = true
         return
@@ -233,47 +239,61 @@ private struct CompactBuilder {
         smallCounts[parent + 1] += 1
       }
     }
+    guard plain else { return nil }
 
-    // Nodes: folders (their bytes summed up from the deepest, made after their parents),
-    // then the large files.
-    let root = SizeTree.Node(name: name)
-    root.bytes = rootBytes
-    var nodes: [SizeTree.Node] = []
-    nodes.reserveCapacity(parents.count)
-    folderKeys.forEach { key, index, _ in
-      let node = SizeTree.Node(name: String(decoding: UnsafeBufferPointer(rebasing: key[Int(nameStarts[index])...]), as: UTF8.self))
-      node.isFile = mergedFile[index]
-      nodes.append(node)
-    }
+    // Each folder's bytes: its own, its large files', its small items', then summed up into
+    // its parent from the deepest (a folder is made after its parent: a larger index).
     var sums = bytes
     for (file, _, category, size) in largeFiles where file >= 0 {
       sums[file * Self.categories + category] = sums[file * Self.categories + category].saturatingSum(size)
     }
     for folder in 0..<parents.count where smallCounts[folder + 1] > 0 {
       for category in 0..<Self.categories {
-        let small = smallBytes[(folder + 1) * Self.categories + category]
-        sums[folder * Self.categories + category] = sums[folder * Self.categories + category].saturatingSum(small)
+        sums[folder * Self.categories + category] = sums[folder * Self.categories + category]
+          .saturatingSum(smallBytes[(folder + 1) * Self.categories + category])
       }
     }
-    for index in stride(from: parents.count - 1, through: 0, by: -1) {
+    for index in stride(from: parents.count - 1, through: 0, by: -1) where parents[index] >= 0 {
       let parent = Int(parents[index])
       for category in 0..<Self.categories {
-        let value = sums[index * Self.categories + category]
-        nodes[index].bytes[category] = value
-        if parent >= 0 {
-          sums[parent * Self.categories + category] = sums[parent * Self.categories + category].saturatingSum(value)
-        }
+        sums[parent * Self.categories + category] = sums[parent * Self.categories + category]
+          .saturatingSum(sums[index * Self.categories + category])
       }
-      (parent >= 0 ? nodes[parent] : root).children[nodes[index].name] = nodes[index]
+    }
+
+    // Nodes, parents first: a folder smaller than `smallest` can never be a cell, so it is one
+    // of its parent's small items (and its insides are in it), never a node.
+    let root = SizeTree.Node(name: name)
+    root.bytes = rootBytes
+    var nodes = [SizeTree.Node?](repeating: nil, count: parents.count)
+    folderKeys.forEach { key, index, _ in
+      let parent = Int(parents[index])
+      guard let parentNode = parent >= 0 ? nodes[parent] : root else { return }  // inside a small folder
+      let folderBytes = Array(sums[(index * Self.categories)..<((index + 1) * Self.categories)])
+      if folderBytes.reduce(UInt64(0), { $0.saturatingSum($1) }) >= smallest {
+        let node = SizeTree.Node(name: String(decoding: UnsafeBufferPointer(rebasing: key[Int(nameStarts[index])...]), as: UTF8.self))
+        node.bytes = folderBytes
+        node.isFile = mergedFile[index]
+        parentNode.children[node.name] = node
+        nodes[index] = node
+      } else {
+        for category in 0..<Self.categories {
+          let slot = (parent + 1) * Self.categories + category
+          smallBytes[slot] = smallBytes[slot].saturatingSum(folderBytes[category])
+        }
+        smallCounts[parent + 1] += 1
+      }
     }
     for (folder, name, category, size) in largeFiles {
+      // A large file's folder is at least as large: a node.
+      guard let parentNode = folder >= 0 ? nodes[folder] : root else { continue }
       let node = SizeTree.Node(name: name)
       node.bytes[category] = size
       node.isFile = true
-      (folder >= 0 ? nodes[folder] : root).children[name] = node  // one file a path: checked in init
+      parentNode.children[name] = node  // one file a path: checked in init
     }
     for slot in smallCounts.indices where smallCounts[slot] > 0 {
-      let node = slot > 0 ? nodes[slot - 1] : root
+      guard let node = slot > 0 ? nodes[slot - 1] : root else { continue }
       node.smallBytes = Array(smallBytes[(slot * Self.categories)..<((slot + 1) * Self.categories)])
       node.smallCount = smallCounts[slot]
     }
