@@ -24,6 +24,10 @@ public struct ListedEntries: Sendable, RandomAccessCollection, ExpressibleByArra
     var excludedCount: Int32
     var category: Category
     var marker: MarkerSet
+
+    /// Where the path and the `excludedBy` path are in the segment's arena.
+    var pathRange: Range<Int> { pathStart..<(pathStart + Int(pathCount)) }
+    var excludedRange: Range<Int>? { excludedCount < 0 ? nil : excludedStart..<(excludedStart + Int(excludedCount)) }
   }
 
   fileprivate struct Segment: Sendable {
@@ -80,9 +84,9 @@ public struct ListedEntries: Sendable, RandomAccessCollection, ExpressibleByArra
     let segment = segments[segmentIndex]
     let record = segment.records[recordIndex]
     return ListedEntry(
-      path: Array(segment.arena[record.pathStart..<(record.pathStart + Int(record.pathCount))]), category: record.category,
+      path: Array(segment.arena[record.pathRange]), category: record.category,
       bytes: record.bytes, allocatedBytes: record.allocatedBytes, marker: record.marker,
-      excludedBy: record.excludedCount < 0 ? nil : Array(segment.arena[record.excludedStart..<(record.excludedStart + Int(record.excludedCount))]))
+      excludedBy: record.excludedRange.map { Array(segment.arena[$0]) })
   }
 
   /// Adds a file: its path as its folder's path and its name (joined with `/` here), and the
@@ -168,8 +172,7 @@ public struct ListedEntries: Sendable, RandomAccessCollection, ExpressibleByArra
       let segment = Int(packed) >> Self.segmentShift
       let record = segments[segment].records[Int(packed) & (Self.segmentEntries - 1)]
       segments[segment].arena.withUnsafeBufferPointer { arena in
-        body(UnsafeBufferPointer(rebasing: arena[record.pathStart..<(record.pathStart + Int(record.pathCount))]),
-             record.excludedCount < 0 ? nil : UnsafeBufferPointer(rebasing: arena[record.excludedStart..<(record.excludedStart + Int(record.excludedCount))]),
+        body(UnsafeBufferPointer(rebasing: arena[record.pathRange]), record.excludedRange.map { UnsafeBufferPointer(rebasing: arena[$0]) },
              record.category, record.bytes, record.allocatedBytes, record.marker)
       }
     }
@@ -216,8 +219,7 @@ extension ListedEntries.Segment {
   func forEach(_ body: (ListedEntries.Record, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>?) -> Void) {
     arena.withUnsafeBufferPointer { arena in
       for record in records {
-        body(record, UnsafeBufferPointer(rebasing: arena[record.pathStart..<(record.pathStart + Int(record.pathCount))]),
-             record.excludedCount < 0 ? nil : UnsafeBufferPointer(rebasing: arena[record.excludedStart..<(record.excludedStart + Int(record.excludedCount))]))
+        body(record, UnsafeBufferPointer(rebasing: arena[record.pathRange]), record.excludedRange.map { UnsafeBufferPointer(rebasing: arena[$0]) })
       }
     }
   }

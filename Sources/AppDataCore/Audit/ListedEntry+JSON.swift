@@ -165,7 +165,12 @@ extension RelativePath {
   }
 
   package static func isPlainJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+    bytes.allSatisfy(isPlainJSON)
+  }
+
+  /// One byte of such a path.
+  @inlinable package static func isPlainJSON(_ byte: UInt8) -> Bool {
+    byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C
   }
 }
 

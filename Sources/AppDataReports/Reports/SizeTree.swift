@@ -154,7 +154,7 @@ private struct CompactBuilder {
           deep = slashes == SizeTree.maximumDepth
         }
       } else {
-        guard byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C else { return nil }
+        guard RelativePath.isPlainJSON(byte) else { return nil }
         afterSlash = false
       }
     }
