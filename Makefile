@@ -74,6 +74,7 @@ release: deps
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	./Scripts/fuzz.sh --check
 
 demo: build
 	@./Scripts/make-demo-container.sh "$(BIN)" "$(DEMO_DIR)"

@@ -13,6 +13,8 @@
 #
 # Usage: Scripts/fuzz.sh [NAME...]     (default: every target)
 #        FUZZ_SECONDS=600 Scripts/fuzz.sh bplist xmlplist
+#        Scripts/fuzz.sh --check      (type-checks the fuzz build and runs nothing: `make test` does
+#                                      this, so a library change that breaks the build is seen)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${FUZZ_SECONDS:-60}
@@ -25,6 +27,8 @@ LIBRARY="Sources/AppDataSystem Sources/AppDataCore Sources/AppDataReaders Source
 # One binary for every target: the library (all of it but its one swift-crypto file, which
 # Fuzz/Support/NoCrypto.swift stands in for) with every target and the entry point that picks one.
 all_targets=(bplist xmlplist mbfile keybag json glob archive manifest)
+check=0
+if [ "${1:-}" = "--check" ]; then check=1; shift; fi
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 binary="$OUT/fuzz-appdata"
@@ -36,11 +40,19 @@ for file in $(find $LIBRARY -name '*.swift' ! -name 'BackupDecryption.swift' | s
   grep -v '^import AppData' "$file" > "$flat"
 done
 sources="$(find "$OUT/src" -name '*.swift' | sort | tr '\n' ' ')"
+if [ $check = 1 ]; then
+  echo "== type-checking the fuzz build"
+  # shellcheck disable=SC2086
+  swiftc -typecheck -parse-as-library -module-name AppDataFuzz -package-name appdata \
+    -I Sources/CSQLite -I Sources/CLibarchive -I Sources/CLibattr \
+    Tests/AppDataKitTests/FuzzTargets/*.swift Fuzz/Support/*.swift $sources
+  exit
+fi
 echo "== building $binary"
 # shellcheck disable=SC2086
 swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name AppDataFuzz -package-name appdata \
   -I Sources/CSQLite -I Sources/CLibarchive -I Sources/CLibattr \
-  Tests/AppDataKitTests/FuzzTargets/*.swift Fuzz/Support/*.swift $sources -lsqlite3 -larchive -lattr -o "$binary"
+  Tests/AppDataKitTests/FuzzTargets/*.swift Fuzz/Support/*.swift $sources -lattr -o "$binary"
 
 status=0
 for name in "${targets[@]}"; do

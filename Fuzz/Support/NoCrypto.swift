@@ -9,7 +9,7 @@ enum BackupDecryption {
     case damaged(String)
   }
 
-  static func decryptDatabase(path: String, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey) throws(Failure) -> SecretBuffer {
+  static func decryptDatabase(path: String, memory: SecretBuffer?, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey) throws(Failure) -> SecretBuffer {
     throw .damaged("decryption is not part of fuzz builds")
   }
 
