@@ -146,6 +146,29 @@ struct CommandLineTests {
     #expect(version.output == "appdata \(AppDataVersion.current)\n")
   }
 
+  /// libarchive and SQLite are loaded when an archive or a backup is read, not when appdata starts
+  /// (`SharedLibrary`): the dynamic loader's own log (`LD_DEBUG=files`) names every library it maps.
+  @Test func libarchiveAndSQLiteAreLoadedOnlyWhenAnArchiveOrABackupIsRead() throws {
+    let tree = try TestTree("loading")
+    try tree.file("Documents/a", size: 10)
+    let archive = tree.scratch + "/container.tar"
+    #expect(try AppData.shell("tar -cf '\(archive)' -C '\(tree.root)' Documents").status == 0)
+    func loads(_ path: String) throws -> (libarchive: Bool, sqlite: Bool) {
+      let result = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "json", path], environment: ["LD_DEBUG": "files"])
+      #expect(result.status == 0, "\(path): \(result.error.suffix(300))")
+      return (result.error.contains("file=libarchive.so"), result.error.contains("file=libsqlite3.so"))
+    }
+    #expect(try loads(tree.root) == (false, false))
+    #expect(try loads(archive) == (true, false))
+    #expect(try loads(BackupTests.plain) == (false, true))
+    // A library that is not there is a failure in words, naming it.
+    guard case .failure(let failure) = SharedLibrary.load(["libappdata-no-such-library.so.1"]) else {
+      Issue.record("a missing library loaded")
+      return
+    }
+    #expect(failure.reason.contains("libappdata-no-such-library.so.1"))
+  }
+
   @Test func aReportThatCannotBeWrittenIsRefusedBeforeAnythingIsRead() throws {
     let tree = try TestTree("unwritable")
     try tree.file("Documents/a", size: 10)

@@ -32,11 +32,37 @@ final class LibArchive {
     var isFileFormat: Bool { code == ErrnoValue.illegalByteSequence }
   }
 
+  /// libarchive's functions (the shim's table), loaded with the first archive.
+  private let c: appdata_libarchive
   private let archive: OpaquePointer
   private var entry: OpaquePointer?
   let path: String
   /// The bytes an archive read from memory is read from, owned until the reader is freed.
   private var memory: UnsafeMutableRawBufferPointer?
+
+  /// The sonames tried, in order.
+  #if os(macOS)
+  static let libraryNames = ["libarchive.2.dylib"]
+  #else
+  static let libraryNames = ["libarchive.so.13", "libarchive.so"]
+  #endif
+
+  /// libarchive's functions, loaded the first time an archive is read: a run that reads none
+  /// never maps libarchive and what it pulls in, and a missing library is a failure to read
+  /// the archive, in words, rather than a binary that cannot start.
+  private static let functions: Result<appdata_libarchive, Failure> = {
+    let library: SharedLibrary
+    switch SharedLibrary.load(libraryNames) {
+    case .success(let loaded): library = loaded
+    case .failure(let failure):
+      return .failure(Failure(message: "cannot load libarchive (\(TerminalText.escaped(failure.reason)))"))
+    }
+    let table = UnsafeMutablePointer<appdata_libarchive>.allocate(capacity: 1)
+    defer { table.deallocate() }
+    let bound = appdata_libarchive_bind(table, SharedLibrary.lookup, library.handle)
+    guard bound != 0 else { return .failure(Failure(message: "cannot load libarchive: \(library.name) lacks a function appdata calls")) }
+    return .success(table.pointee)
+  }()
 
   /// libarchive converts names to the locale's character set; in the C locale that is a slow
   /// byte-by-byte conversion to ASCII (and lossy). Names in archives are UTF-8: say so, once.
@@ -44,13 +70,15 @@ final class LibArchive {
 
   init(path: String) throws(Failure) {
     _ = Self.utf8Locale
-    guard let archive = archive_read_new() else { throw Failure(message: "cannot start libarchive") }
+    let c = try Self.functions.get()
+    guard let archive = c.archive_read_new() else { throw Failure(message: "cannot start libarchive") }
+    self.c = c
     self.archive = archive
     self.path = path
-    archive_read_support_filter_all(archive)
-    archive_read_support_format_all(archive)
+    _ = c.archive_read_support_filter_all(archive)
+    _ = c.archive_read_support_format_all(archive)
     // Every stored property is set, so deinit frees the reader if opening fails.
-    if archive_read_open_filename(archive, path, 64 * 1024) != ARCHIVE_OK {
+    if c.archive_read_open_filename(archive, path, 64 * 1024) != ARCHIVE_OK {
       throw failure()
     }
   }
@@ -58,53 +86,55 @@ final class LibArchive {
   /// Reads an archive held in memory (`bytes` is copied); `path` names it in messages.
   init(bytes: [UInt8], path: String) throws(Failure) {
     _ = Self.utf8Locale
-    guard let archive = archive_read_new() else { throw Failure(message: "cannot start libarchive") }
+    let c = try Self.functions.get()
+    guard let archive = c.archive_read_new() else { throw Failure(message: "cannot start libarchive") }
+    self.c = c
     self.archive = archive
     self.path = path
     let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
     copy.copyBytes(from: bytes)
     memory = copy
-    archive_read_support_filter_all(archive)
-    archive_read_support_format_all(archive)
-    if archive_read_open_memory(archive, copy.baseAddress, bytes.count) != ARCHIVE_OK {
+    _ = c.archive_read_support_filter_all(archive)
+    _ = c.archive_read_support_format_all(archive)
+    if c.archive_read_open_memory(archive, copy.baseAddress, bytes.count) != ARCHIVE_OK {
       throw failure()
     }
   }
 
   deinit {
-    archive_read_free(archive)
+    _ = c.archive_read_free(archive)
     memory?.deallocate()
   }
 
   /// The reader's current error. libarchive's messages quote names and bytes from the archive:
   /// escaped like file names, here, where the failure is made.
   private func failure() -> Failure {
-    let code = archive_errno(archive)
-    guard let text = archive_error_string(archive) else { return Failure(message: "unexpected end of the archive", code: code) }
+    let code = c.archive_errno(archive)
+    guard let text = c.archive_error_string(archive) else { return Failure(message: "unexpected end of the archive", code: code) }
     return Failure(message: TerminalText.escaped(String(cString: text)), code: code)
   }
 
   /// The next entry's header, or nil at the end of the archive.
   func next() throws(Failure) -> ArchiveHeader? {
     var current: OpaquePointer?
-    let status = archive_read_next_header(archive, &current)
+    let status = c.archive_read_next_header(archive, &current)
     if status == ARCHIVE_EOF { return nil }
     if status < ARCHIVE_WARN || current == nil { throw failure() }
     entry = current
     guard let current else { return nil }
 
     var pathBytes: [UInt8] = []
-    if let name = archive_entry_pathname(current) {
+    if let name = c.archive_entry_pathname(current) {
       pathBytes = cNameBytes(name)
-    } else if let wide = archive_entry_pathname_utf8(current) {
+    } else if let wide = c.archive_entry_pathname_utf8(current) {
       pathBytes = cNameBytes(wide)
     }
     let kind: ArchiveHeader.Kind
-    if archive_entry_hardlink(current) != nil {
+    if c.archive_entry_hardlink(current) != nil {
       kind = .hardLink
     } else {
       // AE_IFREG, AE_IFDIR, AE_IFLNK: cast macros Swift cannot import; the values are POSIX's.
-      switch UInt32(archive_entry_filetype(current)) {
+      switch UInt32(c.archive_entry_filetype(current)) {
       case 0o100000: kind = .regular
       case 0o040000: kind = .directory
       case 0o120000: kind = .symbolicLink
@@ -112,19 +142,19 @@ final class LibArchive {
       }
     }
     var attributes: [(String, [UInt8])] = []
-    if archive_entry_xattr_reset(current) > 0 {
+    if c.archive_entry_xattr_reset(current) > 0 {
       var name: UnsafePointer<CChar>?
       var value: UnsafeRawPointer?
       var size = 0
-      while archive_entry_xattr_next(current, &name, &value, &size) == ARCHIVE_OK {
+      while c.archive_entry_xattr_next(current, &name, &value, &size) == ARCHIVE_OK {
         guard let name else { continue }
         let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
         attributes.append((String(cString: name), bytes))
       }
     }
     return ArchiveHeader(
-      path: pathBytes, kind: kind, size: UInt64(max(0, archive_entry_size(current))), attributes: attributes,
-      isEncrypted: archive_entry_is_encrypted(current) != 0)
+      path: pathBytes, kind: kind, size: UInt64(max(0, c.archive_entry_size(current))), attributes: attributes,
+      isEncrypted: c.archive_entry_is_encrypted(current) != 0)
   }
 
   /// Reads at most `limit` bytes of the current entry's data.
@@ -132,7 +162,7 @@ final class LibArchive {
     var data: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 16 * 1024)
     while data.count < limit {
-      let count = chunk.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, min($0.count, limit - data.count)) }
+      let count = chunk.withUnsafeMutableBytes { c.archive_read_data(archive, $0.baseAddress, min($0.count, limit - data.count)) }
       if count == 0 { break }
       if count < 0 { throw failure() }
       data.append(contentsOf: chunk[0..<count])
@@ -141,10 +171,10 @@ final class LibArchive {
   }
 
   /// Uncompressed bytes read so far (the zip-bomb guard).
-  var uncompressedBytes: UInt64 { UInt64(max(0, archive_filter_bytes(archive, -1), archive_filter_bytes(archive, 0))) }
+  var uncompressedBytes: UInt64 { UInt64(max(0, c.archive_filter_bytes(archive, -1), c.archive_filter_bytes(archive, 0))) }
 
   /// Whether the archive is a tar (ustar, pax, GNU) read without a compression filter.
   var isUncompressedTar: Bool {
-    (archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR && archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE
+    (c.archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR && c.archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE
   }
 }

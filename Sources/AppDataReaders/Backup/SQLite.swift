@@ -38,33 +38,38 @@ final class SQLiteDatabase {
   /// decrypted manifest is in appdata's own memory, not SQLite's heap.
   static let heapLimit: Int64 = 256 << 20
 
+  /// SQLite's functions (the shim's table), loaded with the first database.
+  private let c: appdata_sqlite
   private let handle: OpaquePointer
   /// The memory a deserialized database is read from: kept until the connection is closed.
   private let memory: SecretBuffer?
 
   /// Opens `path` with the URI `file:PATH?mode=ro&immutable=1`.
   init(readOnlyImmutable path: String) throws(Failure) {
+    let c = try Self.functions.get()
     var handle: OpaquePointer?
     let uri = "file:" + Self.uriEscaped(path) + "?mode=ro&immutable=1"
-    let status = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+    let status = c.sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
     guard status == SQLITE_OK, let handle else {
-      throw Self.closing(handle, status: status)
+      throw Self.closing(handle, status: status, c)
     }
-    try Self.distrust(handle)
+    try Self.distrust(handle, c)
+    self.c = c
     self.handle = handle
     memory = nil
   }
 
   /// Limits a connection to what reading a manifest needs, before the schema is first read.
-  private static func distrust(_ handle: OpaquePointer) throws(Failure) {
-    sqlite3_hard_heap_limit64(heapLimit)
-    sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, maximumValueLength)
-    sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, 1 << 20)
-    sqlite3_limit(handle, SQLITE_LIMIT_EXPR_DEPTH, 100)
-    sqlite3_limit(handle, SQLITE_LIMIT_COLUMN, 100)
-    var status = appdata_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
-    if status == SQLITE_OK { status = appdata_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1) }
-    guard status == SQLITE_OK else { throw closing(handle, status: status) }
+  private static func distrust(_ handle: OpaquePointer, _ c: appdata_sqlite) throws(Failure) {
+    _ = c.sqlite3_hard_heap_limit64(heapLimit)
+    _ = c.sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, maximumValueLength)
+    _ = c.sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, 1 << 20)
+    _ = c.sqlite3_limit(handle, SQLITE_LIMIT_EXPR_DEPTH, 100)
+    _ = c.sqlite3_limit(handle, SQLITE_LIMIT_COLUMN, 100)
+    var table = c
+    var status = appdata_sqlite3_db_config_flag(&table, handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
+    if status == SQLITE_OK { status = appdata_sqlite3_db_config_flag(&table, handle, SQLITE_DBCONFIG_DEFENSIVE, 1) }
+    guard status == SQLITE_OK else { throw closing(handle, status: status, c) }
   }
 
   /// Reads the database in `memory` (the bytes in use) without copying it, read-only: SQLite
@@ -73,37 +78,39 @@ final class SQLiteDatabase {
   /// (no -wal file is read either when a backup folder's file is opened immutable). Temporary
   /// storage is memory, so nothing decrypted reaches a temporary file.
   init(deserializing memory: SecretBuffer) throws(Failure) {
+    let c = try Self.functions.get()
     let bytes = memory.storage
     if memory.count >= 20 && bytes[18] == 2 && bytes[19] == 2 {
       bytes[18] = 1
       bytes[19] = 1
     }
     var handle: OpaquePointer?
-    var status = sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+    var status = c.sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
     if status == SQLITE_OK, let handle {
-      try Self.distrust(handle)
+      try Self.distrust(handle, c)
       // Sorts and temporary tables in memory too: never a temporary file of decrypted rows.
-      status = sqlite3_exec(handle, "PRAGMA temp_store = MEMORY", nil, nil, nil)
+      status = c.sqlite3_exec(handle, "PRAGMA temp_store = MEMORY", nil, nil, nil)
     }
     if status == SQLITE_OK, let handle {
-      status = sqlite3_deserialize(handle, "main", bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+      status = c.sqlite3_deserialize(handle, "main", bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                    sqlite3_int64(memory.count), sqlite3_int64(memory.count), UInt32(SQLITE_DESERIALIZE_READONLY))
     }
     guard status == SQLITE_OK, let handle else {
-      throw Self.closing(handle, status: status)
+      throw Self.closing(handle, status: status, c)
     }
+    self.c = c
     self.handle = handle
     self.memory = memory
   }
 
-  deinit { sqlite3_close(handle) }
+  deinit { _ = c.sqlite3_close(handle) }
 
   /// The failure to open: SQLite's message for the connection (or for `status` when there is
   /// none), after closing the connection.
-  private static func closing(_ handle: OpaquePointer?, status: Int32) -> Failure {
-    let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
-    let code = handle.map { sqlite3_extended_errcode($0) } ?? status
-    sqlite3_close(handle)
+  private static func closing(_ handle: OpaquePointer?, status: Int32, _ c: appdata_sqlite) -> Failure {
+    let message = Self.text(handle.flatMap { c.sqlite3_errmsg($0) } ?? c.sqlite3_errstr(status))
+    let code = handle.map { c.sqlite3_extended_errcode($0) } ?? status
+    _ = c.sqlite3_close(handle)
     return Failure(message: message, code: code)
   }
 
@@ -140,46 +147,79 @@ final class SQLiteDatabase {
 
   func prepare(_ sql: String) throws(Failure) -> Statement {
     var statement: OpaquePointer?
-    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-      throw Failure(message: String(cString: sqlite3_errmsg(handle)), code: sqlite3_extended_errcode(handle))
+    guard c.sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+      throw Failure(message: Self.text(c.sqlite3_errmsg(handle)), code: c.sqlite3_extended_errcode(handle))
     }
-    return Statement(handle: statement, database: handle)
+    return Statement(handle: statement, database: handle, c)
   }
 
   /// A prepared statement whose rows are read one at a time: nothing is collected.
   final class Statement {
     fileprivate let handle: OpaquePointer
     private let database: OpaquePointer
+    private let c: appdata_sqlite
 
-    fileprivate init(handle: OpaquePointer, database: OpaquePointer) {
+    fileprivate init(handle: OpaquePointer, database: OpaquePointer, _ c: appdata_sqlite) {
+      self.c = c
       self.handle = handle
       self.database = database
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit { _ = c.sqlite3_finalize(handle) }
 
     /// Advances to the next row: true when there is one.
     func step() throws(Failure) -> Bool {
-      switch sqlite3_step(handle) {
+      switch c.sqlite3_step(handle) {
       case SQLITE_ROW: return true
       case SQLITE_DONE: return false
-      default: throw Failure(message: String(cString: sqlite3_errmsg(database)), code: sqlite3_extended_errcode(database))
+      default: throw Failure(message: SQLiteDatabase.text(c.sqlite3_errmsg(database)), code: c.sqlite3_extended_errcode(database))
       }
     }
 
     /// Column `index`'s text or blob bytes, valid until the next `step` (no copy).
     func bytes(_ index: Int32) -> UnsafeRawBufferPointer {
-      guard let pointer = sqlite3_column_blob(handle, index) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-      return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, index)))
+      guard let pointer = c.sqlite3_column_blob(handle, index) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+      return UnsafeRawBufferPointer(start: pointer, count: Int(c.sqlite3_column_bytes(handle, index)))
     }
 
-    func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+    func integer(_ index: Int32) -> Int64 { c.sqlite3_column_int64(handle, index) }
 
     /// Binds text to parameter `index` (from 1); SQLite copies it.
     func bind(_ index: Int32, _ text: String) {
-      sqlite3_bind_text(handle, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+      _ = c.sqlite3_bind_text(handle, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
     }
   }
+
+  /// SQLite's words (never nil in practice: SQLite returns a static text when out of memory).
+  fileprivate static func text(_ words: UnsafePointer<CChar>?) -> String {
+    words.map { String(cString: $0) } ?? "unknown error"
+  }
+
+  /// The sonames tried, in order.
+  #if os(macOS)
+  static let libraryNames = ["libsqlite3.dylib"]
+  #else
+  static let libraryNames = ["libsqlite3.so.0", "libsqlite3.so"]
+  #endif
+
+  /// SQLite's functions, loaded the first time a database is opened: a run that reads no
+  /// backup never maps SQLite, and a missing library is a failure to open the database, in
+  /// words, rather than a binary that cannot start.
+  private static let functions: Result<appdata_sqlite, Failure> = {
+    let library: SharedLibrary
+    switch SharedLibrary.load(libraryNames) {
+    case .success(let loaded): library = loaded
+    case .failure(let failure):
+      return .failure(Failure(message: "cannot load SQLite (\(failure.reason))", code: SQLITE_CANTOPEN))
+    }
+    let table = UnsafeMutablePointer<appdata_sqlite>.allocate(capacity: 1)
+    defer { table.deallocate() }
+    let bound = appdata_sqlite_bind(table, SharedLibrary.lookup, library.handle)
+    guard bound != 0 else {
+      return .failure(Failure(message: "cannot load SQLite: \(library.name) lacks a function appdata calls", code: SQLITE_CANTOPEN))
+    }
+    return .success(table.pointee)
+  }()
 
   /// Percent-encodes what a `file:` URI path cannot hold as it is (`?`, `#`, `%`, controls).
   static func uriEscaped(_ path: String) -> String {
