@@ -50,19 +50,8 @@ final class LibArchive {
   /// libarchive's functions, loaded the first time an archive is read: a run that reads none
   /// never maps libarchive and what it pulls in, and a missing library is a failure to read
   /// the archive, in words, rather than a binary that cannot start.
-  private static let functions: Result<appdata_libarchive, Failure> = {
-    let library: SharedLibrary
-    switch SharedLibrary.load(libraryNames) {
-    case .success(let loaded): library = loaded
-    case .failure(let failure):
-      return .failure(Failure(message: "cannot load libarchive (\(TerminalText.escaped(failure.reason)))"))
-    }
-    let table = UnsafeMutablePointer<appdata_libarchive>.allocate(capacity: 1)
-    defer { table.deallocate() }
-    let bound = appdata_libarchive_bind(table, SharedLibrary.lookup, library.handle)
-    guard bound != 0 else { return .failure(Failure(message: "cannot load libarchive: \(library.name) lacks a function appdata calls")) }
-    return .success(table.pointee)
-  }()
+  private static let functions: Result<appdata_libarchive, Failure> = SharedLibrary.table(libraryNames, bind: appdata_libarchive_bind)
+    .mapError { Failure(message: "cannot load libarchive (\(TerminalText.escaped($0.reason)))") }
 
   /// libarchive converts names to the locale's character set; in the C locale that is a slow
   /// byte-by-byte conversion to ASCII (and lossy). Names in archives are UTF-8: say so, once.

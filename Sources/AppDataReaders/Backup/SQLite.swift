@@ -205,21 +205,8 @@ final class SQLiteDatabase {
   /// SQLite's functions, loaded the first time a database is opened: a run that reads no
   /// backup never maps SQLite, and a missing library is a failure to open the database, in
   /// words, rather than a binary that cannot start.
-  private static let functions: Result<appdata_sqlite, Failure> = {
-    let library: SharedLibrary
-    switch SharedLibrary.load(libraryNames) {
-    case .success(let loaded): library = loaded
-    case .failure(let failure):
-      return .failure(Failure(message: "cannot load SQLite (\(failure.reason))", code: SQLITE_CANTOPEN))
-    }
-    let table = UnsafeMutablePointer<appdata_sqlite>.allocate(capacity: 1)
-    defer { table.deallocate() }
-    let bound = appdata_sqlite_bind(table, SharedLibrary.lookup, library.handle)
-    guard bound != 0 else {
-      return .failure(Failure(message: "cannot load SQLite: \(library.name) lacks a function appdata calls", code: SQLITE_CANTOPEN))
-    }
-    return .success(table.pointee)
-  }()
+  private static let functions: Result<appdata_sqlite, Failure> = SharedLibrary.table(libraryNames, bind: appdata_sqlite_bind)
+    .mapError { Failure(message: "cannot load SQLite (\($0.reason))", code: SQLITE_CANTOPEN) }
 
   /// Percent-encodes what a `file:` URI path cannot hold as it is (`?`, `#`, `%`, controls).
   static func uriEscaped(_ path: String) -> String {

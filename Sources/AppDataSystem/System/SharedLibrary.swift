@@ -21,8 +21,25 @@ public struct SharedLibrary: @unchecked Sendable {  // @unchecked: the handle is
 
   /// dlsym(3) as a C function taking the library's `handle` as its context: what a shim's bind
   /// function calls for every name in its table (nil when the library has no such symbol).
-  public static let lookup: @convention(c) (UnsafeMutableRawPointer, UnsafePointer<CChar>) -> UnsafeMutableRawPointer? = { handle, name in
-    dlsym(handle, name)
+  public typealias Lookup = @convention(c) (UnsafeMutableRawPointer, UnsafePointer<CChar>) -> UnsafeMutableRawPointer?
+  public static let lookup: Lookup = { handle, name in dlsym(handle, name) }
+
+  /// Loads the first of `names` and fills a shim's table of its functions with `bind` (the shim's
+  /// `appdata_…_bind`, which returns 0 when a function is missing): the table, or why not.
+  public static func table<Table>(
+    _ names: [String], bind: (UnsafeMutablePointer<Table>, Lookup, UnsafeMutableRawPointer) -> Int32
+  ) -> Result<Table, LoadFailure> {
+    let library: SharedLibrary
+    switch load(names) {
+    case .success(let loaded): library = loaded
+    case .failure(let failure): return .failure(failure)
+    }
+    let table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
+    defer { table.deallocate() }
+    guard bind(table, lookup, library.handle) != 0 else {
+      return .failure(LoadFailure(names: names, reason: "\(library.name) lacks a function appdata calls"))
+    }
+    return .success(table.move())
   }
 
   /// Loads the first of `names` (sonames, tried in order) that the dynamic loader finds, with
