@@ -21,13 +21,15 @@ let package = Package(
       path: "Sources/CLibattr",
       providers: [.apt(["libattr1-dev"])]
     ),
-    // libarchive (libarchive-dev): archives from a Mac, read without extracting them.
+    // libarchive (libarchive-dev): archives from a Mac, read without extracting them. This target
+    // gives its header only: the library is loaded the first time an archive is read (SharedLibrary).
     .systemLibrary(
       name: "CLibarchive",
       path: "Sources/CLibarchive",
       providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
     ),
-    // SQLite (libsqlite3-dev): an iOS device backup's Manifest.db, read-only and immutable.
+    // SQLite (libsqlite3-dev): an iOS device backup's Manifest.db, read-only and immutable. Header
+    // only, like libarchive: the library is loaded with the first backup.
     .systemLibrary(
       name: "CSQLite",
       path: "Sources/CSQLite",
