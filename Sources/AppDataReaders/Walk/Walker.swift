@@ -97,7 +97,9 @@ public enum Walker {
           var worker = Worker(progress: progress, roots: descriptors, layouts: layouts)
           if let growth {
             worker.onBlockedFolder = {
-              if let index = growth.blockedFolder() { spawn.start?(index) }
+              let (index, canGrow) = growth.blockedFolder()
+              if let index { spawn.start?(index) }
+              return canGrow
             }
           }
           worker.run(queue: queue, visitors: &visitors, shares: true)
@@ -139,16 +141,17 @@ final class WalkGrowth: @unchecked Sendable {
     self.maximum = maximum
   }
 
-  /// A worker waited on the disk: the index of a worker to start now, if one is due.
-  func blockedFolder() -> Int? {
+  /// A worker waited on the disk: the index of a worker to start now, if one is due, and
+  /// whether the walk can still grow after it (once it cannot, waiting need not be measured).
+  func blockedFolder() -> (start: Int?, canGrow: Bool) {
     lock.lock()
     defer { lock.unlock() }
-    guard started < maximum else { return nil }
+    guard started < maximum else { return (nil, false) }
     blocked += 1
-    guard blocked >= Self.blockedFoldersPerWorker else { return nil }
+    guard blocked >= Self.blockedFoldersPerWorker else { return (nil, true) }
     blocked = 0
     started += 1
-    return started - 1
+    return (started - 1, started < maximum)
   }
 }
 
@@ -271,8 +274,9 @@ struct Worker {
   private var children: [PendingFolder] = []
   private var localEntries = 0
   private var localBytes: UInt64 = 0
-  /// Called when a folder's reading waited on the disk (a walk that may add workers).
-  var onBlockedFolder: (() -> Void)?
+  /// Called when a folder's reading waited on the disk (a walk that may add workers); false
+  /// once the walk has all its workers, after which this worker stops measuring its folders.
+  var onBlockedFolder: (() -> Bool)?
 
   init(progress: WalkProgress?, roots: [FileDescriptor], layouts: [ContainerLayout]) {
     self.progress = progress
@@ -313,7 +317,7 @@ struct Worker {
     let cpu = Syscalls.threadCPUNanoseconds()
     readFolder(folder, visitor: &visitor)
     let waited = Int64(bitPattern: Syscalls.monotonicNanoseconds() &- wall) - Int64(bitPattern: Syscalls.threadCPUNanoseconds() &- cpu)
-    if waited > Int64(WalkGrowth.blockedNanoseconds) { onBlockedFolder() }
+    if waited > Int64(WalkGrowth.blockedNanoseconds) && !onBlockedFolder() { self.onBlockedFolder = nil }
   }
 
   private mutating func readFolder<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {
