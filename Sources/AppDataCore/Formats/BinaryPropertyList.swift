@@ -27,10 +27,12 @@ package struct BinaryPropertyList {
   }
 
   package let bytes: UnsafeRawBufferPointer
-  private let offsetSize: Int
+  /// The width of one entry of the offset table, and of one object reference.
+  package let offsetSize: Int
   private let referenceSize: Int
-  private let objectCount: Int
-  private let offsetTable: Int
+  package let objectCount: Int
+  /// Where the offset table starts: every object lies before it.
+  package let offsetTable: Int
   /// The top object's index.
   package let top: Int
 
@@ -57,7 +59,7 @@ package struct BinaryPropertyList {
   /// `Int.max`, which every range check then refuses.
   private static func index(_ value: UInt64) -> Int { Int(clamping: value) }
 
-  private static func unsigned(_ bytes: UnsafeRawBufferPointer, at offset: Int, size: Int) -> UInt64 {
+  package static func unsigned(_ bytes: UnsafeRawBufferPointer, at offset: Int, size: Int) -> UInt64 {
     var value: UInt64 = 0
     for index in offset..<(offset + size) { value = value << 8 | UInt64(bytes[index]) }
     return value

@@ -14,8 +14,23 @@ package enum XMLPropertyList {
     case dictionary([String: PropertyList], key: String?)
   }
 
+  /// A member of the top-level dictionary: its key and its bytes, from `<key>` to the end of
+  /// its value (what `PropertyListEdit` removes to drop a key and leave every other byte).
+  package struct Member: Equatable {
+    package var key: String
+    package var range: Range<Int>
+  }
+
   package static func parse(_ input: [UInt8]) throws(Malformed) -> PropertyList {
+    var members: [Member]?
+    return try parse(input, topLevelMembers: &members)
+  }
+
+  /// `parse`, also noting the top-level dictionary's members in `topLevelMembers` when it is
+  /// not nil.
+  package static func parse(_ input: [UInt8], topLevelMembers: inout [Member]?) throws(Malformed) -> PropertyList {
     var reader = Reader(bytes: input)
+    var keyStart = 0
     var budget = PropertyList.Budget()
     var stack: [Frame] = []
     var result: PropertyList?
@@ -35,6 +50,7 @@ package enum XMLPropertyList {
       case .dictionary(var members, let key):
         guard let key else { throw reader.error("a value without its <key> in a dictionary") }
         members[key] = value
+        if stack.isEmpty { topLevelMembers?.append(Member(key: key, range: keyStart..<reader.index)) }
         stack.append(.dictionary(members, key: nil))
       }
     }
@@ -47,6 +63,7 @@ package enum XMLPropertyList {
       if reader.skip(prefix: "<?") { try reader.skip(past: "?>"); continue }
       if reader.skip(prefix: "<!--") { try reader.skip(past: "-->"); continue }
       if reader.skip(prefix: "<!DOCTYPE") { try reader.skipDoctype(); continue }
+      let tagStart = reader.index
       let tag = try reader.tag()
       sawElement = true
       if tag.isClosing {
@@ -81,6 +98,7 @@ package enum XMLPropertyList {
         let text = tag.isEmpty ? [] : try reader.text(closing: "key")
         try budget.spend(objects: 0, bytes: text.count)
         guard case .dictionary(let members, nil)? = stack.last else { throw reader.error("a <key> outside a dictionary, or two in a row") }
+        if stack.count == 1 { keyStart = tagStart }
         stack[stack.count - 1] = .dictionary(members, key: String(decoding: text, as: UTF8.self))
       case "true", "false":
         if !tag.isEmpty { _ = try reader.text(closing: tag.name) }
@@ -270,6 +288,26 @@ package enum XMLPropertyList {
 
 /// Base64 as XML plists write `<data>`: whitespace anywhere, `=` padding at the end.
 package enum Base64 {
+  private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+  /// The standard alphabet with `=` padding and no line breaks (what JSON reports and the
+  /// migration journal write for bytes that are not UTF-8).
+  package static func encode(_ bytes: some Collection<UInt8>) -> String {
+    var output: [UInt8] = []
+    output.reserveCapacity((bytes.count + 2) / 3 * 4)
+    var iterator = bytes.makeIterator()
+    while let first = iterator.next() {
+      let second = iterator.next()
+      let third = iterator.next()
+      let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
+      output.append(alphabet[Int(group >> 18 & 63)])
+      output.append(alphabet[Int(group >> 12 & 63)])
+      output.append(second == nil ? 0x3D : alphabet[Int(group >> 6 & 63)])
+      output.append(third == nil ? 0x3D : alphabet[Int(group & 63)])
+    }
+    return String(decoding: output, as: UTF8.self)
+  }
+
   package static func decode(_ text: [UInt8]) -> [UInt8]? {
     var output: [UInt8] = []
     output.reserveCapacity(text.count * 3 / 4)

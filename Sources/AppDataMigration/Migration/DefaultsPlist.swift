@@ -1,17 +1,27 @@
 import AppDataSystem
 import AppDataCore
-import Foundation  // PropertyListSerialization reads and writes binary and XML plists on Linux too
 
 /// The app's user-defaults plist and the seed helper's legacy-storage flag
 /// (`PSLegacyStoragePathUsed`): migrate only when the flag is true, remove it afterwards.
 enum DefaultsPlist {
-  /// Whether `key` is true in the plist; false when the plist or the key is absent.
+  /// Whether `key` is true in the plist: a true boolean, a non-zero number, or the string
+  /// "yes", "true" or "1" in any case; false when the plist or the key is absent.
   static func isTrue(_ key: String, at path: [[UInt8]], in container: ContainerAccess) throws(MigrationError) -> Bool {
-    guard let (dictionary, _) = try read(path, in: container) else { return false }
+    guard let bytes = try read(path, in: container) else { return false }
+    let plist: PropertyList
+    do {
+      plist = try PropertyList.parse(bytes)
+    } catch {
+      throw MigrationError("\(container.display(path)): not a property list appdata reads: \(error.reason)")
+    }
+    guard let dictionary = plist.dictionaryValue else {
+      throw MigrationError("\(container.display(path)): not a property list holding a dictionary")
+    }
     switch dictionary[key] {
-    case let value as Bool: return value
-    case let value as NSNumber: return value.boolValue
-    case let value as String: return ["yes", "true", "1"].contains(value.lowercased())
+    case .bool(let value)?: return value
+    case .integer(let value)?: return value != 0
+    case .real(let value)?: return value != 0
+    case .string(let value)?: return ["yes", "true", "1"].contains(value.lowercased())
     default: return false
     }
   }
@@ -20,14 +30,15 @@ enum DefaultsPlist {
   /// Returns false when there was nothing to remove.
   @discardableResult
   static func removeKey(_ key: String, at path: [[UInt8]], in container: ContainerAccess) throws(MigrationError) -> Bool {
-    guard let (dictionary, format) = try read(path, in: container), dictionary[key] != nil else { return false }
-    var updated = dictionary
-    updated.removeValue(forKey: key)
-    let data: Data
+    guard let bytes = try read(path, in: container) else { return false }
+    // The key's bytes cut out and nothing else touched (PropertyListEdit), in the plist's own
+    // format; the result is read back and compared before anything is written.
+    let data: [UInt8]
     do {
-      data = try PropertyListSerialization.data(fromPropertyList: updated, format: format, options: 0)
+      guard let edited = try PropertyListEdit.removingTopLevelKey(key, from: bytes) else { return false }
+      data = edited
     } catch {
-      throw MigrationError("\(container.display(path)): cannot encode the updated plist: \(error.localizedDescription)")
+      throw MigrationError("\(container.display(path)): cannot remove \(key): \(error.reason)")
     }
     do {
       let folder = try container.openFolder(Array(path.dropLast()))
@@ -38,7 +49,7 @@ enum DefaultsPlist {
         try? Syscalls.remove(temporary, in: folder, isDirectory: false, displayPath: "")
         let file = try Syscalls.open(temporary, in: folder, options: .createNewFile, mode: 0o600, displayPath: container.display(path))
         try file.closeAfter { () throws(SystemError) in
-          try Syscalls.writeAll(file, Array(data), displayPath: container.display(path))
+          try Syscalls.writeAll(file, data, displayPath: container.display(path))
           try Syscalls.setMode(file, original.permissions, displayPath: container.display(path))
           try Syscalls.sync(file, displayPath: container.display(path))
         }
@@ -51,31 +62,14 @@ enum DefaultsPlist {
     return true
   }
 
-  private static func read(_ path: [[UInt8]], in container: ContainerAccess) throws(MigrationError) -> ([String: Any], PropertyListSerialization.PropertyListFormat)? {
-    let bytes: [UInt8]
+  /// The plist's bytes; nil when there is no such file.
+  private static func read(_ path: [[UInt8]], in container: ContainerAccess) throws(MigrationError) -> [UInt8]? {
     do {
-      bytes = try container.readFile(path)
+      return try container.readFile(path)
     } catch where error.isNotFound {
       return nil
     } catch {
       throw MigrationError("\(container.display(path)): cannot read the defaults plist: \(error.reason)")
     }
-    // The bounded reader first: Foundation expands a binary plist's shared references into
-    // copies without limit, so it only ever sees a plist that reader has built within its budget.
-    let checked: PropertyList
-    do {
-      checked = try PropertyList.parse(bytes)
-    } catch {
-      throw MigrationError("\(container.display(path)): not a property list appdata reads: \(error.reason)")
-    }
-    guard checked.dictionaryValue != nil else {
-      throw MigrationError("\(container.display(path)): not a property list holding a dictionary")
-    }
-    var format = PropertyListSerialization.PropertyListFormat.binary
-    guard let object = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format),
-          let dictionary = object as? [String: Any] else {
-      throw MigrationError("\(container.display(path)): not a property list holding a dictionary")
-    }
-    return (dictionary, format)
   }
 }

@@ -8,13 +8,24 @@
 #endif
 
 // Fuzz target `bplist` (Scripts/fuzz.sh): the bounded property-list reader on binary plists (PropertyList.parse, over
-// BinaryPropertyList), the reader every backup, container and package plist goes through.
+// BinaryPropertyList), the reader every backup, container and package plist goes through,
+// and PropertyListEdit on what it reads.
 func fuzz_bplist(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   var bytes = Array(UnsafeBufferPointer(start: data, count: size))
   if !bytes.starts(with: Array("bplist00".utf8)) { bytes = Array("bplist00".utf8) + bytes }
   if let value = try? PropertyList.parse(bytes) {
     _ = value["Lockdown"]?.dictionaryValue
     _ = value.dateText
+    // What migrate --defaults-key does to such a plist: removing a key always works on a plist
+    // that reads, and reads back as the rest (PropertyListEdit checks; a refusal here is a bug).
+    if let key = value.dictionaryValue?.keys.min() {
+      do {
+        let edited = try PropertyListEdit.removingTopLevelKey(key, from: bytes)
+        precondition(edited != nil)
+      } catch {
+        preconditionFailure("PropertyListEdit: \(error.reason)")
+      }
+    }
   }
   return 0
 }

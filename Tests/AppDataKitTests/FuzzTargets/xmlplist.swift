@@ -8,13 +8,24 @@
 #endif
 
 // Fuzz target `xmlplist` (Scripts/fuzz.sh): the bounded property-list reader on XML plists (XMLPropertyList, through
-// PropertyList.parse): entities, CDATA, DOCTYPE, nesting, base64 data and dates.
+// PropertyList.parse): entities, CDATA, DOCTYPE, nesting, base64 data and dates;
+// and PropertyListEdit on what it reads.
 func fuzz_xmlplist(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
   guard !bytes.starts(with: Array("bplist".utf8)) else { return 0 }
   if let value = try? PropertyList.parse(bytes) {
     _ = value.dictionaryValue?.keys.count
     _ = value.dateText
+    // What migrate --defaults-key does to such a plist: removing a key always works on a plist
+    // that reads, and reads back as the rest (PropertyListEdit checks; a refusal here is a bug).
+    if let key = value.dictionaryValue?.keys.min() {
+      do {
+        let edited = try PropertyListEdit.removingTopLevelKey(key, from: bytes)
+        precondition(edited != nil)
+      } catch {
+        preconditionFailure("PropertyListEdit: \(error.reason)")
+      }
+    }
   }
   return 0
 }
