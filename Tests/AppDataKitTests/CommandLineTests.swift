@@ -169,6 +169,15 @@ struct CommandLineTests {
     #expect(failure.reason.contains("libappdata-no-such-library.so.1"))
   }
 
+  /// Foundation is not linked (Docs/development.md, "No Foundation"): linking it costs every run
+  /// about 20 ms of start with a cold page cache. A dynamic build would need libFoundation.so, a
+  /// static one would hold its symbols (`$s10Foundation…`); FoundationEssentials, which
+  /// swift-crypto uses, is neither.
+  @Test func theBinaryDoesNotLinkFoundation() throws {
+    let result = try AppData.shell("grep -c -a -e 'libFoundation\\.so' -e '\\$s10Foundation' '\(AppData.binary)'")
+    #expect(result.output == "0\n", "\(AppData.binary) links Foundation")
+  }
+
   @Test func aReportThatCannotBeWrittenIsRefusedBeforeAnythingIsRead() throws {
     let tree = try TestTree("unwritable")
     try tree.file("Documents/a", size: 10)

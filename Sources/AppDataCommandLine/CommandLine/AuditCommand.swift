@@ -4,7 +4,6 @@ import AppDataReaders
 import AppDataReports
 import AppDataMigration
 import Dispatch
-import Foundation  // NSLock only
 
 /// The report formats of `appdata audit`.
 public enum AuditFormat: String, CaseIterable, Sendable {
@@ -443,7 +442,7 @@ struct AuditCommand {
 // @unchecked Sendable: `value` is read and written only under `lock`.
 final class LazyPassword: @unchecked Sendable {
   private let read: (String) throws(Refusal) -> SecretBuffer
-  private let lock = NSLock()
+  private let lock = Lock()
   private var value: SecretBuffer?
 
   init(_ read: @escaping (String) throws(Refusal) -> SecretBuffer) { self.read = read }

@@ -3,7 +3,6 @@ import AppDataCore
 import AppDataReaders
 import AppDataReports
 import AppDataMigration
-import Foundation
 
 /// Where a command's output goes. Injectable, so tests capture output without a process
 /// (SwiftFormat's print closures); `standard` writes to the real stdout and stderr.
@@ -36,7 +35,7 @@ public struct CommandIO: Sendable {
   /// such as `jq` sees NDJSON lines as they are made (and text from the two never interleaves
   /// out of order). Each call writes whole lines: the NDJSON stream hands over 64 KiB chunks.
   public static func standard() -> CommandIO {
-    let lock = NSLock()
+    let lock = Lock()
     var io = CommandIO(
       writeOutput: { text in
         lock.lock()

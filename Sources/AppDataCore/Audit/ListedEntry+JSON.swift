@@ -1,5 +1,4 @@
 import AppDataSystem
-import Foundation
 
 extension ListedEntry {
   /// `{path, category, bytes, allocatedBytes, marker, excludedBy}`; `type` is added for NDJSON.
@@ -11,7 +10,7 @@ extension ListedEntry {
     object["marker"] = marker.name.map { .string($0) } ?? .null
     object["excludedBy"] = excludedBy.map { .string(RelativePath.display($0)) } ?? .null
     if let excludedBy, !RelativePath.isValidUTF8(excludedBy) {
-      object["excludedByBase64"] = .string(Data(excludedBy).base64EncodedString())
+      object["excludedByBase64"] = .string(Base64.encode(excludedBy))
     }
     if let type { object["type"] = .string(type) }
     return .object(object)
@@ -182,7 +181,7 @@ extension JSONValue {
     fields.reserveCapacity(8)  // callers add their fields: one allocation, no rehashing
     fields["path"] = .string(RelativePath.display(path))
     if !RelativePath.isValidUTF8(path) {
-      fields["pathBase64"] = .string(Data(path).base64EncodedString())
+      fields["pathBase64"] = .string(Base64.encode(path))
     }
     return fields
   }

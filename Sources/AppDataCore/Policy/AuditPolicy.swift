@@ -102,7 +102,7 @@ public struct AuditPolicy: Sendable {
         } catch {
           // The inner keys' messages name them from the top of the override: add where it is.
           var message = error.message
-          if !message.contains(prefix), let range = message.range(of: "key '") {
+          if !message.contains(prefix), let range = message.firstRange(of: "key '") {
             message.replaceSubrange(range, with: "key '" + prefix)
           }
           throw LoadError(message: message)

@@ -1,6 +1,5 @@
 import AppDataSystem
 import AppDataCore
-import Foundation  // base64, for the plan's paths (names need not be UTF-8)
 
 /// The journal at `<container>/.appdata-migration.journal`: the plan on its first line,
 /// written atomically (temporary file, fsync, rename, fsync of the root) before the first
@@ -101,12 +100,12 @@ final class MigrationJournal {
   // MARK: - The plan as JSON (paths as base64: names need not be UTF-8)
 
   static func encode(_ plan: MigrationPlan) -> JSONValue {
-    func path(_ components: [[UInt8]]) -> JSONValue { .array(components.map { .string(Data($0).base64EncodedString()) }) }
+    func path(_ components: [[UInt8]]) -> JSONValue { .array(components.map { .string(Base64.encode($0)) }) }
     return .object([
       "appdataMigrationJournal": .integer(Int64(formatVersion)),
       "source": path(plan.source),
       "destination": path(plan.destination),
-      "into": plan.into.map { .string(Data($0).base64EncodedString()) } ?? .null,
+      "into": plan.into.map { .string(Base64.encode($0)) } ?? .null,
       "markers": .array(plan.markers.map { .string($0.rawValue) }),
       "onConflict": .string(plan.onConflict.rawValue),
       "steps": .array(plan.steps.map { step in
@@ -128,7 +127,7 @@ final class MigrationJournal {
     guard let object = (try? JSONParser.parse(line))?.objectValue,
           object["appdataMigrationJournal"]?.intValue == formatVersion else { return nil }
     func bytes(_ value: JSONValue?) -> [UInt8]? {
-      value?.stringValue.flatMap { Data(base64Encoded: $0) }.map { Array($0) }
+      value?.stringValue.flatMap { Base64.decode(Array($0.utf8)) }
     }
     func path(_ value: JSONValue?) -> [[UInt8]]? {
       guard let items = value?.arrayValue else { return nil }

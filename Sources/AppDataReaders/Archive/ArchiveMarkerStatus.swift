@@ -5,7 +5,7 @@ import AppDataCore
 package enum ArchiveMarkerStatus {
   /// Splits `ARCHIVE//PATH` when ARCHIVE is a regular file; nil otherwise.
   package static func split(_ argument: String) -> (archive: String, path: [[UInt8]])? {
-    guard let range = argument.range(of: "//") else { return nil }
+    guard let range = argument.firstRange(of: "//") else { return nil }
     let archive = String(argument[..<range.lowerBound])
     guard !archive.isEmpty, (try? Syscalls.status(ofPath: archive))?.kind == .regular else { return nil }
     let inner = RelativePath.components(Array(argument[range.upperBound...].utf8)).filter { $0 != [0x2E] }

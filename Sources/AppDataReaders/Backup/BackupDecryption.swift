@@ -2,7 +2,13 @@ import AppDataSystem
 import AppDataCore
 import Crypto
 import CryptoExtras
-import Foundation  // DataProtocol, Data: swift-crypto's argument and result types
+// DataProtocol and Data: swift-crypto's argument and result types, from FoundationEssentials
+// (which swift-crypto itself uses on Linux), not Foundation, which would cost every run's start.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Opens an encrypted backup's Manifest.db with its password (iOS 10.2 and later, the format
 /// iphone-dataprotection and libimobiledevice describe): the only code that calls swift-crypto.

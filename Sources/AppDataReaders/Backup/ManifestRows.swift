@@ -1,6 +1,6 @@
 import AppDataSystem
 import AppDataCore
-import Foundation  // Thread and NSCondition only.
+import Dispatch
 
 /// One row of the manifest's Files table as the reader uses it; its bytes are valid only during
 /// the call that receives it.
@@ -42,7 +42,7 @@ enum ManifestRows {
     let pipe = BatchPipe(count: batchCount)
     let producer = StatementBox(statement)
     let finished = DispatchSemaphore(value: 0)
-    let thread = Thread {
+    let produce: @Sendable () -> Void = {
       var failure: SQLiteDatabase.Failure?
       if var batch = pipe.takeEmpty() {
         do throws(SQLiteDatabase.Failure) {
@@ -63,8 +63,10 @@ enum ManifestRows {
       }
       finished.signal()
     }
-    thread.stackSize = 1 << 20
-    thread.start()
+    guard Threads.start(stackSize: 1 << 20, produce) else {
+      // No second thread to be had: SQLite steps on this one.
+      return try forEach(statement, withFileID: withFileID, threads: 1, body)
+    }
     var stopped = false
     while !stopped, let batch = pipe.takeFull() {
       stopped = !batch.forEach(body)
@@ -144,7 +146,7 @@ private final class RowBatch {
 // @unchecked Sendable: every property is touched only while holding `condition`'s lock; a batch
 // taken out is owned by the one thread that took it until it is put back.
 private final class BatchPipe: @unchecked Sendable {
-  private let condition = NSCondition()
+  private let condition = Condition()
   private var empty: [RowBatch]
   private var full: [RowBatch] = []
   private var fullStart = 0

@@ -1,11 +1,10 @@
 import AppDataSystem
 import AppDataCore
-import Foundation
 
 /// Counts shared by the workers, shown on a terminal while a long walk runs.
 // @unchecked Sendable: both counters are read and written only under `lock`.
 public final class WalkProgress: @unchecked Sendable {
-  private let lock = NSLock()
+  private let lock = Lock()
   private var entries = 0
   private var bytes: UInt64 = 0
   private var activity: String?

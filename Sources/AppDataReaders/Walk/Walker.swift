@@ -1,7 +1,6 @@
 import AppDataSystem
 import AppDataCore
 import Dispatch
-import Foundation  // NSCondition only; the walk itself uses descriptors, never FileManager or URL.
 
 /// Walks a container below an open root folder, in parallel over folders, without
 /// following symlinks: every folder is opened with `openat(parent, name, O_NOFOLLOW |
@@ -85,7 +84,7 @@ public enum Walker {
       // @Sendable: called from the walking thread and from workers that ask for help.
       let spawn = SpawnBox()
       spawn.start = { index in
-        let thread = Thread {
+        let work: @Sendable () -> Void = {
           // Each worker works in its own copy of the descriptor table (it still holds the roots,
           // opened above): folders it opens are its own, and folders it hands to another worker
           // travel as paths (`WorkQueue.share`). If unshare fails, the walk is the same, slower.
@@ -106,9 +105,12 @@ public enum Walker {
           box.values[index] = visitors
           group.leave()
         }
-        thread.stackSize = 1 << 20
         group.enter()
-        thread.start()
+        if !Threads.start(stackSize: 1 << 20, work) {
+          // No thread to be had: a worker started by the walk itself runs here (the walk needs
+          // one at least); one the walk would have added is done without.
+          if index == 0 { work() } else { group.leave() }
+        }
       }
       for index in 0..<starting { spawn.start?(index) }
       group.wait()
@@ -131,7 +133,7 @@ public enum Walker {
 final class WalkGrowth: @unchecked Sendable {
   static let blockedNanoseconds: UInt64 = 1_000_000
   static let blockedFoldersPerWorker = 2
-  private let lock = NSLock()
+  private let lock = Lock()
   private var started: Int
   private let maximum: Int
   private var blocked = 0
@@ -208,7 +210,7 @@ struct PendingFolder: @unchecked Sendable {
 // @unchecked Sendable: `stack`, `busyWorkers` and `idleWorkers` are touched only while holding
 // `condition`'s lock.
 final class WorkQueue: @unchecked Sendable {
-  private let condition = NSCondition()
+  private let condition = Condition()
   private var stack: [PendingFolder] = []
   private var busyWorkers = 0
   private var idleWorkers = 0

@@ -1,6 +1,5 @@
 import AppDataSystem
 import AppDataCore
-import Foundation  // base64 only
 
 // MARK: - JSON and NDJSON documents (Docs/audit.schema.json)
 
