@@ -125,14 +125,22 @@ public enum Walker {
   }
 }
 
-/// When a walk adds workers: a folder whose reading took `blockedNanoseconds` more wall-clock
-/// time than CPU time waited on the disk (a cached folder of a few hundred entries is read in
-/// well under a millisecond, all of it CPU), and every `blockedFoldersPerWorker` such folders
-/// add one worker, up to the maximum.
+/// When a walk adds workers: a folder whose reading waited on the disk, and every
+/// `blockedFoldersPerWorker` such folders add one worker, up to the maximum. A folder waited when
+/// its reads took blocks from the disk (`getrusage`'s `ru_inblock`: the page cache did not hold
+/// them, however fast the disk answers: on a fast one, a folder's few reads wait well under a
+/// millisecond each), or when it took `blockedNanoseconds` more wall-clock time than CPU time (a
+/// filesystem that reads no block device, such as NFS; getrusage's CPU time lags by up to a
+/// scheduler tick at each end, so the margin is several ticks).
 // @unchecked Sendable: every property is touched only while holding `lock`.
 final class WalkGrowth: @unchecked Sendable {
-  static let blockedNanoseconds: UInt64 = 1_000_000
+  static let blockedNanoseconds: UInt64 = 25_000_000
   static let blockedFoldersPerWorker = 2
+
+  static func waited(blocksRead: UInt64, wallNanoseconds: UInt64, cpuNanoseconds: UInt64) -> Bool {
+    blocksRead > 0 || (wallNanoseconds > cpuNanoseconds && wallNanoseconds - cpuNanoseconds > blockedNanoseconds)
+  }
+
   private let lock = Lock()
   private var started: Int
   private let maximum: Int
@@ -279,6 +287,8 @@ struct Worker {
   /// Called when a folder's reading waited on the disk (a walk that may add workers); false
   /// once the walk has all its workers, after which this worker stops measuring its folders.
   var onBlockedFolder: (() -> Bool)?
+  /// This thread's usage when it last finished a measured folder.
+  private var usage: Syscalls.ThreadUsage?
 
   init(progress: WalkProgress?, roots: [FileDescriptor], layouts: [ContainerLayout]) {
     self.progress = progress
@@ -315,11 +325,19 @@ struct Worker {
 
   private mutating func read<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {
     guard let onBlockedFolder else { return readFolder(folder, visitor: &visitor) }
+    // One getrusage a folder: the usage at the end of a folder is the next one's start (what
+    // the worker does in between reads nothing from the disk and adds only a little CPU time,
+    // which can hide a wait, never invent one).
+    let before = usage ?? Syscalls.threadUsage()
     let wall = Syscalls.monotonicNanoseconds()
-    let cpu = Syscalls.threadCPUNanoseconds()
     readFolder(folder, visitor: &visitor)
-    let waited = Int64(bitPattern: Syscalls.monotonicNanoseconds() &- wall) - Int64(bitPattern: Syscalls.threadCPUNanoseconds() &- cpu)
-    if waited > Int64(WalkGrowth.blockedNanoseconds) && !onBlockedFolder() { self.onBlockedFolder = nil }
+    let after = Syscalls.threadUsage()
+    usage = after
+    if WalkGrowth.waited(
+      blocksRead: after.blocksRead &- before.blocksRead, wallNanoseconds: Syscalls.monotonicNanoseconds() &- wall,
+      cpuNanoseconds: after.cpuNanoseconds &- before.cpuNanoseconds), !onBlockedFolder() {
+      self.onBlockedFolder = nil
+    }
   }
 
   private mutating func readFolder<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {

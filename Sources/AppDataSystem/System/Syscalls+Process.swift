@@ -27,12 +27,29 @@ extension Syscalls {
     return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
   }
 
-  /// CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID), in nanoseconds: with
-  /// `monotonicNanoseconds`, how long a thread waited rather than worked.
-  public static func threadCPUNanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+  /// What the calling thread has used so far (`getrusage(RUSAGE_THREAD)`): its CPU time, user
+  /// and system, and the blocks its reads took from a disk. With `monotonicNanoseconds`, whether
+  /// a stretch of work waited on the disk: its reads counted blocks (the page cache did not have
+  /// them, whatever the disk's speed), or its wall-clock time ran ahead of its CPU time.
+  public struct ThreadUsage: Sendable {
+    public var cpuNanoseconds: UInt64
+    public var blocksRead: UInt64
+  }
+
+  public static func threadUsage() -> ThreadUsage {
+    var usage = rusage()
+    #if canImport(Glibc)
+    let who = __rusage_who_t(1)  // RUSAGE_THREAD, which glibc declares only under _GNU_SOURCE
+    #else
+    let who = RUSAGE_SELF
+    #endif
+    guard getrusage(who, &usage) == 0 else { return ThreadUsage(cpuNanoseconds: 0, blocksRead: 0) }
+    func nanoseconds(_ time: timeval) -> UInt64 {
+      UInt64(max(0, time.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, time.tv_usec)) &* 1_000
+    }
+    return ThreadUsage(
+      cpuNanoseconds: nanoseconds(usage.ru_utime) &+ nanoseconds(usage.ru_stime),
+      blocksRead: UInt64(max(0, usage.ru_inblock)))
   }
 
   /// The number of online CPUs (sysconf(_SC_NPROCESSORS_ONLN)).
