@@ -16,16 +16,20 @@ func fuzz_bplist(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   if let value = try? PropertyList.parse(bytes) {
     _ = value["Lockdown"]?.dictionaryValue
     _ = value.dateText
-    // What migrate --defaults-key does to such a plist: removing a key always works on a plist
-    // that reads, and reads back as the rest (PropertyListEdit checks; a refusal here is a bug).
-    if let key = value.dictionaryValue?.keys.min() {
-      do {
-        let edited = try PropertyListEdit.removingTopLevelKey(key, from: bytes)
-        precondition(edited != nil)
-      } catch {
-        preconditionFailure("PropertyListEdit: \(error.reason)")
-      }
-    }
+    removeAKeyOrTrap(from: value, bytes: bytes)
   }
   return 0
+}
+
+/// What migrate --defaults-key does to a plist that reads (both plist targets): removing a key
+/// from its top-level dictionary always works, and the result reads back as the rest
+/// (PropertyListEdit checks that itself; a refusal here is a bug).
+func removeAKeyOrTrap(from value: PropertyList, bytes: [UInt8]) {
+  guard let key = value.dictionaryValue?.keys.min() else { return }
+  do {
+    let edited = try PropertyListEdit.removingTopLevelKey(key, from: bytes)
+    precondition(edited != nil)
+  } catch {
+    preconditionFailure("PropertyListEdit: \(error.reason)")
+  }
 }
