@@ -56,7 +56,7 @@ package enum PropertyListEdit {
     var copied = 0
     for member in members.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
       var start = member.range.lowerBound
-      while start > copied, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start - 1]) { start -= 1 }
+      while start > copied, XMLPropertyList.isSpace(bytes[start - 1]) { start -= 1 }
       output.append(contentsOf: bytes[copied..<start])
       copied = member.range.upperBound
     }
@@ -73,10 +73,9 @@ package enum PropertyListEdit {
       // The slots to keep, each a key reference and a value reference as the file stores them.
       var kept: [(key: Range<Int>, value: Range<Int>)] = []
       for slot in 0..<count {
-        let keyIndex = plist.reference(at: references + slot * width)
-        guard case .string(let range, let unit)? = plist.object(keyIndex) else { return nil }
-        if PropertyList.Budget.text(raw[range], bytesPerCharacter: unit) == key { continue }
         let keySlot = references + slot * width
+        guard case .string(let range, let unit)? = plist.object(plist.reference(at: keySlot)) else { return nil }
+        if PropertyList.Budget.text(raw[range], bytesPerCharacter: unit) == key { continue }
         let valueSlot = references + (count + slot) * width
         kept.append((keySlot..<(keySlot + width), valueSlot..<(valueSlot + width)))
       }

@@ -21,6 +21,9 @@ package enum XMLPropertyList {
     package var range: Range<Int>
   }
 
+  /// XML's white space: space, tab, line feed, carriage return.
+  package static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+
   package static func parse(_ input: [UInt8]) throws(Malformed) -> PropertyList {
     var members: [Member]?
     return try parse(input, topLevelMembers: &members)
@@ -158,7 +161,7 @@ package enum XMLPropertyList {
     }
 
     package mutating func skipWhitespace() {
-      while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+      while index < bytes.count, XMLPropertyList.isSpace(bytes[index]) { index += 1 }
     }
 
     /// Skips `text` when the input continues with it.
@@ -279,8 +282,8 @@ package enum XMLPropertyList {
     }
 
     package static func trimmed(_ text: [UInt8]) -> [UInt8] {
-      let isSpace: (UInt8) -> Bool = { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
-      guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return [] }
+      guard let first = text.firstIndex(where: { !XMLPropertyList.isSpace($0) }),
+            let last = text.lastIndex(where: { !XMLPropertyList.isSpace($0) }) else { return [] }
       return Array(text[first...last])
     }
   }
