@@ -57,13 +57,15 @@ public struct CommandIO: Sendable {
     return io
   }
 
-  /// `appdata: error: MESSAGE` on one line.
+  /// `appdata: error: MESSAGE` on one line. Every error and warning is written here, and here
+  /// any control character left in it is escaped (`TerminalText.controlsEscaped`): input text a
+  /// message quotes can neither break the line nor reach the terminal raw.
   func error(_ message: String) {
-    writeError("\(AppDataVersion.name): error: \(message)\n")
+    writeError("\(AppDataVersion.name): error: \(TerminalText.controlsEscaped(message))\n")
   }
 
-  /// `appdata: warning: MESSAGE` on one line.
+  /// `appdata: warning: MESSAGE` on one line, escaped as `error` escapes it.
   func warning(_ message: String) {
-    writeError("\(AppDataVersion.name): warning: \(message)\n")
+    writeError("\(AppDataVersion.name): warning: \(TerminalText.controlsEscaped(message))\n")
   }
 }

@@ -84,10 +84,10 @@ public struct JSONParser {
       guard index < bytes.count, bytes[index] == 0x22 else { throw error("expected a key in quotes") }
       let key = try parseString()
       skipWhitespace()
-      guard index < bytes.count, bytes[index] == 0x3A else { throw error("expected ':' after key \"\(key)\"") }
+      guard index < bytes.count, bytes[index] == 0x3A else { throw error("expected ':' after key \"\(TerminalText.abbreviated(key))\"") }
       index += 1
       skipWhitespace()
-      if members[key] != nil { throw error("duplicate key \"\(key)\"") }
+      if members[key] != nil { throw error("duplicate key \"\(TerminalText.abbreviated(key))\"") }
       members[key] = try parseValue(depth: depth + 1)
       skipWhitespace()
       guard index < bytes.count else { throw error("unexpected end of input in an object") }

@@ -31,6 +31,20 @@ public enum TerminalText {
     return text.unicodeScalars.map(escape).joined()
   }
 
+  /// A message as it reaches the terminal: every control character, C1 control, line
+  /// separator and bidirectional override escaped as `escaped` escapes it, and everything else
+  /// (a backslash too, so the escapes a message already holds read the same) left as it is.
+  /// `CommandIO.error` and `.warning`, the one place messages are written, pass every message
+  /// through it: a message that quotes input text without escaping it cannot reach the terminal raw.
+  public static func controlsEscaped(_ message: String) -> String {
+    if message.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return message }
+    var output = ""
+    for scalar in message.unicodeScalars {
+      if scalar.value == 0x5C { output.unicodeScalars.append(scalar) } else { output += escape(scalar) }
+    }
+    return output
+  }
+
   /// Printable ASCII other than `\`: shown as it is.
   private static func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x5C }
 
