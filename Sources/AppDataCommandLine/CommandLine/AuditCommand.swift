@@ -34,6 +34,7 @@ struct AuditCommand {
   let policyFile: String?
   let root: [[UInt8]]?
   let maximumArchiveBytes: UInt64?
+  let maximumManifestBytes: UInt64?
   /// `--max-key-rounds`.
   let maximumKeyRounds: UInt64
   let apps: [String]
@@ -150,6 +151,7 @@ struct AuditCommand {
       root = nil
     }
     maximumArchiveBytes = try parsed.size("max-archive-bytes")
+    maximumManifestBytes = try parsed.size("max-manifest-bytes")
     maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
     apps = parsed.allValues("app")
     for app in apps where app.isEmpty { throw UsageError("'--app' needs a bundle id or group id") }
@@ -262,8 +264,10 @@ struct AuditCommand {
         throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
       }
     }
-    let source = try InputResolver.resolve(paths, root: root, maximumArchiveBytes: maximumArchiveBytes)
+    let source = try InputResolver.resolve(paths, root: root, maximumArchiveBytes: maximumArchiveBytes,
+                                           maximumManifestBytes: maximumManifestBytes)
     TestHooks.pause(at: "resolved")
+    for notice in source.notices { io.warning(notice) }
     let isOnlyContainer = !source.isCollection
     // Comparing with a backup, and the HTML treemap, need every file: list them all, and give
     // the other formats only what was asked.

@@ -27,6 +27,10 @@ public struct AuditReport: Sendable {
   /// `FolderSummary.maximumFolders`: what a baseline compares folder by folder.
   public var folders: FolderSummary = FolderSummary()
 
+  /// For a device backup's container: the backup it was read from (`BackupAudit.path`, its
+  /// `BackupInfo.path`); nil for a container on disk or in an archive. What a report of many
+  /// groups containers by, in one pass (`AuditSet.grouping`).
+  public var backupPath: String?
   /// For a device backup's container: every file the backup holds, whatever its category.
   public var heldByBackup: CategoryTotals?
   /// With `appdata audit CONTAINER --backup BACKUP`: the container against the backup.

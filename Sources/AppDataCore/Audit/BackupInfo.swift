@@ -8,6 +8,9 @@ public struct BackupInfo: Sendable {
   public var isFullBackup: Bool?
   /// Manifest.plist's `IsEncrypted` (or a database that needed decrypting).
   public var isEncrypted = false
+  /// The backup's plists that are there but could not be read, each as `NAME: why` (too large,
+  /// not a regular file, not a plist): the report says so rather than that they name nothing.
+  public var unreadablePlists: [String] = []
 
   package init(path: String, deviceName: String? = nil, productVersion: String? = nil, date: String? = nil,
                snapshotState: String? = nil, isFullBackup: Bool? = nil, isEncrypted: Bool = false) {

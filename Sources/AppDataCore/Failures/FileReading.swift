@@ -1,7 +1,10 @@
 import AppDataSystem
 /// Reads a whole file the user named (a policy or a baseline), with a size limit.
 package enum FileReading {
-  package struct Failure: Error { package var message: String }
+  package struct Failure: Error {
+    package var message: String
+    package init(message: String) { self.message = message }
+  }
 
   package static func read(path: String, limit: Int) throws(Failure) -> [UInt8] {
     let status: FileStatus

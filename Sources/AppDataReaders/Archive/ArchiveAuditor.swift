@@ -57,6 +57,12 @@ public struct ArchiveAuditor {
   public var root: [[UInt8]]?
   /// `--max-archive-bytes`: refuse archives that expand beyond this (zip bombs).
   public var maximumBytes: UInt64 = 4 << 30
+  /// `--max-manifest-bytes`: the most a device backup's Manifest.db found in the archive may
+  /// expand to. It is held in memory whole (SQLite reads it there), so this bounds that memory.
+  public var maximumManifestBytes: UInt64 = ArchiveAuditor.defaultMaximumManifestBytes
+  /// 256 MiB: a backup of about half a million files (a real Manifest.db takes 300 to 500 bytes
+  /// a row), and, with SQLite's heap, within the 512 MiB an audit of untrusted input may use.
+  public static let defaultMaximumManifestBytes: UInt64 = 256 << 20
   /// Entries are streamed as they are read (NDJSON): a first pass that may be read again does not.
   public var streams = false
   /// Options differ by container id (the policy file's `containers`): containers are then found
@@ -397,19 +403,30 @@ public struct ArchiveAuditor {
       case BackupManifest.oldDatabaseName:
         backup.hasOldDatabase = true
       case BackupManifest.databaseName:
-        let limit = Int(clamping: auditor.maximumBytes)
-        let data: [UInt8]
-        do { data = try reader.readData(limit: limit) } catch { throw Failure(message: "cannot read the archive (truncated or damaged?): \(error.message)") }
-        if data.count >= limit {
-          throw Failure(message: "expands to more than \(auditor.maximumBytes) bytes (--max-archive-bytes); refusing a possible archive bomb")
+        // Held once, in memory of its own, and bounded before a byte is expanded: the declared
+        // size is checked first, and a size not declared is caught when the buffer fills.
+        let limit = auditor.maximumManifestBytes
+        let name = RelativePath.display(RelativePath.join(components))
+        func tooLarge(_ what: String) -> Failure {
+          Failure(message: "\(TerminalText.escaped(name)) \(what), more than the \(ByteSize.human(limit)) a backup's Manifest.db may be (--max-manifest-bytes raises it); refusing a possible archive bomb")
         }
-        guard let memory = data.withUnsafeBytes({ SecretBuffer(copying: $0) }) else {
-          throw Failure(message: "cannot map \(Plural.counted(UInt64(data.count), "byte")) of memory for \(TerminalText.escaped(RelativePath.display(RelativePath.join(components))))")
+        if header.size > limit { throw tooLarge("expands to \(ByteSize.human(header.size))") }
+        // One byte more than the bound, to tell a database of exactly the bound from a larger one.
+        let capacity = Int(clamping: (header.size > 0 ? header.size : limit) &+ 1)
+        guard let memory = SecretBuffer(capacity: capacity) else {
+          throw Failure(message: "cannot map \(ByteSize.human(UInt64(capacity))) of memory for \(TerminalText.escaped(name))")
         }
+        do { try reader.readData(into: memory) } catch { throw Failure(message: "cannot read the archive (truncated or damaged?): \(error.message)") }
+        if UInt64(memory.count) > limit { throw tooLarge("expands to more") }
+        if header.size > 0 && UInt64(memory.count) > header.size { throw tooLarge("expands to more than its declared \(ByteSize.human(header.size))") }
         backup.database = memory
       default:
-        guard header.size <= UInt64(PropertyList.Limits.maximumFileSize) else { return }
-        backup.plists[name] = (try? reader.readData(limit: PropertyList.Limits.maximumFileSize)) ?? []
+        let limit = PropertyList.Limits.maximumFileSize
+        guard header.size <= UInt64(limit) else {
+          backup.unreadPlists[name] = "\(header.size) bytes, larger than the \(ByteSize.human(UInt64(limit))) appdata reads from such a file"
+          return
+        }
+        backup.plists[name] = (try? reader.readData(limit: limit)) ?? []
       }
     }
 

@@ -159,6 +159,21 @@ final class LibArchive {
     return data
   }
 
+  /// Reads the current entry's data into `buffer` from its start, until the entry ends or the
+  /// buffer is full (its `count` then equals its capacity): the one copy of what is read, with
+  /// no array that grows on the way.
+  func readData(into buffer: SecretBuffer) throws(Failure) {
+    let storage = buffer.storage
+    var filled = 0
+    while filled < storage.count {
+      let count = c.archive_read_data(archive, storage.baseAddress! + filled, storage.count - filled)
+      if count == 0 { break }
+      if count < 0 { throw failure() }
+      filled += count
+    }
+    buffer.setCount(filled)
+  }
+
   /// Uncompressed bytes read so far (the zip-bomb guard).
   var uncompressedBytes: UInt64 { UInt64(max(0, c.archive_filter_bytes(archive, -1), c.archive_filter_bytes(archive, 0))) }
 

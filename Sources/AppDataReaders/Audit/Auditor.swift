@@ -113,12 +113,6 @@ package enum Auditor {
 
 // MARK: - The per-worker visitor
 
-/// Identifies a file across hard links.
-struct FileIdentity: Hashable {
-  let device: UInt64
-  let inode: UInt64
-}
-
 /// Accumulates one worker's share of the audit: O(top N + findings + hard-linked files)
 /// memory, plus the listed entries only when `--list` asks for them without streaming.
 struct AuditAccumulator: EntryVisitor {

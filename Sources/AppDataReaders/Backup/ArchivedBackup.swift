@@ -44,6 +44,8 @@ package final class ArchivedBackup: BackupContents, @unchecked Sendable {
   package let components: [[UInt8]]
   /// The plists and the pre-iOS 10 Manifest.mbdb marker, by name.
   package var plists: [String: [UInt8]] = [:]
+  /// The plists there that were not read into memory, by name: why (too large).
+  package var unreadPlists: [String: String] = [:]
   package var hasOldDatabase = false
   /// Manifest.db's bytes, as stored (encrypted or not).
   package var database: SecretBuffer?
@@ -65,10 +67,13 @@ package final class ArchivedBackup: BackupContents, @unchecked Sendable {
   func isFile(_ name: String) -> Bool {
     if name == BackupManifest.databaseName { return database != nil }
     if name == BackupManifest.oldDatabaseName { return hasOldDatabase }
-    return plists[name] != nil
+    return plists[name] != nil || unreadPlists[name] != nil
   }
 
-  func readPlist(_ name: String) throws(FileReading.Failure) -> [UInt8]? { plists[name] }
+  func readPlist(_ name: String) throws(FileReading.Failure) -> [UInt8]? {
+    if let why = unreadPlists[name] { throw FileReading.Failure(message: why) }
+    return plists[name]
+  }
 
   func childPath(_ name: String) -> String { path + "/" + name }
 

@@ -129,7 +129,7 @@ public struct BackupManifest: Sendable {
 
     func text(_ value: PropertyList?) -> String? { value?.stringValue ?? value?.dateText }
     let fullBackup = flag(status["IsFullBackup"])
-    return BackupManifest(
+    var loaded = BackupManifest(
       info: Info(
         path: folder.absolutePath,
         deviceName: text(lockdown["DeviceName"]) ?? text(info["Device Name"]),
@@ -142,5 +142,7 @@ public struct BackupManifest: Sendable {
       database: databasePath,
       encryption: encryption,
       store: folder.store)
+    loaded.info.unreadablePlists = plistNames.compactMap { name in unreadable[name].map { name + ": " + $0 } }
+    return loaded
   }
 }

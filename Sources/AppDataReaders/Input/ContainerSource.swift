@@ -88,12 +88,27 @@ public protocol ContainerSource: Sendable {
   var passwordIsOptional: Bool { get }
   /// Whether it is, or holds, a device backup (`--verify` and `--all-domains` apply to it).
   var readsBackups: Bool { get }
+  /// What it reads, each as the file it is (a container's folder, a backup's folder, an
+  /// archive; nil when it cannot be told, and then never taken for another): an input named
+  /// twice, or inside another PATH given, is read once (`InputResolver.resolve(_:)`).
+  var identities: [FileIdentity?] { get }
+  /// The source without the parts whose identity is in `seen`; nil when none is left.
+  func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)?
+  /// One line each about how PATH was read that the user should know (an input named twice,
+  /// read once); the command prints them as warnings before the audit.
+  var notices: [String] { get }
 }
 
 extension ContainerSource {
   public var needsPassword: Bool { false }
   public var passwordIsOptional: Bool { false }
   public var readsBackups: Bool { false }
+  public var notices: [String] { [] }
+
+  /// A source read whole: it is one part, or none of it.
+  func wholeExcluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? {
+    identities.contains { $0.map(seen.contains) ?? false } ? nil : self
+  }
 }
 
 /// `--app ID`: the containers whose id is ID or one of its extensions (`ID.…`), and its app

@@ -21,6 +21,10 @@ package struct BackupSource: ContainerSource {
   package var needsPassword: Bool { manifest.needsPassword }
   package var readsBackups: Bool { true }
 
+  /// A backup in an archive is part of its archive, which is what `ArchiveSource` names.
+  package var identities: [FileIdentity?] { [Syscalls.identity(ofPath: folderPath)] }
+  package func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
+
   package func folders() throws(Refusal) -> [ContainerRef] {
     throw Refusal("\(TerminalText.escaped(folderPath)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
   }
@@ -49,6 +53,7 @@ package struct BackupSource: ContainerSource {
       report.id = domain.id
       report.kind = domain.kind
       report.name = domain.id ?? domain.name
+      report.backupPath = manifest.info.path
       return report
     }
     var outcome = AuditOutcome(reports: reports, available: available, isCollection: true)

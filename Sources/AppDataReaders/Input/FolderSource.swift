@@ -11,6 +11,14 @@ struct FolderSource: ContainerSource {
 
   func folders() throws(Refusal) -> [ContainerRef] { containers }
 
+  var identities: [FileIdentity?] { containers.map { Syscalls.identity(ofPath: $0.root) } }
+
+  func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? {
+    let kept = containers.filter { container in Syscalls.identity(ofPath: container.root).map { !seen.contains($0) } ?? true }
+    if kept.count == containers.count { return self }
+    return kept.isEmpty ? nil : FolderSource(source: source, base: base, isCollection: isCollection, containers: kept)
+  }
+
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     try Self.refuseBackupOptions(request, path: base)
     let selected = containers.filter { request.filter?.matches($0.id) ?? true }
@@ -70,8 +78,12 @@ struct ArchiveSource: ContainerSource {
   let path: String
   let root: [[UInt8]]?
   let maximumBytes: UInt64?
+  let maximumManifestBytes: UInt64?
   /// Whether the archive holds a folder of containers; known once it is read.
   var isCollection: Bool { false }
+
+  var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
+  func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
 
   func folders() throws(Refusal) -> [ContainerRef] {
     throw Refusal("\(TerminalText.escaped(path)): is an archive; appdata changes containers only in folders: extract it first (with 'tar --xattrs' or 'ditto -x -k' on a Mac)")
@@ -81,6 +93,7 @@ struct ArchiveSource: ContainerSource {
     var auditor = ArchiveAuditor(archivePath: path)
     auditor.root = root
     if let maximumBytes { auditor.maximumBytes = maximumBytes }
+    if let maximumManifestBytes { auditor.maximumManifestBytes = maximumManifestBytes }
     auditor.streams = request.entrySink != nil
     auditor.optionsDependOnID = request.optionsDependOnID
     auditor.recordsStoredFiles = request.verify

@@ -10,8 +10,9 @@ public enum InputResolver {
   ] }
 
   /// What `path` holds. `root` (`--root`) names the container's folder inside PATH, a folder
-  /// or an archive; `maximumArchiveBytes` applies to archives only.
-  public static func resolve(_ path: String, root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil) throws(Refusal) -> any ContainerSource {
+  /// or an archive; `maximumArchiveBytes` and `maximumManifestBytes` apply to archives only.
+  public static func resolve(_ path: String, root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil,
+                             maximumManifestBytes: UInt64? = nil) throws(Refusal) -> any ContainerSource {
     if path.isEmpty { throw Refusal("the container path is empty") }
     let status: FileStatus
     do {
@@ -21,11 +22,13 @@ public enum InputResolver {
       throw Refusal(TerminalText.escaped(error.description))
     }
     if status.kind == .regular {
-      return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes)
+      return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes,
+                           maximumManifestBytes: maximumManifestBytes)
     }
     try ContainerPath.checkFolder(path)
-    if maximumArchiveBytes != nil {
-      throw Refusal("\(TerminalText.escaped(path)): is a folder; --max-archive-bytes applies to archives")
+    if maximumArchiveBytes != nil || maximumManifestBytes != nil {
+      let option = maximumArchiveBytes != nil ? "--max-archive-bytes" : "--max-manifest-bytes"
+      throw Refusal("\(TerminalText.escaped(path)): is a folder; \(option) applies to archives")
     }
     if let root {
       return try named(root, in: path)
@@ -40,14 +43,40 @@ public enum InputResolver {
   }
 
   /// Several PATH operands: one report of many, each operand's containers named by it (a
-  /// backup by its folder). Every operand is resolved before any is read.
-  public static func resolve(_ paths: [String], root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil) throws(Refusal) -> any ContainerSource {
-    if paths.count == 1 { return try resolve(paths[0], root: root, maximumArchiveBytes: maximumArchiveBytes) }
-    var parts: [SourceGroup.Part] = []
-    for path in paths {
-      parts.append(.source(try resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes), label: path))
+  /// backup by its folder). Every operand is resolved before any is read. What is read is read
+  /// once: an operand named twice, or a container, backup or archive that an earlier operand
+  /// already holds (`Backup Backup/A`, or `Backup/A Backup`), is left out where it comes again,
+  /// with one notice saying so; its figures are never counted twice.
+  public static func resolve(_ paths: [String], root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil,
+                             maximumManifestBytes: UInt64? = nil) throws(Refusal) -> any ContainerSource {
+    if paths.count == 1 {
+      return try resolve(paths[0], root: root, maximumArchiveBytes: maximumArchiveBytes, maximumManifestBytes: maximumManifestBytes)
     }
-    return SourceGroup(source: Syscalls.absolutePath("."), parts: parts)
+    var parts: [SourceGroup.Part] = []
+    var seen: [FileIdentity: String] = [:]
+    var notes: [String] = []
+    for path in paths {
+      let whole = try resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes, maximumManifestBytes: maximumManifestBytes)
+      let found = whole.identities
+      let again = found.compactMap { identity in identity.flatMap { seen[$0] } }
+      let source = again.isEmpty ? whole : whole.excluding(Set(seen.keys))
+      if !again.isEmpty {
+        let earlier = Array(Set(again)).sorted()
+        let names = Plural.listed(earlier.map { "'\(TerminalText.escaped($0))'" }, limit: 3)
+        if source != nil {
+          notes.append("'\(TerminalText.escaped(path))': \(again.count) of what it holds is already named by \(names); read once")
+        } else if earlier == [path] {
+          notes.append("'\(TerminalText.escaped(path))': named twice; read once")
+        } else {
+          notes.append("'\(TerminalText.escaped(path))': already named by \(names); read once")
+        }
+      }
+      for identity in found.compactMap({ $0 }) where seen[identity] == nil { seen[identity] = path }
+      if let source { parts.append(.source(source, label: path)) }
+    }
+    var group = SourceGroup(source: Syscalls.absolutePath("."), parts: parts)
+    group.notes = notes
+    return group
   }
 
   /// `--root ROOT` on a folder: PATH/ROOT goes through the same folder kinds as PATH (a backup

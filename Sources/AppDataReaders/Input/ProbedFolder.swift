@@ -73,7 +73,13 @@ struct ProbedFolder {
   /// A plist's bytes: nil when there is no such file, the reason when it cannot be read or is
   /// larger than `PropertyList.Limits.maximumFileSize`.
   func readPlist(_ name: String) throws(FileReading.Failure) -> [UInt8]? {
-    guard isFile(name) else { return nil }
+    guard let kind = entries[name] else { return nil }
+    switch kind {
+    case .regular: break
+    case .directory: throw FileReading.Failure(message: "is a folder, not a file")
+    case .symbolicLink: throw FileReading.Failure(message: "is a symlink, which appdata does not follow inside a backup")
+    case .other: throw FileReading.Failure(message: "is not a regular file (a FIFO, socket or device), which appdata does not read")
+    }
     return try FileReading.read(path: childPath(name), limit: PropertyList.Limits.maximumFileSize)
   }
 

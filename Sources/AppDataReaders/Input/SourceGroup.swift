@@ -24,28 +24,53 @@ package struct SourceGroup: ContainerSource {
   }
 
   package let source: String
-  package let parts: [Part]
+  package var members: [Part]
   /// When no part can be read, refuse the run (as one backup alone would be); false when the
   /// report holds other containers.
   package var refusesWhenNothingRead = true
 
+  /// What `notices` says (inputs named twice, read once).
+  package var notes: [String] = []
+
   package init(source: String, parts: [Part]) {
     self.source = source
-    self.parts = parts
+    self.members = parts
+  }
+
+  package var notices: [String] { notes + sources.flatMap(\.notices) }
+
+  package var identities: [FileIdentity?] {
+    members.flatMap { member -> [FileIdentity?] in
+      switch member {
+      case .source(let source, _): return source.identities
+      case .refusedBackup(let path, _, _): return [Syscalls.identity(ofPath: path)]
+      }
+    }
+  }
+
+  package func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? {
+    var kept = self
+    kept.members = members.compactMap { member -> Part? in
+      switch member {
+      case .source(let source, let label): return source.excluding(seen).map { .source($0, label: label) }
+      case .refusedBackup(let path, _, _): return Syscalls.identity(ofPath: path).map(seen.contains) ?? false ? nil : member
+      }
+    }
+    return kept.members.isEmpty ? nil : kept
   }
 
   package var isCollection: Bool { true }
   package var passwordIsOptional: Bool { true }
   package var needsPassword: Bool { sources.contains { $0.needsPassword } }
-  package var readsBackups: Bool { parts.contains { if case .refusedBackup = $0 { return true } else { return false } } || sources.contains { $0.readsBackups } }
+  package var readsBackups: Bool { members.contains { if case .refusedBackup = $0 { return true } else { return false } } || sources.contains { $0.readsBackups } }
 
   private var sources: [any ContainerSource] {
-    parts.compactMap { if case .source(let source, _) = $0 { return source } else { return nil } }
+    members.compactMap { if case .source(let source, _) = $0 { return source } else { return nil } }
   }
 
   package func folders() throws(Refusal) -> [ContainerRef] {
     var all: [ContainerRef] = []
-    for part in parts {
+    for part in members {
       switch part {
       case .source(let source, _): all += try source.folders()
       case .refusedBackup(let path, _, _):
@@ -61,7 +86,7 @@ package struct SourceGroup: ContainerSource {
     }
     var outcome = AuditOutcome(reports: [], available: [], isCollection: true)
     var failures: [Refusal] = []
-    for part in parts {
+    for part in members {
       switch part {
       case .refusedBackup(let path, let udid, let message):
         outcome.backups.append(BackupAudit(path: path, udid: udid, info: nil, status: .refused, message: message))
@@ -94,7 +119,7 @@ package struct SourceGroup: ContainerSource {
       }
     }
     // Nothing read at all: that is a refusal, as for the one backup alone.
-    if refusesWhenNothingRead, failures.count == parts.count, let first = failures.first {
+    if refusesWhenNothingRead, failures.count == members.count, let first = failures.first {
       if failures.count == 1 { throw first }
       throw Refusal("\(TerminalText.escaped(source)): none of its \(failures.count) backups could be read; the first: \(first.message)",
                     isLocked: failures.allSatisfy(\.isLocked))

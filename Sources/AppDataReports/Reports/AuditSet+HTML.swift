@@ -9,11 +9,13 @@ extension AuditSet {
   /// sized by backed-up bytes. Every name reaches the page as JSON data or escaped text and is
   /// drawn with `textContent`, never as markup.
   public func html(failOn: Severity?) -> String {
-    let labels = labels
+    let grouping = grouping()
+    let labels = labels(grouping)
     func label(_ report: AuditReport) -> String { labels[report.container] ?? report.name }
-    let backupOf: [String: String] = Dictionary(uniqueKeysWithValues: backups.flatMap { backup in
-      reports(of: backup).map { ($0.container, backup.udid) }
-    })
+    var backupOf: [String: String] = [:]
+    for (index, backup) in grouping.backup.enumerated() {
+      if let backup { backupOf[reports[index].container] = backups[backup].udid }
+    }
     // Sections (and the overview's rows) for containers with app files or findings, largest
     // backup first; the others on one line, as in the table.
     let ordered = byBackupSize
@@ -40,9 +42,9 @@ extension AuditSet {
     let heading = !isCollection && backups.isEmpty ? reports.first?.container ?? source : sources.isEmpty ? source : sources.joined(separator: ", ")
     var body = "<h1>appdata audit: \(Self.escape(heading))</h1>\n"
     let failed = fails(at: failOn)
-    body += "<p class=\"result \(failed ? "fail" : "ok")\">\(failed ? "FAIL" : "OK"): \(Self.escape(Plural.counted(backup.files, "file"))), \(ByteSize.human(backup.bytes)) backed up; findings: \(Severity.counted(findings.map(\.finding.severity)))</p>\n"
+    body += "<p class=\"result \(failed ? "fail" : "ok")\">\(failed ? "FAIL" : "OK"): \(Self.escape(Plural.counted(backup.files, "file"))), \(ByteSize.human(backup.bytes)) backed up; findings: \(Severity.counted(findings(labels: labels).map(\.finding.severity)))</p>\n"
     if isCollection || !backups.isEmpty {
-      body += overview(shown: shown, empty: empty, labels: labels, anchors: anchors, backupOf: backupOf)
+      body += overview(shown: shown, empty: empty, labels: labels, anchors: anchors, backupOf: backupOf, grouping: grouping)
     }
     body += "<div id=\"legend\"></div>\n<div id=\"crumbs\"></div>\n<svg id=\"map\" role=\"img\" aria-label=\"treemap\"></svg>\n"
     for report in (isCollection || !backups.isEmpty ? shown : reports) {
@@ -57,12 +59,12 @@ extension AuditSet {
   /// The overview of a report of many: the backups (if any), then a row per container, largest
   /// backup first, each linking to its section; the empty containers on one line.
   private func overview(shown: [AuditReport], empty: [AuditReport], labels: [String: String], anchors: [String: String],
-                        backupOf: [String: String]) -> String {
+                        backupOf: [String: String], grouping: Grouping) -> String {
     var html = "<section id=\"overview\"><h2>Overview</h2>\n"
     if !backups.isEmpty {
       html += "<table class=\"backups\"><tr><th>backup</th><th>device</th><th>iOS</th><th>date</th><th>encrypted</th><th>status</th><th>files</th><th>backed up</th></tr>\n"
       // Each backup's figures once, then largest first.
-      let rows = backups.map { (backup: $0, held: Self.sums(of: reports(of: $0)).backup) }.sorted { a, b in
+      let rows = backups.indices.map { (backup: backups[$0], held: Self.sums(of: grouping.containers[$0], in: reports).backup) }.sorted { a, b in
         a.held.bytes != b.held.bytes ? a.held.bytes > b.held.bytes : a.backup.udid < b.backup.udid
       }
       for (backup, held) in rows {

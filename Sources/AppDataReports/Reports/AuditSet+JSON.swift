@@ -21,16 +21,17 @@ extension AuditSet {
     if !sources.isEmpty { document["sources"] = .array(sources.map { .string($0) }) }
     // A folder of backups: `backups`, each with its containers; containers beside them (or of
     // other PATHs) in `containers`, which a report of no backup always has.
-    let loose = looseReports
-    if backups.isEmpty || !loose.isEmpty { document["containers"] = .array(loose.map { $0.containerJSON() }) }
-    if !backups.isEmpty { document["backups"] = .array(backups.map(backupJSON)) }
+    let grouping = grouping()
+    if backups.isEmpty || !grouping.loose.isEmpty { document["containers"] = .array(grouping.loose.map { reports[$0].containerJSON() }) }
+    if !backups.isEmpty { document["backups"] = .array(backups.indices.map { backupJSON($0, grouping) }) }
     if let info = backupInfo { document["backup"] = info.json() }
     document["policy"] = policy
     return .object(document)
   }
 
   /// One element of `backups`: what the backup is, whether it was read, its figures and containers.
-  func backupJSON(_ backup: BackupAudit) -> JSONValue {
+  func backupJSON(_ index: Int, _ grouping: Grouping) -> JSONValue {
+    let backup = backups[index]
     let info = backup.info
     func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
     var object = backupLine(backup)
@@ -39,9 +40,9 @@ extension AuditSet {
     object["date"] = text(info?.date)
     object["encrypted"] = info.map { .bool($0.isEncrypted) } ?? .null
     object["snapshotState"] = text(info?.snapshotState)
-    let containers = reports(of: backup)
-    object["summary"] = backup.status == .audited ? Self.summaryJSON(of: containers) : .null
-    object["containers"] = backup.status == .audited ? .array(containers.map { $0.containerJSON() }) : .null
+    let containers = grouping.containers[index]
+    object["summary"] = backup.status == .audited ? Self.summaryJSON(of: containers, in: reports) : .null
+    object["containers"] = backup.status == .audited ? .array(containers.map { reports[$0].containerJSON() }) : .null
     return .object(object)
   }
 
@@ -58,8 +59,10 @@ extension AuditSet {
   /// The summary of every container added up, in a single report's summary shape.
   func summaryJSON() -> JSONValue { Self.summaryJSON(of: reports) }
 
-  static func summaryJSON(of reports: [AuditReport]) -> JSONValue {
-    let sums = Self.sums(of: reports)
+  static func summaryJSON(of reports: [AuditReport]) -> JSONValue { summaryJSON(of: reports.indices, in: reports) }
+
+  static func summaryJSON(of indices: some Sequence<Int>, in reports: [AuditReport]) -> JSONValue {
+    let sums = Self.sums(of: indices, in: reports)
     var categoryObjects: [String: JSONValue] = [:]
     for category in Category.allCases { categoryObjects[category.rawValue] = (sums.categories[category] ?? CategoryTotals()).json() }
     return .object([
@@ -75,8 +78,9 @@ extension AuditSet {
     var text = ""
     // A folder of backups: a line per backup first, what it is and whether it was read (its
     // containers' lines name it in their `container`).
-    for backup in backups {
-      guard case .object(var object) = backupJSON(backup) else { continue }
+    let grouping = backups.isEmpty ? nil : grouping()
+    for index in backups.indices {
+      guard let grouping, case .object(var object) = backupJSON(index, grouping) else { continue }
       object["containers"] = nil
       object["type"] = .string("backup")
       text += JSONValue.object(object).serialized(pretty: false) + "\n"

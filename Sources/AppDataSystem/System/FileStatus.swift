@@ -14,6 +14,17 @@ public struct FileTime: Hashable, Sendable, Codable {
   }
 }
 
+/// A file, whatever path names it: its device and inode.
+public struct FileIdentity: Hashable, Sendable {
+  public var device: UInt64
+  public var inode: UInt64
+
+  public init(device: UInt64, inode: UInt64) {
+    self.device = device
+    self.inode = inode
+  }
+}
+
 /// What appdata needs from stat(2), without exposing `struct stat`.
 public struct FileStatus: Sendable {
   /// The kind of entry.

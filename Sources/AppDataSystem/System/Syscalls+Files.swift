@@ -93,6 +93,14 @@ extension Syscalls {
     return FileStatus(st)
   }
 
+  /// Which file `path` is, following symlinks (stat(2)): its device and inode; nil when it
+  /// cannot be read. What tells an input named twice, or inside another PATH given.
+  public static func identity(ofPath path: String) -> FileIdentity? {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return nil }
+    return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+  }
+
   /// lstat(2) on a path (used only for paths the user typed).
   public static func status(ofPath path: String) throws(SystemError) -> FileStatus {
     var st = stat()
