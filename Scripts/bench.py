@@ -8,9 +8,11 @@ medians, the ratio appdata/du and appdata's peak RSS (from wait4's rusage).
 Usage: bench.py APPDATA_BINARY BENCH_DIR [--sizes 100000,1000000] [--rounds N]
 """
 import argparse
+import importlib.util
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -119,6 +121,48 @@ def backup(appdata, bench_dir, rows, rounds):
     peak = rss["appdata audit --format json BACKUP"]
     print(f"  appdata / sqlite3: {ratio:.2f} (target <= 1.5: {'met' if ratio <= 1.5 else 'missed'}); "
           f"peak RSS {human_kib(peak)} (target <= 64 MiB: {'met' if peak <= 64 * 1024 else 'missed'})")
+    print()
+
+
+def many_backups(appdata, bench_dir, rounds):
+    """A folder of 10,000 and one of 20,000 backups (hard links of one small backup), alternated:
+    the report of many is linear in backups (issue 31: 10,000 took 46 s, quadratic, before).
+    Targets: 10,000 under 5 s; 20,000 at most 2.2 times 10,000."""
+    spec = importlib.util.spec_from_file_location("backup", os.path.join(HERE, "make-test-backup.py"))
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    template = os.path.join(bench_dir, "backups-template")
+    if not os.path.exists(template + ".done"):
+        shutil.rmtree(template, ignore_errors=True)
+        os.makedirs(template)
+        maker.write_plists(template, ["com.example.app"])
+        maker.write_database(template, [("AppDomain-com.example.app", "Documents", 2, 0, None),
+                                        ("AppDomain-com.example.app", "Documents/a.txt", 1, 10, None)], stored=False)
+        open(template + ".done", "w").close()
+    folders = {}
+    for count in (10_000, 20_000):
+        folder = os.path.join(bench_dir, f"backups-{count}")
+        folders[count] = folder
+        if os.path.exists(folder + ".done"):
+            continue
+        print(f"making a folder of {count} backups in {folder} ...", flush=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        for index in range(count):
+            copy = os.path.join(folder, f"{index:08d}-{index:016X}")
+            os.makedirs(copy)
+            for name in ("Manifest.db", "Manifest.plist", "Info.plist", "Status.plist"):
+                os.link(os.path.join(template, name), os.path.join(copy, name))
+        open(folder + ".done", "w").close()
+    commands = {}
+    for count, folder in folders.items():
+        commands[f"appdata audit {count} backups (table)"] = [appdata, "audit", "--no-config", folder]
+        commands[f"appdata audit {count} backups (json)"] = [appdata, "audit", "--format", "json", "--no-config", folder]
+    print(f"== a folder of 10,000 and of 20,000 backups, {rounds} rounds, warm cache (medians) ==")
+    medians = alternate(commands, rounds, "appdata audit 10000 backups (table)")
+    for fmt in ("table", "json"):
+        ten, twenty = medians[f"appdata audit 10000 backups ({fmt})"], medians[f"appdata audit 20000 backups ({fmt})"]
+        print(f"  {fmt}: 10,000 in {ten:.2f} s (target < 5: {'met' if ten < 5 else 'missed'}); 20,000 / 10,000: {twenty / ten:.2f} "
+              f"(target <= 2.2: {'met' if twenty / ten <= 2.2 else 'missed'})")
     print()
 
 
@@ -485,7 +529,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
     parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
     parser.add_argument("--compare", metavar="OTHER", help="time OTHER (another appdata build) against this one, alternated")
-    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "encrypted", "floor", "migrate", "listings"],
+    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "backups", "encrypted", "floor", "migrate",
+                                           "listings"],
                         help="run only this part")
     parser.add_argument("--floor-walker", default=os.path.join(HERE, "..", ".build", "floor-walker"),
                         help="the compiled Scripts/floor-walker.c (bench.sh builds it)")
@@ -502,6 +547,7 @@ def main():
         "archive": lambda: archive(args.appdata, args.bench_dir, 100_000, args.rounds or 5),
         "backup": lambda: (backup(args.appdata, args.bench_dir, 200_000, args.rounds or 7),
                            backup(args.appdata, args.bench_dir, 1_000_000, args.rounds or 3)),
+        "backups": lambda: many_backups(args.appdata, args.bench_dir, args.rounds or 3),
         "listings": lambda: listings(args.appdata, args.bench_dir, 1_000_000, args.rounds or 3),
         "encrypted": lambda: encrypted_backup(args.appdata, args.bench_dir, 200_000, args.rounds or 5),
         "floor": lambda: floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9),
@@ -533,7 +579,7 @@ def main():
         return
     parts["floor"]()
     floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 1_000_000), 1_000_000, args.rounds or 5)
-    for name in ["migrate", "device", "backup", "encrypted", "listings"]:
+    for name in ["migrate", "device", "backup", "backups", "encrypted", "listings"]:
         parts[name]()
     archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:

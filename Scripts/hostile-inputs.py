@@ -186,10 +186,11 @@ def make(out):
     cases = []
     current = [""]
 
-    def case(name, args, expect=(0, 1, 2), stderr=None, env=None, stdin=None):
-        """args: the command line after 'appdata', with {DIR} for the folder made last."""
+    def case(name, args, expect=(0, 1, 2), stderr=None, env=None, stdin=None, cwd=None, address_space=None):
+        """args: the command line after 'appdata', with {DIR} for the folder made last; cwd (with
+        {DIR} too) the folder it runs in; address_space a `ulimit -v` in bytes."""
         cases.append({"name": name, "dir": current[0], "args": args, "expect": list(expect), "stderrContains": stderr,
-                      "env": env or {}, "stdin": stdin})
+                      "env": env or {}, "stdin": stdin, "cwd": cwd, "addressSpace": address_space})
 
     def folder(name):
         path = os.path.join(out, name)
@@ -379,21 +380,204 @@ def make(out):
         set_keybag_record(os.path.join(d, "backup"), tag, value)
         case(name, ["audit", "--password-stdin", "{DIR}/backup"], expect=(2,), stderr=message, stdin=PASSWORD + "\n")
 
+    second_round(out, case, folder)
+
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)
+
+
+# MARK: - Issue 31: the input shapes added since the first round
+
+
+def zip_with_bomb(path, small, name, head, zeros):
+    """A zip (written by hand, zip64 for the large entry) holding `small` ({name: bytes}, stored)
+    and `name`: `head` then `zeros` zero bytes, deflated. The zeros are one 16 MiB deflate chunk
+    ending in a full flush, repeated: a flush resets the compressor, so each copy is the same
+    bytes, and a 3 GiB entry costs 3 MB and a fraction of a second to write."""
+    import zlib
+    chunk_size = 1 << 24
+    assert zeros % chunk_size == 0
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    first = compressor.compress(head) + compressor.flush(zlib.Z_FULL_FLUSH)
+    chunk = compressor.compress(bytes(chunk_size)) + compressor.flush(zlib.Z_FULL_FLUSH)
+    last = compressor.flush(zlib.Z_FINISH)
+    zero_chunk = bytes(chunk_size)
+    crc = zlib.crc32(head)
+    for _ in range(zeros // chunk_size):
+        crc = zlib.crc32(zero_chunk, crc)
+    entries = [(n, data, 0, zlib.crc32(data), len(data), len(data)) for n, data in small.items()]
+    compressed_size = len(first) + len(chunk) * (zeros // chunk_size) + len(last)
+    entries.append((name, None, 8, crc, compressed_size, len(head) + zeros))
+    central = b""
+    with open(path, "wb") as f:
+        for entry_name, data, method, crc, csize, usize in entries:
+            encoded = entry_name.encode()
+            offset = f.tell()
+            large = usize >= 0xFFFFFFFF
+            extra = struct.pack("<HHQQ", 1, 16, usize, csize) if large else b""
+            sizes = (0xFFFFFFFF, 0xFFFFFFFF) if large else (csize, usize)
+            f.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 0, method, 0, 0x5A21, crc, sizes[0], sizes[1], len(encoded), len(extra))
+                    + encoded + extra)
+            if data is not None:
+                f.write(data)
+            else:
+                f.write(first)
+                for _ in range(zeros // chunk_size):
+                    f.write(chunk)
+                f.write(last)
+            central += (struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 45, 45, 0, method, 0, 0x5A21, crc, sizes[0], sizes[1],
+                                    len(encoded), len(extra), 0, 0, 0, 0o100644 << 16, offset) + encoded + extra)
+        start = f.tell()
+        f.write(central)
+        f.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), len(central), start, 0))
+
+
+def tgz_with_bomb(path, small, name, head, zeros):
+    """A gzipped tar with `small` and `name` (`head` then `zeros` zero bytes): the gzip stream is
+    members, one per 16 MiB of zeros, compressed once and repeated (gzip readers take
+    concatenated members as one stream)."""
+    import gzip
+    import io
+    chunk_size = 1 << 24
+    assert zeros % chunk_size == 0
+    prefix = io.BytesIO()
+    with tarfile.open(fileobj=prefix, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for entry_name, data in small.items():
+            info = tarfile.TarInfo(entry_name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        info = tarfile.TarInfo(name)
+        info.size = len(head) + zeros
+        # The header alone: the data follows below, written as gzip members.
+        prefix.write(info.tobuf(format=tarfile.PAX_FORMAT))
+        archive.fileobj = io.BytesIO()  # what close() writes (the end blocks) goes nowhere
+    total = len(head) + zeros
+    tail = bytes((512 - total % 512) % 512) + bytes(1024)
+    chunk = gzip.compress(bytes(chunk_size), 9)
+    with open(path, "wb") as f:
+        f.write(gzip.compress(prefix.getvalue() + head, 9))
+        for _ in range(zeros // chunk_size):
+            f.write(chunk)
+        f.write(gzip.compress(tail, 9))
+
+
+def second_round(out, case, folder):
+    hostile = "\x1b]0;PWNED\x07\x1b[31mRED"
+
+    # 1. Escapes in JSON error messages: a key in a policy file, a baseline, and the appdata.json
+    #    read by default from the working folder; then every other message quoting input text.
+    d = folder("escape-json")
+    container(os.path.join(d, "container"))
+    bad = ('{"' + hostile.replace("\x1b", "\\u001b").replace("\x07", "\\u0007") + '" 1}').encode()
+    duplicate = b'{"\\u001b]0;X\\u0007":1,"\\u001b]0;X\\u0007":2}'
+    write(os.path.join(d, "bad.json"), bad)
+    write(os.path.join(d, "duplicate.json"), duplicate)
+    write(os.path.join(d, "repository", "appdata.json"), bad)
+    case("escape-json-config", ["audit", "--config", "{DIR}/bad.json", "{DIR}/container"], expect=(2,), stderr="expected ':' after key")
+    case("escape-json-duplicate", ["audit", "--config", "{DIR}/duplicate.json", "{DIR}/container"], expect=(2,), stderr="duplicate key")
+    case("escape-json-baseline", ["audit", "--baseline", "{DIR}/bad.json", "{DIR}/container"], expect=(2,), stderr="expected ':' after key")
+    case("escape-json-working-folder", ["audit", "{DIR}/container"], expect=(2,), stderr="appdata.json", cwd="{DIR}/repository")
+    case("escape-json-init-config", ["init-config", "--output", "{DIR}/" + hostile + "/x.json", "{DIR}/container"], expect=(2,))
+    case("escape-message-path", ["audit", "{DIR}/" + hostile], expect=(2,), stderr="no such file")
+    case("escape-message-root", ["audit", "--root", hostile, "{DIR}/container"], expect=(2,))
+    case("escape-message-app", ["audit", "--app", hostile, "{DIR}/container"], expect=(2,))
+    case("escape-message-output", ["audit", "--output", "{DIR}/" + hostile + "/report.json", "{DIR}/container"], expect=(2,))
+    case("escape-message-password-file", ["audit", "--password-file", "{DIR}/" + hostile, "{DIR}/container"], expect=(0, 2))
+    case("escape-message-option", ["audit", "--" + hostile, "{DIR}/container"], expect=(2,))
+    case("escape-message-migrate", ["migrate", "--from", hostile, "{DIR}/container"], expect=(1, 2))
+    case("escape-message-status", ["status", "{DIR}/" + hostile], expect=(1, 2))
+
+    # 2. A zipped backup whose Manifest.db is a bomb: 3 GiB in a 3 MB zip, 1 GiB in a 1 MB tgz;
+    #    refused before it is expanded, also with an address-space limit; a bound raised past
+    #    what the address space allows is refused too, never a crash.
+    d = folder("manifest-bomb")
+    plain_backup(os.path.join(d, "backup"))
+    small = {}
+    for name in ("Manifest.plist", "Info.plist", "Status.plist"):
+        with open(os.path.join(d, "backup", name), "rb") as f:
+            small["bk/" + name] = f.read()
+    with open(os.path.join(d, "backup", "Manifest.db"), "rb") as f:
+        database = f.read()
+    zip_with_bomb(os.path.join(d, "bomb.zip"), small, "bk/Manifest.db", database, 3 << 30)
+    tgz_with_bomb(os.path.join(d, "bomb.tgz"), small, "bk/Manifest.db", database, 1 << 30)
+    case("manifest-bomb-zip", ["audit", "{DIR}/bomb.zip"], expect=(2,), stderr="--max-manifest-bytes")
+    case("manifest-bomb-zip-ulimit", ["audit", "{DIR}/bomb.zip"], expect=(2,), stderr="--max-manifest-bytes",
+         address_space=1_500_000 * 1024)
+    case("manifest-bomb-zip-raised", ["audit", "--max-manifest-bytes", "8G", "{DIR}/bomb.zip"], expect=(2,),
+         stderr="cannot map", address_space=1_500_000 * 1024)
+    case("manifest-bomb-tgz", ["audit", "--format", "json", "{DIR}/bomb.tgz"], expect=(2,), stderr="--max-manifest-bytes")
+
+    # 3. A folder of 10,000 backups (hard links of one small backup): linear, not quadratic.
+    d = folder("many-backups")
+    plain_backup(os.path.join(d, "backup"))
+    for index in range(10_000):
+        copy = os.path.join(d, "Backup", f"{index:08d}-{index:016X}")
+        os.makedirs(copy)
+        for name in ("Manifest.db", "Manifest.plist", "Info.plist", "Status.plist"):
+            os.link(os.path.join(d, "backup", name), os.path.join(copy, name))
+    case("many-backups-table", ["audit", "{DIR}/Backup"], expect=(0,))
+
+    # 4. The same input twice, or inside another PATH given: read once, said in one line.
+    d = folder("named-twice")
+    plain_backup(os.path.join(d, "Backup", "A"))
+    plain_backup(os.path.join(d, "Backup", "B"))
+    container(os.path.join(d, "container"))
+    case("named-twice-backup", ["audit", "--format", "json", "{DIR}/Backup/A", "{DIR}/Backup/A"], expect=(0,), stderr="named twice")
+    case("named-twice-inside", ["audit", "--format", "json", "{DIR}/Backup", "{DIR}/Backup/A"], expect=(0,), stderr="already named by")
+    case("named-twice-container", ["audit", "{DIR}/container", "{DIR}/container/."], expect=(0,), stderr="read once")
+
+    # 5. Backup plists that are too large (2 GB, sparse) or not regular files (a FIFO).
+    d = folder("backup-plists")
+    plain_backup(os.path.join(d, "large"))
+    with open(os.path.join(d, "large", "Info.plist"), "wb") as f:
+        f.truncate(2_000_000_000)
+    plain_backup(os.path.join(d, "fifo"))
+    os.remove(os.path.join(d, "fifo", "Info.plist"))
+    os.mkfifo(os.path.join(d, "fifo", "Info.plist"))
+    case("backup-plist-large", ["audit", "{DIR}/large"], expect=(0,))
+    case("backup-plist-fifo", ["audit", "{DIR}/fifo"], expect=(0,))
+
+    # 6. Every other input shape the resolver takes, each with hostile content: a Simulator
+    #    device (bomb metadata, an id and a folder name holding escapes), a package, several
+    #    PATHs of different shapes, an archive of a folder of backups.
+    d = folder("shapes")
+    device = os.path.join(d, "Device", "data", "Containers", "Data", "Application")
+    for index, metadata in enumerate((expansion_bomb(40), plistlib.dumps({"MCMMetadataIdentifier": hostile}, fmt=plistlib.FMT_BINARY),
+                                      b"<plist>" + b"<array>" * 100_000)):
+        root = os.path.join(device, f"{index:08X}-0000-0000-0000-000000000000")
+        container(root)
+        write(os.path.join(root, ".com.apple.mobile_container_manager.metadata.plist"), metadata)
+        write(os.path.join(root, "Documents", hostile), b"x")
+    container(os.path.join(d, "Hostile.xcappdata", "AppData"))
+    write(os.path.join(d, "Hostile.xcappdata", "AppDataInfo.plist"), plistlib.dumps({"CFBundleIdentifier": hostile}, fmt=plistlib.FMT_BINARY))
+    plain_backup(os.path.join(d, "Backup", "A"))
+    plain_backup(os.path.join(d, "Backup", hostile))
+    with tarfile.open(os.path.join(d, "backups.tar.gz"), "w:gz") as archive:
+        archive.add(os.path.join(d, "Backup"), arcname="Backup")
+    for fmt in ("table", "json", "html"):
+        case(f"shapes-device-{fmt}", ["audit", "--format", fmt, "{DIR}/Device"], expect=(0, 1))
+        case(f"shapes-package-{fmt}", ["audit", "--format", fmt, "{DIR}/Hostile.xcappdata"], expect=(0, 1))
+        case(f"shapes-folder-of-backups-{fmt}", ["audit", "--format", fmt, "{DIR}/Backup"], expect=(0, 1))
+        case(f"shapes-archive-of-backups-{fmt}", ["audit", "--format", fmt, "{DIR}/backups.tar.gz"], expect=(0, 1))
+        case(f"shapes-several-{fmt}", ["audit", "--format", fmt, "{DIR}/Device", "{DIR}/Hostile.xcappdata", "{DIR}/Backup",
+                                       "{DIR}/backups.tar.gz"], expect=(0, 1))
 
 
 # MARK: - Running
 
 
-def run_one(binary, args, stdin=None, env=None, timeout=SECONDS * 4):
-    """Runs the binary; returns status, signal, seconds, peak RSS (MiB), stdout, stderr."""
+def run_one(binary, args, stdin=None, env=None, timeout=SECONDS * 4, cwd=None, address_space=None):
+    """Runs the binary (in `cwd`, under an address-space limit of `address_space` bytes);
+    returns status, signal, seconds, peak RSS (MiB), stdout, stderr."""
     environment = dict(os.environ)
     environment.update(env or {})
     environment.pop("APPDATA_BACKUP_PASSWORD", None)
+    limit = None
+    if address_space:
+        limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     start = time.monotonic()
-    process = subprocess.Popen([binary] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=environment)
+    process = subprocess.Popen([os.path.abspath(binary)] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=environment, cwd=cwd, preexec_fn=limit)
     try:
         out, err = process.communicate((stdin or "").encode(), timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -427,14 +611,16 @@ def problems_of(result, expect, stderr_contains=None):
     return problems
 
 
-def measured(binary, args, stdin, env):
+def measured(binary, args, stdin, env, cwd=None, address_space=None):
     """run_one in a child Python, so that peak RSS is this command's alone."""
     code = ("import json,sys,importlib.util;s=importlib.util.spec_from_file_location('h',sys.argv[1]);"
             "m=importlib.util.module_from_spec(s);s.loader.exec_module(m);"
-            "r=m.run_one(sys.argv[2],json.loads(sys.argv[3]),json.loads(sys.argv[4]),json.loads(sys.argv[5]));"
+            "r=m.run_one(sys.argv[2],json.loads(sys.argv[3]),json.loads(sys.argv[4]),json.loads(sys.argv[5]),"
+            "cwd=json.loads(sys.argv[6]),address_space=json.loads(sys.argv[7]));"
             "r['stdout']=r['stdout'].decode('latin-1');r['stderr']=r['stderr'].decode('latin-1');print(json.dumps(r))")
     output = subprocess.run([sys.executable, "-c", code, os.path.abspath(__file__), binary, json.dumps(args),
-                             json.dumps(stdin), json.dumps(env)], capture_output=True, check=True).stdout
+                             json.dumps(stdin), json.dumps(env), json.dumps(cwd), json.dumps(address_space)],
+                            capture_output=True, check=True).stdout
     result = json.loads(output)
     result["stdout"] = result["stdout"].encode("latin-1")
     result["stderr"] = result["stderr"].encode("latin-1")
@@ -448,8 +634,10 @@ def run(binary, out, only):
     for item in cases:
         if only and not any(item["name"].startswith(prefix) for prefix in only):
             continue
-        args = [a.replace("{DIR}", os.path.join(out, item["dir"])) for a in item["args"]]
-        result = measured(binary, args, item["stdin"], item["env"])
+        folder = os.path.join(out, item["dir"])
+        args = [a.replace("{DIR}", folder) for a in item["args"]]
+        cwd = item.get("cwd") and item["cwd"].replace("{DIR}", folder)
+        result = measured(binary, args, item["stdin"], item["env"], cwd, item.get("addressSpace"))
         problems = problems_of(result, item["expect"], item["stderrContains"])
         passed += not problems
         failed += bool(problems)

@@ -221,6 +221,109 @@ struct HostileInputTests {
   }
 }
 
+/// Issue 31's cases: the input shapes added after the first round, held to the same bounds.
+/// Each failed before its fix (the closing note of issue 31 has the figures).
+@Suite("hostile input, second round")
+struct HostileInputSecondRoundTests {
+  /// Escapes in a JSON key, in a policy file, a baseline and the `appdata.json` read from the
+  /// working folder, and every other message that quotes input text: no raw control byte on
+  /// stdout or stderr (the harness greps both streams of every case).
+  @Test func everyMessageQuotingInputEscapesIt() throws {
+    let lines = try HostileInputTests.run("escape-")
+    #expect(lines.count >= 14)
+    #expect(HostileInputTests.stderr(lines, "escape-json-config").contains("expected ':' after key \"\\e]0;PWNED\\x07\\e[31mRED\""))
+    #expect(HostileInputTests.stderr(lines, "escape-json-duplicate").contains("duplicate key \"\\e]0;X\\x07\""))
+  }
+
+  /// The one place messages are written escapes what a message still holds, and leaves the
+  /// escapes it already has as they are.
+  @Test func theOnePlaceMessagesAreWrittenEscapesControlCharacters() {
+    let collected = Collected()
+    let io = CommandIO(writeOutput: { _ in }, writeError: { collected.append($0) })
+    io.error("a \u{1B}]0;x\u{07} b\nc \u{9B}2J \\e kept \u{202E}")
+    io.warning("\u{1B}[31m")
+    #expect(collected.text == "appdata: error: a \\e]0;x\\x07 b\\nc \\x9b2J \\e kept \\u{202e}\nappdata: warning: \\e[31m\n")
+  }
+
+  final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var parts: [String] = []
+    func append(_ text: String) { lock.withLock { parts.append(text) } }
+    var text: String { lock.withLock { parts.joined() } }
+  }
+
+  /// A 3 GiB Manifest.db in a 3 MB zip (and 1 GiB in a 1 MB tgz): refused before it is expanded,
+  /// in under 2 s, also under `ulimit -v 1500000`; a bound raised past what the address space
+  /// allows is a refusal too, never a signal.
+  @Test func aManifestBombIsRefusedBeforeItIsExpanded() throws {
+    let lines = try HostileInputTests.run("manifest-bomb-")
+    #expect(lines.count == 4)
+    for line in lines {
+      #expect(line["status"] as? Int == 2 && line["signal"] is NSNull, "\(line)")
+      #expect((line["seconds"] as? Double ?? 99) < 2, "\(line)")
+      #expect((line["rssMiB"] as? Double ?? 9999) < 512, "\(line)")
+    }
+    #expect(HostileInputTests.stderr(lines, "manifest-bomb-zip").contains(
+      "bk/Manifest.db expands to 3.0 GiB, more than the 256.0 MiB a backup's Manifest.db may be (--max-manifest-bytes raises it)"))
+    #expect(HostileInputTests.stderr(lines, "manifest-bomb-zip-raised").contains("cannot map 3.0 GiB of memory for bk/Manifest.db"))
+  }
+
+  /// 10,000 backups in a folder, within the harness's 15 s (46 s before: each backup scanned
+  /// every container; `make bench` times 10,000 against 20,000).
+  @Test func tenThousandBackupsStayWithinBounds() throws {
+    let lines = try HostileInputTests.run("many-backups-")
+    #expect(lines.count == 1)
+  }
+
+  /// The same backup twice, and a backup inside a folder of backups given too: each read once,
+  /// with the single backup's exact figures, and one warning line.
+  @Test func anInputNamedTwiceIsReadOnce() throws {
+    let lines = try HostileInputTests.run("named-twice-")
+    #expect(lines.count == 3)
+    let folder = "\(HostileInputTests.cases)/named-twice"
+    let alone = try AppData.auditJSON("\(folder)/Backup/A")
+    let aloneFigures = value(alone, "summary", "backup") as? [String: Any]
+    #expect(integer(alone, "summary", "backup", "files") == 1)
+    let twice = try AppData.run(["audit", "--format", "json", "\(folder)/Backup/A", "\(folder)/Backup/A"])
+    #expect(twice.status == 0)
+    #expect(twice.error == "appdata: warning: '\(folder)/Backup/A': named twice; read once\n")
+    let report = try twice.json()
+    let backups = report["backups"] as? [[String: Any]] ?? []
+    #expect(backups.count == 1)
+    #expect((backups.first?["containers"] as? [Any])?.count == 1)
+    #expect(NSDictionary(dictionary: value(backups.first ?? [:], "summary", "backup") as? [String: Any] ?? [:])
+            == NSDictionary(dictionary: aloneFigures ?? [:]))
+    #expect(NSDictionary(dictionary: value(report, "summary", "backup") as? [String: Any] ?? [:]) == NSDictionary(dictionary: aloneFigures ?? [:]))
+    // A folder of two backups and one of them again: two backups, each once.
+    let inside = try AppData.run(["audit", "--format", "json", "\(folder)/Backup", "\(folder)/Backup/A"])
+    #expect(inside.error == "appdata: warning: '\(folder)/Backup/A': already named by '\(folder)/Backup'; read once\n")
+    #expect(integer(try inside.json(), "summary", "backup", "files") == 2)
+    // The other order: the folder gives only what was not read yet.
+    let after = try AppData.run(["audit", "--format", "json", "\(folder)/Backup/A", "\(folder)/Backup"])
+    #expect(after.error == "appdata: warning: '\(folder)/Backup': 1 of what it holds is already named by '\(folder)/Backup/A'; read once\n")
+    #expect((try after.json()["backups"] as? [Any])?.count == 2)
+    #expect(integer(try after.json(), "summary", "backup", "files") == 2)
+  }
+
+  /// A 2 GB sparse Info.plist and a FIFO in its place: named as such, never read.
+  @Test func backupPlistsTooLargeOrNotFilesAreNamedAsSuch() throws {
+    let lines = try HostileInputTests.run("backup-plist-")
+    #expect(lines.count == 2)
+    let folder = "\(HostileInputTests.cases)/backup-plists"
+    let large = try AppData.run(["audit", "\(folder)/large"])
+    #expect(large.output.contains("Info.plist: 2000000000 bytes, larger than the 64.0 MiB appdata reads from such a file"), "\(large.output)")
+    let fifo = try AppData.run(["audit", "\(folder)/fifo"])
+    #expect(fifo.output.contains("Info.plist: is not a regular file (a FIFO, socket or device), which appdata does not read"), "\(fifo.output)")
+    #expect(!fifo.output.contains("names no device"))
+  }
+
+  /// Every input shape the resolver takes, with hostile content, in every format that shows names.
+  @Test func everyInputShapeStaysWithinBounds() throws {
+    let lines = try HostileInputTests.run("shapes-")
+    #expect(lines.count == 15)
+  }
+}
+
 /// Replays the fuzz targets' seed corpus and regression inputs (Fuzz/corpus, Fuzz/regressions)
 /// through the same functions libFuzzer calls (Tests/AppDataKitTests/FuzzTargets), in-process:
 /// what a fuzzer once found can never come back unnoticed.
