@@ -28,6 +28,9 @@ enum ManifestRows {
   /// A batch is handed over early when its bytes pass this (a row holds at most four values of
   /// `SQLiteDatabase.maximumValueLength`).
   static let batchBytes = 128 << 10
+  /// Below this many database pages (256 of 4 KiB: about 3,000 rows) SQLite steps on the
+  /// calling thread: the whole read takes less than starting a thread and handing batches over.
+  static let pagesWorthAThread: Int64 = 256
 
   /// Calls `body` with every row in order until it returns false; throws SQLite's failure after
   /// the rows read before it were handed over.
