@@ -11,6 +11,11 @@ package struct BinaryPropertyList {
   /// What an object is.
   package enum Object: Equatable {
     case integer(Int64)
+    /// A 16-byte integer, signed as CoreFoundation and plistlib read it: what writers use for
+    /// values from 2^63 to 2^64 - 1.
+    case wideInteger(Int128)
+    /// An integer wider than 16 bytes, which no plist reader represents.
+    case unrepresentableInteger(bytes: Int)
     case uid(UInt64)
     case bool(Bool)
     case real(Double)
@@ -74,8 +79,14 @@ package struct BinaryPropertyList {
     let low = Int(marker & 0x0F)
     switch marker >> 4 {
     case 0x1:
+      guard low <= 4 else { return .unrepresentableInteger(bytes: low <= 10 ? 1 << low : Int.max) }
       let size = 1 << low
-      guard low <= 3, start + 1 + size <= offsetTable else { return nil }
+      guard start + 1 + size <= offsetTable else { return nil }
+      if size == 16 {
+        let high = Self.unsigned(bytes, at: start + 1, size: 8)
+        let low = Self.unsigned(bytes, at: start + 9, size: 8)
+        return .wideInteger(Int128(Int64(bitPattern: high)) << 64 | Int128(low))
+      }
       let value = Self.unsigned(bytes, at: start + 1, size: size)
       // 1, 2 and 4-byte integers are unsigned; 8-byte ones are signed.
       return .integer(size == 8 ? Int64(bitPattern: value) : Int64(value))

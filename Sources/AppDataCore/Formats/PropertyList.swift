@@ -12,14 +12,18 @@ import AppDataSystem
 /// `Limits.maximumDepth`, so memory and time are bounded by the limits whatever the file says.
 public enum PropertyList: Equatable, Sendable {
   case string(String)
-  case integer(Int64)
+  /// Every integer a plist holds, exactly: CoreFoundation and plistlib read 2^63 to 2^64 - 1
+  /// (written as 16-byte integers in binary plists) as well as the 64-bit signed range.
+  case integer(Int128)
   case real(Double)
   case bool(Bool)
   /// Seconds since 2001-01-01 00:00:00 UTC, as plists store dates.
   case date(Double)
   case data([UInt8])
   case array([PropertyList])
-  case dictionary([String: PropertyList])
+  /// Keys are told apart by their bytes (`PlistKey`), as CoreFoundation and plistlib keep them:
+  /// `café` in NFC and in NFD are two keys.
+  case dictionary([PlistKey: PropertyList])
   /// An NSKeyedArchiver object reference (binary plists only).
   case uid(UInt64)
 
@@ -86,7 +90,11 @@ public enum PropertyList: Equatable, Sendable {
       try spend()
       let width = plist.referenceWidth
       switch object {
-      case .integer(let value): return .integer(value)
+      case .integer(let value): return .integer(Int128(value))
+      case .wideInteger(let value): return .integer(value)
+      case .unrepresentableInteger(let size):
+        let width = size == .max ? "more than 1024" : String(size)
+        throw Malformed(reason: "an integer of \(width) bytes, wider than the 16 bytes a plist integer may take")
       case .uid(let value): return .uid(value)
       case .bool(let value): return .bool(value)
       case .real(let value): return .real(value)
@@ -105,16 +113,16 @@ public enum PropertyList: Equatable, Sendable {
         }
         return .array(items)
       case .dictionary(let references, let count):
-        var members: [String: PropertyList] = [:]
+        var members: [PlistKey: PropertyList] = [:]
         for slot in 0..<count {
           guard case .string(let key) = try build(plist, index: plist.reference(at: references + slot * width), depth: depth + 1) else {
             throw Malformed(reason: "a dictionary key that is not a string")
           }
-          members[key] = try build(plist, index: plist.reference(at: references + (count + slot) * width), depth: depth + 1)
+          members[PlistKey(key)] = try build(plist, index: plist.reference(at: references + (count + slot) * width), depth: depth + 1)
         }
         return .dictionary(members)
       case .other:
-        throw Malformed(reason: "an object of a kind appdata does not read (a set, or a 128-bit integer)")
+        throw Malformed(reason: "an object of a kind appdata does not read (a set, or an unknown marker)")
       }
     }
 
@@ -140,11 +148,11 @@ public enum PropertyList: Equatable, Sendable {
 
   /// A dictionary member, or nil (also when this is not a dictionary).
   public subscript(key: String) -> PropertyList? {
-    if case .dictionary(let members) = self { return members[key] }
+    if case .dictionary(let members) = self { return members[PlistKey(key)] }
     return nil
   }
 
-  public var dictionaryValue: [String: PropertyList]? {
+  public var dictionaryValue: [PlistKey: PropertyList]? {
     if case .dictionary(let members) = self { return members }
     return nil
   }
@@ -154,8 +162,9 @@ public enum PropertyList: Equatable, Sendable {
     return nil
   }
 
+  /// The integer when it fits 64 bits signed; nil for other values and for larger integers.
   public var integerValue: Int64? {
-    if case .integer(let value) = self { return value }
+    if case .integer(let value) = self { return Int64(exactly: value) }
     return nil
   }
 
@@ -248,4 +257,27 @@ extension Int64 {
     let quotient = self / divisor
     return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
   }
+}
+
+/// A plist dictionary's key: equal and hashed by its UTF-8 bytes, never by Unicode canonical
+/// equivalence as `String` is, so two keys that differ only in composition stay two.
+public struct PlistKey: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+  public let string: String
+
+  public init(_ string: String) { self.string = string }
+  public init(stringLiteral value: String) { self.string = value }
+
+  public var description: String { string }
+
+  public static func == (left: PlistKey, right: PlistKey) -> Bool { left.string.utf8.elementsEqual(right.string.utf8) }
+
+  public func hash(into hasher: inout Hasher) {
+    for byte in string.utf8 { hasher.combine(byte) }
+    hasher.combine(string.utf8.count)
+  }
+}
+
+extension Dictionary where Key == PlistKey {
+  /// The member named `name` (by its bytes).
+  public subscript(name: String) -> Value? { self[PlistKey(name)] }
 }

@@ -26,8 +26,9 @@ package enum PropertyListEdit {
     guard var expected = original.dictionaryValue else {
       throw Malformed(reason: "not a property list holding a dictionary")
     }
-    guard expected.removeValue(forKey: key) != nil else { return nil }
-    let edited = isBinary ? binary(removing: key, from: bytes) : xml(removing: (members ?? []).filter { $0.key == key }, from: bytes)
+    guard expected.removeValue(forKey: PlistKey(key)) != nil else { return nil }
+    let edited = isBinary ? binary(removing: key, from: bytes)
+      : xml(removing: (members ?? []).filter { $0.key.utf8.elementsEqual(key.utf8) }, from: bytes)
     guard let edited, let readBack = try? PropertyList.parse(edited), identical(readBack, .dictionary(expected)) else {
       throw Malformed(reason: "the plist cannot be rewritten without \(key) and nothing else changed")
     }
@@ -75,7 +76,7 @@ package enum PropertyListEdit {
       for slot in 0..<count {
         let keySlot = references + slot * width
         guard case .string(let range, let unit)? = plist.object(plist.reference(at: keySlot)) else { return nil }
-        if PropertyList.Budget.text(raw[range], bytesPerCharacter: unit) == key { continue }
+        if PropertyList.Budget.text(raw[range], bytesPerCharacter: unit).utf8.elementsEqual(key.utf8) { continue }
         let valueSlot = references + (count + slot) * width
         kept.append((keySlot..<(keySlot + width), valueSlot..<(valueSlot + width)))
       }

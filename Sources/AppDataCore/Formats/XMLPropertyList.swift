@@ -11,7 +11,7 @@ package enum XMLPropertyList {
   /// An array or dictionary still open.
   private enum Frame {
     case array([PropertyList])
-    case dictionary([String: PropertyList], key: String?)
+    case dictionary([PlistKey: PropertyList], key: String?)
   }
 
   /// A member of the top-level dictionary: its key and its bytes, from `<key>` to the end of
@@ -31,7 +31,11 @@ package enum XMLPropertyList {
 
   /// `parse`, also noting the top-level dictionary's members in `topLevelMembers` when it is
   /// not nil.
-  package static func parse(_ input: [UInt8], topLevelMembers: inout [Member]?) throws(Malformed) -> PropertyList {
+  package static func parse(_ original: [UInt8], topLevelMembers: inout [Member]?) throws(Malformed) -> PropertyList {
+    // A document converted to UTF-8 has no byte ranges in the original to note.
+    let converted = try utf8Document(original)
+    if converted != nil { topLevelMembers = nil }
+    let input = converted ?? original
     var reader = Reader(bytes: input)
     var keyStart = 0
     var budget = PropertyList.Budget()
@@ -52,7 +56,7 @@ package enum XMLPropertyList {
         stack.append(.array(items))
       case .dictionary(var members, let key):
         guard let key else { throw reader.error("a value without its <key> in a dictionary") }
-        members[key] = value
+        members[PlistKey(key)] = value
         if stack.isEmpty { topLevelMembers?.append(Member(key: key, range: keyStart..<reader.index)) }
         stack.append(.dictionary(members, key: nil))
       }
@@ -102,7 +106,7 @@ package enum XMLPropertyList {
         try budget.spend(objects: 0, bytes: text.count)
         guard case .dictionary(let members, nil)? = stack.last else { throw reader.error("a <key> outside a dictionary, or two in a row") }
         if stack.count == 1 { keyStart = tagStart }
-        stack[stack.count - 1] = .dictionary(members, key: String(decoding: text, as: UTF8.self))
+        stack[stack.count - 1] = .dictionary(members, key: try reader.utf8(text, in: "<key>"))
       case "true", "false":
         if !tag.isEmpty { _ = try reader.text(closing: tag.name) }
         try budget.spend()
@@ -124,11 +128,10 @@ package enum XMLPropertyList {
   private static func value(of element: String, text: [UInt8], reader: Reader) throws(Malformed) -> PropertyList {
     switch element {
     case "string":
-      return .string(String(decoding: text, as: UTF8.self))
+      return .string(try reader.utf8(text, in: "<string>"))
     case "integer":
-      let trimmed = Reader.trimmed(text)
-      guard let value = Int64(String(decoding: trimmed, as: UTF8.self)) else {
-        throw reader.error("an <integer> that is not a 64-bit whole number")
+      guard let value = integer(Reader.trimmed(text)) else {
+        throw reader.error("an <integer> that is not a whole number from -2^63 to 2^64 - 1 (decimal, or hexadecimal after 0x)")
       }
       return .integer(value)
     case "real":
@@ -140,6 +143,102 @@ package enum XMLPropertyList {
     default:
       guard let bytes = Base64.decode(text) else { throw reader.error("<data> that is not base64") }
       return .data(bytes)
+    }
+  }
+
+  /// An `<integer>`'s text as CoreFoundation reads it: an optional sign and decimal digits, or
+  /// hexadecimal digits after `0x` or `0X`, from -2^63 to 2^64 - 1; nil otherwise.
+  package static func integer(_ text: [UInt8]) -> Int128? {
+    var index = 0
+    var negative = false
+    if index < text.count, text[index] == 0x2D || text[index] == 0x2B {
+      negative = text[index] == 0x2D
+      index += 1
+    }
+    var radix: UInt64 = 10
+    if !negative, index == 0, text.count > 2, text[0] == 0x30, text[1] == 0x78 || text[1] == 0x58 {
+      radix = 16
+      index = 2
+    }
+    guard index < text.count else { return nil }
+    var magnitude: UInt64 = 0
+    for byte in text[index...] {
+      let digit: UInt64
+      switch byte {
+      case 0x30...0x39: digit = UInt64(byte - 0x30)
+      case 0x61...0x66 where radix == 16: digit = UInt64(byte - 0x61 + 10)
+      case 0x41...0x46 where radix == 16: digit = UInt64(byte - 0x41 + 10)
+      default: return nil
+      }
+      let (shifted, overflow) = magnitude.multipliedReportingOverflow(by: radix)
+      let (sum, carry) = shifted.addingReportingOverflow(digit)
+      guard !overflow, !carry else { return nil }
+      magnitude = sum
+    }
+    if negative {
+      guard magnitude <= UInt64(1) << 63 else { return nil }
+      return -Int128(magnitude)
+    }
+    return Int128(magnitude)
+  }
+
+  /// The document as UTF-8, by its byte order mark or first bytes and its declaration: UTF-8
+  /// as it is; UTF-16 (with or without a byte order mark) and ISO-8859-1 converted. Nil for
+  /// UTF-8 that needs no conversion; any other declared encoding is refused, naming it.
+  package static func utf8Document(_ input: [UInt8]) throws(Malformed) -> [UInt8]? {
+    var converted: [UInt8]?
+    if input.starts(with: [0xFF, 0xFE]) || input.starts(with: [0xFE, 0xFF]) || input.starts(with: [0x3C, 0x00]) || input.starts(with: [0x00, 0x3C]) {
+      let bigEndian = input.starts(with: [0xFE, 0xFF]) || input.starts(with: [0x00, 0x3C])
+      let start = input.starts(with: [0xFF, 0xFE]) || input.starts(with: [0xFE, 0xFF]) ? 2 : 0
+      guard (input.count - start) % 2 == 0 else { throw Malformed(reason: "an XML plist in UTF-16 of an odd number of bytes") }
+      var units: [UInt16] = []
+      units.reserveCapacity((input.count - start) / 2)
+      var index = start
+      while index + 1 < input.count {
+        units.append(bigEndian ? UInt16(input[index]) << 8 | UInt16(input[index + 1]) : UInt16(input[index + 1]) << 8 | UInt16(input[index]))
+        index += 2
+      }
+      var output: [UInt8] = []
+      output.reserveCapacity(units.count)
+      var iterator = units.makeIterator()
+      var decoder = UTF16()
+      loop: while true {
+        switch decoder.decode(&iterator) {
+        case .scalarValue(let scalar): output.append(contentsOf: UTF8.encode(scalar)!)
+        case .emptyInput: break loop
+        case .error: throw Malformed(reason: "an XML plist in UTF-16 holding an unpaired surrogate")
+        }
+      }
+      converted = output
+    }
+    let document = converted ?? input
+    // The declaration, if any: `<?xml version="1.0" encoding="NAME"?>` (after a UTF-8 BOM).
+    var start = document.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    while start < document.count, isSpace(document[start]) { start += 1 }
+    guard document[start...].starts(with: Array("<?xml".utf8)),
+          let end = Reader.find(Array("?>".utf8), in: document, from: start) else { return converted }
+    let declaration = Array(document[start..<end])
+    guard let at = Reader.find(Array("encoding".utf8), in: declaration, from: 0) else { return converted }
+    var index = at + 8
+    while index < declaration.count, isSpace(declaration[index]) || declaration[index] == 0x3D { index += 1 }
+    guard index < declaration.count, declaration[index] == 0x22 || declaration[index] == 0x27 else { return converted }
+    let quote = declaration[index]
+    guard let close = declaration[(index + 1)...].firstIndex(of: quote) else { return converted }
+    let name = String(decoding: declaration[(index + 1)..<close], as: UTF8.self).lowercased()
+    switch name {
+    case "utf-8", "utf8", "us-ascii", "ascii":
+      return converted
+    case "utf-16", "utf-16le", "utf-16be", "utf16":
+      guard converted != nil else { throw Malformed(reason: "an XML plist that declares \(TerminalText.abbreviated(name)) but is not in UTF-16") }
+      return converted
+    case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1":
+      guard converted == nil else { throw Malformed(reason: "an XML plist in UTF-16 that declares ISO-8859-1") }
+      var output: [UInt8] = []
+      output.reserveCapacity(input.count)
+      for byte in input { output.append(contentsOf: UTF8.encode(Unicode.Scalar(byte))!) }
+      return output
+    default:
+      throw Malformed(reason: "an XML plist in \(TerminalText.abbreviated(name)), an encoding appdata does not read (UTF-8, UTF-16 and ISO-8859-1 only)")
     }
   }
 
@@ -226,7 +325,7 @@ package enum XMLPropertyList {
         if byte == 0x3C {
           if skip(prefix: "<![CDATA[") {
             guard let end = Self.find(Array("]]>".utf8), in: bytes, from: index) else { throw error("unterminated CDATA") }
-            output.append(contentsOf: bytes[index..<end])
+            Self.appendNormalisingLineEnds(bytes[index..<end], to: &output)
             index = end + 3
             continue
           }
@@ -239,10 +338,36 @@ package enum XMLPropertyList {
           try entity(into: &output)
           continue
         }
+        if byte == 0x0D {
+          // XML's end-of-line rule: CR LF and a lone CR read as LF (a `&#13;` stays a CR).
+          output.append(0x0A)
+          index += index + 1 < bytes.count && bytes[index + 1] == 0x0A ? 2 : 1
+          continue
+        }
         output.append(byte)
         index += 1
       }
       throw error("unterminated <\(name)>")
+    }
+
+    /// Appends `text` with CR LF and lone CRs as LF.
+    package static func appendNormalisingLineEnds(_ text: ArraySlice<UInt8>, to output: inout [UInt8]) {
+      var index = text.startIndex
+      while index < text.endIndex {
+        if text[index] == 0x0D {
+          output.append(0x0A)
+          index += index + 1 < text.endIndex && text[index + 1] == 0x0A ? 2 : 1
+        } else {
+          output.append(text[index])
+          index += 1
+        }
+      }
+    }
+
+    /// Text as a string; text that is not UTF-8 is refused, never read with U+FFFD in its place.
+    package func utf8(_ text: [UInt8], in element: String) throws(Malformed) -> String {
+      guard let string = String(validating: text, as: UTF8.self) else { throw error("a \(element) that is not valid UTF-8") }
+      return string
     }
 
     /// `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;`, `&#N;`, `&#xN;`.

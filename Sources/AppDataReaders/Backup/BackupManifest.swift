@@ -63,7 +63,7 @@ public struct BackupManifest: Sendable {
     let path = TerminalText.escaped(folder.path)
     // Why a plist that is there could not be read, by name: said when the audit needs it.
     var unreadable: [String: String] = [:]
-    func plist(_ name: String) -> [String: PropertyList] {
+    func plist(_ name: String) -> [PlistKey: PropertyList] {
       let bytes: [UInt8]?
       do {
         bytes = try folder.readPlist(name)
@@ -138,7 +138,7 @@ public struct BackupManifest: Sendable {
         snapshotState: text(status["SnapshotState"]),
         isFullBackup: fullBackup,
         isEncrypted: encryption.isEncrypted),
-      applications: (manifest["Applications"]?.dictionaryValue ?? [:]).keys.sorted(),
+      applications: (manifest["Applications"]?.dictionaryValue ?? [:]).keys.map(\.string).sorted(),
       database: databasePath,
       encryption: encryption,
       store: folder.store)

@@ -25,7 +25,7 @@ func fuzz_bplist(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 /// from its top-level dictionary always works, and the result reads back as the rest
 /// (PropertyListEdit checks that itself; a refusal here is a bug).
 func removeAKeyOrTrap(from value: PropertyList, bytes: [UInt8]) {
-  guard let key = value.dictionaryValue?.keys.min() else { return }
+  guard let key = value.dictionaryValue?.keys.map(\.string).min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) else { return }
   do {
     let edited = try PropertyListEdit.removingTopLevelKey(key, from: bytes)
     precondition(edited != nil)
