@@ -12,6 +12,41 @@ import Testing
 struct ArgumentParserTests {
   let parser = ArgumentParser(command: Commands.audit)
 
+  /// Every rule of every command's table: the options together (or one without what it needs)
+  /// are a usage error naming both; alone (or with what they need), they parse.
+  @Test func everyOptionRuleIsEnforcedAndNamesBothOptions() throws {
+    func arguments(_ names: [String], in command: CommandSpec) -> [String] {
+      names.flatMap { name -> [String] in
+        let option = command.options.first { $0.name == name }!
+        guard option.takesValue else { return ["--" + name] }
+        return ["--" + name, option.choices?.first ?? (name.hasPrefix("max") ? "1" : "x")]
+      }
+    }
+    var walked = 0
+    for command in Commands.all {
+      let parser = ArgumentParser(command: command)
+      let operands = Array(repeating: "PATH", count: max(command.minimumOperands, 1))
+      for rule in command.rules {
+        walked += 1
+        switch rule.kind {
+        case .exclusive(let names):
+          #expect(throws: UsageError("'--\(names[0])' and '--\(names[1])' cannot be given together: \(rule.reason)")) {
+            try parser.parse(arguments(names, in: command) + operands)
+          }
+          for name in names { #expect(throws: Never.self) { try parser.parse(arguments([name], in: command) + operands) } }
+        case .requires(let name, let needs):
+          #expect(throws: UsageError("'--\(name)' needs " + needs.map { "'--\($0)'" }.joined(separator: " or ") + ": \(rule.reason)")) {
+            try parser.parse(arguments([name], in: command) + operands)
+          }
+          #expect(throws: Never.self) { try parser.parse(arguments([name, needs[0]], in: command) + operands) }
+        }
+      }
+    }
+    #expect(walked >= 5)
+    // The case of issue 32: an explicit policy file beside --no-config is no longer dropped.
+    #expect(throws: UsageError.self) { try parser.parse(["--no-config", "--config", "policy.json", "PATH"]) }
+  }
+
   @Test func longOptionsTakeValuesWithEqualsOrSeparately() throws {
     let parsed = try parser.parse(["--max-file-size=5M", "--top", "3", "PATH"])
     #expect(parsed.value("max-file-size") == "5M")

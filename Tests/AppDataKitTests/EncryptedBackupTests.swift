@@ -123,7 +123,7 @@ struct EncryptedBackupTests {
       (["--password-file", folder + "/missing"], [:], nil, "\(folder)/missing: cannot read the password file: No such file or directory"),
       (["--password-stdin"], [:], "", "the first line of standard input is empty; \(e) needs its password"),
       (["--password-stdin", "--password-file", empty], [:], nil,
-       "give the password one way: '--password-file FILE' or '--password-stdin', not both"),
+       "'--password-stdin' and '--password-file' cannot be given together: the password comes from one place"),
     ]
     let before = try BackupTests.snapshot(e)
     for item in cases {

@@ -205,7 +205,7 @@ struct PolicyTests {
       #expect(result.error == "appdata: error: \(file): \(message)\n")
     }
     let missing = try AppData.run(["audit", "--no-config", "--max-growth", "1", tree.root])
-    #expect(missing.error == "appdata: error: '--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with\n")
+    #expect(missing.error == "appdata: error: '--max-growth' needs '--baseline': growth is measured against a baseline\n")
   }
 
   @Test func initConfigWritesEveryKeyAndValidates() throws {

@@ -66,6 +66,9 @@ public struct ArgumentParser {
       index += 1
     }
     if result.flag("help") { return result }
+    for rule in command.rules {
+      if let violation = rule.violation(in: result) { throw violation }
+    }
     try checkOperands(result.operands, argumentCount: arguments.count + indexOffset)
     return result
   }

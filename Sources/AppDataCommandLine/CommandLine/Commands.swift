@@ -69,6 +69,13 @@ public enum Commands {
       "0  no finding at or above --fail-on",
       "1  at least one finding at or above --fail-on",
       "2  the audit could not run (usage error, PATH missing or holding no container, no container matching --app, a bad policy file or baseline, an unreadable, corrupt, encrypted or oversized archive, a pre-iOS 10 or damaged device backup, an encrypted one without its password or with a wrong one; in a folder of backups, only when none can be read)",
+    ],
+    rules: [
+      .exclusive("config", "no-config", because: "--no-config reads no policy file, and --config names one to read"),
+      .exclusive("password-file", "password-stdin", because: "the password comes from one place"),
+      .requires("backup-domain", "backup", because: "it names the domain of the backup to compare with"),
+      .requires("max-growth", "baseline", because: "growth is measured against a baseline"),
+      .requires("max-growth-percent", "baseline", because: "growth is measured against a baseline"),
     ])
 
   public static let exclude = CommandSpec(

@@ -31,6 +31,10 @@ public enum HelpFormatter {
     for paragraph in command.discussion { lines += ["", wrap(paragraph, width: 78)] }
     lines += ["", "Options:"]
     lines += optionLines(command.options)
+    if !command.rules.isEmpty {
+      lines += ["", "Options that exclude each other, or need another:"]
+      lines += command.rules.map { "  " + $0.summary }
+    }
     lines += ["", "Exit status:"]
     lines += command.exitStatus.map { "  " + $0 }
     return lines.joined(separator: "\n") + "\n"
@@ -101,6 +105,11 @@ public enum HelpFormatter {
       }
       roff.append(".SS Options")
       for option in command.options where !option.isHidden { roff += manOption(option) }
+      if !command.rules.isEmpty {
+        roff.append(".PP")
+        roff.append("Options that exclude each other, or need another:")
+        for rule in command.rules { roff += [".IP \\(bu 2", escape(rule.summary)] }
+      }
       roff.append(".SS Exit status")
       for line in command.exitStatus {
         let parts = line.split(separator: " ", maxSplits: 1)

@@ -78,6 +78,53 @@ public struct OptionSpec: Sendable, Hashable {
   }
 }
 
+/// Options of one command that cannot be given together, or one that needs another: the
+/// parser refuses the command line, naming both, rather than drop one without a word (an
+/// explicit `--config FILE` beside `--no-config` was ignored before; issue 32).
+public struct OptionRule: Sendable {
+  public enum Kind: Sendable {
+    /// At most one of these.
+    case exclusive([String])
+    /// `option` only with one of `needs`.
+    case requires(String, needs: [String])
+  }
+
+  public let kind: Kind
+  /// Why, after the options are named: `--no-config ignores every policy file`.
+  public let reason: String
+
+  public static func exclusive(_ names: String..., because reason: String) -> OptionRule {
+    OptionRule(kind: .exclusive(names), reason: reason)
+  }
+
+  public static func requires(_ name: String, _ needs: String..., because reason: String) -> OptionRule {
+    OptionRule(kind: .requires(name, needs: needs), reason: reason)
+  }
+
+  /// One line for help and the man page: `--config or --no-config, not both (why)`.
+  public var summary: String {
+    switch kind {
+    case .exclusive(let names): return names.map { "--" + $0 }.joined(separator: " or ") + ", not both (\(reason))"
+    case .requires(let name, let needs): return "--\(name) only with " + needs.map { "--" + $0 }.joined(separator: " or ") + " (\(reason))"
+    }
+  }
+
+  /// The usage error for these arguments, if they break the rule.
+  func violation(in parsed: ParsedArguments) -> UsageError? {
+    switch kind {
+    case .exclusive(let names):
+      let given = parsed.order.reduce(into: [String]()) { seen, name in
+        if names.contains(name) && !seen.contains(name) { seen.append(name) }
+      }
+      guard given.count > 1 else { return nil }
+      return UsageError("'--\(given[0])' and '--\(given[1])' cannot be given together: \(reason)")
+    case .requires(let name, let needs):
+      guard parsed.contains(name), !needs.contains(where: parsed.contains) else { return nil }
+      return UsageError("'--\(name)' needs " + needs.map { "'--\($0)'" }.joined(separator: " or ") + ": \(reason)")
+    }
+  }
+}
+
 /// A command: its name, what it does, its options and its operands.
 public struct CommandSpec: Sendable {
   public let name: String
@@ -92,9 +139,12 @@ public struct CommandSpec: Sendable {
   public let options: [OptionSpec]
   /// Lines describing exit statuses.
   public let exitStatus: [String]
+  /// Options that exclude each other, or need another (checked by the parser, listed in help).
+  public let rules: [OptionRule]
 
   public init(name: String, summary: String, operands: String, minimumOperands: Int, maximumOperands: Int?,
-              discussion: [String], options: [OptionSpec], exitStatus: [String]) {
+              discussion: [String], options: [OptionSpec], exitStatus: [String], rules: [OptionRule] = []) {
+    self.rules = rules
     self.name = name
     self.summary = summary
     self.operands = operands
