@@ -516,6 +516,7 @@ def second_round(out, case, folder):
         for name in ("Manifest.db", "Manifest.plist", "Info.plist", "Status.plist"):
             os.link(os.path.join(d, "backup", name), os.path.join(copy, name))
     case("many-backups-table", ["audit", "{DIR}/Backup"], expect=(0,))
+    case("many-backups-over-bound", ["audit", "--max-backups", "9999", "{DIR}/Backup"], expect=(2,), stderr="--max-backups raises it")
 
     # 4. The same input twice, or inside another PATH given: read once, said in one line.
     d = folder("named-twice")

@@ -35,6 +35,7 @@ struct AuditCommand {
   let root: [[UInt8]]?
   let maximumArchiveBytes: UInt64?
   let maximumManifestBytes: UInt64?
+  let maximumBackups: Int?
   /// `--max-key-rounds`.
   let maximumKeyRounds: UInt64
   let apps: [String]
@@ -152,6 +153,7 @@ struct AuditCommand {
     }
     maximumArchiveBytes = try parsed.size("max-archive-bytes")
     maximumManifestBytes = try parsed.size("max-manifest-bytes")
+    maximumBackups = try parsed.integer("max-backups", minimum: 1)
     maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
     apps = parsed.allValues("app")
     for app in apps where app.isEmpty { throw UsageError("'--app' needs a bundle id or group id") }
@@ -265,7 +267,7 @@ struct AuditCommand {
       }
     }
     let source = try InputResolver.resolve(paths, root: root, maximumArchiveBytes: maximumArchiveBytes,
-                                           maximumManifestBytes: maximumManifestBytes)
+                                           maximumManifestBytes: maximumManifestBytes, limits: InputLimits(maximumBackups: maximumBackups))
     TestHooks.pause(at: "resolved")
     for notice in source.notices { io.warning(notice) }
     let isOnlyContainer = !source.isCollection

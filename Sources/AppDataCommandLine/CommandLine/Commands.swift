@@ -62,6 +62,8 @@ public enum Commands {
       .value("backup-domain", metavar: "DOMAIN", help: "With --backup, the domain to compare with (default: AppDomain-ID from the container's id)."),
       .value("root", metavar: "PATH-IN", help: "The container's folder inside PATH or ARCHIVE (default: found from its Documents, Library or tmp)."),
       .value("max-archive-bytes", metavar: "SIZE", help: "Refuse an ARCHIVE that expands beyond SIZE (default 4GiB)."),
+      .value("max-backups", metavar: "N",
+             help: "Refuse a folder (or archive) of more than N device backups before reading them (default 10000)."),
       .value("max-manifest-bytes", metavar: "SIZE",
              help: "Refuse an ARCHIVE holding a device backup whose Manifest.db expands beyond SIZE, checked before it is read into memory (default 256MiB)."),
     ],

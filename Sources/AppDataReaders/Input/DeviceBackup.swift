@@ -5,7 +5,7 @@ import AppDataCore
 /// (`AppDomain-`, `AppDomainGroup-`, `AppDomainPlugin-`) is a container; the system domains are
 /// summed into one line, or listed one by one with `--all-domains`.
 enum DeviceBackup: FolderInputKind {
-  static func source(for folder: ProbedFolder, base: String) throws(Refusal) -> (any ContainerSource)? {
+  static func source(for folder: ProbedFolder, base: String, limits: InputLimits) throws(Refusal) -> (any ContainerSource)? {
     guard BackupManifest.isBackup(folder) else { return nil }
     return BackupSource(source: Syscalls.absolutePath(folder.path), folderPath: folder.path, manifest: try BackupManifest.load(folder))
   }

@@ -79,6 +79,7 @@ struct ArchiveSource: ContainerSource {
   let root: [[UInt8]]?
   let maximumBytes: UInt64?
   let maximumManifestBytes: UInt64?
+  let limits: InputLimits
   /// Whether the archive holds a folder of containers; known once it is read.
   var isCollection: Bool { false }
 
@@ -128,6 +129,7 @@ struct ArchiveSource: ContainerSource {
     guard !contents.backups.isEmpty else { return outcome }
     // Device backups in the archive, read from memory as their folders would be read from disk:
     // one alone is audited as a backup folder is, several as a folder of backups.
+    try limits.checkBackups(contents.backups.count, in: path)
     let parts = contents.backups.map { backup in
       SourceGroup.Part.backup(backup, path: backup.path, folderPath: backup.path, name: backup.name)
     }

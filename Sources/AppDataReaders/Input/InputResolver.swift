@@ -12,7 +12,7 @@ public enum InputResolver {
   /// What `path` holds. `root` (`--root`) names the container's folder inside PATH, a folder
   /// or an archive; `maximumArchiveBytes` and `maximumManifestBytes` apply to archives only.
   public static func resolve(_ path: String, root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil,
-                             maximumManifestBytes: UInt64? = nil) throws(Refusal) -> any ContainerSource {
+                             maximumManifestBytes: UInt64? = nil, limits: InputLimits = InputLimits()) throws(Refusal) -> any ContainerSource {
     if path.isEmpty { throw Refusal("the container path is empty") }
     let status: FileStatus
     do {
@@ -23,7 +23,7 @@ public enum InputResolver {
     }
     if status.kind == .regular {
       return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes,
-                           maximumManifestBytes: maximumManifestBytes)
+                           maximumManifestBytes: maximumManifestBytes, limits: limits)
     }
     try ContainerPath.checkFolder(path)
     if maximumArchiveBytes != nil || maximumManifestBytes != nil {
@@ -31,13 +31,13 @@ public enum InputResolver {
       throw Refusal("\(TerminalText.escaped(path)): is a folder; \(option) applies to archives")
     }
     if let root {
-      return try named(root, in: path)
+      return try named(root, in: path, limits: limits)
     }
     guard let folder = ProbedFolder(path: path) else {
       throw Refusal("\(TerminalText.escaped(path)): cannot read the folder: \(ProbedFolder.whyUnreadable(path))")
     }
     for kind in folderKinds {
-      if let source = try kind.source(for: folder, base: path) { return source }
+      if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
     }
     throw NoContainer.refusal(folder)
   }
@@ -48,15 +48,17 @@ public enum InputResolver {
   /// already holds (`Backup Backup/A`, or `Backup/A Backup`), is left out where it comes again,
   /// with one notice saying so; its figures are never counted twice.
   public static func resolve(_ paths: [String], root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil,
-                             maximumManifestBytes: UInt64? = nil) throws(Refusal) -> any ContainerSource {
+                             maximumManifestBytes: UInt64? = nil, limits: InputLimits = InputLimits()) throws(Refusal) -> any ContainerSource {
     if paths.count == 1 {
-      return try resolve(paths[0], root: root, maximumArchiveBytes: maximumArchiveBytes, maximumManifestBytes: maximumManifestBytes)
+      return try resolve(paths[0], root: root, maximumArchiveBytes: maximumArchiveBytes, maximumManifestBytes: maximumManifestBytes,
+                         limits: limits)
     }
     var parts: [SourceGroup.Part] = []
     var seen: [FileIdentity: String] = [:]
     var notes: [String] = []
     for path in paths {
-      let whole = try resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes, maximumManifestBytes: maximumManifestBytes)
+      let whole = try resolve(path, root: root, maximumArchiveBytes: maximumArchiveBytes, maximumManifestBytes: maximumManifestBytes,
+                              limits: limits)
       let found = whole.identities
       let again = found.compactMap { identity in identity.flatMap { seen[$0] } }
       let source = again.isEmpty ? whole : whole.excluding(Set(seen.keys))
@@ -83,16 +85,35 @@ public enum InputResolver {
   /// there is audited as a backup, a folder of containers as one), and a folder of none of them
   /// is refused as PATH would be. Containers found are still opened below PATH, one component at
   /// a time, following no symlink.
-  private static func named(_ root: [[UInt8]], in path: String) throws(Refusal) -> any ContainerSource {
+  private static func named(_ root: [[UInt8]], in path: String, limits: InputLimits) throws(Refusal) -> any ContainerSource {
     let relative = RelativePath.display(RelativePath.join(root))
     let full = root.isEmpty ? path : (path.hasSuffix("/") ? path : path + "/") + relative
     guard let folder = ProbedFolder(path: full) else {
       throw Refusal("\(TerminalText.escaped(full)): --root names no folder inside \(TerminalText.escaped(path))")
     }
     for kind in folderKinds {
-      if let source = try kind.source(for: folder, base: path) { return source }
+      if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
     }
     throw NoContainer.refusal(folder)
+  }
+}
+
+/// Bounds on what one PATH may hold that are not bytes.
+public struct InputLimits: Sendable {
+  /// `--max-backups`: the most device backups a folder of backups (or an archive of one) may
+  /// hold. A report of many is linear in them, but its memory grows with each (about 11 KB a
+  /// backup as JSON), so a folder of 10,000 backups stays near 120 MiB.
+  public var maximumBackups = InputLimits.defaultMaximumBackups
+  public static let defaultMaximumBackups = 10_000
+
+  public init(maximumBackups: Int? = nil) {
+    if let maximumBackups { self.maximumBackups = maximumBackups }
+  }
+
+  /// The refusal for `count` backups in `path`, over the bound.
+  package func checkBackups(_ count: Int, in path: String) throws(Refusal) {
+    guard count > maximumBackups else { return }
+    throw Refusal("\(TerminalText.escaped(path)): holds \(count) device backups, more than the \(maximumBackups) appdata reads from one folder (--max-backups raises it)")
   }
 }
 
@@ -101,7 +122,7 @@ protocol FolderInputKind {
   /// The source `folder` is when it is of this kind; nil when it is not. Throws (exit 2) when it
   /// is of this kind but cannot be audited (a folder of `.app` bundles, an encrypted backup).
   /// `base` is PATH as typed.
-  static func source(for folder: ProbedFolder, base: String) throws(Refusal) -> (any ContainerSource)?
+  static func source(for folder: ProbedFolder, base: String, limits: InputLimits) throws(Refusal) -> (any ContainerSource)?
 }
 
 /// A folder kind whose containers are folders on disk (walked by `FolderSource`).
@@ -111,7 +132,7 @@ protocol ContainerFolderKind: FolderInputKind {
 }
 
 extension ContainerFolderKind {
-  static func source(for folder: ProbedFolder, base: String) throws(Refusal) -> (any ContainerSource)? {
+  static func source(for folder: ProbedFolder, base: String, limits: InputLimits) throws(Refusal) -> (any ContainerSource)? {
     guard let match = try recognize(folder) else { return nil }
     return FolderSource(source: Syscalls.absolutePath(base), base: base, isCollection: match.isCollection,
                         containers: match.containers.sorted { $0.root < $1.root })

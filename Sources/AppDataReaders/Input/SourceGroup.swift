@@ -139,7 +139,7 @@ enum FolderOfBackups: FolderInputKind {
   /// The folder of backups inside `MobileSync`.
   static let backupFolderName = "Backup"
 
-  static func source(for folder: ProbedFolder, base: String) throws(Refusal) -> (any ContainerSource)? {
+  static func source(for folder: ProbedFolder, base: String, limits: InputLimits) throws(Refusal) -> (any ContainerSource)? {
     var folder = folder
     var backups = backupFolders(in: folder)
     if backups.isEmpty, let inner = folder.folder(backupFolderName) {
@@ -147,6 +147,7 @@ enum FolderOfBackups: FolderInputKind {
       backups = backupFolders(in: inner)
     }
     guard !backups.isEmpty else { return nil }
+    try limits.checkBackups(backups.count, in: folder.path)
     var parts = backups.map { child in
       SourceGroup.Part.backup(child, path: child.absolutePath, folderPath: child.path, name: child.name)
     }
