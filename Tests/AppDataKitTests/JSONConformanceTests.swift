@@ -28,8 +28,7 @@ struct JSONConformanceTests {
     case .string(let text): return "s:" + hex(text.utf8)
     case .array(let items): return "[" + items.map(canonical).joined(separator: ",") + "]"
     case .object(let members):
-      let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-      return "{" + keys.map { hex($0.utf8) + "=" + canonical(members[$0]!) }.joined(separator: ",") + "}"
+      return "{" + members.keys.sorted().map { hex($0.string.utf8) + "=" + canonical(members[$0]!) }.joined(separator: ",") + "}"
     case .written: return "written"
     }
   }

@@ -32,7 +32,7 @@ struct InitConfigCommand {
     report.largest = [reports.flatMap(\.largest).max { $0.bytes < $1.bytes }].compactMap { $0 }
     var document = Self.policy(for: report, headroom: headroom)
     if source.isCollection, case .object(var members) = document {
-      var containers: [String: JSONValue] = [:]
+      var containers: [JSONKey: JSONValue] = [:]
       // A container holding nothing backed up gets no limits of its own (a 1 KiB budget would
       // fail it at its first file); the top level's apply to it.
       for item in reports where item.backup.bytes > 0 {
@@ -61,7 +61,7 @@ struct InitConfigCommand {
 
   /// Every key of the policy file, limits from `report`.
   static func policy(for report: AuditReport, headroom: Int) -> JSONValue {
-    var rules: [String: JSONValue] = [:]
+    var rules: [JSONKey: JSONValue] = [:]
     for rule in AuditRule.all { rules[rule.id] = .string(rule.severity.rawValue) }
     return .object([
       "maxFileSize": .string(ByteSize.written(withHeadroom(report.largest.first?.bytes ?? 0, headroom))),

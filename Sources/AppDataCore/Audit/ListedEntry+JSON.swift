@@ -102,7 +102,7 @@ public struct NDJSONTag: Sendable {
   }
 
   /// Adds the fields to a line's object.
-  package func add(to object: inout [String: JSONValue]) {
+  package func add(to object: inout [JSONKey: JSONValue]) {
     object["container"] = .string(container)
     object["id"] = id.map { .string($0) } ?? .null
   }
@@ -176,8 +176,8 @@ extension RelativePath {
 extension JSONValue {
   /// `path` (invalid UTF-8 replaced by U+FFFD) and, only when something was replaced,
   /// `pathBase64` with the exact bytes.
-  package static func pathFields(_ path: [UInt8]) -> [String: JSONValue] {
-    var fields: [String: JSONValue] = [:]
+  package static func pathFields(_ path: [UInt8]) -> [JSONKey: JSONValue] {
+    var fields: [JSONKey: JSONValue] = [:]
     fields.reserveCapacity(8)  // callers add their fields: one allocation, no rehashing
     fields["path"] = .string(RelativePath.display(path))
     if !RelativePath.isValidUTF8(path) {

@@ -85,7 +85,7 @@ public struct AuditPolicy: Sendable {
                                               : "key '\(prefix.dropLast())': expected an object of policy keys, found \(document.typeName)")
     }
     var policy = AuditPolicy()
-    for key in members.keys.sorted() where !allowed.contains(key) {
+    for key in members.keys.sorted().map(\.string) where !allowed.contains(key) {
       var message = "unknown key '\(prefix)\(TerminalText.escaped(key))'"
       if let suggestion = Suggestion.nearest(to: key, among: allowed) { message += "; did you mean '\(suggestion)'?" }
       throw LoadError(message: message)
@@ -94,7 +94,7 @@ public struct AuditPolicy: Sendable {
       guard let containers = value.objectValue else {
         throw LoadError(message: "key 'containers': expected an object of container id to policy keys, found \(value.typeName)")
       }
-      for (id, item) in containers.sorted(by: { $0.key < $1.key }) {
+      for (id, item) in containers.sorted(by: { $0.key < $1.key }).map({ ($0.key.string, $0.value) }) {
         let prefix = "containers.\(TerminalText.escaped(id))."
         let inner: AuditPolicy
         do {
@@ -107,7 +107,7 @@ public struct AuditPolicy: Sendable {
           }
           throw LoadError(message: message)
         }
-        policy.containers[id] = Override(policy: inner, keys: Set(item.objectValue?.keys.map { $0 } ?? []))
+        policy.containers[id] = Override(policy: inner, keys: Set(item.objectValue?.keys.map(\.string) ?? []))
       }
     }
     if let value = members["maxFileSize"] { policy.maxFileSize = try size(value, key: "maxFileSize") }
@@ -120,7 +120,7 @@ public struct AuditPolicy: Sendable {
     }
     if let value = members["rules"] {
       guard let rules = value.objectValue else { throw LoadError(message: "key 'rules': expected an object of rule id to severity, found \(value.typeName)") }
-      for (id, level) in rules.sorted(by: { $0.key < $1.key }) {
+      for (id, level) in rules.sorted(by: { $0.key < $1.key }).map({ ($0.key.string, $0.value) }) {
         guard AuditRule.named(id) != nil else {
           var message = "key 'rules': unknown rule '\(TerminalText.escaped(id))'"
           if let suggestion = Suggestion.nearest(to: id, among: AuditRule.all.map(\.id)) { message += "; did you mean '\(suggestion)'?" }
@@ -143,7 +143,7 @@ public struct AuditPolicy: Sendable {
       for (index, item) in items.enumerated() {
         let key = "budgets[\(index)]"
         guard let budget = item.objectValue else { throw LoadError(message: "key '\(key)': expected an object with \"path\" and \"maxBytes\", found \(item.typeName)") }
-        for name in budget.keys.sorted() where name != "path" && name != "maxBytes" {
+        for name in budget.keys.sorted().map(\.string) where name != "path" && name != "maxBytes" {
           throw LoadError(message: "key '\(key)': unknown key '\(TerminalText.escaped(name))' (a budget holds \"path\" and \"maxBytes\")")
         }
         guard let path = budget["path"] else { throw LoadError(message: "key '\(key).path': missing") }

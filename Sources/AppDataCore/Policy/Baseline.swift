@@ -88,7 +88,7 @@ public struct Baseline: Sendable {
       var read = FolderSummary()
       for (path, value) in items.prefix(FolderSummary.maximumFolders) {
         guard let bytes = value.unsignedValue else { continue }
-        read.folders.append((Array(path.utf8), bytes))
+        read.folders.append((Array(path.string.utf8), bytes))
       }
       read.isComplete = summary["complete"]?.boolValue ?? false
       folders = read

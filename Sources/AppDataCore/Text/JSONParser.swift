@@ -76,7 +76,7 @@ public struct JSONParser {
 
   private mutating func parseObject(depth: Int) throws(ParseError) -> JSONValue {
     index += 1
-    var members: [String: JSONValue] = [:]
+    var members: [JSONKey: JSONValue] = [:]
     skipWhitespace()
     if index < bytes.count && bytes[index] == 0x7D { index += 1; return .object(members) }
     while true {
@@ -219,7 +219,7 @@ public struct JSONParser {
 
 extension JSONValue {
   /// The members of an object, or nil.
-  public var objectValue: [String: JSONValue]? {
+  public var objectValue: [JSONKey: JSONValue]? {
     if case .object(let members) = self { return members }
     return nil
   }

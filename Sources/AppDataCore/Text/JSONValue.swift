@@ -13,7 +13,9 @@ public enum JSONValue: Equatable, Sendable {
   case double(Double)
   case string(String)
   case array([JSONValue])
-  case object([String: JSONValue])
+  /// Members by `JSONKey`: names equal by their bytes, so `café` in NFC and in NFD are two
+  /// members, as the JSON standard and every other reader keep them.
+  case object([JSONKey: JSONValue])
   /// A value that writes itself: a long array written straight from compact storage (a
   /// listing of a million files) rather than built as a million values first.
   case written(JSONWriter)
@@ -71,7 +73,7 @@ public enum JSONValue: Equatable, Sendable {
       for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
         if index > 0 { output.bytes.append(0x2C) }
         if pretty { JSONValue.newline(indent + 1, to: &output.bytes) }
-        JSONValue.writeString(member.key, to: &output.bytes)
+        JSONValue.writeString(member.key.string, to: &output.bytes)
         output.bytes.append(0x3A)
         if pretty { output.bytes.append(0x20) }
         member.value.write(to: &output, pretty: pretty, indent: indent + 1)
@@ -202,4 +204,32 @@ extension JSONValue {
 
   /// `.unsigned(value)` or `.null`.
   package static func optional(_ value: UInt64?) -> JSONValue { value.map { .unsigned($0) } ?? .null }
+}
+
+/// A JSON object's member name: equal, hashed and sorted by its UTF-8 bytes, never by Unicode
+/// canonical equivalence as `String` is, so two names that differ only in composition (two
+/// folders `café`, NFC and NFD) stay two members, written in byte order.
+public struct JSONKey: Hashable, Comparable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+  public let string: String
+
+  public init(_ string: String) { self.string = string }
+  public init(stringLiteral value: String) { self.string = value }
+
+  public var description: String { string }
+
+  public static func == (left: JSONKey, right: JSONKey) -> Bool { left.string.utf8.elementsEqual(right.string.utf8) }
+  public static func < (left: JSONKey, right: JSONKey) -> Bool { left.string.utf8.lexicographicallyPrecedes(right.string.utf8) }
+
+  public func hash(into hasher: inout Hasher) {
+    for byte in string.utf8 { hasher.combine(byte) }
+    hasher.combine(string.utf8.count)
+  }
+}
+
+extension Dictionary where Key == JSONKey {
+  /// The member named `name` (by its bytes).
+  public subscript(name: String) -> Value? {
+    get { self[JSONKey(name)] }
+    set { self[JSONKey(name)] = newValue }
+  }
 }

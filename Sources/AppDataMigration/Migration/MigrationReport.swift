@@ -54,9 +54,9 @@ public struct MigrationReport: Sendable {
   // MARK: - Output
 
   public func jsonDocument() -> JSONValue {
-    func path(_ components: [[UInt8]]) -> [String: JSONValue] { JSONValue.pathFields(RelativePath.join(components)) }
+    func path(_ components: [[UInt8]]) -> [JSONKey: JSONValue] { JSONValue.pathFields(RelativePath.join(components)) }
     let items: [JSONValue] = entries.map { entry in
-      var object: [String: JSONValue] = ["action": .string(entry.action.rawValue), "files": .unsigned(entry.files), "bytes": .unsigned(entry.bytes)]
+      var object: [JSONKey: JSONValue] = ["action": .string(entry.action.rawValue), "files": .unsigned(entry.files), "bytes": .unsigned(entry.bytes)]
       if let copied = entry.copiedBytes { object["copiedBytes"] = .unsigned(copied) }
       for (key, value) in path(entry.source) { object[key == "path" ? "source" : "sourceBase64"] = value }
       if let destination = entry.destination {
@@ -68,7 +68,7 @@ public struct MigrationReport: Sendable {
       object["message"] = entry.message.map { .string($0) } ?? .null
       return .object(object)
     }
-    var totals: [String: JSONValue] = [:]
+    var totals: [JSONKey: JSONValue] = [:]
     for action in [Action.moved, .copied, .skipped, .conflict, .failed, .planned] {
       let sum = self.totals(action)
       totals[action.rawValue] = .object(["entries": .integer(Int64(sum.entries)), "files": .unsigned(sum.files), "bytes": .unsigned(sum.bytes)])

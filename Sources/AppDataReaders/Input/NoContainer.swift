@@ -42,7 +42,7 @@ enum NoContainer {
   static func isSourceCheckout(_ folder: ProbedFolder) -> Bool {
     !folder.isFile(ContainerLayout.metadataFileName)
       && (sourceMarkers.contains { folder.entries[$0] != nil }
-          || folder.entries.keys.contains { $0.hasSuffix(".xcodeproj") || $0.hasSuffix(".xcworkspace") })
+          || folder.entries.keys.contains { $0.string.hasSuffix(".xcodeproj") || $0.string.hasSuffix(".xcworkspace") })
   }
 
   /// `.xcappdata` packages up to four folders down (a checkout's UI-test data), at most a
@@ -55,7 +55,7 @@ enum NoContainer {
     while !queue.isEmpty && visited < 1000 {
       let (current, relative, depth) = queue.removeFirst()
       visited += 1
-      for name in current.entries.filter({ $0.value == .directory }).map(\.key).sorted() where !skipped.contains(name) {
+      for name in current.entries.filter({ $0.value == .directory }).map(\.key).sorted().map(\.string) where !skipped.contains(name) {
         let path = relative.isEmpty ? name : relative + "/" + name
         if name.hasSuffix(ContainerPlaces.packageExtension) {
           found.append(path)

@@ -5,14 +5,15 @@ import AppDataCore
 struct ProbedFolder {
   /// The path as the user typed it, extended by child names.
   let path: String
-  /// Children with UTF-8 names (ids and UUIDs are), by name; kinds from lstat.
-  let entries: [String: FileStatus.Kind]
+  /// Children with UTF-8 names (ids and UUIDs are), by name's bytes (`café` in NFC and in NFD
+  /// are two children); kinds from lstat.
+  let entries: [JSONKey: FileStatus.Kind]
 
   /// Lists `path`; nil when it is not a folder that can be read.
   init?(path: String) {
     guard let descriptor = try? Syscalls.openDirectory(atPath: path),
           let stream = try? DirectoryStream(taking: descriptor, displayPath: path) else { return nil }
-    var entries: [String: FileStatus.Kind] = [:]
+    var entries: [JSONKey: FileStatus.Kind] = [:]
     _ = stream.forEachEntry { cName, length, type in
       let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
       guard RelativePath.isValidUTF8(Array(bytes)) else { return }
@@ -26,7 +27,7 @@ struct ProbedFolder {
         guard case .success(let status) = Syscalls.status(cName: cName, in: stream.descriptor) else { return }
         kind = status.kind
       }
-      entries[String(decoding: bytes, as: UTF8.self)] = kind
+      entries[JSONKey(String(decoding: bytes, as: UTF8.self))] = kind
     }
     self.path = path
     self.entries = entries
@@ -62,7 +63,7 @@ struct ProbedFolder {
 
   /// The child folders' names, sorted, without hidden ones.
   var folderNames: [String] {
-    entries.filter { $0.value == .directory && !$0.key.hasPrefix(".") }.map(\.key).sorted()
+    entries.filter { $0.value == .directory && !$0.key.string.hasPrefix(".") }.map(\.key).sorted().map(\.string)
   }
 
   /// A plist's bytes (up to `PropertyList.Limits.maximumFileSize`), or nil.

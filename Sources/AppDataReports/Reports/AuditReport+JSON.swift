@@ -39,7 +39,7 @@ extension AuditReport {
     return .object(line)
   }
 
-  private func header() -> [String: JSONValue] {
+  private func header() -> [JSONKey: JSONValue] {
     [
       "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
       "tool": AppDataVersion.toolJSON,
@@ -50,7 +50,7 @@ extension AuditReport {
   }
 
   func summaryJSON() -> JSONValue {
-    var categoryObjects: [String: JSONValue] = [:]
+    var categoryObjects: [JSONKey: JSONValue] = [:]
     for category in Category.allCases {
       categoryObjects[category.rawValue] = (categories[category] ?? CategoryTotals()).json()
     }
@@ -68,12 +68,12 @@ extension AuditReport {
 
 extension BaselineComparison {
   func json() -> JSONValue {
-    func change(_ before: UInt64, _ after: UInt64) -> [String: JSONValue] {
+    func change(_ before: UInt64, _ after: UInt64) -> [JSONKey: JSONValue] {
       ["before": .unsigned(before), "after": .unsigned(after), "delta": .integer(Int64(bitPattern: after &- before))]
     }
     var backup = change(backupBefore, backupAfter)
     backup["percent"] = percent.map { .double($0) } ?? .null
-    var perCategory: [String: JSONValue] = [:]
+    var perCategory: [JSONKey: JSONValue] = [:]
     for (category, figures) in categories { perCategory[category.rawValue] = .object(change(figures.before, figures.after)) }
     return .object([
       "file": .string(file),
@@ -122,7 +122,7 @@ extension FolderSummary {
   /// folder, keyed by its path (a name that is not UTF-8 is written with U+FFFD, the same way in
   /// every report, so baselines still match it).
   func json() -> JSONValue {
-    var members: [String: JSONValue] = [:]
+    var members: [JSONKey: JSONValue] = [:]
     for (path, bytes) in folders { members[String(decoding: path, as: UTF8.self)] = .unsigned(bytes) }
     return .object(["complete": .bool(isComplete), "bytes": .object(members)])
   }

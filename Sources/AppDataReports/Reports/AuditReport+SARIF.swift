@@ -14,7 +14,7 @@ extension AuditReport {
   func sarifResults(uriBaseId: String) -> [JSONValue] {
     let rules = AuditRule.all
     return findings.map { finding in
-      var result: [String: JSONValue] = [
+      var result: [JSONKey: JSONValue] = [
         "ruleId": .string(finding.rule.id),
         "ruleIndex": .integer(Int64(rules.firstIndex(of: finding.rule) ?? 0)),
         "level": .string(Self.sarifLevel(finding.severity)),
@@ -33,7 +33,7 @@ extension AuditReport {
   }
 
   /// The SARIF log around `results`: the tool, its rules, and the base URIs.
-  static func sarifLog(results: [JSONValue], bases: [String: JSONValue]) -> JSONValue {
+  static func sarifLog(results: [JSONValue], bases: [JSONKey: JSONValue]) -> JSONValue {
     let ruleObjects: [JSONValue] = AuditRule.all.map { rule in
       .object([
         "id": .string(rule.id),

@@ -78,7 +78,7 @@ extension AuditSet {
   public func sarifDocument() -> JSONValue {
     if let single { return single.sarifDocument() }
     var results: [JSONValue] = []
-    var bases: [String: JSONValue] = [:]
+    var bases: [JSONKey: JSONValue] = [:]
     let labels = labels
     for (index, report) in (reports + unreadBackups).enumerated() {
       let name = labels[report.container] ?? report.name

@@ -12,7 +12,7 @@ extension AuditSet {
     let grouping = grouping()
     let labels = labels(grouping)
     func label(_ report: AuditReport) -> String { labels[report.container] ?? report.name }
-    var backupOf: [String: String] = [:]
+    var backupOf: [JSONKey: String] = [:]
     for (index, backup) in grouping.backup.enumerated() {
       if let backup { backupOf[reports[index].container] = backups[backup].udid }
     }
@@ -21,14 +21,14 @@ extension AuditSet {
     let ordered = byBackupSize
     let shown = ordered.filter { !Self.isEmpty($0) }
     let empty = ordered.filter(Self.isEmpty)
-    var anchors: [String: String] = [:]
+    var anchors: [JSONKey: String] = [:]
     for (index, report) in shown.enumerated() { anchors[report.container] = "c\(index + 1)" }
 
     // Inside its backup's cell (and its backup's column) a container needs no other name.
     let containers: [JSONValue] = ordered.map { report in
       let name = backupOf[report.container] == nil ? label(report) : report.name
       let tree = SizeTree(name: name, entries: report.entries ?? ListedEntries())
-      var object: [String: JSONValue] = ["name": .string(name), "kind": .string(report.kind.rawValue), "tree": tree.json(),
+      var object: [JSONKey: JSONValue] = ["name": .string(name), "kind": .string(report.kind.rawValue), "tree": tree.json(),
                                          "backup": .unsigned(report.backup.bytes)]
       object["group"] = backupOf[report.container].map { .string("backup " + $0) } ?? .null
       return .object(object)
@@ -58,8 +58,8 @@ extension AuditSet {
 
   /// The overview of a report of many: the backups (if any), then a row per container, largest
   /// backup first, each linking to its section; the empty containers on one line.
-  private func overview(shown: [AuditReport], empty: [AuditReport], labels: [String: String], anchors: [String: String],
-                        backupOf: [String: String], grouping: Grouping) -> String {
+  private func overview(shown: [AuditReport], empty: [AuditReport], labels: [JSONKey: String], anchors: [JSONKey: String],
+                        backupOf: [JSONKey: String], grouping: Grouping) -> String {
     var html = "<section id=\"overview\"><h2>Overview</h2>\n"
     if !backups.isEmpty {
       html += "<table class=\"backups\"><tr><th>backup</th><th>device</th><th>iOS</th><th>date</th><th>encrypted</th><th>status</th><th>files</th><th>backed up</th></tr>\n"

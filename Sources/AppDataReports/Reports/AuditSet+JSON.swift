@@ -12,7 +12,7 @@ extension AuditSet {
       document["policy"] = policy
       return .object(document)
     }
-    var document: [String: JSONValue] = [
+    var document: [JSONKey: JSONValue] = [
       "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
       "tool": AppDataVersion.toolJSON,
       "source": sources.isEmpty ? .string(source) : .null,
@@ -47,7 +47,7 @@ extension AuditSet {
   }
 
   /// The members every backup's JSON and NDJSON object starts with.
-  private func backupLine(_ backup: BackupAudit) -> [String: JSONValue] {
+  private func backupLine(_ backup: BackupAudit) -> [JSONKey: JSONValue] {
     [
       "path": .string(backup.path),
       "udid": .string(backup.udid),
@@ -63,7 +63,7 @@ extension AuditSet {
 
   static func summaryJSON(of indices: some Sequence<Int>, in reports: [AuditReport]) -> JSONValue {
     let sums = Self.sums(of: indices, in: reports)
-    var categoryObjects: [String: JSONValue] = [:]
+    var categoryObjects: [JSONKey: JSONValue] = [:]
     for category in Category.allCases { categoryObjects[category.rawValue] = (sums.categories[category] ?? CategoryTotals()).json() }
     return .object([
       "categories": .object(categoryObjects),

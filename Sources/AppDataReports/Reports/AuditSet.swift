@@ -108,14 +108,14 @@ public struct AuditSet: Sendable {
 
   /// What a report of many calls each container: its name, told apart by where it is when two
   /// share it (the same app in two backups, two copies of one package).
-  var labels: [String: String] { labels(grouping()) }
+  var labels: [JSONKey: String] { labels(grouping()) }
 
-  func labels(_ grouping: Grouping) -> [String: String] {
-    var count: [String: Int] = [:]
-    for report in reports { count[report.name, default: 0] += 1 }
-    var labels: [String: String] = [:]
+  func labels(_ grouping: Grouping) -> [JSONKey: String] {
+    var count: [JSONKey: Int] = [:]
+    for report in reports { count[JSONKey(report.name), default: 0] += 1 }
+    var labels: [JSONKey: String] = [:]
     for (index, report) in reports.enumerated() {
-      guard count[report.name, default: 0] > 1 else {
+      guard count[JSONKey(report.name), default: 0] > 1 else {
         labels[report.container] = report.name
         continue
       }
@@ -132,7 +132,7 @@ public struct AuditSet: Sendable {
   /// name, then in each report's own order.
   var findings: [(name: String, finding: Finding)] { findings(labels: labels) }
 
-  func findings(labels: [String: String]) -> [(name: String, finding: Finding)] {
+  func findings(labels: [JSONKey: String]) -> [(name: String, finding: Finding)] {
     var all: [(String, Finding)] = []
     for backup in backups {
       if let finding = backup.finding { all.append(("backup " + backup.udid, finding)) }
@@ -221,7 +221,7 @@ extension AuditSet {
 
   /// A row per container with app files, largest backup first; the containers holding nothing
   /// but system files (their metadata plist) and no finding on one line after them.
-  private func containerRows(_ reports: [AuditReport], labels: [String: String], size: (UInt64) -> String) -> [String] {
+  private func containerRows(_ reports: [AuditReport], labels: [JSONKey: String], size: (UInt64) -> String) -> [String] {
     let sorted = Self.byBackupSize(reports)
     let withFiles = sorted.filter { !Self.isEmpty($0) }
     let empty = sorted.filter(Self.isEmpty)

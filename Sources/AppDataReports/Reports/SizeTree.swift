@@ -10,7 +10,8 @@ struct SizeTree {
     let name: String
     /// Bytes per category, in `Category.allCases` order.
     var bytes = [UInt64](repeating: 0, count: Category.allCases.count)
-    var children: [String: Node] = [:]
+    /// By name's bytes: two folders whose names differ only in Unicode composition are two.
+    var children: [JSONKey: Node] = [:]
     var isFile = false
     /// Children already known to be below every threshold (`CompactBuilder`): their bytes per
     /// category and how many, counted in the "other items" cell and never made nodes.
@@ -31,8 +32,7 @@ struct SizeTree {
   /// printable ASCII with no empty component (as nearly all are), the folders are found by
   /// their path bytes and only the files large enough ever to be a cell become nodes
   /// (`CompactBuilder`): a million entries cost about a tenth of a second. Otherwise names go
-  /// through `String`, whose equality merges canonically equivalent ones, and every component
-  /// is a node. Either way the entries are read in the order they were listed, not sorted.
+  /// through `String`, keyed by their bytes (`JSONKey`), and every component is a node. Either way the entries are read in the order they were listed, not sorted.
   /// (`compact: false` always takes the general builder: the tests compare the two.)
   init(name: String, entries: ListedEntries, compact: Bool = true) {
     if compact, var builder = CompactBuilder(entries: entries), let root = builder.build(name: name) {
@@ -48,8 +48,8 @@ struct SizeTree {
       node.bytes[category] = node.bytes[category].saturatingSum(bytes)
       for (index, component) in components.prefix(Self.maximumDepth).enumerated() {
         let key = RelativePath.display(component)
-        let child = node.children[key] ?? Node(name: key)
-        node.children[key] = child
+        let child = node.children[JSONKey(key)] ?? Node(name: key)
+        node.children[JSONKey(key)] = child
         child.bytes[category] = child.bytes[category].saturatingSum(bytes)
         if index == components.count - 1 { child.isFile = true }
         node = child
@@ -79,12 +79,12 @@ struct SizeTree {
 
   /// `{"n": name, "b": [bytes per category], "k": [children], "f": true for a file, "r": true for the rest}`.
   private func encode(_ node: Node, threshold: UInt64) -> JSONValue {
-    var object: [String: JSONValue] = ["n": .string(node.name), "b": .array(node.bytes.map { .unsigned($0) })]
+    var object: [JSONKey: JSONValue] = ["n": .string(node.name), "b": .array(node.bytes.map { .unsigned($0) })]
     if node.isFile && node.children.isEmpty && node.smallCount == 0 { object["f"] = .bool(true) }
     var kept: [JSONValue] = []
     var rest = node.smallBytes ?? [UInt64](repeating: 0, count: Category.allCases.count)
     var restCount = node.smallCount
-    for child in node.children.values.sorted(by: { $0.total != $1.total ? $0.total > $1.total : $0.name < $1.name }) {
+    for child in node.children.values.sorted(by: { $0.total != $1.total ? $0.total > $1.total : $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
       if child.total >= threshold {
         kept.append(encode(child, threshold: threshold))
       } else {
@@ -274,7 +274,7 @@ private struct CompactBuilder {
         let node = SizeTree.Node(name: String(decoding: UnsafeBufferPointer(rebasing: key[Int(nameStarts[index])...]), as: UTF8.self))
         node.bytes = folderBytes
         node.isFile = mergedFile[index]
-        parentNode.children[node.name] = node
+        parentNode.children[JSONKey(node.name)] = node
         nodes[index] = node
       } else {
         for category in 0..<Self.categories {
@@ -290,7 +290,7 @@ private struct CompactBuilder {
       let node = SizeTree.Node(name: name)
       node.bytes[category] = size
       node.isFile = true
-      parentNode.children[name] = node  // one file a path: checked in init
+      parentNode.children[JSONKey(name)] = node  // one file a path: checked in init
     }
     for slot in smallCounts.indices where smallCounts[slot] > 0 {
       guard let node = slot > 0 ? nodes[slot - 1] : root else { continue }
