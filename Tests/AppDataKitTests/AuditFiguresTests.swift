@@ -25,7 +25,8 @@ struct AuditFiguresTests {
     try tree.file("Library/SplashBoard/s.ktx", size: 11)
     try tree.file("Library/Saved Application State/x", size: 12)
     try tree.file("SystemData/com.apple.chrono/y", size: 13)
-    try tree.file(".com.apple.mobile_container_manager.metadata.plist", size: 14)
+    // A real (if empty) metadata plist: one that cannot be read is a metadata-unreadable warning.
+    try tree.file(".com.apple.mobile_container_manager.metadata.plist", contents: Array("<plist><dict/></plist>".utf8))
     try tree.file("Junk/z", size: 15)
     try tree.folder("Example.app")
     try tree.file("Example.app/Info.plist", size: 16)
@@ -39,7 +40,7 @@ struct AuditFiguresTests {
     #expect(figures(json, "offline")[0...1] == [1, 50_000])
     #expect(figures(json, "cached")[0...1] == [2, 15])
     #expect(figures(json, "temporary")[0...1] == [1, 9])
-    #expect(figures(json, "system")[0...1] == [4, 11 + 12 + 13 + 14])
+    #expect(figures(json, "system")[0...1] == [4, 11 + 12 + 13 + 22])
     #expect(figures(json, "other")[0...1] == [2, 15 + 16])
     #expect(integer(json, "summary", "backup", "files") == 4)
     #expect(integer(json, "summary", "backup", "bytes") == 3124)

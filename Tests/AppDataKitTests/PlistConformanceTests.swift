@@ -149,6 +149,30 @@ struct PlistConformanceTests {
     #expect(table.output.contains("Backup: Test iPhone, iOS 17.1, 2026-11-01T12:00:00Z"), "\(table.output)")
   }
 
+  /// A metadata plist or an AppDataInfo.plist that still cannot be read is a warning naming the
+  /// file, never a silent `id: null`: in a folder, a package and an archive.
+  @Test func anUnreadableIdentityPlistIsAWarningNamingIt() throws {
+    let folder = NSTemporaryDirectory() + "appdata-plist-unreadable-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let metadata = ".com.apple.mobile_container_manager.metadata.plist"
+    try FileManager.default.createDirectory(atPath: folder + "/c/Documents", withIntermediateDirectories: true)
+    try Data("bplist00 damaged".utf8).write(to: URL(fileURLWithPath: "\(folder)/c/\(metadata)"))
+    try FileManager.default.createDirectory(atPath: folder + "/P.xcappdata/AppData/Documents", withIntermediateDirectories: true)
+    try Data("<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><plist><dict/></plist>".utf8).write(to: URL(fileURLWithPath: "\(folder)/P.xcappdata/AppDataInfo.plist"))
+    #expect(try AppData.shell("cd '\(folder)' && tar cf c.tar c").status == 0)
+    for (path, plist, reason) in [("c", metadata, "a damaged binary plist"), ("c.tar", metadata, "a damaged binary plist"),
+                                  ("P.xcappdata", "../AppDataInfo.plist", "an XML plist in shift_jis")] {
+      let report = try AppData.auditJSON("\(folder)/\(path)")
+      #expect(report["id"] is NSNull, "\(path)")
+      let findings = report["findings"] as? [[String: Any]] ?? []
+      #expect(findings.count == 1, "\(path): \(findings)")
+      #expect(findings.first?["rule"] as? String == "metadata-unreadable")
+      #expect(findings.first?["severity"] as? String == "warning")
+      #expect(findings.first?["path"] as? String == plist)
+      #expect((findings.first?["message"] as? String ?? "").contains(reason), "\(findings)")
+    }
+  }
+
   /// `VALUE` (a Python expression) written by plistlib.
   private func plistlib(_ value: String, binary: Bool) throws -> [UInt8] {
     let format = binary ? "FMT_BINARY" : "FMT_XML"

@@ -62,13 +62,13 @@ struct SizeTreeTests {
     let file = tree.root.children["Documents"]?.children["a"]
     #expect(file?.bytes[Category.critical.index] == 10)
     #expect(file?.bytes[Category.offline.index] == 20)
-    // Canonically equivalent names are one name to the general builder: é as one scalar and
-    // as e with a combining accent.
+    // Canonically equivalent names are two names to the general builder, as to the file system
+    // (issue 32): é as one scalar and as e with a combining accent.
     let equivalent: ListedEntries = [
       ListedEntry(path: Array("Documents/caf\u{E9}/x".utf8), category: .critical, bytes: 10, allocatedBytes: 0, marker: [], excludedBy: nil),
       ListedEntry(path: Array("Documents/cafe\u{301}/y".utf8), category: .critical, bytes: 5, allocatedBytes: 0, marker: [], excludedBy: nil),
     ]
     #expect(!equivalent.hasRepeatedPaths)
-    #expect(SizeTree(name: "c", entries: equivalent).root.children["Documents"]?.children.count == 1)
+    #expect(SizeTree(name: "c", entries: equivalent).root.children["Documents"]?.children.count == 2)
   }
 }

@@ -86,6 +86,10 @@ extension AuditRule {
     id: "unknown-location", severity: .warning,
     rationale: "A top-level entry outside the standard container layout (Documents, Library, tmp); the backup ignores it and iOS may not keep it.",
     remedy: "Store app data under Documents, Library or tmp.")
+  public static let metadataUnreadable = AuditRule(
+    id: "metadata-unreadable", severity: .warning,
+    rationale: "The container's metadata plist (or its package's AppDataInfo.plist) is there but cannot be read: the container has no id, so --app, a policy's per-id limits and a baseline do not match it.",
+    remedy: "Check the plist (plutil -lint on a Mac); appdata reads binary and XML plists in UTF-8, UTF-16 or ISO-8859-1.")
   public static let unreadable = AuditRule(
     id: "unreadable", severity: .error,
     rationale: "An entry could not be read (permission denied, vanished during the walk); the figures do not cover it.",
@@ -126,7 +130,7 @@ extension AuditRule {
   public static let all: [AuditRule] = [
     .backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit,
     .budgetExceeded, .budgetNearLimit, .backupGrew,
-    .excludedSystemFolder, .legacyMarker, .redundantMarker, .cacheInBackup, .unknownLocation, .unreadable,
+    .excludedSystemFolder, .legacyMarker, .redundantMarker, .cacheInBackup, .unknownLocation, .unreadable, .metadataUnreadable,
     .backupIncomplete, .backupUnreadable, .backupHoldsExcluded, .backupFileMissing, .backupFileSizeMismatch,
     .backupMissingFile, .backupUnexpectedFile,
   ]

@@ -140,6 +140,8 @@ public struct ArchiveAuditor {
     var components: [[UInt8]]
     var id: String?
     var kind: ContainerKind?
+    /// `metadata-unreadable` findings: identity plists there that cannot be read.
+    var findings: [Finding] = []
   }
 
   /// What is known about a folder inside the container: what it passes down to its entries.
@@ -464,7 +466,7 @@ public struct ArchiveAuditor {
       roots.map { root in
         let found = ContainerIdentity.find(root: root.components) { path in identityPlists[RelativePath.join(path)] }
         let place = ArchiveAuditor.place(of: root.components)?.kind
-        return Identity(components: root.components, id: found.id, kind: place ?? found.kind ?? .app)
+        return Identity(components: root.components, id: found.id, kind: place ?? found.kind ?? .app, findings: found.findings)
       }
     }
 
@@ -474,6 +476,7 @@ public struct ArchiveAuditor {
       for (index, identity) in identities.enumerated() {
         var visitor = visitors[index]
         if index == 0 { for finding in strayFindings { visitor.note(finding) } }
+        for finding in identity.findings { visitor.note(finding) }
         containers.append(Container(
           root: identity.components, id: identity.id, kind: identity.kind ?? .app,
           isInCollection: ArchiveAuditor.place(of: identity.components) != nil,

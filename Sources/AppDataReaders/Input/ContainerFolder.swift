@@ -30,7 +30,9 @@ enum ContainerFolder: ContainerFolderKind {
     let identity = known ?? folder.identity(parent: parent)
     var folderName = folder.name
     if let parent, folderName == "Data" || folderName == ContainerPlaces.packageContainerName { folderName = parent.name }
-    return ContainerRef(id: identity.id, kind: kind ?? identity.kind ?? .app, root: folder.path, folderName: folderName)
+    var reference = ContainerRef(id: identity.id, kind: kind ?? identity.kind ?? .app, root: folder.path, folderName: folderName)
+    reference.identityFindings = identity.findings
+    return reference
   }
 }
 

@@ -10,6 +10,10 @@ public struct ContainerIdentity: Sendable {
   public var kind: ContainerKind?
   /// The content class says this is an `.app` bundle's container: never app data.
   public var isBundle = false
+  /// The identity plists that are there but cannot be read: each as a path relative to the
+  /// root (`../AppDataInfo.plist` for a package's), and why. A `metadata-unreadable` finding
+  /// each, never a silent `id: null`.
+  public var unreadable: [(path: [UInt8], reason: String)] = []
 
   /// Looks around a container root (path components, in a folder or an archive) with `read`,
   /// which returns a small file's bytes or nil: the root's metadata plist, then, for a
@@ -28,7 +32,20 @@ public struct ContainerIdentity: Sendable {
       }
     }
     for path in places {
-      guard let bytes = read(path), let dictionary = PropertyListFile.dictionary(bytes) else { continue }
+      guard let bytes = read(path), !bytes.isEmpty else { continue }
+      let dictionary: [PlistKey: PropertyList]
+      let relative = path.starts(with: root) ? RelativePath.join(Array(path.dropFirst(root.count)))
+        : Array("../".utf8) + (path.last ?? [])
+      do {
+        guard let members = try PropertyList.parse(bytes).dictionaryValue else {
+          identity.unreadable.append((relative, "not a property list holding a dictionary"))
+          continue
+        }
+        dictionary = members
+      } catch {
+        identity.unreadable.append((relative, "not a property list appdata reads: \(error.reason)"))
+        continue
+      }
       if identity.id == nil {
         let key = path.last == Array(ContainerPlaces.packageInfoFileName.utf8)
           ? ContainerPlaces.packageIdentifierKey : ContainerPlaces.identifierKey
@@ -44,3 +61,12 @@ public struct ContainerIdentity: Sendable {
   }
 }
 
+
+extension ContainerIdentity {
+  /// The findings for the identity plists that cannot be read.
+  var findings: [Finding] {
+    unreadable.map { item in
+      Finding(rule: .metadataUnreadable, path: item.path, message: "\(item.reason); the container's id is unknown", bytes: nil)
+    }
+  }
+}

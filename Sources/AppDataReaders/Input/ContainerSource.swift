@@ -11,6 +11,9 @@ public struct ContainerRef: Sendable {
   /// where there is no id.
   public var folderName: String
 
+  /// Findings about its identity plists (`metadata-unreadable`), noted in its report.
+  public var identityFindings: [Finding] = []
+
   /// The id, or else the folder name.
   public var name: String { id ?? folderName }
 }

@@ -40,7 +40,8 @@ struct FolderSource: ContainerSource {
       let result = walked[index]
       walked[index] = .success([])  // the report takes the accumulators' listings: none kept here
       switch consume result {
-      case .success(let visitors):
+      case .success(var visitors):
+        if !visitors.isEmpty { for finding in container.identityFindings { visitors[0].note(finding) } }
         report = Auditor.report(from: visitors, options: options[index], layout: layouts[index], container: path,
                                 entrySink: request.entrySink, tag: tags[index])
         // A walk meets each path once, from its folder's listing.
