@@ -4,6 +4,8 @@ here, as CoreFoundation is on a Mac), each with the value plistlib reads back fr
 appdata's reader to match value for value (Tests: PlistConformanceTests).
 
 Usage: plist-differential.py OUTDIR [--seed S] [--count N]
+       plist-differential.py --read FILE...     prints NAME<TAB>VALUE for each FILE plistlib reads,
+                                                NAME<TAB>refused: WHY for one it refuses
 
 Writes OUTDIR/N.plist (binary and XML alternately) and OUTDIR/expected.txt: one line per file,
 `NAME<TAB>VALUE`, VALUE in a canonical form both sides can print exactly:
@@ -86,7 +88,22 @@ def random_value(rng, depth, xml):
     return members
 
 
+def read(files):
+    for path in files:
+        try:
+            with open(path, "rb") as f:
+                value = canonical(plistlib.load(f))
+        except RecursionError:
+            value = "refused: a reference cycle"
+        except Exception as error:  # what plistlib refuses, with its reason
+            value = "refused: " + type(error).__name__
+        print(os.path.basename(path) + "\t" + value)
+
+
 def main():
+    if sys.argv[1] == "--read":
+        read(sys.argv[2:])
+        return
     out = sys.argv[1]
     seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 32
     count = int(sys.argv[sys.argv.index("--count") + 1]) if "--count" in sys.argv else 2000

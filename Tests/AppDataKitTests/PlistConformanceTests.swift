@@ -46,6 +46,32 @@ struct PlistConformanceTests {
     #expect(differing.isEmpty, "\(differing.count) differ; the first: \(differing.prefix(3))")
   }
 
+  /// libplist's own test data (Tests/libplist, LGPL-2.1): every file plistlib reads, appdata
+  /// reads to the same value; every file plistlib refuses (and the self-referring one), it refuses.
+  @Test func libplistsTestDataReadsAsPlistlibReadsIt() throws {
+    let folder = AppData.packageRoot + "/Tests/libplist"
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix("plist") }.sorted()
+    #expect(names.count >= 40)
+    let result = try AppData.shell("cd '\(folder)' && python3 '\(AppData.packageRoot)/Scripts/plist-differential.py' --read " + names.joined(separator: " "))
+    #expect(result.status == 0, "\(result.error)")
+    var differing: [String] = []
+    var compared = 0
+    for line in result.output.split(separator: "\n") {
+      let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
+      let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: folder + "/" + parts[0])))
+      let read: String
+      do { read = Self.canonical(try PropertyList.parse(bytes)) } catch { read = "refused: \(error.reason)" }
+      compared += 1
+      if parts[1].hasPrefix("refused: ") {
+        if !read.hasPrefix("refused: ") { differing.append("\(parts[0]): plistlib \(parts[1]), appdata read it") }
+      } else if read != parts[1] {
+        differing.append("\(parts[0]): \(read.prefix(160)) != \(parts[1].prefix(160))")
+      }
+    }
+    #expect(compared == names.count)
+    #expect(differing.isEmpty, "\(differing)")
+  }
+
   @Test func integersUpToTwoToTheSixtyFourMinusOneInBothFormats() throws {
     // Binary: plistlib and CoreFoundation write 2^63 to 2^64 - 1 as 16-byte integers.
     let binary = try plistlib(#"{"big": 2**64 - 1, "low": -2**63, "top": 2**63}"#, binary: true)
