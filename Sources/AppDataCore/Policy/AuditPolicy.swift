@@ -23,7 +23,7 @@ public struct AuditPolicy: Sendable {
   public var budgets: [Budget] = []
   /// Per-container overrides by id (`"containers": {"com.example.app": {…}}`): the keys each
   /// gives replace the top level's for that container (`rules` are merged, rule by rule).
-  public var containers: [String: Override] = [:]
+  public var containers: [JSONKey: Override] = [:]
 
   /// One container's override: its values, and which keys it gave.
   public struct Override: Sendable {

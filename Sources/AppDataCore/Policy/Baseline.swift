@@ -107,7 +107,8 @@ public struct BaselineSet: Sendable {
   /// container, a file holding one report is its baseline whatever the ids.
   public func baseline(for id: String?, isOnlyContainer: Bool) -> Baseline? {
     if isOnlyContainer && baselines.count == 1 { return baselines[0] }
-    return baselines.first { $0.id != nil && $0.id == id }
+    guard let id else { return nil }
+    return baselines.first { $0.id?.utf8.elementsEqual(id.utf8) ?? false }
   }
 }
 

@@ -123,8 +123,12 @@ public struct AppFilter: Sendable {
 
   public func matches(_ id: String?) -> Bool {
     guard let id else { return false }
+    // By bytes, as every name: an id in NFD is not the NFC one.
+    let bytes = Array(id.utf8)
     return ids.contains { wanted in
-      id == wanted || id.hasPrefix(wanted + ".") || id == "group." + wanted || id.hasPrefix("group." + wanted + ".")
+      let wanted = Array(wanted.utf8)
+      let group = Array("group.".utf8) + wanted
+      return bytes == wanted || bytes.starts(with: wanted + [0x2E]) || bytes == group || bytes.starts(with: group + [0x2E])
     }
   }
 

@@ -135,7 +135,7 @@ extension ContainerFolderKind {
   static func source(for folder: ProbedFolder, base: String, limits: InputLimits) throws(Refusal) -> (any ContainerSource)? {
     guard let match = try recognize(folder) else { return nil }
     return FolderSource(source: Syscalls.absolutePath(base), base: base, isCollection: match.isCollection,
-                        containers: match.containers.sorted { $0.root < $1.root })
+                        containers: match.containers.sorted { $0.root.utf8.lexicographicallyPrecedes($1.root.utf8) })
   }
 }
 

@@ -153,7 +153,7 @@ enum FolderOfBackups: FolderInputKind {
     }
     if let match = try FolderOfContainers.recognize(folder) {
       parts.append(.source(FolderSource(source: Syscalls.absolutePath(folder.path), base: base, isCollection: true,
-                                        containers: match.containers.sorted { $0.root < $1.root }), label: nil))
+                                        containers: match.containers.sorted { $0.root.utf8.lexicographicallyPrecedes($1.root.utf8) }), label: nil))
     }
     return SourceGroup(source: Syscalls.absolutePath(folder.path), parts: parts)
   }

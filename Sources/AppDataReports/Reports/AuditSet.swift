@@ -22,7 +22,7 @@ public struct AuditSet: Sendable {
 
   public init(source: String, reports: [AuditReport], isCollection: Bool) {
     self.source = source
-    self.reports = reports.sorted { $0.container < $1.container }
+    self.reports = reports.sorted { $0.container.utf8.lexicographicallyPrecedes($1.container.utf8) }
     self.isCollection = isCollection || reports.count > 1
   }
 
@@ -103,7 +103,7 @@ public struct AuditSet: Sendable {
   var byBackupSize: [AuditReport] { Self.byBackupSize(reports) }
 
   static func byBackupSize(_ reports: [AuditReport]) -> [AuditReport] {
-    reports.sorted { a, b in a.backup.bytes != b.backup.bytes ? a.backup.bytes > b.backup.bytes : a.name < b.name }
+    reports.sorted { a, b in a.backup.bytes != b.backup.bytes ? a.backup.bytes > b.backup.bytes : a.name.utf8.lexicographicallyPrecedes(b.name.utf8) }
   }
 
   /// What a report of many calls each container: its name, told apart by where it is when two
