@@ -165,6 +165,12 @@ struct PlistConformanceTests {
           value = plistlib.load(open(path, "rb"))
           value["Huge"] = 2**64 - 1
           plistlib.dump(value, open(path, "wb"), fmt=plistlib.FMT_BINARY)
+      encrypted = os.path.join(folder, "encrypted")
+      os.makedirs(encrypted)
+      b.write_plists(encrypted, ["com.example.weights"])
+      b.write_database(encrypted, [("AppDomain-com.example.weights", "Documents/a", 1, 5, None)], stored=False)
+      b.encrypt(encrypted, dpic=10)
+      b.edit_manifest(encrypted, lambda manifest: manifest.update(Huge=2**64 - 1))
       """
     let result = try AppData.shell("python3 - '\(folder)' '\(AppData.packageRoot)/Scripts/make-test-backup.py' <<'EOF'\n\(script)\nEOF")
     #expect(result.status == 0, "\(result.error)")
@@ -173,6 +179,10 @@ struct PlistConformanceTests {
     }
     let table = try AppData.run(["audit", "\(folder)/backup"])
     #expect(table.output.contains("Backup: Test iPhone, iOS 17.1, 2026-11-01T12:00:00Z"), "\(table.output)")
+    // An encrypted backup whose Manifest.plist (which holds its keys) has such a key opens.
+    let encrypted = try AppData.run(["audit", "\(folder)/encrypted"], environment: EncryptedBackupTests.withPassword)
+    #expect(encrypted.status == 0, "\(encrypted.error)")
+    #expect(encrypted.output.contains("com.example.weights"), "\(encrypted.output)")
   }
 
   /// A metadata plist or an AppDataInfo.plist that still cannot be read is a warning naming the
