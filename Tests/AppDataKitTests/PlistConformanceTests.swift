@@ -95,13 +95,32 @@ struct PlistConformanceTests {
     #expect(throws: PropertyList.Malformed.self) { try PropertyList.parse(Array("<plist><integer>0x1G</integer></plist>".utf8)) }
   }
 
+  /// A bplist00 of one object (its encoded bytes), with the offset table and trailer.
+  static func singleObject(_ object: [UInt8]) -> [UInt8] {
+    let table = 8 + object.count
+    return Array("bplist00".utf8) + object + [8] + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1]
+      + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, UInt8(table)]
+  }
+
   @Test func anIntegerWiderThanSixteenBytesIsRefusedByItsCause() throws {
-    // bplist00, one object: an integer marker of 32 bytes (0x15), then the offset table and trailer.
-    var bytes = Array("bplist00".utf8) + [0x15] + [UInt8](repeating: 1, count: 32)
-    bytes += [8] + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, 41]
-    #expect { try PropertyList.parse(bytes) } throws: { error in
+    // An integer marker of 32 bytes (0x15).
+    #expect { try PropertyList.parse(Self.singleObject([0x15] + [UInt8](repeating: 1, count: 32))) } throws: { error in
       (error as? PropertyList.Malformed)?.reason == "an integer of 32 bytes, wider than the 16 bytes a plist integer may take"
     }
+  }
+
+  /// What plistlib refuses in binary strings, appdata refuses, naming it: never a U+FFFD.
+  @Test func binaryStringsThatAreNotTextAreRefused() throws {
+    // An ASCII string (0x5_) holding 0xE9; a UTF-16 string (0x6_) holding a lone high surrogate.
+    #expect { try PropertyList.parse(Self.singleObject([0x53, 0x63, 0x61, 0xE9])) } throws: { error in
+      (error as? PropertyList.Malformed)?.reason == "an ASCII string holding a byte past 127"
+    }
+    #expect { try PropertyList.parse(Self.singleObject([0x62, 0x00, 0x61, 0xD8, 0x00])) } throws: { error in
+      (error as? PropertyList.Malformed)?.reason == "a UTF-16 string holding an unpaired surrogate"
+    }
+    #expect(try PropertyList.parse(Self.singleObject([0x62, 0x00, 0x61, 0x00, 0xE9])) == .string("a\u{E9}"))
+    let python = try AppData.shell("python3 -c 'import plistlib,sys\nfor b in (b\"\\x53ca\\xe9\", b\"\\x62\\x00a\\xd8\\x00\"):\n  d=b\"bplist00\"+b+bytes([8])+bytes([0,0,0,0,0,0,1,1,0,0,0,0,0,0,0,1])+bytes(8)+bytes([0,0,0,0,0,0,0,8+len(b)])\n  try: plistlib.loads(d); print(\"read\")\n  except Exception: print(\"refused\")'")
+    #expect(python.output == "refused\nrefused\n", "\(python.output)\(python.error)")
   }
 
   @Test func xmlLineEndsAreNormalisedAsXMLSays() throws {

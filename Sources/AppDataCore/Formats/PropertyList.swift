@@ -104,7 +104,10 @@ public enum PropertyList: Equatable, Sendable {
         return .data(Array(plist.bytes[range]))
       case .string(let range, let unit):
         try spend(objects: 0, bytes: range.count)
-        return .string(Self.text(plist.bytes[range], bytesPerCharacter: unit))
+        guard let text = Self.text(plist.bytes[range], bytesPerCharacter: unit) else {
+          throw Malformed(reason: unit == 1 ? "an ASCII string holding a byte past 127" : "a UTF-16 string holding an unpaired surrogate")
+        }
+        return .string(text)
       case .array(let references, let count):
         var items: [PropertyList] = []
         items.reserveCapacity(min(count, 4096))
@@ -126,12 +129,12 @@ public enum PropertyList: Equatable, Sendable {
       }
     }
 
-    /// ASCII (Latin-1, byte for byte) or UTF-16 big-endian text; unpaired surrogates become U+FFFD.
-    package static func text(_ bytes: Slice<UnsafeRawBufferPointer>, bytesPerCharacter unit: Int) -> String {
+    /// ASCII or UTF-16 big-endian text; nil for a byte past 127 in ASCII or an unpaired
+    /// surrogate in UTF-16, which plistlib refuses too: never read as U+FFFD.
+    package static func text(_ bytes: Slice<UnsafeRawBufferPointer>, bytesPerCharacter unit: Int) -> String? {
       if unit == 1 {
-        var scalars = String.UnicodeScalarView()
-        for byte in bytes { scalars.append(Unicode.Scalar(byte)) }
-        return String(scalars)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
       }
       var units: [UInt16] = []
       units.reserveCapacity(bytes.count / 2)
@@ -140,7 +143,7 @@ public enum PropertyList: Equatable, Sendable {
         units.append(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]))
         index += 2
       }
-      return String(decoding: units, as: UTF16.self)
+      return String(validating: units, as: UTF16.self)
     }
   }
 

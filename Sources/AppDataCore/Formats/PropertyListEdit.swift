@@ -76,7 +76,7 @@ package enum PropertyListEdit {
       for slot in 0..<count {
         let keySlot = references + slot * width
         guard case .string(let range, let unit)? = plist.object(plist.reference(at: keySlot)) else { return nil }
-        if PropertyList.Budget.text(raw[range], bytesPerCharacter: unit).utf8.elementsEqual(key.utf8) { continue }
+        if PropertyList.Budget.text(raw[range], bytesPerCharacter: unit)?.utf8.elementsEqual(key.utf8) ?? false { continue }
         let valueSlot = references + (count + slot) * width
         kept.append((keySlot..<(keySlot + width), valueSlot..<(valueSlot + width)))
       }
