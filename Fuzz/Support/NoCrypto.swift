@@ -9,7 +9,17 @@ enum BackupDecryption {
     case damaged(String)
   }
 
-  static func decryptDatabase(path: String, memory: SecretBuffer?, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey) throws(Failure) -> SecretBuffer {
+  final class Unlocked: @unchecked Sendable {
+    func payload(encryptionKey: [UInt8]) throws(Failure) -> PayloadDecryptor { throw .damaged("decryption is not part of fuzz builds") }
+  }
+
+  struct PayloadDecryptor {
+    mutating func update(_ cipher: UnsafeRawBufferPointer, output: inout [UInt8]) throws(Failure) {}
+    mutating func finish(output: inout [UInt8]) throws(Failure) {}
+  }
+
+  static func decryptDatabase(path: String, memory: SecretBuffer?, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey,
+                              unlocked: ((Unlocked) -> Void)? = nil) throws(Failure) -> SecretBuffer {
     throw .damaged("decryption is not part of fuzz builds")
   }
 

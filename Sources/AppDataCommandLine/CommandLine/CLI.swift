@@ -83,6 +83,9 @@ public enum CLI {
     case "migrate":
       let migrate = try MigrateCommand(parsed)
       return guarded { io throws(Refusal) in try migrate.run(io: io) }
+    case "extract":
+      let extract = try ExtractCommand(parsed)
+      return guarded { io throws(Refusal) in try extract.run(io: io) }
     case "exclude": return { io in MarkerCommands.exclude(parsed, io: io) }
     case "include": return { io in MarkerCommands.include(parsed, io: io) }
     case "status": return { io in MarkerCommands.status(parsed, io: io) }

@@ -48,6 +48,16 @@ public enum MarkerTable {
     #endif
   }
 
+  /// The name this platform stores the extended attribute Apple names `name` under: `user.` +
+  /// name on Linux (unprivileged names live there), the name itself on Darwin.
+  public static func platformAttributeName(_ name: String) -> String {
+    #if os(Linux)
+    return name.hasPrefix(linuxNamespacePrefix) ? name : linuxNamespacePrefix + name
+    #else
+    return name
+    #endif
+  }
+
   /// Whether this platform can store a marker on a symlink itself (Darwin can; Linux
   /// allows no user.* attributes on links).
   public static var canMarkSymbolicLinks: Bool {

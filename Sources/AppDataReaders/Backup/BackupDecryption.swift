@@ -31,10 +31,75 @@ enum BackupDecryption {
   /// The ciphertext read and decrypted at a time: what decryption adds to the database's size.
   static let chunkSize = 1 << 20
 
+  /// The class keys the password unwraps, for `appdata extract`'s payloads: each file's key is
+  /// wrapped with its class's key. `SymmetricKey`s, wiped when the object is released.
+  final class Unlocked: @unchecked Sendable {
+    fileprivate let classKeys: [UInt32: SymmetricKey]
+    fileprivate init(classKeys: [UInt32: SymmetricKey]) { self.classKeys = classKeys }
+
+    /// The decryptor of one payload, from its MBFile's `EncryptionKey` (a 4-byte little-endian
+    /// protection class, then the 40-byte wrapped file key).
+    func payload(encryptionKey: [UInt8]) throws(Failure) -> PayloadDecryptor {
+      guard encryptionKey.count == 44 else {
+        throw .damaged("its EncryptionKey is \(Plural.counted(UInt64(encryptionKey.count), "byte")), not 4 and a 40-byte wrapped key")
+      }
+      let protectionClass = UInt32(encryptionKey[0]) | UInt32(encryptionKey[1]) << 8 | UInt32(encryptionKey[2]) << 16 | UInt32(encryptionKey[3]) << 24
+      guard let classKey = classKeys[protectionClass] else { throw .noClassKey(protectionClass) }
+      let fileKey: SymmetricKey
+      do {
+        fileKey = try AES.KeyWrap.unwrap(encryptionKey[4...], using: classKey)
+      } catch {
+        throw .damaged("its file key does not unwrap with the key of protection class \(protectionClass)")
+      }
+      guard fileKey.bitCount == 256 else { throw .damaged("its file key is not a 256-bit key") }
+      return PayloadDecryptor(key: fileKey)
+    }
+  }
+
+  /// AES-256-CBC with a zero IV and PKCS#7 padding, a chunk at a time, in memory bounded by the
+  /// chunk: the last block is held back until `finish` checks and removes the padding.
+  struct PayloadDecryptor {
+    fileprivate let key: SymmetricKey
+    private var iv = [UInt8](repeating: 0, count: 16)
+    private var held: [UInt8] = []
+
+    fileprivate init(key: SymmetricKey) { self.key = key }
+
+    /// Decrypts `cipher` (a whole number of 16-byte blocks), appending to `output` the
+    /// plaintext that is certainly not padding (the caller writes it and empties it).
+    mutating func update(_ cipher: UnsafeRawBufferPointer, output: inout [UInt8]) throws(Failure) {
+      guard !cipher.isEmpty else { return }
+      guard cipher.count % 16 == 0 else { throw .damaged("not a whole number of 16-byte AES blocks") }
+      var plain: Data
+      do {
+        plain = try AES._CBC.decrypt(cipher, using: key, iv: AES._CBC.IV(ivBytes: iv), noPadding: true)
+      } catch {
+        throw .damaged("cannot decrypt: \(error)")
+      }
+      iv = Array(cipher[(cipher.count - 16)...])
+      output.append(contentsOf: held)
+      output.append(contentsOf: plain.prefix(plain.count - 16))
+      held = Array(plain.suffix(16))
+      plain.resetBytes(in: 0..<plain.count)
+    }
+
+    /// Checks the padding of the last block and appends what precedes it to `output`.
+    mutating func finish(output: inout [UInt8]) throws(Failure) {
+      guard let last = held.last, held.count == 16 else { throw .damaged("no AES block to unpad (an empty encrypted payload)") }
+      guard (1...16).contains(last), held.suffix(Int(last)).allSatisfy({ $0 == last }) else {
+        throw .damaged("its PKCS#7 padding is invalid (a wrong key, or a damaged payload)")
+      }
+      output.append(contentsOf: held.prefix(16 - Int(last)))
+      held = []
+    }
+  }
+
   /// Decrypts the database at `path` (or, from an archive, in `memory`; `path` then names it)
-  /// into memory, its PKCS#7 padding stripped when it has some.
+  /// into memory, its PKCS#7 padding stripped when it has some. With `unlocked`, the class keys
+  /// the password unwraps are kept there too (for `appdata extract`).
   static func decryptDatabase(
-    path: String, memory: SecretBuffer? = nil, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey
+    path: String, memory: SecretBuffer? = nil, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey,
+    unlocked: ((Unlocked) -> Void)? = nil
   ) throws(Failure) -> SecretBuffer {
     guard let wrapped = keybag.classKeys.first(where: { $0.protectionClass == manifestKey.protectionClass && $0.isWrappedByPassword })
     else { throw .noClassKey(manifestKey.protectionClass) }
@@ -57,6 +122,13 @@ enum BackupDecryption {
       throw .damaged("Manifest.plist's ManifestKey does not unwrap with the key of its protection class \(manifestKey.protectionClass)")
     }
     guard databaseKey.bitCount == 256 else { throw .damaged("Manifest.plist's ManifestKey is not a 256-bit key") }
+    if let unlocked {
+      var keys: [UInt32: SymmetricKey] = [manifestKey.protectionClass: classKey]
+      for wrapped in keybag.classKeys where wrapped.isWrappedByPassword && keys[wrapped.protectionClass] == nil {
+        if let key = try? AES.KeyWrap.unwrap(wrapped.wrappedKey, using: kek) { keys[wrapped.protectionClass] = key }
+      }
+      unlocked(Unlocked(classKeys: keys))
+    }
     if let memory { return try decrypt(memory.bytes, displayPath: path, key: databaseKey) }
     return try decrypt(path: path, key: databaseKey)
   }

@@ -33,6 +33,9 @@ public struct BackupManifest: Sendable {
   public var info: Info
   /// `Manifest.plist`'s `Applications`: the apps the backup was made with.
   public var applications: [String]
+  /// Each application's `CFBundleVersion`, where Manifest.plist gives it (for the
+  /// `AppDataInfo.plist` of an extracted package).
+  public var applicationVersions: [String: String] = [:]
   /// The database's path (in an archive: `ARCHIVE//FOLDER/Manifest.db`, for messages).
   public var database: String
   var encryption: Encryption
@@ -142,6 +145,9 @@ public struct BackupManifest: Sendable {
       database: databasePath,
       encryption: encryption,
       store: folder.store)
+    for (id, app) in manifest["Applications"]?.dictionaryValue ?? [:] {
+      if let version = app["CFBundleVersion"]?.stringValue { loaded.applicationVersions[id.string] = version }
+    }
     loaded.info.unreadablePlists = plistNames.compactMap { name in unreadable[name].map { name + ": " + $0 } }
     return loaded
   }

@@ -20,6 +20,8 @@ package struct BackupReader {
   /// Threads for the read: with two, SQLite steps on one while the rows are counted on the
   /// other (`ManifestRows`); `--jobs 1` keeps it to one.
   var threads = 2
+  /// Where the class keys the password unwraps are kept, for `appdata extract`; nil: not kept.
+  var unlockedKeys: UnlockedKeys?
 
   /// The most domains a backup may hold: each costs a report (about 8 KB), and a real backup
   /// holds a few hundred (an app, its extensions and its groups, plus the system's).
@@ -119,7 +121,9 @@ package struct BackupReader {
     do {
       var memory: SecretBuffer?
       if case .archive(let archived) = manifest.store { memory = archived.database }
-      plain = try BackupDecryption.decryptDatabase(path: manifest.database, memory: memory, password: password, keybag: keybag, manifestKey: key)
+      let keys = unlockedKeys
+      plain = try BackupDecryption.decryptDatabase(path: manifest.database, memory: memory, password: password, keybag: keybag, manifestKey: key,
+                                                   unlocked: keys.map { box in { box.value = $0 } })
     } catch {
       switch error {
       case .wrongPassword:

@@ -39,6 +39,16 @@ package struct SourceGroup: ContainerSource {
 
   package var notices: [String] { notes + sources.flatMap(\.notices) }
 
+  /// The names of the backups among the parts (a folder of backups), read or refused.
+  package var backupNames: [String] {
+    members.compactMap { member in
+      switch member {
+      case .source(let source, _): return (source as? BackupSource).map { Self.lastComponent($0.source) }
+      case .refusedBackup(_, let udid, _): return udid
+      }
+    }
+  }
+
   package var identities: [FileIdentity?] {
     members.flatMap { member -> [FileIdentity?] in
       switch member {

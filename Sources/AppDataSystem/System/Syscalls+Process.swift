@@ -118,6 +118,20 @@ extension Syscalls {
     return source
   }
 
+  /// Runs `handler` on `queue` with the signal's number when SIGINT, SIGTERM or SIGHUP arrives,
+  /// instead of the default action (`appdata extract` removes what it wrote, then ends). Returns
+  /// the sources, to be cancelled (the defaults restored) when no longer wanted.
+  public static func onTermination(queue: DispatchQueue, _ handler: @escaping @Sendable (Int32) -> Void) -> [DispatchSourceSignal] {
+    [SIGINT, SIGTERM, SIGHUP].map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+      source.setEventHandler { handler(number) }
+      source.setCancelHandler { signal(number, SIG_DFL) }
+      source.resume()
+      return source
+    }
+  }
+
   /// _exit(2): ends the process at once, with `status` (130 after SIGINT, as shells report it).
   public static func exitNow(_ status: Int32) -> Never {
     _exit(status)

@@ -57,6 +57,9 @@ public struct OpenOptions: OptionSet, Sendable {
   public static let readFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
   /// O_WRONLY | O_APPEND | O_NOFOLLOW: add to an existing file (the journal).
   public static let appendFile = OpenOptions(rawValue: O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+  /// O_RDONLY | O_NOFOLLOW | O_NONBLOCK: a file that may turn out not to be one (a FIFO in a
+  /// backup): opening does not wait for a writer, and the caller checks what it opened.
+  public static let readMaybeFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
   /// O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW: create a new file, never an existing one.
   public static let createNewFile = OpenOptions(
     rawValue: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)

@@ -110,6 +110,8 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
 /// The errno values the rest of the code needs to name, without importing libc.
 public enum ErrnoValue {
   public static let notFound = ENOENT
+  /// EINTR: an operation stopped by an interrupt (Ctrl-C, SIGTERM).
+  public static let interrupted = EINTR
   public static let notSupported = EOPNOTSUPP
   /// EILSEQ: libarchive's ARCHIVE_ERRNO_FILE_FORMAT on Linux.
   public static let illegalByteSequence = EILSEQ

@@ -1,0 +1,44 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import AppDataReports
+import AppDataMigration
+extension Commands {
+  public static let extract = CommandSpec(
+    name: "extract",
+    summary: "Write one app of a device backup out as a container, or an Xcode .xcappdata package.",
+    operands: "BACKUP",
+    minimumOperands: 1, maximumOperands: 1,
+    discussion: [
+      "BACKUP is a device backup folder (Finder, iTunes or idevicebackup2), or a folder of backups with --root naming one. Every row of the app's domain (AppDomain-ID, or AppDomainGroup-ID or AppDomainPlugin-ID for a group or plugin id) becomes a folder, a file holding its payload (decrypted, in an encrypted backup, a chunk at a time in memory), or a symlink, with the permission bits, modification time and extended attributes the manifest records.",
+      "OUT (default ID.xcappdata) ending in .xcappdata is a package as Xcode writes it: AppDataInfo.plist and the container in AppData. Any other name is a container root. With --with-extensions OUT is a folder of containers, one per id: the app, its groups and its plugins.",
+      "The manifest is untrusted: a path with '..', '.', an empty component, a leading '/' or a NUL, a second row with the same path, a file below a symlink, are not written but reported; a symlink pointing out of the container is written as a file holding its target, with a warning. OUT is built in a hidden folder beside it (.OUT.appdata-extract-partial) and renamed into place when complete; on any failure or an interrupt (Ctrl-C, SIGTERM) it is removed, and OUT does not exist. BACKUP is only read. An existing OUT is refused; --force replaces it once the new one is complete.",
+      "A backup holds no Library/Caches, no tmp and no file excluded from backup: the extracted container is the backed-up part of the app's data.",
+    ],
+    options: [
+      .value("app", metavar: "ID", help: "The app, app group or plugin to extract (required)."),
+      .value("output", short: "o", metavar: "OUT", help: "Where to write it (default: ID.xcappdata in the current folder)."),
+      .flag("with-extensions", help: "Also extract the app's groups and plugins: OUT is then a folder of containers, one per id."),
+      .flag("force", help: "Replace an existing OUT, once the new one is complete."),
+      .flag("dry-run", short: "n", help: "Print what would be written, and write nothing."),
+      .value("format", short: "f", metavar: "FORMAT", choices: ["table", "json"], help: "Output format: table (default) or json."),
+      .flag("json", help: "Same as --format json."),
+      .flag("quiet", short: "q", help: "Print no table and no progress line; what was not written still goes to stderr."),
+      .value("root", metavar: "PATH-IN", help: "In a folder of backups, the backup to extract from (its folder's name)."),
+      .value("fail-on", metavar: "LEVEL", choices: ["error", "warning", "never"],
+             help: "Exit 1 when something was not written (error, the default), also when something was written otherwise than recorded (warning), or never."),
+      .value("password-file", metavar: "FILE",
+             help: "An encrypted backup's password is the first line of FILE, or of standard input for - (else: --password-stdin, APPDATA_BACKUP_PASSWORD, or a prompt at a terminal)."),
+      .flag("password-stdin", help: "Read an encrypted backup's password from the first line of standard input (without echo when it is a terminal)."),
+      .value("max-key-rounds", metavar: "N",
+             help: "Refuse an encrypted backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000)."),
+    ],
+    exitStatus: [
+      "0  everything was extracted",
+      "1  some entries were not written (named in the report and on stderr); the rest are in OUT",
+      "2  nothing was written: a usage error, no such backup or app, a wrong password, an existing OUT, a full disk, an interrupt",
+    ],
+    rules: [
+      .exclusive("password-file", "password-stdin", because: "the password comes from one place"),
+    ])
+}

@@ -1,0 +1,258 @@
+import AppDataSystem
+import AppDataCore
+/// `appdata extract`: one app's domains out of a device backup, written as a container (or an
+/// Xcode `.xcappdata` package, or a folder of containers with its groups and plugins).
+///
+/// The manifest is untrusted: every path is checked before anything is made from it, every
+/// file and folder is created relative to its folder's descriptor with `O_NOFOLLOW | O_EXCL`
+/// (a symlink the extraction made is never followed by a later row), payloads are opened
+/// without following a symlink and only when they are regular files. The output is built in a
+/// hidden sibling folder (`.OUT.appdata-extract-partial`) and renamed into place once complete;
+/// on any failure, or an interrupt, the partial folder is removed. The backup is only read.
+package enum BackupExtraction {
+  /// What to extract, and where.
+  package struct Request: Sendable {
+    /// The app, group or plugin id (`AppDomain-ID`, `AppDomainGroup-ID`, `AppDomainPlugin-ID`).
+    package var id: String
+    /// Also the app's groups (`group.ID…`) and plugins (`ID.…`): OUT is a folder of containers.
+    package var withExtensions = false
+    /// OUT as typed.
+    package var output: String
+    package var force = false
+    package var dryRun = false
+    package var password: SecretBuffer?
+    package var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+    /// Checked between files and between chunks: true stops the extraction, which then
+    /// removes what it wrote (Ctrl-C, SIGTERM).
+    package var isInterrupted: @Sendable () -> Bool = { false }
+    /// Told the bytes written so far (the progress line).
+    package var progress: (@Sendable (UInt64, UInt64) -> Void)?
+
+    package init(id: String, output: String) {
+      self.id = id
+      self.output = output
+    }
+  }
+
+  /// What was extracted, per container, and what was not, with why.
+  package struct Report: Sendable {
+    package struct Container: Sendable {
+      package var id: String
+      package var kind: ContainerKind
+      package var domain: String
+      /// Where its root is, relative to OUT (`.`, `AppData`, or its id).
+      package var root: String
+      package var folders: UInt64 = 0
+      package var files: UInt64 = 0
+      package var symlinks: UInt64 = 0
+      package var bytes: UInt64 = 0
+      /// Files whose decrypted length differs from the manifest's `Size` (a live database).
+      package var sizeDifferences: [(path: [UInt8], manifestSize: UInt64, written: UInt64)] = []
+    }
+
+    /// An entry not written, or written otherwise than the manifest says.
+    package struct Problem: Sendable {
+      package var domain: String
+      package var path: [UInt8]
+      package var message: String
+      /// Not written (exit 1); a warning is written, with a difference (a symlink as data).
+      package var isError: Bool
+    }
+
+    package var backup: String
+    package var output: String
+    package var isPackage = false
+    package var dryRun = false
+    package var containers: [Container] = []
+    package var problems: [Problem] = []
+  }
+
+  /// The domains of `id` (and its extensions) in `source`, each with its kind and id.
+  static func domains(in database: SQLiteDatabase, request: Request) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
+    var found: [(domain: String, kind: ContainerKind, id: String)] = []
+    var available: [String] = []
+    do {
+      let statement = try database.prepare("SELECT DISTINCT domain FROM Files")
+      while try statement.step() {
+        let domain = String(decoding: statement.bytes(0), as: UTF8.self)
+        guard let (kind, id) = BackupReader.appDomain(domain) else { continue }
+        available.append(id)
+        let matches = request.withExtensions ? AppFilter(ids: [request.id]).matches(id) : id.utf8.elementsEqual(request.id.utf8)
+        if matches { found.append((domain, kind, id)) }
+      }
+    } catch {
+      throw Refusal("cannot read the backup manifest: \(error.message)")
+    }
+    guard !found.isEmpty else {
+      var message = "the backup holds no app, group or plugin '\(TerminalText.escaped(request.id))'"
+      if let suggestion = Suggestion.nearest(to: request.id, among: available) { message += " (did you mean '\(TerminalText.escaped(suggestion))'?)" }
+      let ids = Array(Set(available)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(TerminalText.escaped)
+      throw Refusal(message + "; the ids it holds: " + (ids.isEmpty ? "none" : Plural.listed(ids, limit: 10)))
+    }
+    // The app first, then its groups and plugins, each by its id's bytes.
+    func rank(_ item: (domain: String, kind: ContainerKind, id: String)) -> Int {
+      item.kind == .app && item.id.utf8.elementsEqual(request.id.utf8) ? 0 : 1
+    }
+    return found.sorted { a, b in rank(a) != rank(b) ? rank(a) < rank(b) : a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
+  }
+
+  /// Extracts (or, with `dryRun`, plans) the request from the backup.
+  package static func run(_ source: BackupSource, request: Request) throws(Refusal) -> Report {
+    if case .archive = source.manifest.store {
+      throw Refusal("\(TerminalText.escaped(source.source)): a backup inside an archive; appdata extract reads backup folders only for now: extract the archive first")
+    }
+    var reader = BackupReader(manifest: source.manifest, folderPath: source.folderPath)
+    reader.password = request.password
+    reader.maximumKeyRounds = request.maximumKeyRounds
+    let keys = UnlockedKeys()
+    reader.unlockedKeys = keys
+    let database = try reader.open()
+    let domains = try domains(in: database, request: request)
+    let isPackage = !request.withExtensions && request.output.hasSuffix(".xcappdata")
+    var report = Report(backup: source.source, output: Syscalls.absolutePath(request.output), isPackage: isPackage, dryRun: request.dryRun)
+    var plans: [Plan] = []
+    for (domain, kind, id) in domains {
+      let root = request.withExtensions ? id : isPackage ? ExtractionWriter.packageContainerName : "."
+      var plan = try Plan.read(database, domain: domain, kind: kind, id: id, root: root)
+      report.problems += plan.problems
+      plan.problems = []
+      plans.append(plan)
+    }
+    if request.dryRun {
+      for plan in plans { report.containers.append(plan.summary) }
+      return report
+    }
+    var writer = try ExtractionWriter(request: request, backupFolder: source.folderPath, isEncrypted: source.manifest.needsPassword,
+                                      keys: keys.value, totalBytes: plans.reduce(0) { $0 &+ $1.totalBytes })
+    do {
+      if isPackage, let app = plans.first {
+        try writer.writePackageInfo(id: app.id, manifest: source.manifest)
+      }
+      for plan in plans {
+        var container = plan.summary
+        container.folders = 0
+        container.files = 0
+        container.symlinks = 0
+        container.bytes = 0
+        try writer.write(plan, into: &container, problems: &report.problems, withMetadata: !isPackage)
+        report.containers.append(container)
+      }
+      try writer.finish()
+    } catch {
+      writer.abandon()
+      throw error
+    }
+    return report
+  }
+}
+
+/// The class keys an encrypted backup's password unwraps, kept from opening its manifest.
+final class UnlockedKeys: @unchecked Sendable {
+  var value: BackupDecryption.Unlocked?
+}
+
+extension BackupExtraction {
+  /// One domain's rows, checked: what will be written, in path order (a folder before what it
+  /// holds), and the rows that will not be, with why.
+  struct Plan {
+    struct Entry {
+      enum Kind { case folder, file, symlink }
+      var components: [[UInt8]]
+      var kind: Kind
+      var fileID: String
+      var record: MBFileRecord?
+    }
+
+    var domain: String
+    var kind: ContainerKind
+    var id: String
+    /// The container's folder relative to OUT.
+    var root: String
+    /// The row of the container itself (`relativePath` empty): its mode and time.
+    var rootRecord: MBFileRecord?
+    var entries: [Entry] = []
+    var problems: [Report.Problem] = []
+
+    var totalBytes: UInt64 { entries.reduce(0) { $0 &+ ($1.kind == .file ? $1.record?.size ?? 0 : 0) } }
+
+    var summary: Report.Container {
+      var container = Report.Container(id: id, kind: kind, domain: domain, root: root)
+      for entry in entries {
+        switch entry.kind {
+        case .folder: container.folders += 1
+        case .file: container.files += 1; container.bytes = container.bytes.saturatingSum(entry.record?.size ?? 0)
+        case .symlink: container.symlinks += 1
+        }
+      }
+      return container
+    }
+
+    static func read(_ database: SQLiteDatabase, domain: String, kind: ContainerKind, id: String, root: String) throws(Refusal) -> Plan {
+      var plan = Plan(domain: domain, kind: kind, id: id, root: root)
+      var seen = Set<[UInt8]>()
+      do {
+        let statement = try database.prepare("SELECT fileID, relativePath, flags, file FROM Files WHERE domain = ?1")
+        statement.bind(1, domain)
+        while try statement.step() {
+          let fileID = String(decoding: statement.bytes(0), as: UTF8.self)
+          let path = Array(statement.bytes(1))
+          let flags = statement.integer(2)
+          let record = MBFileRecord.decode(Array(statement.bytes(3)))
+          func problem(_ message: String) {
+            plan.problems.append(Report.Problem(domain: domain, path: path, message: message, isError: true))
+          }
+          if path.isEmpty {
+            plan.rootRecord = record
+            continue
+          }
+          if let why = Self.unsafePath(path) {
+            problem("not written: its path \(why)")
+            continue
+          }
+          guard seen.insert(path).inserted else {
+            problem("not written: a second row with the same path")
+            continue
+          }
+          let entryKind: Entry.Kind
+          switch flags {
+          case 1: entryKind = .file
+          case 2: entryKind = .folder
+          case 4: entryKind = .symlink
+          default:
+            problem("not written: flags \(flags) name no kind appdata knows (1 file, 2 folder, 4 symlink)")
+            continue
+          }
+          if fileID.utf8.count != 40 || !fileID.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+            if entryKind == .file { problem("not written: its fileID is not 40 hexadecimal digits"); continue }
+          }
+          if entryKind == .symlink && record?.target == nil {
+            problem("not written: a symlink whose record names no target")
+            continue
+          }
+          plan.entries.append(Entry(components: RelativePath.components(path), kind: entryKind, fileID: fileID, record: record))
+        }
+      } catch {
+        throw Refusal("cannot read the backup manifest: \(error.message)")
+      }
+      plan.entries.sort { RelativePath.precedes(RelativePath.join($0.components), RelativePath.join($1.components)) }
+      return plan
+    }
+
+    /// Why a manifest path may not be written, or nil: `..`, `.` or empty components, a
+    /// leading `/`, a NUL, or beyond Linux's path limits.
+    static func unsafePath(_ path: [UInt8]) -> String? {
+      if path.first == 0x2F { return "starts with '/'" }
+      if path.contains(0) { return "holds a NUL byte" }
+      if path.count > 4096 { return "is longer than 4096 bytes" }
+      let parts = path.split(separator: 0x2F, omittingEmptySubsequences: false)
+      if parts.count > 1024 { return "has more than 1024 components" }
+      for part in parts {
+        if part.isEmpty { return "has an empty component" }
+        if part.elementsEqual([0x2E]) { return "has a '.' component" }
+        if part.elementsEqual([0x2E, 0x2E]) { return "has a '..' component" }
+        if part.count > 255 { return "has a component longer than 255 bytes" }
+      }
+      return nil
+    }
+  }
+}

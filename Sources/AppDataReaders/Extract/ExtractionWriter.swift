@@ -1,0 +1,460 @@
+import AppDataSystem
+import AppDataCore
+/// Writes planned containers into a hidden partial folder beside OUT, then renames it into
+/// place (`BackupExtraction`). Everything below the partial folder is created relative to its
+/// folder's descriptor, reached from the partial folder one component at a time with
+/// `O_NOFOLLOW`; files with `O_CREAT | O_EXCL | O_NOFOLLOW`.
+struct ExtractionWriter {
+  /// The container's folder inside a package.
+  static let packageContainerName = "AppData"
+  /// What is read and written at a time: memory is bounded by it, whatever a file's size.
+  static let chunkSize = 1 << 20
+
+  let request: BackupExtraction.Request
+  let backupFolder: String
+  let isEncrypted: Bool
+  let keys: BackupDecryption.Unlocked?
+  /// OUT's folder and its name; the partial folder beside it.
+  let parent: FileDescriptor
+  let name: [UInt8]
+  let partialName: [UInt8]
+  let partial: FileDescriptor
+  let backup: FileDescriptor
+  let totalBytes: UInt64
+  var written: UInt64 = 0
+  /// Folders whose mode and time are set last (children first), so a folder without write
+  /// permission can still be filled.
+  var folders: [(path: [UInt8], mode: UInt32?, time: Int64?)] = []
+  var buffer: UnsafeMutableRawBufferPointer
+  var plain: [UInt8] = []
+
+  /// The hidden folder a run builds OUT in: its name says what it is, and the next extract to
+  /// the same OUT removes one left by a run that was killed.
+  static func partialName(of name: [UInt8]) -> [UInt8] { [0x2E] + name + Array(".appdata-extract-partial".utf8) }
+
+  init(request: BackupExtraction.Request, backupFolder: String, isEncrypted: Bool, keys: BackupDecryption.Unlocked?,
+       totalBytes: UInt64) throws(Refusal) {
+    self.request = request
+    self.backupFolder = backupFolder
+    self.isEncrypted = isEncrypted
+    self.keys = keys
+    self.totalBytes = totalBytes
+    let output = request.output.hasSuffix("/") && request.output.count > 1 ? String(request.output.dropLast()) : request.output
+    let components = RelativePath.components(Array(output.utf8))
+    guard let last = components.last, last != [0x2E], last != [0x2E, 0x2E] else {
+      throw Refusal("\(TerminalText.escaped(request.output)): not a name for the output (give OUT a name of its own)")
+    }
+    name = last
+    partialName = Self.partialName(of: last)
+    let parentPath = output.utf8.count > last.count ? String(decoding: Array(output.utf8).dropLast(last.count), as: UTF8.self) : "."
+    do {
+      parent = try Syscalls.openDirectory(atPath: parentPath)
+    } catch {
+      throw Refusal("\(TerminalText.escaped(parentPath)): cannot open the folder OUT goes in: \(error.reason)")
+    }
+    let exists = (try? Syscalls.status(ofPath: output)) != nil
+    if exists && !request.force {
+      parent.close()
+      throw Refusal("\(TerminalText.escaped(request.output)): already exists; appdata extract never writes over it (--force replaces it once the new one is complete)")
+    }
+    // A partial folder a killed run left: it is ours, by its name.
+    Syscalls.removeTree(partialName, in: parent)
+    do {
+      try Syscalls.makeDirectory(partialName, in: parent, mode: 0o700, displayPath: RelativePath.display(partialName))
+      partial = try Syscalls.open(partialName, in: parent, options: .directory, displayPath: RelativePath.display(partialName))
+    } catch {
+      parent.close()
+      throw Refusal("\(TerminalText.escaped(parentPath)): cannot create the output there: \(error.reason)")
+    }
+    do {
+      backup = try Syscalls.openDirectory(atPath: backupFolder)
+    } catch {
+      Syscalls.removeTree(partialName, in: parent)
+      parent.close()
+      throw Refusal("\(TerminalText.escaped(backupFolder)): cannot open the backup folder: \(error.reason)")
+    }
+    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+  }
+
+  /// Removes the partial folder (after a failure or an interrupt).
+  func abandon() {
+    partial.close()
+    backup.close()
+    Syscalls.removeTree(partialName, in: parent)
+    parent.close()
+    buffer.deallocate()
+  }
+
+  private func display(_ path: [UInt8]) -> String {
+    RelativePath.display(RelativePath.join(Array(request.output.utf8), path))
+  }
+
+  private func checkInterrupt() throws(Refusal) {
+    if request.isInterrupted() { throw Refusal("interrupted; nothing was written (\(TerminalText.escaped(request.output)) does not exist)") }
+  }
+
+  /// A write that failed (a full disk, an I/O error): the extraction stops, and nothing stays.
+  private func failed(_ error: SystemError) -> Refusal {
+    Refusal("\(TerminalText.escaped(request.output)): cannot write the extraction: \(error.reason) (\(TerminalText.escaped(error.path))); nothing was written")
+  }
+
+  /// A package's `AppDataInfo.plist`: what the backup's Manifest.plist knows of the app.
+  mutating func writePackageInfo(id: String, manifest: BackupManifest) throws(Refusal) {
+    var members: [(key: String, value: PropertyListWriter.Value)] = [("CFBundleIdentifier", .string(id))]
+    if let version = manifest.applicationVersions[id] { members.append(("XCExecutableVersion", .string(version))) }
+    if let date = manifest.info.date { members.append(("XCDownloadDate", .string(Self.xcodeDate(date)))) }
+    try writeSmallFile(Array("AppDataInfo.plist".utf8), in: partial, bytes: PropertyListWriter.dictionary(members))
+  }
+
+  /// `2026-11-01T12:00:00Z` as Xcode writes `XCDownloadDate` (`2026-11-01 12:00.00.000`).
+  static func xcodeDate(_ iso: String) -> String {
+    let bytes = Array(iso.utf8)
+    guard bytes.count >= 19 else { return iso }
+    let day = String(decoding: bytes[0..<10], as: UTF8.self)
+    let hour = String(decoding: bytes[11..<13], as: UTF8.self)
+    let minute = String(decoding: bytes[14..<16], as: UTF8.self)
+    let second = String(decoding: bytes[17..<19], as: UTF8.self)
+    return "\(day) \(hour):\(minute).\(second).000"
+  }
+
+  private func writeSmallFile(_ name: [UInt8], in folder: FileDescriptor, bytes: [UInt8]) throws(Refusal) {
+    do {
+      let file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o644, displayPath: display(name))
+      defer { file.close() }
+      try Syscalls.writeAll(file, bytes, displayPath: display(name))
+    } catch {
+      throw failed(error)
+    }
+  }
+
+  /// Writes one container.
+  mutating func write(_ plan: BackupExtraction.Plan, into container: inout BackupExtraction.Report.Container,
+                      problems: inout [BackupExtraction.Report.Problem], withMetadata: Bool) throws(Refusal) {
+    let rootPath: [UInt8] = plan.root == "." ? [] : Array(plan.root.utf8)
+    if !rootPath.isEmpty {
+      do { try Syscalls.makeDirectory(rootPath, in: partial, mode: 0o700, displayPath: display(rootPath)) } catch { throw failed(error) }
+    }
+    folders.append((rootPath, plan.rootRecord?.mode.map { $0 & 0o777 } ?? 0o755, plan.rootRecord?.lastModified))
+    let root: FileDescriptor
+    if rootPath.isEmpty {
+      root = partial
+    } else {
+      guard case .success(let opened) = Syscalls.openFolder(relativePath: rootPath, below: partial) else {
+        throw Refusal("\(TerminalText.escaped(request.output)): cannot open the container's folder it made")
+      }
+      root = opened
+    }
+    defer { if !rootPath.isEmpty { root.close() } }
+    if withMetadata {
+      // The container's metadata plist, as iOS keeps it at the root: it names the container.
+      let contentClass: Int64 = plan.kind == .group ? 7 : plan.kind == .plugin ? 4 : 2
+      try writeSmallFile(Array(ContainerLayout.metadataFileName.utf8), in: root, bytes: PropertyListWriter.dictionary([
+        ("MCMMetadataIdentifier", .string(plan.id)), ("MCMMetadataContentClass", .integer(contentClass)),
+      ]))
+    }
+    for entry in plan.entries {
+      try checkInterrupt()
+      let path = RelativePath.join(entry.components)
+      func problem(_ message: String, isError: Bool = true) {
+        problems.append(BackupExtraction.Report.Problem(domain: plan.domain, path: path, message: message, isError: isError))
+      }
+      // The folder the entry goes in, reached without following a symlink (one this extraction
+      // made for an earlier row is not a folder, and stops here).
+      let folder: FileDescriptor
+      if entry.components.count == 1 {
+        folder = root
+      } else {
+        switch try openOrMake(Array(entry.components.dropLast()), below: root, rootPath: rootPath) {
+        case .success(let opened): folder = opened
+        case .failure(let error):
+          problem("not written: its folder cannot be opened without following a symlink (\(SystemError(code: error.code, operation: .openFolder, path: "").reason))")
+          continue
+        }
+      }
+      defer { if entry.components.count > 1 { folder.close() } }
+      let name = entry.components[entry.components.count - 1]
+      let mode = entry.record?.mode.map { $0 & 0o777 }
+      switch entry.kind {
+      case .folder:
+        do {
+          try Syscalls.makeDirectory(name, in: folder, mode: 0o700, displayPath: display(path))
+        } catch {
+          if error.isExists { problem("not written: another row already made this path"); continue }
+          throw failed(error)
+        }
+        folders.append((RelativePath.join(rootPath, path), mode ?? 0o755, entry.record?.lastModified))
+        try setAttributes(entry.record, name: name, in: folder, path: path, problem: problem)
+        container.folders += 1
+      case .symlink:
+        let target = entry.record?.target ?? []
+        if let why = Self.escapingTarget(target, depth: entry.components.count - 1) {
+          // Written as a file holding the target: a link out of the container is never made.
+          do {
+            let file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o644, displayPath: display(path))
+            defer { file.close() }
+            try Syscalls.writeAll(file, target, displayPath: display(path))
+          } catch {
+            if error.isExists { problem("not written: another row already made this path"); continue }
+            throw failed(error)
+          }
+          problem("a symlink to '\(TerminalText.escaped(target))', which \(why): written as a file holding its target", isError: false)
+          container.files += 1
+          continue
+        }
+        do {
+          try Syscalls.makeSymbolicLink(name, in: folder, target: target, displayPath: display(path))
+        } catch {
+          if error.isExists { problem("not written: another row already made this path"); continue }
+          throw failed(error)
+        }
+        if let time = entry.record?.lastModified {
+          try? Syscalls.setTimes(name, in: folder, access: FileTime(seconds: Int(time), nanoseconds: 0),
+                                 modification: FileTime(seconds: Int(time), nanoseconds: 0), displayPath: display(path))
+        }
+        container.symlinks += 1
+      case .file:
+        let result = try writeFile(entry, name: name, in: folder, path: path, mode: mode ?? 0o644)
+        switch result {
+        case .written(let bytes):
+          container.files += 1
+          container.bytes = container.bytes.saturatingSum(bytes)
+          if let size = entry.record?.size, size != bytes { container.sizeDifferences.append((path, size, bytes)) }
+          try setAttributes(entry.record, name: name, in: folder, path: path, problem: problem)
+        case .notWritten(let why):
+          problem("not written: \(why)")
+        }
+      }
+    }
+  }
+
+  /// The folder at `components` below `root`, one component at a time with `O_NOFOLLOW`; a
+  /// folder the manifest has no row for (real manifests may leave one out) is made, with the
+  /// usual mode. A component that is a file or a symlink fails (ENOTDIR, ELOOP).
+  private mutating func openOrMake(_ components: [[UInt8]], below root: FileDescriptor, rootPath: [UInt8]) throws(Refusal) -> Result<FileDescriptor, Errno> {
+    var current: FileDescriptor?
+    var path = rootPath
+    for component in components {
+      path = RelativePath.join(path, component)
+      var result = Syscalls.openFolder(relativePath: component, below: current ?? root)
+      if case .failure(let error) = result, error.code == ErrnoValue.notFound {
+        do {
+          try Syscalls.makeDirectory(component, in: current ?? root, mode: 0o700, displayPath: display(path))
+        } catch {
+          current?.close()
+          throw failed(error)
+        }
+        folders.append((path, 0o755, nil))
+        result = Syscalls.openFolder(relativePath: component, below: current ?? root)
+      }
+      current?.close()
+      switch result {
+      case .success(let next): current = next
+      case .failure(let error): return .failure(error)
+      }
+    }
+    guard let current else { return .failure(Errno(code: ErrnoValue.notFound)) }
+    return .success(current)
+  }
+
+  /// Why a symlink's target would point out of the container, or nil: absolute, or climbing
+  /// above the container from an entry `depth` folders down.
+  static func escapingTarget(_ target: [UInt8], depth: Int) -> String? {
+    if target.first == 0x2F { return "is absolute" }
+    if target.isEmpty { return "is empty" }
+    var level = depth
+    for part in target.split(separator: 0x2F, omittingEmptySubsequences: true) {
+      if part.elementsEqual([0x2E, 0x2E]) { level -= 1 } else if !part.elementsEqual([0x2E]) { level += 1 }
+      if level < 0 { return "climbs out of the container" }
+    }
+    return nil
+  }
+
+  enum FileResult { case written(UInt64), notWritten(String) }
+
+  /// Copies (or decrypts) one payload into a new file; a payload that cannot be had is a
+  /// finding and leaves no file, a write that fails stops everything.
+  private mutating func writeFile(_ entry: BackupExtraction.Plan.Entry, name: [UInt8], in folder: FileDescriptor, path: [UInt8],
+                                  mode: UInt32) throws(Refusal) -> FileResult {
+    let size = entry.record?.size ?? 0
+    var decryptor: BackupDecryption.PayloadDecryptor?
+    if isEncrypted && size > 0 || isEncrypted && entry.record?.encryptionKey != nil {
+      guard let key = entry.record?.encryptionKey else { return .notWritten("its record has no EncryptionKey") }
+      guard let keys else { return .notWritten("the backup's class keys are not known") }
+      do {
+        decryptor = try keys.payload(encryptionKey: key)
+      } catch {
+        return .notWritten(Self.words(error))
+      }
+    }
+    // The payload: xx/<fileID>, a regular file, not followed if it is a link.
+    let fileID = Array(entry.fileID.utf8)
+    var source: FileDescriptor?
+    if size > 0 || decryptor != nil {
+      guard case .success(let shard) = Syscalls.openFolder(relativePath: Array(fileID.prefix(2)), below: backup) else {
+        return .notWritten("its payload \(entry.fileID.prefix(2))/\(entry.fileID) is missing")
+      }
+      defer { shard.close() }
+      do {
+        let opened = try Syscalls.open(fileID, in: shard, options: .readMaybeFile, displayPath: entry.fileID)
+        guard try Syscalls.status(of: opened, displayPath: entry.fileID).kind == .regular else {
+          opened.close()
+          return .notWritten("its payload \(entry.fileID.prefix(2))/\(entry.fileID) is not a regular file")
+        }
+        source = opened
+      } catch {
+        return .notWritten(error.isNotFound ? "its payload \(entry.fileID.prefix(2))/\(entry.fileID) is missing"
+                                            : "its payload cannot be read: \(error.reason)")
+      }
+    }
+    defer { source?.close() }
+    let file: FileDescriptor
+    do {
+      file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
+    } catch {
+      if error.isExists { return .notWritten("another row already made this path") }
+      throw failed(error)
+    }
+    var bytes: UInt64 = 0
+    var why: String?
+    do {
+      if let source {
+        if var decryptor {
+          (bytes, why) = try decrypt(source, with: &decryptor, into: file, path: path)
+        } else {
+          bytes = try Syscalls.copyData(from: source, to: file, displayPath: display(path))
+          bytes = try Syscalls.status(of: file, displayPath: display(path)).size
+          written = written.saturatingSum(bytes)
+          request.progress?(written, totalBytes)
+        }
+      }
+      if why == nil {
+        try Syscalls.setMode(file, mode, displayPath: display(path))
+      }
+    } catch {
+      file.close()
+      throw failed(error)
+    }
+    file.close()
+    if let why {
+      try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: display(path))
+      return .notWritten(why)
+    }
+    if let time = entry.record?.lastModified {
+      try? Syscalls.setTimes(name, in: folder, access: FileTime(seconds: Int(time), nanoseconds: 0),
+                             modification: FileTime(seconds: Int(time), nanoseconds: 0), displayPath: display(path))
+    }
+    return .written(bytes)
+  }
+
+  /// Decrypts `source` into `file` a chunk at a time; the bytes written, or why the payload
+  /// cannot be decrypted (not whole blocks, bad padding).
+  private mutating func decrypt(_ source: FileDescriptor, with decryptor: inout BackupDecryption.PayloadDecryptor, into file: FileDescriptor,
+                                path: [UInt8]) throws(SystemError) -> (UInt64, String?) {
+    var bytes: UInt64 = 0
+    var filled = 0
+    while true {
+      if request.isInterrupted() { throw SystemError(code: ErrnoValue.interrupted, operation: .write, path: display(path)) }
+      let count = try Syscalls.read(source, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), displayPath: display(path))
+      filled += count
+      let atEnd = count == 0
+      // Whole blocks only, but for the end.
+      let usable = atEnd ? filled : filled - filled % 16
+      if usable > 0 && (filled == buffer.count || atEnd) {
+        plain.removeAll(keepingCapacity: true)
+        do {
+          try decryptor.update(UnsafeRawBufferPointer(rebasing: buffer[0..<usable]), output: &plain)
+        } catch {
+          return (bytes, Self.words(error))
+        }
+        try Syscalls.writeAll(file, plain, displayPath: display(path))
+        bytes += UInt64(plain.count)
+        written = written.saturatingSum(UInt64(usable))
+        request.progress?(written, totalBytes)
+        let rest = filled - usable
+        if rest > 0 { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + usable, byteCount: rest) }
+        filled = rest
+      }
+      if atEnd { break }
+    }
+    plain.removeAll(keepingCapacity: true)
+    do {
+      try decryptor.finish(output: &plain)
+    } catch {
+      return (bytes, Self.words(error))
+    }
+    try Syscalls.writeAll(file, plain, displayPath: display(path))
+    bytes += UInt64(plain.count)
+    return (bytes, nil)
+  }
+
+  static func words(_ error: BackupDecryption.Failure) -> String {
+    switch error {
+    case .wrongPassword: return "its key does not unwrap"
+    case .noClassKey(let protectionClass): return "the keybag holds no password-wrapped key for its protection class \(protectionClass)"
+    case .damaged(let reason): return "its payload cannot be decrypted: \(reason)"
+    }
+  }
+
+  /// The record's extended attributes, with the platform's names (`user.` on Linux).
+  private func setAttributes(_ record: MBFileRecord?, name: [UInt8], in folder: FileDescriptor, path: [UInt8],
+                             problem: (String, Bool) -> Void) throws(Refusal) {
+    for attribute in record?.extendedAttributes ?? [] {
+      let platformName = MarkerTable.platformAttributeName(attribute.name)
+      do {
+        try ExtendedAttributes.setValue(attribute.value, of: platformName, onEntry: name, in: folder, displayPath: display(path))
+      } catch {
+        problem("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: \(error.reason)", false)
+      }
+    }
+  }
+
+  /// Sets the folders' modes and times (deepest first), then renames the partial folder to OUT
+  /// (an OUT replaced with --force goes only once the new one is in place).
+  mutating func finish() throws(Refusal) {
+    try checkInterrupt()
+    for folder in folders.reversed() {
+      let descriptor: FileDescriptor
+      if folder.path.isEmpty {
+        descriptor = partial
+      } else {
+        guard case .success(let opened) = Syscalls.openFolder(relativePath: folder.path, below: partial) else { continue }
+        descriptor = opened
+      }
+      if let mode = folder.mode { try? Syscalls.setMode(descriptor, mode | 0o700, displayPath: display(folder.path)) }
+      if !folder.path.isEmpty { descriptor.close() }
+      if let time = folder.time {
+        let components = RelativePath.components(folder.path)
+        let parentFolder: FileDescriptor?
+        if components.count <= 1 {
+          parentFolder = components.isEmpty ? nil : partial
+        } else if case .success(let opened) = Syscalls.openFolder(relativePath: RelativePath.join(Array(components.dropLast())), below: partial) {
+          parentFolder = opened
+        } else {
+          parentFolder = nil
+        }
+        if let parentFolder, let last = components.last {
+          try? Syscalls.setTimes(last, in: parentFolder, access: FileTime(seconds: Int(time), nanoseconds: 0),
+                                 modification: FileTime(seconds: Int(time), nanoseconds: 0), displayPath: display(folder.path))
+          if components.count > 1 { parentFolder.close() }
+        }
+      }
+    }
+    partial.close()
+    backup.close()
+    buffer.deallocate()
+    defer { parent.close() }
+    let old = [0x2E] + name + Array(".appdata-extract-replaced".utf8)
+    if request.force {
+      Syscalls.removeTree(old, in: parent)
+      try? Syscalls.renameWithoutReplacing(name, in: parent, to: old, in: parent, displayPath: request.output)
+    }
+    do {
+      try Syscalls.renameWithoutReplacing(partialName, in: parent, to: name, in: parent, displayPath: request.output)
+    } catch {
+      Syscalls.removeTree(partialName, in: parent)
+      if request.force { try? Syscalls.renameWithoutReplacing(old, in: parent, to: name, in: parent, displayPath: request.output) }
+      throw Refusal("\(TerminalText.escaped(request.output)): cannot put the extraction in place: \(error.reason); nothing was written")
+    }
+    if request.force { Syscalls.removeTree(old, in: parent) }
+  }
+}
