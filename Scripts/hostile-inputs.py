@@ -555,6 +555,36 @@ def second_round(out, case, folder):
     plain_backup(os.path.join(d, "Backup", hostile))
     with tarfile.open(os.path.join(d, "backups.tar.gz"), "w:gz") as archive:
         archive.add(os.path.join(d, "Backup"), arcname="Backup")
+    # appdata extract (issue 33) on a hostile manifest: escapes in names and ids, paths that
+    # climb out, a symlink out then a file below it, payloads that are a symlink and a FIFO.
+    spec = importlib.util.spec_from_file_location("extract_backup", os.path.join(HERE, "make-extract-backup.py"))
+    extract_backup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(extract_backup)
+    evil = os.path.join(d, "extract-backup")
+    os.makedirs(evil)
+    backup.write_plists(evil, ["com.example.evil"])
+    domain = "AppDomain-com.example.evil"
+    rows = [(domain, "", "folder", 0o755, 1, None, None, {}, 0), (domain, "Documents", "folder", 0o755, 1, None, None, {}, 0),
+            (domain, "Documents/" + hostile, "file", 0o644, 1, b"x", None, {hostile: b"v"}, 3),
+            (domain, "../" + hostile, "file", 0o644, 1, b"x", None, {}, 3),
+            (domain, "Documents/out", "symlink", 0o755, 1, None, "/etc", {}, 0),
+            (domain, "Documents/out/passwd", "file", 0o644, 1, b"x", None, {}, 3),
+            (domain, "Documents/fifo", "file", 0o644, 1, b"x", None, {}, 3)]
+    extract_backup.write(evil, rows)
+    fifo = backup.file_id(domain, "Documents/fifo")
+    os.remove(os.path.join(evil, fifo[:2], fifo))
+    os.mkfifo(os.path.join(evil, fifo[:2], fifo))
+    for fmt in ("table", "json"):
+        case(f"shapes-extract-{fmt}", ["extract", "--format", fmt, "--app", "com.example.evil", "-o", "{DIR}/extract-out-" + fmt,
+                                       "{DIR}/extract-backup"], expect=(1,))
+    case("shapes-extract-unknown-id", ["extract", "--app", hostile, "-o", "{DIR}/extract-none", "{DIR}/extract-backup"], expect=(2,),
+         stderr="holds no app")
+    # extract on the first round's hostile backups: integer traps in MBFile blobs, a path
+    # 50,000 folders deep, a generated column, 100,000 domains.
+    for name, app in (("int-bplist", "com.example.app"), ("depth-backup", "com.example.app"),
+                      ("sqlite-generated-path", "com.example.app"), ("many-domains", "com.example.app7")):
+        case(f"shapes-extract-{name}", ["extract", "--app", app, "-o", "{DIR}/extract-" + name, "{DIR}/../" + name + "/backup"])
+
     for fmt in ("table", "json", "html"):
         case(f"shapes-device-{fmt}", ["audit", "--format", fmt, "{DIR}/Device"], expect=(0, 1))
         case(f"shapes-package-{fmt}", ["audit", "--format", fmt, "{DIR}/Hostile.xcappdata"], expect=(0, 1))

@@ -19,6 +19,7 @@ struct ExtractCommand {
   let failOn: String
   let maximumKeyRounds: UInt64
   let password: BackupPassword
+  let stopAfter: Int?
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
@@ -46,6 +47,7 @@ struct ExtractCommand {
       root = nil
     }
     password = try BackupPassword(parsed)
+    stopAfter = try parsed.integer("test-stop-after", minimum: 1)
   }
 
   /// The backup BACKUP (and `--root`) names; several without `--root` are refused, naming them.
@@ -68,6 +70,7 @@ struct ExtractCommand {
     request.force = force
     request.dryRun = dryRun
     request.maximumKeyRounds = maximumKeyRounds
+    request.stopAfter = stopAfter
     if backup.needsPassword { request.password = try password.read(for: backup.source) }
     // Ctrl-C, SIGTERM, SIGHUP: the extraction stops at its next file or chunk and removes what
     // it wrote; then the process ends as the signal would have ended it.

@@ -25,6 +25,9 @@ package enum BackupExtraction {
     /// Checked between files and between chunks: true stops the extraction, which then
     /// removes what it wrote (Ctrl-C, SIGTERM).
     package var isInterrupted: @Sendable () -> Bool = { false }
+    /// Testing only (`--test-stop-after N`): SIGKILL itself at the Nth checkpoint (after each
+    /// entry written, and before the rename into place), as a crash there would.
+    package var stopAfter: Int?
     /// Told the bytes written so far (the progress line).
     package var progress: (@Sendable (UInt64, UInt64) -> Void)?
 
@@ -68,7 +71,7 @@ package enum BackupExtraction {
   }
 
   /// The domains of `id` (and its extensions) in `source`, each with its kind and id.
-  static func domains(in database: SQLiteDatabase, request: Request) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
+  static func domains(in database: SQLiteDatabase, request: Request, backup: String) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
     var found: [(domain: String, kind: ContainerKind, id: String)] = []
     var available: [String] = []
     do {
@@ -81,10 +84,10 @@ package enum BackupExtraction {
         if matches { found.append((domain, kind, id)) }
       }
     } catch {
-      throw Refusal("cannot read the backup manifest: \(error.message)")
+      throw Refusal("\(TerminalText.escaped(backup)): cannot read the backup manifest: \(error.message)")
     }
     guard !found.isEmpty else {
-      var message = "the backup holds no app, group or plugin '\(TerminalText.escaped(request.id))'"
+      var message = "\(TerminalText.escaped(backup)): the backup holds no app, group or plugin '\(TerminalText.escaped(request.id))'"
       if let suggestion = Suggestion.nearest(to: request.id, among: available) { message += " (did you mean '\(TerminalText.escaped(suggestion))'?)" }
       let ids = Array(Set(available)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(TerminalText.escaped)
       throw Refusal(message + "; the ids it holds: " + (ids.isEmpty ? "none" : Plural.listed(ids, limit: 10)))
@@ -107,13 +110,13 @@ package enum BackupExtraction {
     let keys = UnlockedKeys()
     reader.unlockedKeys = keys
     let database = try reader.open()
-    let domains = try domains(in: database, request: request)
+    let domains = try domains(in: database, request: request, backup: source.source)
     let isPackage = !request.withExtensions && request.output.hasSuffix(".xcappdata")
     var report = Report(backup: source.source, output: Syscalls.absolutePath(request.output), isPackage: isPackage, dryRun: request.dryRun)
     var plans: [Plan] = []
     for (domain, kind, id) in domains {
       let root = request.withExtensions ? id : isPackage ? ExtractionWriter.packageContainerName : "."
-      var plan = try Plan.read(database, domain: domain, kind: kind, id: id, root: root)
+      var plan = try Plan.read(database, domain: domain, kind: kind, id: id, root: root, backup: source.source)
       report.problems += plan.problems
       plan.problems = []
       plans.append(plan)
@@ -187,7 +190,7 @@ extension BackupExtraction {
       return container
     }
 
-    static func read(_ database: SQLiteDatabase, domain: String, kind: ContainerKind, id: String, root: String) throws(Refusal) -> Plan {
+    static func read(_ database: SQLiteDatabase, domain: String, kind: ContainerKind, id: String, root: String, backup: String) throws(Refusal) -> Plan {
       var plan = Plan(domain: domain, kind: kind, id: id, root: root)
       var seen = Set<[UInt8]>()
       do {
@@ -232,7 +235,7 @@ extension BackupExtraction {
           plan.entries.append(Entry(components: RelativePath.components(path), kind: entryKind, fileID: fileID, record: record))
         }
       } catch {
-        throw Refusal("cannot read the backup manifest: \(error.message)")
+        throw Refusal("\(TerminalText.escaped(backup)): cannot read the backup manifest: \(error.message)")
       }
       plan.entries.sort { RelativePath.precedes(RelativePath.join($0.components), RelativePath.join($1.components)) }
       return plan

@@ -27,6 +27,15 @@ struct ExtractionWriter {
   var folders: [(path: [UInt8], mode: UInt32?, time: Int64?)] = []
   var buffer: UnsafeMutableRawBufferPointer
   var plain: [UInt8] = []
+  /// Checkpoints passed (`Request.stopAfter`).
+  var checkpoints = 0
+
+  /// A checkpoint: where a crash test may kill the run, and a test may pause it.
+  private mutating func checkpoint() {
+    checkpoints += 1
+    if let stop = request.stopAfter, checkpoints >= stop { Syscalls.killSelf() }
+    TestHooks.pause(at: "extract")
+  }
 
   /// The hidden folder a run builds OUT in: its name says what it is, and the next extract to
   /// the same OUT removes one left by a run that was killed.
@@ -153,6 +162,7 @@ struct ExtractionWriter {
       ]))
     }
     for entry in plan.entries {
+      checkpoint()
       try checkInterrupt()
       let path = RelativePath.join(entry.components)
       func problem(_ message: String, isError: Bool = true) {
@@ -219,6 +229,7 @@ struct ExtractionWriter {
           container.files += 1
           container.bytes = container.bytes.saturatingSum(bytes)
           if let size = entry.record?.size, size != bytes { container.sizeDifferences.append((path, size, bytes)) }
+          if entry.record == nil { problem("its record (the manifest's MBFile) cannot be read: written with mode 0644 and no time of its own", isError: false) }
           try setAttributes(entry.record, name: name, in: folder, path: path, problem: problem)
         case .notWritten(let why):
           problem("not written: \(why)")
@@ -289,7 +300,8 @@ struct ExtractionWriter {
     // The payload: xx/<fileID>, a regular file, not followed if it is a link.
     let fileID = Array(entry.fileID.utf8)
     var source: FileDescriptor?
-    if size > 0 || decryptor != nil {
+    // A record that cannot be read says no size: the payload decides.
+    if size > 0 || decryptor != nil || entry.record == nil {
       guard case .success(let shard) = Syscalls.openFolder(relativePath: Array(fileID.prefix(2)), below: backup) else {
         return .notWritten("its payload \(entry.fileID.prefix(2))/\(entry.fileID) is missing")
       }
@@ -411,6 +423,7 @@ struct ExtractionWriter {
   /// Sets the folders' modes and times (deepest first), then renames the partial folder to OUT
   /// (an OUT replaced with --force goes only once the new one is in place).
   mutating func finish() throws(Refusal) {
+    checkpoint()
     try checkInterrupt()
     for folder in folders.reversed() {
       let descriptor: FileDescriptor

@@ -1,0 +1,299 @@
+@testable import AppDataSystem
+@testable import AppDataCore
+import Foundation
+import Testing
+
+/// `appdata extract` (issue 33) on backups `Scripts/make-extract-backup.py` writes with real
+/// payloads, plain and encrypted (a key per file, wrapped with its class key).
+@Suite("extract")
+struct ExtractTests {
+  static let fixtures = AppData.generatedFixtures("make-extract-backup.py", label: "extract")
+  static let app = "com.example.extract"
+  static let environment = EncryptedBackupTests.withPassword
+
+  /// A fresh folder for OUT and whatever a run leaves beside it.
+  static func scratch(_ label: String) -> String {
+    let folder = NSTemporaryDirectory() + "appdata-extract-\(label)-\(UUID().uuidString)"
+    try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+  }
+
+  static func expected() throws -> [String: [String: [String: Any]]] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: fixtures + "/expected.json"))
+    return try JSONSerialization.jsonObject(with: data) as! [String: [String: [String: Any]]]
+  }
+
+  static func sha256(_ path: String) throws -> String {
+    try AppData.shell("sha256sum '\(path)' | cut -d' ' -f1").output.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  static func attributes(_ path: String) -> [String: String] {
+    var result: [String: String] = [:]
+    for name in (try? ExtendedAttributes.names(atPath: path)) ?? [] {
+      guard let value = try? ExtendedAttributes.value(of: name, atPath: path) else { continue }
+      result[name] = value.map { String(format: "%02x", $0) }.joined()
+    }
+    return result
+  }
+
+  /// Every row of every domain is in OUT as the generator wrote it: kind, bytes, mode, time,
+  /// link target and extended attributes.
+  @Test(arguments: ["plain", "encrypted"])
+  func extractionIsByteIdenticalWithModesTimesLinksAndAttributes(backup: String) throws {
+    let folder = Self.scratch("identical")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let result = try AppData.run(["extract", "--with-extensions", "--app", Self.app, "-o", folder + "/out", "--json", "\(Self.fixtures)/\(backup)"],
+                                 environment: Self.environment)
+    #expect(result.status == 0, "\(result.error)")
+    let report = try result.json()
+    #expect((report["problems"] as? [Any])?.isEmpty == true, "\(report)")
+    for (domain, entries) in try Self.expected() {
+      let id = String(domain.split(separator: "-", maxSplits: 1)[1])
+      for (path, entry) in entries {
+        let full = "\(folder)/out/\(id)" + (path.isEmpty ? "" : "/" + path)
+        var status = stat()
+        #expect(lstat(full, &status) == 0, "\(full) is missing")
+        let kind = entry["kind"] as! String
+        #expect(status.st_mtim.tv_sec == entry["mtime"] as! Int, "\(full) mtime")
+        switch kind {
+        case "file":
+          #expect(status.st_mode & S_IFMT == S_IFREG && Int(status.st_mode & 0o777) == entry["mode"] as! Int, "\(full) mode")
+          #expect(try Self.sha256(full) == entry["sha256"] as! String, "\(full) content")
+        case "folder":
+          #expect(status.st_mode & S_IFMT == S_IFDIR, "\(full)")
+          if !path.isEmpty { #expect(Int(status.st_mode & 0o777) == entry["mode"] as! Int, "\(full) mode") }
+        default:
+          #expect(status.st_mode & S_IFMT == S_IFLNK, "\(full)")
+          #expect(try FileManager.default.destinationOfSymbolicLink(atPath: full) == entry["target"] as! String)
+        }
+        let attributes = entry["xattrs"] as! [String: String]
+        #expect(Self.attributes(full).filter { $0.key.hasPrefix("user.") && !$0.key.contains("mobile_container") }
+                == Dictionary(uniqueKeysWithValues: attributes.map { ("user." + $0.key, $0.value) }), "\(full) attributes")
+      }
+    }
+    // The encrypted backup's live database: 10 bytes shorter than recorded, written as it is.
+    let differences = (report["containers"] as? [[String: Any]] ?? []).flatMap { $0["sizeDifferences"] as? [[String: Any]] ?? [] }
+    if backup == "encrypted" {
+      #expect(differences.count == 1)
+      #expect(differences.first?["path"] as? String == "Library/Application Support/live.sqlite")
+      #expect(differences.first?["manifestSize"] as? Int == 3010 && differences.first?["written"] as? Int == 3000)
+    } else {
+      #expect(differences.isEmpty)
+    }
+    #expect(try AppData.shell("python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.loads(sys.stdin.read()), json.load(open(sys.argv[1])))' '\(AppData.packageRoot)/Docs/extract.schema.json' <<'EOF'\n\(result.output)\nEOF").status == 0)
+  }
+
+  /// The audit of OUT equals the backup's own report for the container, category by category,
+  /// but for the metadata plist appdata writes (system) and the listed length differences: for
+  /// an app as a package, a group as a container root, and --with-extensions.
+  @Test(arguments: [("plain", "package"), ("encrypted", "package"), ("plain", "group"), ("encrypted", "extensions")])
+  func theAuditOfOutEqualsTheBackupsReport(backup: String, shape: String) throws {
+    let folder = Self.scratch("roundtrip")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let backupReport = try AppData.auditJSON("\(Self.fixtures)/\(backup)", environment: Self.environment)
+    let backupContainers = Dictionary(uniqueKeysWithValues: (backupReport["containers"] as! [[String: Any]]).compactMap { item in
+      (item["id"] as? String).map { ($0, item) }
+    })
+    let (id, out, arguments): (String, String, [String]) = switch shape {
+    case "package": (Self.app, folder + "/app.xcappdata", [])
+    case "group": ("group.com.example.extract", folder + "/group", [])
+    default: (Self.app, folder + "/all", ["--with-extensions"])
+    }
+    let extracted = try AppData.run(["extract", "--app", id, "-o", out, "--json"] + arguments + ["\(Self.fixtures)/\(backup)"], environment: Self.environment)
+    #expect(extracted.status == 0, "\(extracted.error)")
+    let differences = (try extracted.json()["containers"] as? [[String: Any]] ?? []).reduce(0) { sum, container in
+      sum + (container["sizeDifferences"] as? [[String: Any]] ?? []).reduce(0) { $0 + ($1["manifestSize"] as! Int) - ($1["written"] as! Int) }
+    }
+    let audit = try AppData.auditJSON(out)
+    let reports: [[String: Any]] = shape == "extensions" ? audit["containers"] as! [[String: Any]] : [audit]
+    #expect(reports.count == (shape == "extensions" ? 3 : 1))
+    var backupBytes = 0
+    var outBytes = 0
+    for report in reports {
+      let reportID = report["id"] as? String
+      let original = try #require(backupContainers[reportID ?? ""], "\(String(describing: reportID))")
+      for category in ["critical", "offline", "cached", "temporary", "other"] {
+        let files = { (item: [String: Any]) in integer(item, "summary", "categories", category, "files") }
+        #expect(files(report) == files(original), "\(reportID ?? "?") \(category) files")
+        backupBytes += integer(original, "summary", "categories", category, "bytes") ?? 0
+        outBytes += integer(report, "summary", "categories", category, "bytes") ?? 0
+      }
+      #expect(integer(report, "summary", "categories", "system", "files") == (shape == "package" ? 0 : 1))
+    }
+    #expect(backupBytes - outBytes == differences, "backup \(backupBytes), out \(outBytes), listed \(differences)")
+    if backup == "encrypted" && shape != "group" { #expect(differences == 10) }
+  }
+
+  @Test func anExistingOutIsRefusedAndForceReplacesIt() throws {
+    let folder = Self.scratch("exists")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let out = folder + "/app.xcappdata"
+    try FileManager.default.createDirectory(atPath: out + "/mine", withIntermediateDirectories: true)
+    let refused = try AppData.run(["extract", "--app", Self.app, "-o", out, "\(Self.fixtures)/plain"])
+    #expect(refused.status == 2)
+    #expect(refused.error.contains("already exists; appdata extract never writes over it"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["app.xcappdata"])
+    #expect(FileManager.default.fileExists(atPath: out + "/mine"))
+    let forced = try AppData.run(["extract", "--force", "--app", Self.app, "-o", out, "\(Self.fixtures)/plain"])
+    #expect(forced.status == 0, "\(forced.error)")
+    #expect(!FileManager.default.fileExists(atPath: out + "/mine"))
+    #expect(FileManager.default.fileExists(atPath: out + "/AppData/Documents/notes.txt"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["app.xcappdata"])
+  }
+
+  @Test func aWrongPasswordOrAnUnknownIDWritesNothing() throws {
+    let folder = Self.scratch("refused")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let wrong = try AppData.run(["extract", "--app", Self.app, "-o", folder + "/out", "\(Self.fixtures)/encrypted"],
+                                environment: ["APPDATA_BACKUP_PASSWORD": "wrong"])
+    #expect(wrong.status == 2)
+    #expect(wrong.error.contains("wrong password"))
+    let unknown = try AppData.run(["extract", "--app", "com.example.extrct", "-o", folder + "/out", "\(Self.fixtures)/plain"])
+    #expect(unknown.status == 2)
+    #expect(unknown.error.contains("/plain: the backup holds no app, group or plugin 'com.example.extrct' (did you mean 'com.example.extract'?)"),
+            "\(unknown.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    let dryRun = try AppData.run(["extract", "--dry-run", "--app", Self.app, "-o", folder + "/out", "\(Self.fixtures)/plain"])
+    #expect(dryRun.status == 0 && dryRun.output.contains("Would write"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+  }
+
+  /// A hostile manifest: each bad row has its finding, none is written, nothing lands outside
+  /// OUT, and nothing crashes.
+  @Test func hostileManifestsWriteNothingOutsideOut() throws {
+    let folder = Self.scratch("hostile")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = """
+      import os, sys, importlib.util
+      spec = importlib.util.spec_from_file_location("x", sys.argv[2])
+      x = importlib.util.module_from_spec(spec); spec.loader.exec_module(x)
+      b = x.backup
+      folder = sys.argv[1] + "/backup"
+      os.makedirs(folder)
+      b.write_plists(folder, ["com.example.evil"])
+      d = "AppDomain-com.example.evil"
+      folder_row = lambda p: (d, p, "folder", 0o755, 1, None, None, {}, 0)
+      file_row = lambda p, c: (d, p, "file", 0o644, 1, c, None, {}, 3)
+      link_row = lambda p, t: (d, p, "symlink", 0o755, 1, None, t, {}, 0)
+      rows = [folder_row(""), folder_row("Documents"), file_row("Documents/ok.txt", b"ok"),
+              file_row("../escape.txt", b"x"), file_row("/abs.txt", b"x"), file_row("Documents//empty-component", b"x"),
+              file_row("Documents/./dot", b"x"),
+              link_row("Documents/a", "/etc"), file_row("Documents/a/passwd", b"pwned"),
+              link_row("Documents/l1", "l2"), link_row("Documents/l2", "../../.."),
+              file_row("Documents/payload-link", b"x"), file_row("Documents/payload-fifo", b"x")]
+      x.write(folder, rows)
+      # A second row with the same path (another fileID: the generator derives it from the path).
+      import sqlite3
+      db = sqlite3.connect(os.path.join(folder, "Manifest.db"))
+      db.execute("INSERT INTO Files VALUES (?, ?, ?, 1, ?)", ("f" * 40, d, "Documents/ok.txt", x.mbfile("Documents/ok.txt", file_row("Documents/ok.txt", b"again"), 5)))
+      db.commit()
+      db.close()
+      for name in ("Documents/payload-link", "Documents/payload-fifo"):
+          identifier = b.file_id(d, name)
+          stored = os.path.join(folder, identifier[:2], identifier)
+          os.remove(stored)
+          if name.endswith("link"):
+              os.symlink("/etc/hostname", stored)
+          else:
+              os.mkfifo(stored)
+      """
+    #expect(try AppData.shell("python3 - '\(folder)' '\(AppData.packageRoot)/Scripts/make-extract-backup.py' <<'EOF'\n\(script)\nEOF").status == 0)
+    let out = folder + "/work/out"
+    try FileManager.default.createDirectory(atPath: folder + "/work", withIntermediateDirectories: true)
+    let result = try AppData.run(["extract", "--app", "com.example.evil", "-o", out, "--json", folder + "/backup"])
+    #expect(result.status == 1, "\(result.error)")
+    let problems = (try result.json()["problems"] as? [[String: Any]] ?? []).map { "\($0["path"] as! String): \($0["message"] as! String)" }
+    for expected in ["../escape.txt: not written: its path has a '..' component", "/abs.txt: not written: its path starts with '/'",
+                     "Documents//empty-component: not written: its path has an empty component",
+                     "Documents/./dot: not written: its path has a '.' component",
+                     "Documents/ok.txt: not written: a second row with the same path",
+                     "Documents/a: a symlink to '/etc', which is absolute: written as a file holding its target",
+                     "Documents/l2: a symlink to '../../..', which climbs out of the container: written as a file holding its target",
+                     "Documents/payload-link: not written: its payload",
+                     "Documents/payload-fifo: not written: its payload"] {
+      #expect(problems.contains { $0.hasPrefix(expected) }, "\(expected) in \(problems)")
+    }
+    // Documents/a is a file holding "/etc", so Documents/a/passwd has no folder to go in.
+    #expect(problems.contains { $0.hasPrefix("Documents/a/passwd: not written") }, "\(problems)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/work") == ["out"])
+    #expect(try String(contentsOfFile: out + "/Documents/ok.txt", encoding: .utf8) == "ok")
+    #expect(try String(contentsOfFile: out + "/Documents/a", encoding: .utf8) == "/etc")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/Documents/l1") == "l2")
+    #expect(!FileManager.default.fileExists(atPath: folder + "/escape.txt") && !FileManager.default.fileExists(atPath: "/abs.txt"))
+    #expect(!FileManager.default.fileExists(atPath: out + "/Documents/payload-link"))
+  }
+
+  /// SIGTERM in the middle of an extraction (paused at its third checkpoint): OUT does not exist
+  /// and nothing is left beside it.
+  @Test(arguments: ["SIGTERM", "SIGINT"])
+  func anInterruptLeavesNothing(signal: String) throws {
+    let folder = Self.scratch("interrupt")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let out = folder + "/out.xcappdata"
+    var pid: Int32 = 0
+    let result = try AppData.runPaused(["extract", "--app", Self.app, "-o", out, "\(Self.fixtures)/encrypted"], at: "extract",
+                                       environment: Self.environment) {
+      pid = Int32(try AppData.shell("pgrep -n -f 'appdata extract --app \(Self.app) -o \(out)'").output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+      #expect(pid > 0)
+      #expect(FileManager.default.fileExists(atPath: folder + "/.out.xcappdata.appdata-extract-partial"))
+      kill(pid, signal == "SIGTERM" ? SIGTERM : SIGINT)
+      usleep(100_000)
+    }
+    #expect(result.status == (signal == "SIGTERM" ? 143 : 130), "\(result.status) \(result.error)")
+    #expect(result.error.contains("interrupted; nothing was written"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+  }
+
+  /// SIGKILL at each checkpoint in turn (after each entry, before the rename): OUT never
+  /// exists, only the partial folder is left, and the next run removes it and finishes.
+  @Test func killedAtEveryCheckpointLeavesOnlyThePartialFolderWhichTheNextRunRemoves() throws {
+    let folder = Self.scratch("killed")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let out = folder + "/out"
+    var stop = 1
+    while true {
+      let killed = try AppData.run(["extract", "--test-stop-after", String(stop), "--app", Self.app, "-o", out, "\(Self.fixtures)/plain"])
+      if killed.status == 0 { break }
+      #expect(killed.status == 137 || killed.status == -9 || killed.status == 9, "checkpoint \(stop): \(killed.status)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [".out.appdata-extract-partial"], "checkpoint \(stop)")
+      stop += 1
+      #expect(stop < 100)
+      if stop >= 100 { break }
+    }
+    #expect(stop > 10)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out"])
+    try FileManager.default.removeItem(atPath: out)
+    // A partial folder left by a killed run is removed by the next one.
+    _ = try AppData.run(["extract", "--test-stop-after", "3", "--app", Self.app, "-o", out, "\(Self.fixtures)/plain"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [".out.appdata-extract-partial"])
+    #expect(try AppData.run(["extract", "--app", Self.app, "-o", out, "\(Self.fixtures)/plain"]).status == 0)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out"])
+  }
+
+  /// A full filesystem (a 512 KiB tmpfs, as root): exit 2, nothing left behind.
+  @Test(.enabled(if: AppData.isRoot, "mounting a tmpfs needs root"))
+  func aFullFilesystemLeavesNothing() throws {
+    let folder = Self.scratch("full")
+    defer {
+      _ = try? AppData.shell("umount '\(folder)'")
+      try? FileManager.default.removeItem(atPath: folder)
+    }
+    #expect(try AppData.shell("mount -t tmpfs -o size=64k tmpfs '\(folder)'").status == 0)
+    let result = try AppData.run(["extract", "--app", Self.app, "-o", folder + "/out", "\(Self.fixtures)/plain"])
+    #expect(result.status == 2, "\(result.error)")
+    #expect(result.error.contains("No space left on device"), "\(result.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+  }
+
+  /// A folder of backups: several without --root are refused by name; --root names one.
+  @Test func aFolderOfBackupsNeedsRoot() throws {
+    let folder = Self.scratch("root")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    #expect(try AppData.shell("mkdir -p '\(folder)/Backup' && cp -r '\(Self.fixtures)/plain' '\(folder)/Backup/A' && cp -r '\(Self.fixtures)/plain' '\(folder)/Backup/B'").status == 0)
+    let refused = try AppData.run(["extract", "--app", Self.app, "-o", folder + "/out", folder + "/Backup"])
+    #expect(refused.status == 2)
+    #expect(refused.error.contains("holds 2 backups; name the one to extract from with --root (A, B)"), "\(refused.error)")
+    let chosen = try AppData.run(["extract", "--root", "B", "--app", Self.app, "-o", folder + "/out", folder + "/Backup"])
+    #expect(chosen.status == 0, "\(chosen.error)")
+  }
+}
