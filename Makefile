@@ -52,6 +52,16 @@ test-deps: deps
 	$(call apt_require,/usr/bin/chromedriver,chromium-driver)
 	$(call apt_require,/usr/lib/python3/dist-packages/selenium/__init__.py,python3-selenium)
 	$(python_require)
+	$(python_require_ibd)
+
+# iphone_backup_decrypt (PyPI), an independent reader of encrypted backups: a test checks it
+# reads the backups Scripts/make-extract-backup.py writes, so they are the real format.
+define python_require_ibd
+	@python3 -c 'import iphone_backup_decrypt' 2>/dev/null || { \
+	  echo "Installing iphone_backup_decrypt"; \
+	  python3 -m pip install -q iphone_backup_decrypt 2>/dev/null || \
+	  python3 -m pip install -q --break-system-packages iphone_backup_decrypt 2>/dev/null || true; }
+endef
 
 # Installs Python's cryptography with pip when python3 cannot import it (on a Debian python3
 # without pip, from apt instead).

@@ -124,6 +124,36 @@ struct ExtractTests {
     if backup == "encrypted" && shape != "group" { #expect(differences == 10) }
   }
 
+  static let hasReferenceReader = (try? AppData.shell("python3 -c 'import iphone_backup_decrypt'").status) == 0
+
+  /// The generator writes the real format: iphone_backup_decrypt (PyPI), an independent reader,
+  /// opens its encrypted backup with the password and returns each file's bytes (an empty file
+  /// has no key, and that reader does not decrypt it).
+  @Test(.enabled(if: hasReferenceReader, "iphone_backup_decrypt is not installed (make test-deps installs it)"))
+  func anIndependentReaderReadsTheGeneratorsEncryptedBackup() throws {
+    let script = """
+      import importlib.util, json, hashlib, sys
+      spec = importlib.util.spec_from_file_location("b", sys.argv[2] + "/Scripts/make-test-backup.py")
+      b = importlib.util.module_from_spec(spec); spec.loader.exec_module(b)
+      from iphone_backup_decrypt import EncryptedBackup
+      backup = EncryptedBackup(backup_directory=sys.argv[1] + "/encrypted", passphrase=b.PASSWORD)
+      same = differ = 0
+      for domain, entries in json.load(open(sys.argv[1] + "/expected.json")).items():
+          for path, entry in entries.items():
+              if entry["kind"] != "file" or entry["length"] == 0:
+                  continue
+              data = backup.extract_file_as_bytes(path, domain_like=domain)
+              if hashlib.sha256(data).hexdigest() == entry["sha256"]:
+                  same += 1
+              else:
+                  differ += 1
+      print(same, differ)
+      """
+    let result = try AppData.shell("python3 - '\(Self.fixtures)' '\(AppData.packageRoot)' <<'EOF'\n\(script)\nEOF")
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output.split(separator: "\n").last == "8 0", "\(result.output)")
+  }
+
   @Test func anExistingOutIsRefusedAndForceReplacesIt() throws {
     let folder = Self.scratch("exists")
     defer { try? FileManager.default.removeItem(atPath: folder) }
