@@ -3,7 +3,7 @@
 hold, not only their length. Written as iOS 10.2 and later write them (Docs/backups.md), with
 Python's standard library and `cryptography` for the encrypted one.
 
-Usage: make-extract-backup.py OUTDIR [--big BYTES]
+Usage: make-extract-backup.py OUTDIR [--big BYTES] [--files N --file-size BYTES]
 
 OUTDIR/plain       an app com.example.extract (nested folders, an empty folder and an empty file,
                    a symlink, modes, modification times, extended attributes on a file and a
@@ -16,7 +16,8 @@ OUTDIR/encrypted   the same rows, encrypted with make-test-backup's PASSWORD: ea
                    10 bytes more than its payload (a live database)
 OUTDIR/expected.json   per domain, per path: kind, mode, mtime, sha256 and length of the content,
                    symlink target, extended attributes (hex)
-With --big BYTES, the app also holds Documents/big.bin of BYTES (the benchmark's large file).
+With --big BYTES, the app also holds Documents/big.bin of BYTES (the benchmark's large file);
+with --files N, N more files of --file-size BYTES each in Documents/dNN/ (the benchmark's many files).
 """
 import hashlib
 import importlib.util
@@ -39,7 +40,7 @@ GROUP = "group.com.example.extract"
 WIDGET = "com.example.extract.widget"
 
 
-def rows(rng, big=0):
+def rows(rng, big=0, files=0, file_size=0):
     """(domain, relativePath, kind, mode, mtime, content, target, xattrs, protection class)."""
     app, group, widget = "AppDomain-" + APP, "AppDomainGroup-" + GROUP, "AppDomainPlugin-" + WIDGET
     folder = lambda domain, path, mode=0o755, mtime=1_700_000_000, xattrs=None: (domain, path, "folder", mode, mtime, None, None, xattrs or {}, 0)
@@ -62,6 +63,10 @@ def rows(rng, big=0):
     ]
     if big:
         result.append(file(app, "Documents/big.bin", None))  # written in chunks, not held
+    for index in range(files):
+        if index % 100 == 0:
+            result.append(folder(app, f"Documents/d{index // 100:03d}"))
+        result.append(file(app, f"Documents/d{index // 100:03d}/f{index:05d}.bin", rng.randbytes(file_size)))
     return result
 
 
@@ -153,7 +158,9 @@ def expected(items, big):
 def main():
     out = sys.argv[1]
     big = int(sys.argv[sys.argv.index("--big") + 1]) if "--big" in sys.argv else 0
-    items = rows(random.Random(33), big)
+    files = int(sys.argv[sys.argv.index("--files") + 1]) if "--files" in sys.argv else 0
+    file_size = int(sys.argv[sys.argv.index("--file-size") + 1]) if "--file-size" in sys.argv else 0
+    items = rows(random.Random(33), big, files, file_size)
     plain = os.path.join(out, "plain")
     os.makedirs(plain, exist_ok=True)
     backup.write_plists(plain, [APP, "com.example.other"])

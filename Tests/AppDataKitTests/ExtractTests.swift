@@ -315,6 +315,33 @@ struct ExtractTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
   }
 
+  /// A backup inside an archive (a tgz of a folder of backups, a zip of one backup) extracts as
+  /// its folder does, read as audit reads it: its manifest into memory, then its payloads in a
+  /// second pass over the archive. A payload the archive lacks is named.
+  @Test func anArchivedBackupExtractsAsItsFolderDoes() throws {
+    let folder = Self.scratch("archived")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let fixtures = Self.fixtures
+    #expect(try AppData.shell("cd '\(fixtures)' && tar czf '\(folder)/backups.tgz' plain encrypted && cd plain && zip -qr '\(folder)/one.zip' .").status == 0)
+    let fromFolder = try AppData.run(["extract", "-q", "--app", Self.app, "-o", folder + "/folder", "\(fixtures)/plain"])
+    #expect(fromFolder.status == 0)
+    let refused = try AppData.run(["extract", "--app", Self.app, "-o", folder + "/x", folder + "/backups.tgz"])
+    #expect(refused.status == 2 && refused.error.contains("holds 2 backups; name the one to extract from with --root (encrypted, plain)"), "\(refused.error)")
+    for (arguments, out) in [(["--root", "plain", folder + "/backups.tgz"], "tgz"), (["--root", "encrypted", folder + "/backups.tgz"], "tgz-encrypted"),
+                             ([folder + "/one.zip"], "zip")] {
+      let result = try AppData.run(["extract", "-q", "--app", Self.app, "-o", folder + "/" + out] + arguments, environment: Self.environment)
+      #expect(result.status == 0, "\(out): \(result.error)")
+      #expect(try AppData.shell("diff -r '\(folder)/folder' '\(folder)/\(out)'").status == 0, "\(out) differs from the folder's extraction")
+    }
+    // An archive without one payload: that file is named, the rest extracted.
+    let missing = try AppData.shell("cd '\(fixtures)/plain' && tar cf '\(folder)/partial.tar' --exclude=\"$(python3 -c \"import hashlib;print(hashlib.sha1(b'AppDomain-com.example.extract-Documents/notes.txt').hexdigest())\")\" .")
+    #expect(missing.status == 0, "\(missing.error)")
+    let partial = try AppData.run(["extract", "--json", "--app", Self.app, "-o", folder + "/partial", folder + "/partial.tar"])
+    #expect(partial.status == 1, "\(partial.error)")
+    let problems = (try partial.json()["problems"] as? [[String: Any]] ?? []).map { "\($0["path"] as! String): \($0["message"] as! String)" }
+    #expect(problems.count == 1 && problems[0].hasPrefix("Documents/notes.txt: not written: its payload") && problems[0].hasSuffix("is not in the archive"), "\(problems)")
+  }
+
   /// A folder of backups: several without --root are refused by name; --root names one.
   @Test func aFolderOfBackupsNeedsRoot() throws {
     let folder = Self.scratch("root")

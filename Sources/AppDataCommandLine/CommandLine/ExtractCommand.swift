@@ -52,13 +52,11 @@ struct ExtractCommand {
 
   /// The backup BACKUP (and `--root`) names; several without `--root` are refused, naming them.
   func backup() throws(Refusal) -> BackupSource {
-    let source = try InputResolver.resolve(path, root: root)
-    if let backup = source as? BackupSource { return backup }
-    if let group = source as? SourceGroup {
-      let names = group.backupNames
-      if !names.isEmpty {
-        throw Refusal("\(TerminalText.escaped(path)): holds \(Plural.counted(names.count, "backup")); name the one to extract from with --root (\(Plural.listed(names.map(TerminalText.escaped), limit: 10)))")
-      }
+    let backups = try InputResolver.deviceBackups(in: InputResolver.resolve(path, root: root))
+    if backups.count == 1 { return backups[0] }
+    if backups.count > 1 {
+      let names = backups.map { TerminalText.escaped($0.name) }
+      throw Refusal("\(TerminalText.escaped(path)): holds \(Plural.counted(names.count, "backup")); name the one to extract from with --root (\(Plural.listed(names, limit: 10)))")
     }
     throw Refusal("\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); appdata extract reads backups")
   }

@@ -391,7 +391,7 @@ public struct ArchiveAuditor {
     private mutating func backup(in folder: [[UInt8]]) -> ArchivedBackup {
       let key = RelativePath.join(folder)
       if let known = backupFolders[key] { return known }
-      let made = ArchivedBackup(archive: archive, components: folder)
+      let made = ArchivedBackup(archive: archive, components: folder, archivePath: auditor.archivePath)
       backupFolders[key] = made
       return made
     }

@@ -174,6 +174,13 @@ final class LibArchive {
     buffer.setCount(filled)
   }
 
+  /// Reads the next bytes of the current entry into `buffer`; 0 at its end.
+  func readChunk(into buffer: UnsafeMutableRawBufferPointer) throws(Failure) -> Int {
+    let count = c.archive_read_data(archive, buffer.baseAddress, buffer.count)
+    if count < 0 { throw failure() }
+    return count
+  }
+
   /// Uncompressed bytes read so far (the zip-bomb guard).
   var uncompressedBytes: UInt64 { UInt64(max(0, c.archive_filter_bytes(archive, -1), c.archive_filter_bytes(archive, 0))) }
 

@@ -52,8 +52,12 @@ package final class ArchivedBackup: BackupContents, @unchecked Sendable {
   /// `xx/<fileID>` to the stored file's length; filled only when stored files are checked.
   package var storedSizes: [[UInt8]: UInt64] = [:]
 
-  package init(archive: String, components: [[UInt8]]) {
+  /// The archive's path, as given (`appdata extract` reads it again for the payloads).
+  package let archivePath: String?
+
+  package init(archive: String, components: [[UInt8]], archivePath: String? = nil) {
     self.components = components
+    self.archivePath = archivePath
     path = components.isEmpty ? archive : archive + "//" + RelativePath.display(RelativePath.join(components))
   }
 

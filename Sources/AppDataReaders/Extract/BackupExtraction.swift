@@ -101,9 +101,6 @@ package enum BackupExtraction {
 
   /// Extracts (or, with `dryRun`, plans) the request from the backup.
   package static func run(_ source: BackupSource, request: Request) throws(Refusal) -> Report {
-    if case .archive = source.manifest.store {
-      throw Refusal("\(TerminalText.escaped(source.source)): a backup inside an archive; appdata extract reads backup folders only for now: extract the archive first")
-    }
     var reader = BackupReader(manifest: source.manifest, folderPath: source.folderPath)
     reader.password = request.password
     reader.maximumKeyRounds = request.maximumKeyRounds
@@ -125,20 +122,25 @@ package enum BackupExtraction {
       for plan in plans { report.containers.append(plan.summary) }
       return report
     }
-    var writer = try ExtractionWriter(request: request, backupFolder: source.folderPath, isEncrypted: source.manifest.needsPassword,
+    var archived: ArchivedBackup?
+    if case .archive(let backup) = source.manifest.store { archived = backup }
+    var writer = try ExtractionWriter(request: request, backupFolder: archived == nil ? source.folderPath : nil, isEncrypted: source.manifest.needsPassword,
                                       keys: keys.value, totalBytes: plans.reduce(0) { $0 &+ $1.totalBytes })
     do {
       if isPackage, let app = plans.first {
         try writer.writePackageInfo(id: app.id, manifest: source.manifest)
       }
-      for plan in plans {
+      for (index, plan) in plans.enumerated() {
         var container = plan.summary
         container.folders = 0
         container.files = 0
         container.symlinks = 0
         container.bytes = 0
-        try writer.write(plan, into: &container, problems: &report.problems, withMetadata: !isPackage)
+        try writer.write(plan, into: &container, problems: &report.problems, withMetadata: !isPackage, containerIndex: index)
         report.containers.append(container)
+      }
+      if let archived, let archive = archived.archivePath {
+        try writer.writePayloads(from: archived, archivePath: archive, containers: &report.containers, problems: &report.problems)
       }
       try writer.finish()
     } catch {

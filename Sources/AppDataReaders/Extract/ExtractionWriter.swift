@@ -11,7 +11,7 @@ struct ExtractionWriter {
   static let chunkSize = 1 << 20
 
   let request: BackupExtraction.Request
-  let backupFolder: String
+  let backupFolder: String?
   let isEncrypted: Bool
   let keys: BackupDecryption.Unlocked?
   /// OUT's folder and its name; the partial folder beside it.
@@ -19,7 +19,9 @@ struct ExtractionWriter {
   let name: [UInt8]
   let partialName: [UInt8]
   let partial: FileDescriptor
-  let backup: FileDescriptor
+  /// The backup folder's descriptor; nil for a backup inside an archive (its payloads are
+  /// written in a second pass over the archive, `writePayloads(from:)`).
+  let backup: FileDescriptor?
   let totalBytes: UInt64
   var written: UInt64 = 0
   /// Folders whose mode and time are set last (children first), so a folder without write
@@ -29,6 +31,9 @@ struct ExtractionWriter {
   var plain: [UInt8] = []
   /// Checkpoints passed (`Request.stopAfter`).
   var checkpoints = 0
+  /// In an archive: the files whose payloads the second pass writes, by fileID (a fileID is
+  /// the Files table's primary key: one row each).
+  var deferred: [String: (container: Int, root: [UInt8], entry: BackupExtraction.Plan.Entry, domain: String)] = [:]
 
   /// A checkpoint: where a crash test may kill the run, and a test may pause it.
   private mutating func checkpoint() {
@@ -41,7 +46,7 @@ struct ExtractionWriter {
   /// the same OUT removes one left by a run that was killed.
   static func partialName(of name: [UInt8]) -> [UInt8] { [0x2E] + name + Array(".appdata-extract-partial".utf8) }
 
-  init(request: BackupExtraction.Request, backupFolder: String, isEncrypted: Bool, keys: BackupDecryption.Unlocked?,
+  init(request: BackupExtraction.Request, backupFolder: String?, isEncrypted: Bool, keys: BackupDecryption.Unlocked?,
        totalBytes: UInt64) throws(Refusal) {
     self.request = request
     self.backupFolder = backupFolder
@@ -75,12 +80,16 @@ struct ExtractionWriter {
       parent.close()
       throw Refusal("\(TerminalText.escaped(parentPath)): cannot create the output there: \(error.reason)")
     }
-    do {
-      backup = try Syscalls.openDirectory(atPath: backupFolder)
-    } catch {
-      Syscalls.removeTree(partialName, in: parent)
-      parent.close()
-      throw Refusal("\(TerminalText.escaped(backupFolder)): cannot open the backup folder: \(error.reason)")
+    if let backupFolder {
+      do {
+        backup = try Syscalls.openDirectory(atPath: backupFolder)
+      } catch {
+        Syscalls.removeTree(partialName, in: parent)
+        parent.close()
+        throw Refusal("\(TerminalText.escaped(backupFolder)): cannot open the backup folder: \(error.reason)")
+      }
+    } else {
+      backup = nil
     }
     buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
   }
@@ -88,7 +97,7 @@ struct ExtractionWriter {
   /// Removes the partial folder (after a failure or an interrupt).
   func abandon() {
     partial.close()
-    backup.close()
+    backup?.close()
     Syscalls.removeTree(partialName, in: parent)
     parent.close()
     buffer.deallocate()
@@ -138,7 +147,7 @@ struct ExtractionWriter {
 
   /// Writes one container.
   mutating func write(_ plan: BackupExtraction.Plan, into container: inout BackupExtraction.Report.Container,
-                      problems: inout [BackupExtraction.Report.Problem], withMetadata: Bool) throws(Refusal) {
+                      problems: inout [BackupExtraction.Report.Problem], withMetadata: Bool, containerIndex: Int) throws(Refusal) {
     let rootPath: [UInt8] = plan.root == "." ? [] : Array(plan.root.utf8)
     if !rootPath.isEmpty {
       do { try Syscalls.makeDirectory(rootPath, in: partial, mode: 0o700, displayPath: display(rootPath)) } catch { throw failed(error) }
@@ -223,6 +232,11 @@ struct ExtractionWriter {
         }
         container.symlinks += 1
       case .file:
+        if backup == nil && Self.hasPayload(entry, isEncrypted: isEncrypted) {
+          // Inside an archive: written when the second pass meets its payload.
+          deferred[entry.fileID] = (containerIndex, rootPath, entry, plan.domain)
+          continue
+        }
         let result = try writeFile(entry, name: name, in: folder, path: path, mode: mode ?? 0o644)
         switch result {
         case .written(let bytes):
@@ -282,43 +296,87 @@ struct ExtractionWriter {
 
   enum FileResult { case written(UInt64), notWritten(String) }
 
-  /// Copies (or decrypts) one payload into a new file; a payload that cannot be had is a
-  /// finding and leaves no file, a write that fails stops everything.
-  private mutating func writeFile(_ entry: BackupExtraction.Plan.Entry, name: [UInt8], in folder: FileDescriptor, path: [UInt8],
-                                  mode: UInt32) throws(Refusal) -> FileResult {
-    let size = entry.record?.size ?? 0
-    var decryptor: BackupDecryption.PayloadDecryptor?
-    if isEncrypted && size > 0 || isEncrypted && entry.record?.encryptionKey != nil {
-      guard let key = entry.record?.encryptionKey else { return .notWritten("its record has no EncryptionKey") }
-      guard let keys else { return .notWritten("the backup's class keys are not known") }
-      do {
-        decryptor = try keys.payload(encryptionKey: key)
-      } catch {
-        return .notWritten(Self.words(error))
-      }
-    }
-    // The payload: xx/<fileID>, a regular file, not followed if it is a link.
-    let fileID = Array(entry.fileID.utf8)
-    var source: FileDescriptor?
-    // A record that cannot be read says no size: the payload decides.
-    if size > 0 || decryptor != nil || entry.record == nil {
-      guard case .success(let shard) = Syscalls.openFolder(relativePath: Array(fileID.prefix(2)), below: backup) else {
-        return .notWritten("its payload \(entry.fileID.prefix(2))/\(entry.fileID) is missing")
-      }
-      defer { shard.close() }
-      do {
-        let opened = try Syscalls.open(fileID, in: shard, options: .readMaybeFile, displayPath: entry.fileID)
-        guard try Syscalls.status(of: opened, displayPath: entry.fileID).kind == .regular else {
-          opened.close()
-          return .notWritten("its payload \(entry.fileID.prefix(2))/\(entry.fileID) is not a regular file")
+  /// Where a file's bytes are read from: its payload file in the backup folder, or the entry
+  /// of the archive being read.
+  enum PayloadReader {
+    case file(FileDescriptor)
+    case archive(LibArchive)
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, path: String) throws(Refusal) -> Int {
+      switch self {
+      case .file(let descriptor):
+        do { return try Syscalls.read(descriptor, into: buffer, displayPath: path) } catch {
+          throw Refusal("\(TerminalText.escaped(path)): cannot read its payload: \(error.reason); nothing was written")
         }
-        source = opened
-      } catch {
-        return .notWritten(error.isNotFound ? "its payload \(entry.fileID.prefix(2))/\(entry.fileID) is missing"
-                                            : "its payload cannot be read: \(error.reason)")
+      case .archive(let reader):
+        do { return try reader.readChunk(into: buffer) } catch {
+          throw Refusal("cannot read the archive (truncated or damaged?): \(error.message); nothing was written")
+        }
       }
     }
-    defer { source?.close() }
+  }
+
+  /// The decryptor of an entry of an encrypted backup (nil for a plain one), or why there is none.
+  private func decryptor(for entry: BackupExtraction.Plan.Entry) -> Result<BackupDecryption.PayloadDecryptor?, ExtractionProblem> {
+    let size = entry.record?.size ?? 0
+    guard isEncrypted && (size > 0 || entry.record?.encryptionKey != nil) else { return .success(nil) }
+    guard let key = entry.record?.encryptionKey else { return .failure(ExtractionProblem("its record has no EncryptionKey")) }
+    guard let keys else { return .failure(ExtractionProblem("the backup's class keys are not known")) }
+    do {
+      return .success(try keys.payload(encryptionKey: key))
+    } catch {
+      return .failure(ExtractionProblem(Self.words(error)))
+    }
+  }
+
+  /// Whether an entry's bytes come from a payload: one with bytes, an encrypted one, or one
+  /// whose record cannot be read (its size is unknown: the payload decides).
+  static func hasPayload(_ entry: BackupExtraction.Plan.Entry, isEncrypted: Bool) -> Bool {
+    (entry.record?.size ?? 0) > 0 || entry.record == nil || isEncrypted && entry.record?.encryptionKey != nil
+  }
+
+  /// The payload file of an entry in the backup folder: xx/<fileID>, a regular file, not
+  /// followed if it is a link and not waited on if it is a FIFO.
+  private func openPayload(_ entry: BackupExtraction.Plan.Entry) -> Result<FileDescriptor, ExtractionProblem> {
+    let fileID = Array(entry.fileID.utf8)
+    let name = "\(entry.fileID.prefix(2))/\(entry.fileID)"
+    guard let backup, case .success(let shard) = Syscalls.openFolder(relativePath: Array(fileID.prefix(2)), below: backup) else {
+      return .failure(ExtractionProblem("its payload \(name) is missing"))
+    }
+    defer { shard.close() }
+    do {
+      let opened = try Syscalls.open(fileID, in: shard, options: .readMaybeFile, displayPath: entry.fileID)
+      guard try Syscalls.status(of: opened, displayPath: entry.fileID).kind == .regular else {
+        opened.close()
+        return .failure(ExtractionProblem("its payload \(name) is not a regular file"))
+      }
+      return .success(opened)
+    } catch {
+      return .failure(ExtractionProblem(error.isNotFound ? "its payload \(name) is missing" : "its payload cannot be read: \(error.reason)"))
+    }
+  }
+
+  /// Copies (or decrypts) one payload into a new file; a payload that cannot be had is a
+  /// finding and leaves no file, a write that fails stops everything. `source` nil: the
+  /// payload is opened in the backup folder (or the file has none).
+  private mutating func writeFile(_ entry: BackupExtraction.Plan.Entry, name: [UInt8], in folder: FileDescriptor, path: [UInt8],
+                                  mode: UInt32, source given: PayloadReader? = nil) throws(Refusal) -> FileResult {
+    var decryptor: BackupDecryption.PayloadDecryptor?
+    switch self.decryptor(for: entry) {
+    case .success(let made): decryptor = made
+    case .failure(let problem): return .notWritten(problem.message)
+    }
+    var source = given
+    var opened: FileDescriptor?
+    if source == nil && Self.hasPayload(entry, isEncrypted: isEncrypted) {
+      switch openPayload(entry) {
+      case .success(let descriptor):
+        opened = descriptor
+        source = .file(descriptor)
+      case .failure(let problem): return .notWritten(problem.message)
+      }
+    }
+    defer { opened?.close() }
     let file: FileDescriptor
     do {
       file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
@@ -328,23 +386,27 @@ struct ExtractionWriter {
     }
     var bytes: UInt64 = 0
     var why: String?
-    do {
-      if let source {
-        if var decryptor {
-          (bytes, why) = try decrypt(source, with: &decryptor, into: file, path: path)
-        } else {
-          bytes = try Syscalls.copyData(from: source, to: file, displayPath: display(path))
+    do throws(Refusal) {
+      if let opened, decryptor == nil {
+        // A plain payload on disk: the kernel copies it (copy_file_range), holes kept.
+        do {
+          bytes = try Syscalls.copyData(from: opened, to: file, displayPath: display(path))
           bytes = try Syscalls.status(of: file, displayPath: display(path)).size
-          written = written.saturatingSum(bytes)
-          request.progress?(written, totalBytes)
+        } catch {
+          throw failed(error)
         }
+        written = written.saturatingSum(bytes)
+        request.progress?(written, totalBytes)
+      } else if let source {
+        (bytes, why) = try copy(from: source, decryptor: &decryptor, into: file, path: path)
       }
       if why == nil {
-        try Syscalls.setMode(file, mode, displayPath: display(path))
+        do { try Syscalls.setMode(file, mode, displayPath: display(path)) } catch { throw failed(error) }
       }
     } catch {
       file.close()
-      throw failed(error)
+      try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: display(path))
+      throw error
     }
     file.close()
     if let why {
@@ -358,27 +420,32 @@ struct ExtractionWriter {
     return .written(bytes)
   }
 
-  /// Decrypts `source` into `file` a chunk at a time; the bytes written, or why the payload
-  /// cannot be decrypted (not whole blocks, bad padding).
-  private mutating func decrypt(_ source: FileDescriptor, with decryptor: inout BackupDecryption.PayloadDecryptor, into file: FileDescriptor,
-                                path: [UInt8]) throws(SystemError) -> (UInt64, String?) {
+  /// Copies `source` into `file` a chunk at a time, decrypting it with `decryptor` when there
+  /// is one; the bytes written, or why the payload cannot be decrypted (not whole blocks, bad
+  /// padding).
+  private mutating func copy(from source: PayloadReader, decryptor: inout BackupDecryption.PayloadDecryptor?, into file: FileDescriptor,
+                             path: [UInt8]) throws(Refusal) -> (UInt64, String?) {
     var bytes: UInt64 = 0
     var filled = 0
     while true {
-      if request.isInterrupted() { throw SystemError(code: ErrnoValue.interrupted, operation: .write, path: display(path)) }
-      let count = try Syscalls.read(source, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), displayPath: display(path))
+      try checkInterrupt()
+      let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), path: display(path))
       filled += count
       let atEnd = count == 0
       // Whole blocks only, but for the end.
-      let usable = atEnd ? filled : filled - filled % 16
+      let usable = decryptor == nil ? filled : atEnd ? filled : filled - filled % 16
       if usable > 0 && (filled == buffer.count || atEnd) {
         plain.removeAll(keepingCapacity: true)
-        do {
-          try decryptor.update(UnsafeRawBufferPointer(rebasing: buffer[0..<usable]), output: &plain)
-        } catch {
-          return (bytes, Self.words(error))
+        if decryptor != nil {
+          do {
+            try decryptor!.update(UnsafeRawBufferPointer(rebasing: buffer[0..<usable]), output: &plain)
+          } catch {
+            return (bytes, Self.words(error))
+          }
+        } else {
+          plain.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<usable]))
         }
-        try Syscalls.writeAll(file, plain, displayPath: display(path))
+        do { try Syscalls.writeAll(file, plain, displayPath: display(path)) } catch { throw failed(error) }
         bytes += UInt64(plain.count)
         written = written.saturatingSum(UInt64(usable))
         request.progress?(written, totalBytes)
@@ -388,13 +455,14 @@ struct ExtractionWriter {
       }
       if atEnd { break }
     }
+    guard decryptor != nil else { return (bytes, nil) }
     plain.removeAll(keepingCapacity: true)
     do {
-      try decryptor.finish(output: &plain)
+      try decryptor!.finish(output: &plain)
     } catch {
       return (bytes, Self.words(error))
     }
-    try Syscalls.writeAll(file, plain, displayPath: display(path))
+    do { try Syscalls.writeAll(file, plain, displayPath: display(path)) } catch { throw failed(error) }
     bytes += UInt64(plain.count)
     return (bytes, nil)
   }
@@ -418,6 +486,71 @@ struct ExtractionWriter {
         problem("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: \(error.reason)", false)
       }
     }
+  }
+
+  /// The second pass over an archive: each payload of `backup` (its `xx/<fileID>` entries)
+  /// written into the file its row planned, then the rows whose payload the archive lacks.
+  mutating func writePayloads(from backup: ArchivedBackup, archivePath: String, containers: inout [BackupExtraction.Report.Container],
+                              problems: inout [BackupExtraction.Report.Problem]) throws(Refusal) {
+    let reader: LibArchive
+    do { reader = try LibArchive(path: archivePath) } catch {
+      throw Refusal("\(TerminalText.escaped(archivePath)): cannot read the archive: \(error.message)")
+    }
+    while !deferred.isEmpty {
+      let header: ArchiveHeader?
+      do { header = try reader.next() } catch {
+        throw Refusal("\(TerminalText.escaped(archivePath)): cannot read the archive (truncated or damaged?): \(error.message)")
+      }
+      guard let header else { break }
+      // `./` and `.` components mean nothing here, as to the first pass.
+      let components = RelativePath.components(header.path).filter { $0 != [0x2E] }
+      guard header.kind == .regular, components.count == backup.components.count + 2, components.starts(with: backup.components),
+            ArchivedBackup.isStoredFile(components),
+            let item = deferred.removeValue(forKey: String(decoding: components[components.count - 1], as: UTF8.self)) else { continue }
+      checkpoint()
+      try checkInterrupt()
+      let path = RelativePath.join(item.entry.components)
+      func problem(_ message: String, _ isError: Bool) {
+        problems.append(BackupExtraction.Report.Problem(domain: item.domain, path: path, message: message, isError: isError))
+      }
+      let root: FileDescriptor
+      if item.root.isEmpty {
+        root = partial
+      } else {
+        guard case .success(let opened) = Syscalls.openFolder(relativePath: item.root, below: partial) else { continue }
+        root = opened
+      }
+      defer { if !item.root.isEmpty { root.close() } }
+      let folder: FileDescriptor
+      if item.entry.components.count == 1 {
+        folder = root
+      } else {
+        switch try openOrMake(Array(item.entry.components.dropLast()), below: root, rootPath: item.root) {
+        case .success(let opened): folder = opened
+        case .failure(let error):
+          problem("not written: its folder cannot be opened without following a symlink (\(SystemError(code: error.code, operation: .openFolder, path: "").reason))", true)
+          continue
+        }
+      }
+      defer { if item.entry.components.count > 1 { folder.close() } }
+      let name = item.entry.components[item.entry.components.count - 1]
+      switch try writeFile(item.entry, name: name, in: folder, path: path, mode: item.entry.record?.mode.map { $0 & 0o777 } ?? 0o644,
+                           source: .archive(reader)) {
+      case .written(let bytes):
+        containers[item.container].files += 1
+        containers[item.container].bytes = containers[item.container].bytes.saturatingSum(bytes)
+        if let size = item.entry.record?.size, size != bytes { containers[item.container].sizeDifferences.append((path, size, bytes)) }
+        if item.entry.record == nil { problem("its record (the manifest's MBFile) cannot be read: written with mode 0644 and no time of its own", false) }
+        try setAttributes(item.entry.record, name: name, in: folder, path: path) { problem($0, $1) }
+      case .notWritten(let why):
+        problem("not written: \(why)", true)
+      }
+    }
+    for (fileID, item) in deferred.sorted(by: { $0.key < $1.key }) {
+      problems.append(BackupExtraction.Report.Problem(domain: item.domain, path: RelativePath.join(item.entry.components),
+                                                      message: "not written: its payload \(fileID.prefix(2))/\(fileID) is not in the archive", isError: true))
+    }
+    deferred = [:]
   }
 
   /// Sets the folders' modes and times (deepest first), then renames the partial folder to OUT
@@ -453,7 +586,7 @@ struct ExtractionWriter {
       }
     }
     partial.close()
-    backup.close()
+    backup?.close()
     buffer.deallocate()
     defer { parent.close() }
     let old = [0x2E] + name + Array(".appdata-extract-replaced".utf8)
@@ -470,4 +603,10 @@ struct ExtractionWriter {
     }
     if request.force { Syscalls.removeTree(old, in: parent) }
   }
+}
+
+/// Why an entry is not written, in words for the report.
+struct ExtractionProblem: Error {
+  var message: String
+  init(_ message: String) { self.message = message }
 }

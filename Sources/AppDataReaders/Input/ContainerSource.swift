@@ -102,6 +102,20 @@ public protocol ContainerSource: Sendable {
   var notices: [String] { get }
 }
 
+/// A source that is or may hold device backups (a backup, a folder of them, an archive).
+package protocol BackupHolder {
+  /// The device backups it is or holds, each ready to read (`appdata extract`); an archive is
+  /// read for them as `audit` reads it. A backup whose plists refuse it is that refusal.
+  func deviceBackups() throws(Refusal) -> [BackupSource]
+}
+
+extension InputResolver {
+  /// The device backups PATH is or holds (none when it holds only containers).
+  package static func deviceBackups(in source: any ContainerSource) throws(Refusal) -> [BackupSource] {
+    try (source as? BackupHolder)?.deviceBackups() ?? []
+  }
+}
+
 extension ContainerSource {
   public var needsPassword: Bool { false }
   public var passwordIsOptional: Bool { false }

@@ -12,7 +12,7 @@ enum DeviceBackup: FolderInputKind {
 }
 
 /// What a device backup holds, per domain, read from its manifest (`BackupReader`).
-package struct BackupSource: ContainerSource {
+package struct BackupSource: ContainerSource, BackupHolder {
   package let source: String
   package let folderPath: String
   let manifest: BackupManifest
@@ -24,6 +24,9 @@ package struct BackupSource: ContainerSource {
   /// A backup in an archive is part of its archive, which is what `ArchiveSource` names.
   package var identities: [FileIdentity?] { [Syscalls.identity(ofPath: folderPath)] }
   package func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
+  package func deviceBackups() throws(Refusal) -> [BackupSource] { [self] }
+  /// Its folder's name (the device's UDID in a Finder backup folder).
+  package var name: String { SourceGroup.lastComponent(source) }
 
   package func folders() throws(Refusal) -> [ContainerRef] {
     throw Refusal("\(TerminalText.escaped(folderPath)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")

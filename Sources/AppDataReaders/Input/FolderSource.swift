@@ -74,7 +74,7 @@ extension FolderSource {
 }
 
 /// Containers inside an archive, read in one pass without extracting it (`ArchiveAuditor`).
-struct ArchiveSource: ContainerSource {
+struct ArchiveSource: ContainerSource, BackupHolder {
   let source: String
   let path: String
   let root: [[UInt8]]?
@@ -86,6 +86,27 @@ struct ArchiveSource: ContainerSource {
 
   var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
   func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
+
+  /// The device backups in the archive, read as `audit` reads them (plists and Manifest.db
+  /// into memory, within the archive's limits); nothing else is extracted.
+  func deviceBackups() throws(Refusal) -> [BackupSource] {
+    var auditor = ArchiveAuditor(archivePath: path)
+    auditor.root = root
+    if let maximumBytes { auditor.maximumBytes = maximumBytes }
+    if let maximumManifestBytes { auditor.maximumManifestBytes = maximumManifestBytes }
+    let contents: ArchiveAuditor.Contents<IgnoringVisitor>
+    do {
+      contents = try auditor.run { _ in IgnoringVisitor() }
+    } catch {
+      throw Refusal("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
+    }
+    try limits.checkBackups(contents.backups.count, in: path)
+    var found: [BackupSource] = []
+    for backup in contents.backups {
+      found.append(BackupSource(source: backup.path, folderPath: backup.path, manifest: try BackupManifest.load(backup)))
+    }
+    return found
+  }
 
   func folders() throws(Refusal) -> [ContainerRef] {
     throw Refusal("\(TerminalText.escaped(path)): is an archive; appdata changes containers only in folders: extract it first (with 'tar --xattrs' or 'ditto -x -k' on a Mac)")
@@ -149,4 +170,11 @@ struct ArchiveSource: ContainerSource {
     outcome.isCollection = true
     return outcome
   }
+}
+
+/// A visitor that keeps nothing: reading an archive only for the backups it holds.
+struct IgnoringVisitor: EntryVisitor {
+  mutating func visit(_ entry: WalkedEntry) {}
+  mutating func failed(path: [UInt8], error: SystemError) {}
+  mutating func note(_ finding: Finding) {}
 }

@@ -4,7 +4,7 @@ import AppDataCore
 /// containers beside them), or several PATH operands. A backup that cannot be opened (locked,
 /// damaged) is listed with its reason and the others are audited; any other source that fails
 /// refuses the run, as it would alone.
-package struct SourceGroup: ContainerSource {
+package struct SourceGroup: ContainerSource, BackupHolder {
   package enum Part: Sendable {
     /// A source; `label` (a PATH operand as typed) names its containers in a report of several
     /// PATHs, nil keeps their names.
@@ -38,6 +38,17 @@ package struct SourceGroup: ContainerSource {
   }
 
   package var notices: [String] { notes + sources.flatMap(\.notices) }
+
+  package func deviceBackups() throws(Refusal) -> [BackupSource] {
+    var found: [BackupSource] = []
+    for member in members {
+      switch member {
+      case .source(let source, _): found += try InputResolver.deviceBackups(in: source)
+      case .refusedBackup(_, _, let message): if members.count == 1 { throw Refusal(message) }
+      }
+    }
+    return found
+  }
 
   /// The names of the backups among the parts (a folder of backups), read or refused.
   package var backupNames: [String] {
