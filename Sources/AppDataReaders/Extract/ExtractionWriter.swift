@@ -558,6 +558,9 @@ struct ExtractionWriter {
   mutating func finish() throws(Refusal) {
     checkpoint()
     try checkInterrupt()
+    // A package or a folder of containers: OUT itself is a plain folder (the partial folder
+    // was made 0700 so that nobody else sees it half written).
+    if !folders.contains(where: { $0.path.isEmpty }) { try? Syscalls.setMode(partial, 0o755, displayPath: request.output) }
     for folder in folders.reversed() {
       let descriptor: FileDescriptor
       if folder.path.isEmpty {
@@ -566,7 +569,7 @@ struct ExtractionWriter {
         guard case .success(let opened) = Syscalls.openFolder(relativePath: folder.path, below: partial) else { continue }
         descriptor = opened
       }
-      if let mode = folder.mode { try? Syscalls.setMode(descriptor, mode | 0o700, displayPath: display(folder.path)) }
+      if let mode = folder.mode { try? Syscalls.setMode(descriptor, mode, displayPath: display(folder.path)) }
       if !folder.path.isEmpty { descriptor.close() }
       if let time = folder.time {
         let components = RelativePath.components(folder.path)
