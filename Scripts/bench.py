@@ -232,6 +232,22 @@ def extract(appdata, bench_dir, rounds):
     print()
 
 
+def baseline_path(appdata, bench_dir, rounds):
+    """--baseline PATH (issue 34) costs one extra audit and no more: `audit A --baseline B` at
+    most 1.1x (`audit A` + `audit B`); here B is A itself, a 200,000-entry container."""
+    container = ensure_container(bench_dir, 200_000)
+    base = [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config"]
+    commands = {
+        "appdata audit A": base + [container],
+        "appdata audit A --baseline A": base + ["--baseline", container, container],
+    }
+    print(f"== --baseline PATH: a 200,000-entry container against itself, {rounds} rounds, warm cache (medians) ==")
+    medians = alternate(commands, rounds, "appdata audit A")
+    ratio = medians["appdata audit A --baseline A"] / (2 * medians["appdata audit A"])
+    print(f"  audit A --baseline B / (audit A + audit B): {ratio:.2f} (target <= 1.1: {'met' if ratio <= 1.1 else 'missed'})")
+    print()
+
+
 def encrypted_backup(appdata, bench_dir, rows, rounds):
     """The same backup encrypted as iOS 10.2+ does (Scripts/make-test-backup.py's `encrypt`), with
     iOS's 10,000,000 PBKDF2-SHA256 rounds (DPIC) and with 1: the difference is the key
@@ -595,7 +611,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
     parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
     parser.add_argument("--compare", metavar="OTHER", help="time OTHER (another appdata build) against this one, alternated")
-    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "backups", "encrypted", "extract", "floor",
+    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "backups", "baseline", "encrypted", "extract", "floor",
                                            "migrate", "listings"],
                         help="run only this part")
     parser.add_argument("--floor-walker", default=os.path.join(HERE, "..", ".build", "floor-walker"),
@@ -615,6 +631,7 @@ def main():
                            backup(args.appdata, args.bench_dir, 1_000_000, args.rounds or 3)),
         "backups": lambda: many_backups(args.appdata, args.bench_dir, args.rounds or 3),
         "extract": lambda: extract(args.appdata, args.bench_dir, args.rounds or 3),
+        "baseline": lambda: baseline_path(args.appdata, args.bench_dir, args.rounds or 7),
         "listings": lambda: listings(args.appdata, args.bench_dir, 1_000_000, args.rounds or 3),
         "encrypted": lambda: encrypted_backup(args.appdata, args.bench_dir, 200_000, args.rounds or 5),
         "floor": lambda: floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9),
@@ -646,7 +663,7 @@ def main():
         return
     parts["floor"]()
     floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 1_000_000), 1_000_000, args.rounds or 5)
-    for name in ["migrate", "device", "backup", "backups", "encrypted", "extract", "listings"]:
+    for name in ["migrate", "device", "backup", "backups", "baseline", "encrypted", "extract", "listings"]:
         parts[name]()
     archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:

@@ -316,3 +316,70 @@ struct PolicyTests {
     #expect(throws: Glob.SyntaxError.self) { try Glob("[z-a]") }
   }
 }
+
+/// `--baseline PATH` (issue 34): anything audit reads, audited first with the same options.
+@Suite("baseline as any PATH")
+struct BaselinePathTests {
+  /// A folder, and its archive, as the baseline of a grown copy: the same comparison as a
+  /// saved `--list critical` report of it gives, and --max-growth applies.
+  @Test func aFolderOrArchiveBaselineEqualsASavedReportOfIt() throws {
+    let folder = NSTemporaryDirectory() + "appdata-baseline-path-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    #expect(try AppData.shell("""
+      mkdir -p '\(folder)/old/Documents' && printf 'abc' > '\(folder)/old/Documents/a.txt' \
+      && cp -r '\(folder)/old' '\(folder)/new' && head -c 5000 /dev/zero > '\(folder)/new/Documents/new.bin' \
+      && printf 'more' >> '\(folder)/new/Documents/a.txt' && cd '\(folder)' && tar czf old.tgz old
+      """).status == 0)
+    let saved = try AppData.run(["audit", "--format", "json", "--list", "critical", "--output", folder + "/old.json", folder + "/old"])
+    #expect(saved.status == 0)
+    func comparison(_ baseline: String) throws -> String {
+      let report = try AppData.auditJSON(folder + "/new", ["--list", "critical", "--baseline", baseline])
+      var compared = report["baseline"] as? [String: Any] ?? [:]
+      compared["file"] = nil
+      return String(decoding: try JSONSerialization.data(withJSONObject: compared, options: [.sortedKeys]), as: UTF8.self)
+    }
+    let expected = try comparison(folder + "/old.json")
+    #expect(expected.contains("new.bin"))
+    #expect(try comparison(folder + "/old") == expected)
+    #expect(try comparison(folder + "/old.tgz") == expected)
+    let limited = try AppData.run(["audit", "--baseline", folder + "/old.tgz", "--max-growth", "1K", folder + "/new"])
+    #expect(limited.status == 1)
+    #expect(limited.output.contains("the backup grew by 5004 bytes since \(folder)/old.tgz, more than --max-growth 1024 bytes [backup-grew]"), "\(limited.output)")
+  }
+
+  /// A backup against an older one, containers matched by id; two encrypted backups open
+  /// with the one password given once.
+  @Test func aBackupAgainstAnOlderBackup() throws {
+    let folder = NSTemporaryDirectory() + "appdata-baseline-backup-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = """
+      import os, sys, random, importlib.util
+      spec = importlib.util.spec_from_file_location("x", sys.argv[2] + "/Scripts/make-extract-backup.py")
+      x = importlib.util.module_from_spec(spec); spec.loader.exec_module(x)
+      b = x.backup
+      for name, extra in (("old", 0), ("new", 1)):
+          for encrypted in (False, True):
+              folder = os.path.join(sys.argv[1], name + ("-encrypted" if encrypted else ""))
+              os.makedirs(folder)
+              b.write_plists(folder, ["com.example.extract"])
+              rows = x.rows(random.Random(33))
+              if extra:
+                  rows.append(("AppDomain-com.example.extract", "Documents/added.bin", "file", 0o644, 1, bytes(7000), None, {}, 3))
+              bag, keys = b.keybag_and_keys(b.PASSWORD, 10, random.Random(15)) if encrypted else (None, None)
+              x.write(folder, rows, class_keys=keys)
+              if encrypted:
+                  b.encrypt(folder, dpic=10)
+      """
+    #expect(try AppData.shell("python3 - '\(folder)' '\(AppData.packageRoot)' <<'EOF'\n\(script)\nEOF").status == 0)
+    for suffix in ["", "-encrypted"] {
+      let result = try AppData.run(["audit", "--format", "json", "--baseline", folder + "/old" + suffix, folder + "/new" + suffix],
+                                   environment: EncryptedBackupTests.withPassword)
+      #expect(result.status == 0, "\(suffix): \(result.error)")
+      let containers = try result.json()["containers"] as? [[String: Any]] ?? []
+      let app = try #require(containers.first { $0["id"] as? String == "com.example.extract" }, "\(containers)")
+      #expect(integer(app, "baseline", "backup", "delta") == 7000, "\(suffix): \(app["baseline"] ?? "none")")
+      let group = try #require(containers.first { $0["id"] as? String == "group.com.example.extract" })
+      #expect(integer(group, "baseline", "backup", "delta") == 0)
+    }
+  }
+}

@@ -20,13 +20,13 @@ struct AuditCommand {
   }
 
   /// PATH: the first operand (the one `--root` and the messages name); `paths` is every operand.
-  let path: String
-  let paths: [String]
+  var path: String
+  var paths: [String]
   /// The policy file's contents (its per-container overrides applied by `options(for:)`).
   let policy: AuditPolicy
   /// The options as the command line sets them over the policy (see `options(for:)`).
-  let commandLine: CommandLineOptions
-  let outputs: [Output]
+  var commandLine: CommandLineOptions
+  var outputs: [Output]
   let failOn: Severity?
   let exactBytes: Bool
   let quiet: Bool
@@ -47,6 +47,11 @@ struct AuditCommand {
   /// `--password-file`, `--password-stdin` (or APPDATA_BACKUP_PASSWORD, or a prompt): an
   /// encrypted backup's password, read only when one is needed.
   let password: BackupPassword
+  /// `--baseline PATH` when PATH is not a saved JSON report: a container, package, archive,
+  /// backup or folder of them, audited first with the same options (issue 34).
+  var baselineInput: String?
+  /// The password read once, for the baseline and PATH alike (one password is tried on both).
+  var knownSecret: SecretBuffer?
 
   /// What the command line says; nil fields leave the policy's value.
   struct CommandLineOptions: Sendable {
@@ -61,6 +66,21 @@ struct AuditCommand {
     var jobs = 1
     var jobsAreFixed = false
     var listedCategories: Set<Category> = []
+  }
+
+  /// Whether `--baseline FILE` names a saved JSON report (a regular file named `.json`, or
+  /// whose first byte after white space is `{`), rather than something to audit (a folder, an
+  /// archive).
+  static func isSavedReport(_ file: String) -> Bool {
+    if file.lowercased().hasSuffix(".json") { return true }
+    // A path that cannot be read: the load names the problem.
+    guard let status = try? Syscalls.status(ofPath: file) else { return true }
+    guard status.kind == .regular else { return false }
+    guard let descriptor = try? Syscalls.openFile(atPath: file) else { return true }
+    defer { descriptor.close() }
+    let head = (try? Syscalls.readUpTo(descriptor, 4096, displayPath: file)) ?? []
+    let first = head.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }.first
+    return first == 0x7B || head.isEmpty
   }
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
@@ -107,11 +127,18 @@ struct AuditCommand {
       }
       options.ignore = globs
     }
+    var baselineInput: String?
     if let file = parsed.value("baseline") {
-      do {
-        options.baselines = try Baseline.load(path: file)
-      } catch {
-        throw UsageError("\(TerminalText.escaped(file)): \(error.message)")
+      if Self.isSavedReport(file) {
+        do {
+          options.baselines = try Baseline.load(path: file)
+        } catch {
+          throw UsageError("\(TerminalText.escaped(file)): \(error.message)")
+        }
+      } else {
+        // Anything audit reads: audited first, when the command runs.
+        baselineInput = file
+        options.baselines = BaselineSet(file: file, baselines: [])
       }
     }
     options.maxGrowth = try parsed.size("max-growth")
@@ -162,6 +189,7 @@ struct AuditCommand {
     backupPath = parsed.value("backup")
     backupDomain = parsed.value("backup-domain")
     password = try BackupPassword(parsed)
+    self.baselineInput = baselineInput
     if backupDomain != nil && backupPath == nil {
       throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
     }
@@ -258,6 +286,55 @@ struct AuditCommand {
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
+    try run(io: io, collect: nil)
+  }
+
+  /// `--baseline PATH`: PATH audited with this command's options, its reports as the
+  /// baselines. When the audit lists files, the baseline lists its critical files too, so that
+  /// growth is known file by file where both sides list them; else, as a saved report made
+  /// without `--list`, it has the largest files and the folder summary (and costs one audit).
+  private func baselines(auditing input: String, io: CommandIO) throws(Refusal) -> (BaselineSet, SecretBuffer?) {
+    var command = self
+    command.path = input
+    command.paths = [input]
+    command.outputs = [Output(format: .json, file: nil)]
+    command.baselineInput = nil
+    command.commandLine.baselines = nil
+    command.commandLine.maxGrowth = nil
+    command.commandLine.maxGrowthPercent = nil
+    if !commandLine.listedCategories.isEmpty { command.commandLine.listedCategories.insert(.critical) }
+    var collected: AuditSet?
+    var secret: SecretBuffer?
+    _ = try command.run(io: io) { set, password in
+      collected = set
+      secret = password
+    }
+    var baselines: [Baseline] = []
+    for report in collected?.reports ?? [] {
+      // As a saved report would be read: the listing is written by the report (not held as
+      // values), so it goes through its JSON.
+      let document: JSONValue
+      do { document = try JSONParser.parse(report.jsonDocument().serializedBytes(pretty: false)) } catch {
+        throw Refusal("\(TerminalText.escaped(input)): cannot use its report as a baseline: \(error)")
+      }
+      do {
+        baselines.append(try Baseline.parse(document, file: input))
+      } catch {
+        throw Refusal("\(TerminalText.escaped(input)): cannot use its report as a baseline: \(error.message)")
+      }
+    }
+    return (BaselineSet(file: input, baselines: baselines), secret)
+  }
+
+  /// Runs the audit; with `collect`, hands it the reports (and the password read, if any)
+  /// instead of writing them (the audit of a baseline PATH).
+  private func run(io: CommandIO, collect: ((AuditSet, SecretBuffer?) -> Void)?) throws(Refusal) -> ExitCode {
+    if let baselineInput {
+      var command = self
+      (command.commandLine.baselines, command.knownSecret) = try baselines(auditing: baselineInput, io: io)
+      command.baselineInput = nil
+      return try command.run(io: io, collect: collect)
+    }
     // A report that cannot be written is refused before anything is read, not after the walk.
     for file in outputs.compactMap(\.file) {
       do {
@@ -279,7 +356,10 @@ struct AuditCommand {
     let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil }
     var secret: SecretBuffer?
     do {
-      secret = try needsPassword.map { path throws(Refusal) in try password.read(for: path) }
+      secret = try needsPassword.map { path throws(Refusal) in
+        if let knownSecret { return knownSecret }
+        return try password.read(for: path)
+      }
     } catch where error.isLocked && source.passwordIsOptional && backup == nil {
       // A report of many backups lists the encrypted ones it cannot open as locked.
       secret = nil
@@ -353,6 +433,10 @@ struct AuditCommand {
     everything.backups = outcome.backups
     if paths.count > 1 { everything.sources = paths.map(Syscalls.absolutePath) }
     everything.policySource = policyFile
+    if let collect {
+      collect(everything, secret ?? knownSecret)
+      return .success
+    }
     var reports = everything
     if listsEverything {
       let listed = commandLine.listedCategories

@@ -37,7 +37,7 @@ public enum Commands {
       .value("config", metavar: "FILE", help: "Read the policy from FILE (default: ./appdata.json if it exists)."),
       .flag("no-config", help: "Ignore ./appdata.json."),
       .value("ignore", metavar: "GLOB", help: "Leave paths matching GLOB out of the findings (repeatable; replaces the file's list).", repeatable: true),
-      .value("baseline", metavar: "FILE", help: "Compare with an earlier --format json report and show the growth."),
+      .value("baseline", metavar: "FILE", help: "Compare with an earlier --format json report, or with anything PATH can be (a container, package, archive, backup or folder of them, audited first with the same options), and show the growth."),
       .value("max-growth", metavar: "SIZE", help: "Report growth of the backup since --baseline above SIZE (backup-grew)."),
       .value("max-growth-percent", metavar: "N", help: "Report growth of the backup since --baseline above N percent (backup-grew)."),
       .value("list", metavar: "CATEGORY", choices: categoryChoices,

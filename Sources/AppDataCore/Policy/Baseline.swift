@@ -103,6 +103,11 @@ public struct BaselineSet: Sendable {
   public var file: String
   public var baselines: [Baseline]
 
+  package init(file: String, baselines: [Baseline]) {
+    self.file = file
+    self.baselines = baselines
+  }
+
   /// The baseline of the container with `id`: the report with the same id; in the audit of one
   /// container, a file holding one report is its baseline whatever the ids.
   public func baseline(for id: String?, isOnlyContainer: Bool) -> Baseline? {
