@@ -297,3 +297,77 @@ struct BackupFolderTests {
     #expect(try BackupTests.snapshot(tree.root) == before)
   }
 }
+
+/// The history of a folder of backups (issue 34): one device with six backups (archived copies
+/// named `<UDID>-YYYYMMDD-HHMMSS`, one of them encrypted), a second device with one.
+@Suite("backup history")
+struct BackupHistoryTests {
+  static let folder = AppData.generatedFixtures("make-backup-history.py", label: "history")
+
+  /// Each point equals the audit of that backup alone, figure by figure, in date order; a
+  /// container absent from a backup is null there.
+  @Test func theHistorysPointsEqualAuditingEachBackupAlone() throws {
+    let report = try AppData.auditJSON("\(Self.folder)/Backup", environment: EncryptedBackupTests.withPassword)
+    let histories = report["history"] as? [[String: Any]] ?? []
+    #expect(histories.map { $0["udid"] as? String } == ["00008030-001234567890802E", "00008110-00AA11BB22CC33DD"])
+    let device = try #require(histories.first)
+    #expect(device["device"] as? String == "Ann's iPhone")
+    let backups = device["backups"] as? [[String: Any]] ?? []
+    #expect(backups.count == 6)
+    let dates = backups.compactMap { $0["date"] as? String }
+    #expect(dates == dates.sorted() && dates.first == "2026-10-01T09:30:00Z")
+    let lines = device["containers"] as? [[String: Any]] ?? []
+    var compared = 0
+    for (position, item) in backups.enumerated() {
+      let alone = try AppData.auditJSON(item["path"] as! String, environment: EncryptedBackupTests.withPassword)
+      let containers = alone["containers"] as? [[String: Any]] ?? []
+      for line in lines {
+        let id = line["id"] as! String
+        let point = (line["points"] as? [Any])?[position]
+        let match = containers.first { ($0["id"] as? String ?? $0["name"] as? String) == id && $0["kind"] as? String == line["kind"] as? String }
+        if let match {
+          let expected = value(match, "summary", "backup") as? [String: Any]
+          #expect(NSDictionary(dictionary: point as? [String: Any] ?? [:]) == NSDictionary(dictionary: expected ?? [:]), "\(id) at \(position)")
+          compared += 1
+        } else {
+          #expect(point is NSNull, "\(id) at \(position): \(String(describing: point))")
+        }
+      }
+    }
+    // The notes app in all six, the game in three, the group in three.
+    #expect(compared == 12)
+    // The game appears in the second backup, grows, shrinks and is gone in the fifth.
+    let game = try #require(lines.first { $0["id"] as? String == "com.example.game" })
+    let bytes = (game["points"] as? [Any] ?? []).map { ($0 as? [String: Any])?["bytes"] as? Int }
+    #expect(bytes == [nil, 5_000, 90_000, 40_000, nil, nil])
+    #expect(try AppData.validateAgainstAuditSchema(try Self.reportFile()) == "valid")
+  }
+
+  static func reportFile() throws -> String {
+    let file = NSTemporaryDirectory() + "appdata-history-\(UUID().uuidString).json"
+    let result = try AppData.run(["audit", "--format", "json", "--fail-on", "never", "--output", file, "\(folder)/Backup"],
+                                 environment: EncryptedBackupTests.withPassword)
+    #expect(result.status == 0, "\(result.error)")
+    return file
+  }
+
+  /// The table: one block per device with two backups or more, the containers that changed
+  /// most with a sparkline, ASCII when the locale is not UTF-8.
+  @Test func theTableShowsEachDevicesHistory() throws {
+    // Notes: 1,000 to 21,000 bytes; the game 5,000, 90,000, 40,000 in backups 2 to 4.
+    for (locale, notes, game) in [("C.UTF-8", "▁▂▃▄▆█", " ▁█▄"), ("C", "_.-=*@", " _@=")] {
+      var environment = EncryptedBackupTests.withPassword
+      environment["LANG"] = locale
+      environment["LC_ALL"] = locale
+      let result = try AppData.run(["audit", "\(Self.folder)/Backup"], environment: environment)
+      #expect(result.status == 0, "\(result.error)")
+      #expect(result.output.contains("History of Ann's iPhone (00008030-001234567890802E): 6 backups from 2026-10-01T09:30:00Z to 2026-11-05T09:30:00Z"),
+              "\(result.output)")
+      #expect(!result.output.contains("History of Bob's iPad"))
+      let history = result.output.components(separatedBy: "History of ").dropFirst().first ?? ""
+      let row = { (id: String) in history.split(separator: "\n").first { $0.contains("  \(id) ") }.map(String.init) ?? "" }
+      #expect(row("com.example.notes").hasSuffix(notes), "\(row("com.example.notes"))")
+      #expect(row("com.example.game").hasSuffix(game), "'\(row("com.example.game"))'")
+    }
+  }
+}

@@ -68,6 +68,13 @@ struct AuditCommand {
     var listedCategories: Set<Category> = []
   }
 
+  /// Whether the terminal's locale is UTF-8 (LC_ALL, else LC_CTYPE, else LANG names UTF-8).
+  static func localeIsUTF8(_ io: CommandIO) -> Bool {
+    let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { io.environment($0) }.first { !$0.isEmpty } ?? ""
+    let lowered = locale.lowercased()
+    return lowered.contains("utf-8") || lowered.contains("utf8")
+  }
+
   /// Whether `--baseline FILE` names a saved JSON report (a regular file named `.json`, or
   /// whose first byte after white space is `{`), rather than something to audit (a folder, an
   /// archive).
@@ -501,7 +508,7 @@ struct AuditCommand {
       default:
         colors = toTerminal && io.isOutputTerminal && (io.environment("NO_COLOR") ?? "").isEmpty && io.environment("TERM") != "dumb"
       }
-      return reports.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: quiet)
+      return reports.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: quiet, unicode: Self.localeIsUTF8(io))
     case .json:
       return reports.jsonDocument().serialized(pretty: true) + "\n"  // written in chunks by the caller
     case .ndjson:

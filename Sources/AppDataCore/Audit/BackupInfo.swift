@@ -2,6 +2,9 @@
 public struct BackupInfo: Sendable {
   public var path: String
   public var deviceName: String?
+  /// The device's identifier (Info.plist `Unique Identifier` or `Target Identifier`): the
+  /// backups of one device in a folder of backups are its history.
+  public var deviceIdentifier: String?
   public var productVersion: String?
   public var date: String?
   public var snapshotState: String?

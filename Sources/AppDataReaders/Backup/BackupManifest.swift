@@ -148,6 +148,7 @@ public struct BackupManifest: Sendable {
     for (id, app) in manifest["Applications"]?.dictionaryValue ?? [:] {
       if let version = app["CFBundleVersion"]?.stringValue { loaded.applicationVersions[id.string] = version }
     }
+    loaded.info.deviceIdentifier = text(info["Unique Identifier"]) ?? text(info["Target Identifier"]) ?? text(lockdown["UniqueDeviceID"])
     loaded.info.unreadablePlists = plistNames.compactMap { name in unreadable[name].map { name + ": " + $0 } }
     return loaded
   }

@@ -23,7 +23,10 @@ extension AuditSet {
     // other PATHs) in `containers`, which a report of no backup always has.
     let grouping = grouping()
     if backups.isEmpty || !grouping.loose.isEmpty { document["containers"] = .array(grouping.loose.map { reports[$0].containerJSON() }) }
-    if !backups.isEmpty { document["backups"] = .array(backups.indices.map { backupJSON($0, grouping) }) }
+    if !backups.isEmpty {
+      document["backups"] = .array(backups.indices.map { backupJSON($0, grouping) })
+      document["history"] = historyJSON(grouping)
+    }
     if let info = backupInfo { document["backup"] = info.json() }
     document["policy"] = policy
     return .object(document)

@@ -155,7 +155,8 @@ public struct AuditSet: Sendable {
 extension AuditSet {
   /// The table report: a single container's, or one row per container, the findings named by
   /// their container, and the totals.
-  public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false) -> String {
+  /// `unicode`: the terminal's locale is UTF-8 (the history's sparklines use block characters).
+  public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false, unicode: Bool = true) -> String {
     if let single {
       return single.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: findingsOnly, policyLine: policyLine)
     }
@@ -186,6 +187,7 @@ extension AuditSet {
         lines.append(contentsOf: containerRows(grouping.containers[index].map { reports[$0] }, labels: [:], size: size).map { "  " + $0 })
         lines.append("")
       }
+      lines.append(contentsOf: historyLines(grouping, size: size, unicode: unicode))
     }
     let loose = grouping.loose.map { reports[$0] }
     if !loose.isEmpty || backups.isEmpty {

@@ -1,0 +1,146 @@
+import AppDataSystem
+import AppDataCore
+// MARK: - The history of a device's backups (issue 34)
+
+extension AuditSet {
+  /// One device's backups in a folder of backups, in date order, and each container's
+  /// backed-up files and bytes at each: what grew from backup to backup.
+  struct DeviceHistory {
+    var device: String?
+    var udid: String
+    /// Indices in `backups`, oldest first.
+    var backups: [Int]
+    struct Line {
+      var id: String
+      var kind: ContainerKind
+      /// Per backup of `backups`: the backed-up files and bytes, or nil when the container
+      /// was not in that backup.
+      var points: [CategoryTotals?]
+    }
+    var containers: [Line]
+  }
+
+  /// Where a backup's folder name says which device it is: Finder names an archived copy of a
+  /// device's backup after the device's UDID with the date and time appended
+  /// (`<UDID>-YYYYMMDD-HHMMSS`, *unconfirmed*); the device identifier in Info.plist comes first.
+  static let archivedCopySuffix: [(length: Int, dashes: [Int])] = [(16, [0, 9])]
+
+  /// The device a backup belongs to: Info.plist's identifier, else its folder's name without an
+  /// archived copy's date suffix.
+  static func deviceKey(_ backup: BackupAudit) -> String {
+    if let identifier = backup.info?.deviceIdentifier, !identifier.isEmpty { return identifier }
+    let name = Array(backup.udid.utf8)
+    for suffix in archivedCopySuffix where name.count > suffix.length {
+      let tail = name.suffix(suffix.length)
+      let start = tail.startIndex
+      let shape = suffix.dashes.allSatisfy { tail[start + $0] == 0x2D }
+        && tail.indices.filter { !suffix.dashes.contains($0 - start) }.allSatisfy { (0x30...0x39).contains(tail[$0]) }
+      if shape { return String(decoding: name.dropLast(suffix.length), as: UTF8.self) }
+    }
+    return backup.udid
+  }
+
+  /// The history of each device with an audited backup, devices in the order their first
+  /// backup comes; containers by kind and id (the system domains by their line's name).
+  func histories(_ grouping: Grouping) -> [DeviceHistory] {
+    var order: [String] = []
+    var byDevice: [JSONKey: [Int]] = [:]
+    for (index, backup) in backups.enumerated() where backup.status == .audited {
+      let key = Self.deviceKey(backup)
+      if byDevice[JSONKey(key)] == nil { order.append(key) }
+      byDevice[JSONKey(key), default: []].append(index)
+    }
+    return order.map { key in
+      let members = (byDevice[JSONKey(key)] ?? []).sorted { a, b in
+        let (da, db) = (backups[a].info?.date ?? "", backups[b].info?.date ?? "")
+        return da != db ? da.utf8.lexicographicallyPrecedes(db.utf8) : backups[a].udid.utf8.lexicographicallyPrecedes(backups[b].udid.utf8)
+      }
+      var lines: [JSONKey: DeviceHistory.Line] = [:]
+      var lineOrder: [JSONKey] = []
+      for (position, backup) in members.enumerated() {
+        for reportIndex in grouping.containers[backup] {
+          let report = reports[reportIndex]
+          let id = report.id ?? report.name
+          let key = JSONKey(report.kind.rawValue + " " + id)
+          if lines[key] == nil {
+            lines[key] = DeviceHistory.Line(id: id, kind: report.kind, points: Array(repeating: nil, count: members.count))
+            lineOrder.append(key)
+          }
+          lines[key]!.points[position] = report.backup
+        }
+      }
+      let device = members.last.flatMap { backups[$0].info?.deviceName }
+      return DeviceHistory(device: device, udid: key, backups: members, containers: lineOrder.compactMap { lines[$0] })
+    }
+  }
+
+  /// `history` in the JSON report of a folder of backups.
+  func historyJSON(_ grouping: Grouping) -> JSONValue {
+    .array(histories(grouping).map { history in
+      .object([
+        "device": history.device.map { .string($0) } ?? .null,
+        "udid": .string(history.udid),
+        "backups": .array(history.backups.map { index in
+          .object(["path": .string(backups[index].path), "date": backups[index].info?.date.map { .string($0) } ?? .null])
+        }),
+        "containers": .array(history.containers.map { line in
+          .object([
+            "id": .string(line.id), "kind": .string(line.kind.rawValue),
+            "points": .array(line.points.map { point in
+              point.map { .object(["files": .unsigned($0.files), "bytes": .unsigned($0.bytes)]) } ?? .null
+            }),
+          ])
+        }),
+      ])
+    })
+  }
+
+  /// The table's block per device with two backups or more: the containers that changed
+  /// most (at most 15), first and last backed-up bytes, the change, and a sparkline.
+  func historyLines(_ grouping: Grouping, size: (UInt64) -> String, unicode: Bool) -> [String] {
+    var lines: [String] = []
+    for history in histories(grouping) where history.backups.count > 1 {
+      let first = backups[history.backups.first!].info?.date ?? "?"
+      let last = backups[history.backups.last!].info?.date ?? "?"
+      lines.append("History of \(TerminalText.escaped(history.device ?? history.udid)) (\(TerminalText.escaped(history.udid))): "
+                   + "\(history.backups.count) backups from \(TerminalText.escaped(first)) to \(TerminalText.escaped(last))")
+      func bytes(_ point: CategoryTotals??) -> UInt64 { (point ?? nil)?.bytes ?? 0 }
+      let changed = history.containers.map { line -> (line: DeviceHistory.Line, change: Int64) in
+        let change = Int64(clamping: bytes(line.points.last)) - Int64(clamping: bytes(line.points.first))
+        return (line, change)
+      }.sorted { a, b in
+        a.change.magnitude != b.change.magnitude ? a.change.magnitude > b.change.magnitude : a.line.id.utf8.lexicographicallyPrecedes(b.line.id.utf8)
+      }
+      var rows: [[String]] = [["CONTAINER", "KIND", "FIRST", "LAST", "CHANGE", "OVER TIME"]]
+      for item in changed.prefix(Self.historyRows) {
+        let sign = item.change > 0 ? "+" : item.change < 0 ? "-" : ""
+        rows.append([TerminalText.escaped(item.line.id), item.line.kind.rawValue,
+                     item.line.points.first.flatMap { $0 }.map { size($0.bytes) } ?? "-",
+                     item.line.points.last.flatMap { $0 }.map { size($0.bytes) } ?? "-",
+                     sign + size(item.change.magnitude), Self.sparkline(item.line.points.map { $0?.bytes }, unicode: unicode)])
+      }
+      lines += TextTable.render(rows, rightAligned: [2, 3, 4]).map { "  " + $0 }
+      if changed.count > Self.historyRows { lines.append("  … and \(changed.count - Self.historyRows) more") }
+      lines.append("")
+    }
+    return lines
+  }
+
+  /// Containers a device's history block shows before "… and N more".
+  static let historyRows = 15
+
+  /// One character per backup, the bar's height its bytes between the line's least and most
+  /// (`▁▂▃▄▅▆▇█`, or ASCII `_.-=+*#@` when the terminal's locale is not UTF-8); a space where
+  /// the container was not in the backup.
+  static func sparkline(_ values: [UInt64?], unicode: Bool) -> String {
+    let bars = unicode ? Array("▁▂▃▄▅▆▇█") : Array("_.-=+*#@")
+    let present = values.compactMap { $0 }
+    guard let low = present.min(), let high = present.max() else { return String(repeating: " ", count: values.count) }
+    return String(values.map { value -> Character in
+      guard let value else { return " " }
+      guard high > low else { return bars[bars.count / 2] }
+      let step = Double(value - low) / Double(high - low) * Double(bars.count - 1)
+      return bars[Int(step.rounded())]
+    })
+  }
+}
