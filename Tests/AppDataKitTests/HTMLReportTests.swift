@@ -75,6 +75,28 @@ struct HTMLReportTests {
     #expect(dom.contains("195.3 KiB"))
   }
 
+  /// A folder of one device's backups over time: its history chart, in a real browser. Hovering
+  /// the game's point on 2026-10-15 shows its tooltip, leaving hides it, and a click goes to the
+  /// game's section.
+  @Test(.enabled(if: AppData.has("chromedriver") && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium/__init__.py"),
+                 "needs chromium-driver and python3-selenium (make test installs them)"))
+  func theHistoryChartShowsATooltipAndLinksToTheContainer() throws {
+    let file = NSTemporaryDirectory() + "appdata-history-\(UUID().uuidString).html"
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    let audit = try AppData.run(["audit", "--no-config", "--format", "html", "--output", file, "--fail-on", "never", "\(BackupHistoryTests.folder)/Backup"],
+                                environment: EncryptedBackupTests.withPassword)
+    #expect(audit.status == 0, "\(audit.error)")
+    let html = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(html.contains("<h2>History of Ann&apos;s iPhone <small>00008030-001234567890802E · 6 backups</small></h2>"))
+    #expect(!html.contains("History of Bob"))
+    let seen = try AppData.shell("timeout 180 /usr/bin/python3 '\(AppData.packageRoot)/Scripts/html-history-test.py' '\(file)' com.example.game 2026-10-15T09:30:00Z")
+    #expect(seen.status == 0, "\(seen.error.suffix(3000))")
+    let lines = seen.output.split(separator: "\n").map(String.init)
+    #expect(lines.prefix(5) == ["charts: 1", "lines: 4", "tooltip shown: True", "tooltip: com.example.game · 2026-10-15T09:30:00Z · 87.9 KiB",
+                                "tooltip after leaving: False"], "\(seen.output)")
+    #expect(lines.last == "section: com.example.game", "\(seen.output)")
+  }
+
   /// Chromium driven through chromedriver (Selenium): real clicks on a device backup of 503
   /// domains, zooming into the largest container and its largest folder, then back by the trail.
   @Test(.enabled(if: AppData.has("chromedriver") && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium/__init__.py"),

@@ -33,11 +33,13 @@ extension AuditSet {
       object["group"] = backupOf[report.container].map { .string("backup " + $0) } ?? .null
       return .object(object)
     }
+    let histories = backups.isEmpty ? [] : histories(grouping).filter { $0.backups.count > 1 }
     let data = JSONValue.object([
       "categories": .array(Category.allCases.map { .string($0.rawValue) }),
       "containers": .array(containers),
       "many": .bool(isCollection || !backups.isEmpty),
       "groups": .array(backups.filter { $0.status == .audited }.map { .string("backup " + $0.udid) }),
+      "history": .array(histories.map { historyChartJSON($0, grouping: grouping, anchors: anchors) }),
     ]).serialized(pretty: false)
     let heading = !isCollection && backups.isEmpty ? reports.first?.container ?? source : sources.isEmpty ? source : sources.joined(separator: ", ")
     var body = "<h1>appdata audit: \(Self.escape(heading))</h1>\n"
@@ -46,12 +48,51 @@ extension AuditSet {
     if isCollection || !backups.isEmpty {
       body += overview(shown: shown, empty: empty, labels: labels, anchors: anchors, backupOf: backupOf, grouping: grouping)
     }
+    for (index, history) in histories.enumerated() {
+      body += "<section class=\"history\"><h2>History of \(Self.escape(history.device ?? history.udid)) <small>\(Self.escape(history.udid)) · \(history.backups.count) backups</small></h2>\n"
+        + "<svg class=\"chart\" id=\"chart\(index)\" data-device=\"\(index)\" role=\"img\" aria-label=\"backed-up bytes over time\"></svg>"
+        + "<div class=\"chart-legend\" id=\"chart-legend\(index)\"></div></section>\n"
+    }
+    if !histories.isEmpty { body += "<div id=\"tooltip\" role=\"tooltip\"></div>\n" }
     body += "<div id=\"legend\"></div>\n<div id=\"crumbs\"></div>\n<svg id=\"map\" role=\"img\" aria-label=\"treemap\"></svg>\n"
     for report in (isCollection || !backups.isEmpty ? shown : reports) {
       body += section(report, title: label(report), anchor: anchors[report.container] ?? "c1")
     }
     return Self.page(title: "appdata audit", body: body, data: data)
   }
+
+  /// A device's chart: its dates, its total backed-up bytes, and its ten largest containers'
+  /// lines (by their largest point), each with the section its latest report has, if any.
+  private func historyChartJSON(_ history: DeviceHistory, grouping: Grouping, anchors: [JSONKey: String]) -> JSONValue {
+    let largest = history.containers.sorted { a, b in
+      let (ma, mb) = (a.points.compactMap { $0?.bytes }.max() ?? 0, b.points.compactMap { $0?.bytes }.max() ?? 0)
+      return ma != mb ? ma > mb : a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
+    }.prefix(Self.chartLines)
+    let total = history.backups.indices.map { position in
+      history.containers.reduce(UInt64(0)) { $0.saturatingSum($1.points[position]?.bytes ?? 0) }
+    }
+    func anchor(_ line: DeviceHistory.Line) -> JSONValue {
+      for position in history.backups.indices.reversed() where line.points[position] != nil {
+        for reportIndex in grouping.containers[history.backups[position]] {
+          let report = reports[reportIndex]
+          if report.kind == line.kind && (report.id ?? report.name) == line.id, let anchor = anchors[report.container] { return .string(anchor) }
+        }
+      }
+      return .null
+    }
+    return .object([
+      "device": .string(history.device ?? history.udid),
+      "dates": .array(history.backups.map { .string(backups[$0].info?.date ?? backups[$0].udid) }),
+      "total": .array(total.map { .unsigned($0) }),
+      "lines": .array(largest.map { line in
+        .object(["id": .string(line.id), "kind": .string(line.kind.rawValue), "anchor": anchor(line),
+                 "points": .array(line.points.map { $0.map { .unsigned($0.bytes) } ?? .null })])
+      }),
+    ])
+  }
+
+  /// The containers a device's chart draws, besides the total.
+  static let chartLines = 10
 
   /// The overview's rows shown before the rest are folded.
   static let overviewRows = 15
@@ -154,6 +195,11 @@ extension AuditSet {
       #legend span.item{margin-right:1em}
       .c-critical{background:#d93025}.c-offline{background:#7baaf7}.c-cached{background:#a8dab5}
       .c-temporary{background:#fdd663}.c-system{background:#c6c6c6}.c-other{background:#e6c9f2}
+      svg.chart{width:100%;height:320px;border:1px solid #ccc;display:block;background:#fff}
+      svg.chart polyline{fill:none;stroke-width:2;cursor:pointer}svg.chart polyline.total{stroke:#111;stroke-width:3;stroke-dasharray:6 3}
+      svg.chart circle{cursor:pointer}svg.chart text{font-size:11px;fill:#444}svg.chart line.axis{stroke:#999}
+      .chart-legend{margin:.4em 0 1.2em}.chart-legend span.item{margin-right:1em;white-space:nowrap;cursor:pointer}
+      #tooltip{position:absolute;display:none;background:#222;color:#fff;padding:3px 7px;border-radius:3px;font-size:12px;pointer-events:none;white-space:nowrap}
       </style></head><body>
       \(body)<script type="application/json" id="data">\(safeData)</script>
       <script>
@@ -283,6 +329,53 @@ extension AuditSet {
         }
         draw();
         window.addEventListener("resize", draw);
+        // Each device's history: the total (dashed) and its largest containers over its backups;
+        // a point's tooltip gives container, date and size, a click goes to the container.
+        const palette = ["#1a73e8", "#d93025", "#188038", "#f9ab00", "#9334e6", "#e8710a", "#12b5cb", "#b3261e", "#5f6368", "#a142f4"];
+        const tooltip = document.getElementById("tooltip");
+        function chart(history, index) {
+          const box = document.getElementById("chart" + index), key = document.getElementById("chart-legend" + index);
+          while (box.firstChild) box.removeChild(box.firstChild);
+          while (key.firstChild) key.removeChild(key.firstChild);
+          const rect = box.getBoundingClientRect(), W = rect.width || 900, H = rect.height || 320, L = 70, R = 45, T = 15, B = 40;
+          const count = history.dates.length, max = Math.max(1, ...history.total);
+          const x = i => L + (count > 1 ? i * (W - L - R) / (count - 1) : 0), y = v => T + (H - T - B) * (1 - v / max);
+          const add = (name, attributes, parent) => { const e = document.createElementNS(NS, name); for (const k in attributes) e.setAttribute(k, attributes[k]); (parent || box).appendChild(e); return e; };
+          add("line", {x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis"});
+          add("line", {x1: L, y1: T, x2: L, y2: H - B, class: "axis"});
+          for (const v of [0, max / 2, max]) { const t = add("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end"}); t.textContent = human(Math.round(v)); }
+          history.dates.forEach((d, i) => { const t = add("text", {x: x(i), y: H - B + 16, "text-anchor": "middle"}); t.textContent = d.slice(0, 10); });
+          const show = (event, text) => { tooltip.textContent = text; tooltip.style.display = "block";
+            tooltip.style.left = (event.pageX + 12) + "px"; tooltip.style.top = (event.pageY + 12) + "px"; };
+          const hide = () => { tooltip.style.display = "none"; };
+          const series = [{id: "total", points: history.total, anchor: null, total: true}].concat(history.lines);
+          series.forEach((line, n) => {
+            const color = line.total ? "#111" : palette[(n - 1) % palette.length];
+            const go = () => { if (line.anchor) location.hash = line.anchor; };
+            // A line per run of backups the container was in.
+            let run = [];
+            const flush = () => { if (run.length > 1) { const p = add("polyline", {points: run.join(" "), stroke: color, class: line.total ? "total" : "line", "data-id": line.id}); p.addEventListener("click", go); } run = []; };
+            line.points.forEach((v, i) => { if (v === null) { flush(); return; } run.push(x(i) + "," + y(v)); });
+            flush();
+            line.points.forEach((v, i) => {
+              if (v === null) return;
+              const c = add("circle", {cx: x(i), cy: y(v), r: line.total ? 4 : 5, fill: color, "data-id": line.id, "data-date": history.dates[i], "data-bytes": String(v)});
+              const text = (line.total ? "all containers" : line.id) + " · " + history.dates[i] + " · " + human(v);
+              c.addEventListener("mouseenter", event => show(event, text));
+              c.addEventListener("mousemove", event => show(event, text));
+              c.addEventListener("mouseleave", hide);
+              c.addEventListener("click", go);
+            });
+            const item = document.createElement("span"); item.className = "item";
+            const sw = document.createElement("span"); sw.className = "swatch"; sw.style.background = color; item.appendChild(sw);
+            item.appendChild(document.createTextNode(line.total ? "all containers (total)" : line.id));
+            item.addEventListener("click", go);
+            key.appendChild(item);
+          });
+        }
+        const charts = () => data.history.forEach(chart);
+        charts();
+        window.addEventListener("resize", charts);
       })();
       </script>
       </body></html>
