@@ -383,3 +383,18 @@ struct BaselinePathTests {
     }
   }
 }
+
+extension BaselinePathTests {
+  /// Containers new since the baseline, and those gone, are named (table and JSON).
+  @Test func newAndRemovedContainersAreNamed() throws {
+    let backups = BackupHistoryTests.folder + "/Backup/"
+    let newest = backups + "00008030-001234567890802E"
+    let result = try AppData.run(["audit", "--format", "json", "--baseline", backups + "00008030-001234567890802E-20261008-093000", newest])
+    #expect(result.status == 0, "\(result.error)")
+    let changes = try result.json()["baselineContainers"] as? [String: Any]
+    #expect(changes?["new"] as? [String] == ["group.com.example.notes"])
+    #expect(changes?["removed"] as? [String] == ["com.example.game"])
+    let table = try AppData.run(["audit", "--baseline", backups + "00008030-001234567890802E-20261008-093000", newest])
+    #expect(table.output.contains("new containers: group.com.example.notes; removed: com.example.game"), "\(table.output)")
+  }
+}

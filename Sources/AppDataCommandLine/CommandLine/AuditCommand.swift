@@ -440,6 +440,9 @@ struct AuditCommand {
     everything.backups = outcome.backups
     if paths.count > 1 { everything.sources = paths.map(Syscalls.absolutePath) }
     everything.policySource = policyFile
+    if let baselines = commandLine.baselines {
+      everything.baselineIDs = (baselines.file, baselines.baselines.compactMap(\.id))
+    }
     if let collect {
       collect(everything, secret ?? knownSecret)
       return .success

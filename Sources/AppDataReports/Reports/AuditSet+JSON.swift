@@ -28,6 +28,10 @@ extension AuditSet {
       document["history"] = historyJSON(grouping)
     }
     if let info = backupInfo { document["backup"] = info.json() }
+    if let changes = baselineChanges {
+      document["baselineContainers"] = .object(["file": .string(changes.file), "new": .array(changes.new.map { .string($0) }),
+                                                "removed": .array(changes.removed.map { .string($0) })])
+    }
     document["policy"] = policy
     return .object(document)
   }

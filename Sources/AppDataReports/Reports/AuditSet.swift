@@ -19,6 +19,19 @@ public struct AuditSet: Sendable {
   /// The policy file that applied, as given (`--config FILE`, or `appdata.json` found in the
   /// working folder); nil when none did. Shown in the table's header and in JSON's `policy`.
   public var policySource: String?
+  /// With `--baseline` on a report of many: the baseline's name and its containers' ids, so
+  /// that the containers new since it, and those gone, are named.
+  public var baselineIDs: (file: String, ids: [String])?
+
+  /// The ids of the containers new since the baseline and of those no longer there, each
+  /// sorted by bytes; nil without a baseline of many.
+  var baselineChanges: (file: String, new: [String], removed: [String])? {
+    guard let baselineIDs, isCollection || !backups.isEmpty else { return nil }
+    let before = Set(baselineIDs.ids.map { JSONKey($0) })
+    let now = Set(reports.compactMap(\.id).map { JSONKey($0) })
+    return (baselineIDs.file, now.subtracting(before).map(\.string).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) },
+            before.subtracting(now).map(\.string).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+  }
 
   public init(source: String, reports: [AuditReport], isCollection: Bool) {
     self.source = source
@@ -193,6 +206,11 @@ extension AuditSet {
     if !loose.isEmpty || backups.isEmpty {
       if !backups.isEmpty { lines.append(sources.isEmpty ? "Containers beside the backups:" : "Containers:") }
       lines.append(contentsOf: containerRows(loose, labels: labels, size: size))
+      lines.append("")
+    }
+    if let changes = baselineChanges {
+      let names = { (ids: [String]) in ids.isEmpty ? "none" : Plural.listed(ids.map(TerminalText.escaped), limit: Self.namesOnOneLine) }
+      lines.append("Since \(TerminalText.escaped(changes.file)): new containers: \(names(changes.new)); removed: \(names(changes.removed))")
       lines.append("")
     }
     lines.append("Findings: " + Severity.counted(all.map(\.finding.severity)))
