@@ -89,3 +89,53 @@ struct DocumentationTests {
     }
   }
 }
+
+/// The CI recipe of Docs/ci.md, run as written (issue 34): its commands between the markers,
+/// with `xcrun` standing in for the Simulator's and appdata on PATH.
+@Suite("documented recipes")
+struct DocumentedRecipeTests {
+  static func recipe(_ name: String) throws -> String {
+    let text = try String(contentsOfFile: AppData.packageRoot + "/Docs/ci.md", encoding: .utf8)
+    guard let start = text.range(of: "<!-- recipe: \(name) -->\n```sh\n"),
+          let end = text.range(of: "```\n<!-- end recipe -->", range: start.upperBound..<text.endIndex) else {
+      throw TestFailure("Docs/ci.md has no recipe \(name)")
+    }
+    return String(text[start.upperBound..<end.lowerBound])
+  }
+
+  @Test func theContainerGrowthRecipeFailsOnGrowthAgainstTheLastArchive() throws {
+    let folder = NSTemporaryDirectory() + "appdata-recipe-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = try Self.recipe("container-growth")
+    #expect(script.contains("appdata audit --baseline previous/container.tar.gz"))
+    try FileManager.default.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: folder + "/data/Documents", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: folder + "/job", withIntermediateDirectories: true)
+    try "#!/bin/sh\necho '\(folder)/data'\n".write(toFile: folder + "/bin/xcrun", atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(atPath: folder + "/bin/appdata", withDestinationPath: AppData.binary)
+    try script.write(toFile: folder + "/recipe.sh", atomically: true, encoding: .utf8)
+    #expect(chmod(folder + "/bin/xcrun", 0o755) == 0)
+    try Data(count: 100_000).write(to: URL(fileURLWithPath: folder + "/data/Documents/notes.db"))
+    let run = { () throws -> RunResult in
+      try AppData.shell("cd '\(folder)/job' && PATH='\(folder)/bin':\"$PATH\" APP_ID=com.example.notes bash -e '\(folder)/recipe.sh'")
+    }
+    // The first build: no previous archive.
+    let first = try run()
+    #expect(first.status == 0, "\(first.output)\(first.error)")
+    #expect(FileManager.default.fileExists(atPath: folder + "/job/container.tar.gz"))
+    // The next build, grown by 5%: within the limits.
+    try FileManager.default.createDirectory(atPath: folder + "/job/previous", withIntermediateDirectories: true)
+    try FileManager.default.moveItem(atPath: folder + "/job/container.tar.gz", toPath: folder + "/job/previous/container.tar.gz")
+    try Data(count: 5_000).write(to: URL(fileURLWithPath: folder + "/data/Documents/more.db"))
+    let second = try run()
+    #expect(second.status == 0, "\(second.output)\(second.error)")
+    #expect(second.output.contains("Since previous/container.tar.gz"), "\(second.output)")
+    // The one after, grown by 2 MB: it fails, naming the growth.
+    try FileManager.default.removeItem(atPath: folder + "/job/previous/container.tar.gz")
+    try FileManager.default.moveItem(atPath: folder + "/job/container.tar.gz", toPath: folder + "/job/previous/container.tar.gz")
+    try Data(count: 2_000_000).write(to: URL(fileURLWithPath: folder + "/data/Documents/big.db"))
+    let third = try run()
+    #expect(third.status == 1, "\(third.output)\(third.error)")
+    #expect(third.output.contains("[backup-grew]"), "\(third.output)")
+  }
+}
