@@ -232,6 +232,49 @@ def extract(appdata, bench_dir, rounds):
     print()
 
 
+def history(appdata, bench_dir, rounds):
+    """The history of a device with 10 backups of 200,000 rows (issue 34): at most 1.1x the
+    sum of auditing each alone, and at most 128 MiB. The backups share one generated Manifest.db
+    (hard links) and differ by their dates."""
+    import plistlib
+    from datetime import datetime, timedelta
+    source = os.path.join(bench_dir, "backup-200000")
+    if not os.path.exists(source + ".done"):
+        subprocess.run([sys.executable, os.path.join(HERE, "make-test-backup.py"), "--rows", "200000", source], check=True)
+        open(source + ".done", "w").close()
+    folder = os.path.join(bench_dir, "history-10")
+    if not os.path.exists(folder + ".done"):
+        shutil.rmtree(folder, ignore_errors=True)
+        for index in range(10):
+            date = datetime(2026, 1, 1) + timedelta(days=index)
+            copy = os.path.join(folder, "00008030-001234567890802E" + ("" if index == 9 else f"-{date:%Y%m%d-%H%M%S}"))
+            os.makedirs(copy)
+            for name in os.listdir(source):
+                path = os.path.join(source, name)
+                if name in ("Info.plist", "Status.plist"):
+                    with open(path, "rb") as f:
+                        value = plistlib.load(f)
+                    value["Last Backup Date" if name == "Info.plist" else "Date"] = date
+                    with open(os.path.join(copy, name), "wb") as f:
+                        plistlib.dump(value, f)
+                elif os.path.isfile(path):
+                    os.link(path, os.path.join(copy, name))
+        open(folder + ".done", "w").close()
+    backups = sorted(os.path.join(folder, name) for name in os.listdir(folder))
+    base = [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config"]
+    commands = {"appdata audit FOLDER (10 backups, history)": base + [folder]}
+    for index, path in enumerate(backups):
+        commands[f"appdata audit backup {index}"] = base + [path]
+    print(f"== history: one device, 10 backups of 200,000 rows, {rounds} rounds, warm cache (medians) ==")
+    medians, rss = alternate(commands, rounds, "appdata audit backup 0", with_rss=True)
+    alone = sum(seconds for name, seconds in medians.items() if name.startswith("appdata audit backup"))
+    whole = medians["appdata audit FOLDER (10 backups, history)"]
+    peak = rss["appdata audit FOLDER (10 backups, history)"]
+    print(f"  folder / sum of each alone: {whole / alone:.2f} (target <= 1.1: {'met' if whole / alone <= 1.1 else 'missed'}); "
+          f"peak RSS {human_kib(peak)} (target <= 128 MiB: {'met' if peak <= 128 * 1024 else 'missed'})")
+    print()
+
+
 def baseline_path(appdata, bench_dir, rounds):
     """--baseline PATH (issue 34) costs one extra audit and no more: `audit A --baseline B` at
     most 1.1x (`audit A` + `audit B`); here B is A itself, a 200,000-entry container."""
@@ -611,7 +654,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
     parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
     parser.add_argument("--compare", metavar="OTHER", help="time OTHER (another appdata build) against this one, alternated")
-    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "backups", "baseline", "encrypted", "extract", "floor",
+    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "backups", "baseline", "history", "encrypted", "extract", "floor",
                                            "migrate", "listings"],
                         help="run only this part")
     parser.add_argument("--floor-walker", default=os.path.join(HERE, "..", ".build", "floor-walker"),
@@ -632,6 +675,7 @@ def main():
         "backups": lambda: many_backups(args.appdata, args.bench_dir, args.rounds or 3),
         "extract": lambda: extract(args.appdata, args.bench_dir, args.rounds or 3),
         "baseline": lambda: baseline_path(args.appdata, args.bench_dir, args.rounds or 7),
+        "history": lambda: history(args.appdata, args.bench_dir, args.rounds or 3),
         "listings": lambda: listings(args.appdata, args.bench_dir, 1_000_000, args.rounds or 3),
         "encrypted": lambda: encrypted_backup(args.appdata, args.bench_dir, 200_000, args.rounds or 5),
         "floor": lambda: floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9),
@@ -663,7 +707,7 @@ def main():
         return
     parts["floor"]()
     floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 1_000_000), 1_000_000, args.rounds or 5)
-    for name in ["migrate", "device", "backup", "backups", "baseline", "encrypted", "extract", "listings"]:
+    for name in ["migrate", "device", "backup", "backups", "baseline", "history", "encrypted", "extract", "listings"]:
         parts[name]()
     archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:
