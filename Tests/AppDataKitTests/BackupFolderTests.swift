@@ -371,3 +371,37 @@ struct BackupHistoryTests {
     }
   }
 }
+
+extension BackupHistoryTests {
+  /// Backups that give no date are ordered by folder name, and the report says so.
+  @Test func backupsWithoutDatesAreOrderedByFolderNameAndTheReportSaysSo() throws {
+    let folder = NSTemporaryDirectory() + "appdata-nodate-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = """
+      import os, sys, plistlib, importlib.util
+      spec = importlib.util.spec_from_file_location("b", sys.argv[2] + "/Scripts/make-test-backup.py")
+      b = importlib.util.module_from_spec(spec); spec.loader.exec_module(b)
+      for name, size in (("DEV-b", 200), ("DEV-a", 100), ("DEV-c", 300)):
+          path = os.path.join(sys.argv[1], name)
+          os.makedirs(path)
+          b.write_plists(path, ["com.example.app"])
+          for plist, keys in (("Info.plist", ("Last Backup Date",)), ("Status.plist", ("Date",)), ("Manifest.plist", ("Date",))):
+              value = plistlib.load(open(os.path.join(path, plist), "rb"))
+              for key in keys: value.pop(key, None)
+              value["Unique Identifier"] = "DEV" if plist == "Info.plist" else value.get("Unique Identifier")
+              if value.get("Unique Identifier") is None: value.pop("Unique Identifier")
+              plistlib.dump(value, open(os.path.join(path, plist), "wb"))
+          b.write_database(path, [("AppDomain-com.example.app", "Documents/a", 1, size, None)], stored=False)
+      """
+    #expect(try AppData.shell("python3 - '\(folder)' '\(AppData.packageRoot)' <<'EOF'\n\(script)\nEOF").status == 0)
+    let report = try AppData.auditJSON(folder)
+    let history = try #require((report["history"] as? [[String: Any]])?.first)
+    #expect(history["orderedBy"] as? String == "folder name")
+    #expect((history["backups"] as? [[String: Any]])?.compactMap { ($0["path"] as? String)?.split(separator: "/").last.map(String.init) }
+            == ["DEV-a", "DEV-b", "DEV-c"])
+    let app = (history["containers"] as? [[String: Any]])?.first { $0["id"] as? String == "com.example.app" }
+    #expect((app?["points"] as? [[String: Any]])?.map { $0["bytes"] as? Int } == [100, 200, 300])
+    let table = try AppData.run(["audit", folder])
+    #expect(table.output.contains("3 backups, ordered by folder name (not every backup gives its date)"), "\(table.output)")
+  }
+}

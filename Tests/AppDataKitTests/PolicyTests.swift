@@ -385,6 +385,61 @@ struct BaselinePathTests {
 }
 
 extension BaselinePathTests {
+  /// Each kind of PATH (a package, a Simulator-like folder of containers, a backup, a folder of
+  /// backups) as --baseline gives the comparison a JSON report saved from it gives.
+  @Test(arguments: ["package", "folder of containers", "archive", "backup", "backups"])
+  func eachKindOfPathComparesAsItsSavedReport(kind: String) throws {
+    let fixtures = AppData.generatedFixtures("make-test-inputs.py", label: "baseline-kinds")
+    defer { try? FileManager.default.removeItem(atPath: fixtures) }
+    let history = BackupHistoryTests.folder + "/Backup"
+    let (old, new): (String, String) = switch kind {
+    case "package": ("\(fixtures)/WeightTracker.xcappdata", "\(fixtures)/WeightTracker.xcappdata")
+    case "folder of containers": ("\(fixtures)/packages", "\(fixtures)/packages")
+    case "archive": ("\(fixtures)/Containers.tar.gz", "\(fixtures)/Containers.tar.gz")
+    case "backup": ("\(history)/00008030-001234567890802E-20261022-093000", "\(history)/00008030-001234567890802E")
+    default: (history, history)
+    }
+    let saved = NSTemporaryDirectory() + "appdata-saved-\(UUID().uuidString).json"
+    defer { try? FileManager.default.removeItem(atPath: saved) }
+    let made = try AppData.run(["audit", "--format", "json", "--fail-on", "never", "--output", saved, old], environment: EncryptedBackupTests.withPassword)
+    #expect(made.status == 0, "\(made.error)")
+    func comparisons(_ baseline: String) throws -> [String] {
+      let result = try AppData.run(["audit", "--format", "json", "--fail-on", "never", "--baseline", baseline, new],
+                                   environment: EncryptedBackupTests.withPassword)
+      #expect(result.status == 0, "\(kind) \(baseline): \(result.error)")
+      let report = try JSONParser.parse(Array(result.output.utf8))
+      var all: [JSONValue] = []
+      func collect(_ value: JSONValue) {
+        guard let object = value.objectValue else { return }
+        if let compared = object["baseline"], case .object(var members) = compared {
+          members["file"] = nil
+          all.append(.object(members))
+        }
+        for key in ["containers", "backups"] { for item in object[key]?.arrayValue ?? [] { collect(item) } }
+      }
+      collect(report)
+      return all.map { $0.serialized(pretty: false) }.sorted()
+    }
+    let expected = try comparisons(saved)
+    #expect(!expected.isEmpty)
+    #expect(try comparisons(old) == expected, "\(kind)")
+  }
+
+  /// A baseline PATH that cannot be read is refused in one line, exit 2, nothing on stdout.
+  @Test func anUnreadableBaselinePathIsRefusedBeforeAnythingIsPrinted() throws {
+    let folder = NSTemporaryDirectory() + "appdata-bad-baseline-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try FileManager.default.createDirectory(atPath: folder + "/empty", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: folder + "/c/Documents", withIntermediateDirectories: true)
+    try Data("not an archive".utf8).write(to: URL(fileURLWithPath: folder + "/junk.bin"))
+    for baseline in [folder + "/empty", folder + "/junk.bin", folder + "/missing"] {
+      let result = try AppData.run(["audit", "--baseline", baseline, folder + "/c"])
+      #expect(result.status == 2, "\(baseline)")
+      #expect(result.output.isEmpty, "\(baseline): \(result.output)")
+      #expect(result.error.split(separator: "\n").count == 1 && result.error.contains(baseline), "\(baseline): \(result.error)")
+    }
+  }
+
   /// Containers new since the baseline, and those gone, are named (table and JSON).
   @Test func newAndRemovedContainersAreNamed() throws {
     let backups = BackupHistoryTests.folder + "/Backup/"

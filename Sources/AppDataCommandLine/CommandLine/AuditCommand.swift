@@ -316,21 +316,19 @@ struct AuditCommand {
       collected = set
       secret = password
     }
-    var baselines: [Baseline] = []
-    for report in collected?.reports ?? [] {
-      // As a saved report would be read: the listing is written by the report (not held as
-      // values), so it goes through its JSON.
-      let document: JSONValue
-      do { document = try JSONParser.parse(report.jsonDocument().serializedBytes(pretty: false)) } catch {
-        throw Refusal("\(TerminalText.escaped(input)): cannot use its report as a baseline: \(error)")
-      }
-      do {
-        baselines.append(try Baseline.parse(document, file: input))
-      } catch {
-        throw Refusal("\(TerminalText.escaped(input)): cannot use its report as a baseline: \(error.message)")
-      }
+    guard let collected else { return (BaselineSet(file: input, baselines: []), secret) }
+    // Read exactly as a report saved from it would be: its JSON (the listing is written by the
+    // report, not held as values), through the same reader.
+    do {
+      let document = try JSONParser.parse(collected.jsonDocument().serializedBytes(pretty: false))
+      return (try Baseline.set(of: document, file: input), secret)
+    } catch let error as JSONParser.ParseError {
+      throw Refusal("\(TerminalText.escaped(input)): cannot use its report as a baseline: \(error)")
+    } catch let error as AuditPolicy.LoadError {
+      throw Refusal("\(TerminalText.escaped(input)): cannot use its report as a baseline: \(error.message)")
+    } catch {
+      throw Refusal("\(TerminalText.escaped(input)): cannot use its report as a baseline: \(error)")
     }
-    return (BaselineSet(file: input, baselines: baselines), secret)
   }
 
   /// Runs the audit; with `collect`, hands it the reports (and the password read, if any)

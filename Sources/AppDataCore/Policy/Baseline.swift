@@ -32,6 +32,12 @@ public struct Baseline: Sendable {
     } catch {
       throw AuditPolicy.LoadError(message: "not valid JSON: \(error)")
     }
+    return try set(of: document, file: path)
+  }
+
+  /// The baselines a report holds (one container's, or each of a report of many's), from its
+  /// JSON: a saved report, or the report of a baseline PATH audited first.
+  package static func set(of document: JSONValue, file path: String) throws(AuditPolicy.LoadError) -> BaselineSet {
     func fail(_ message: String) -> AuditPolicy.LoadError { AuditPolicy.LoadError(message: message) }
     guard let members = document.objectValue, members["tool"]?.objectValue?["name"]?.stringValue == AppDataVersion.name else {
       throw fail("not an appdata audit report (no \"tool\": {\"name\": \"appdata\"}); make the baseline with 'appdata audit --format json'")
@@ -42,14 +48,25 @@ public struct Baseline: Sendable {
     guard version == UInt64(AppDataVersion.auditSchemaVersion) else {
       throw fail("schemaVersion \(version), but this appdata reads schemaVersion \(AppDataVersion.auditSchemaVersion); make a new baseline with this version")
     }
-    // A report of many containers holds one report per container.
-    if let containers = members["containers"]?.arrayValue {
+    // A report of many containers holds one report per container; a folder of backups, one
+    // per container of each backup read (and those beside them).
+    let backups = members["backups"]?.arrayValue ?? []
+    if members["containers"]?.arrayValue != nil || !backups.isEmpty {
       var baselines: [Baseline] = []
-      for (index, item) in containers.enumerated() {
+      for (index, item) in (members["containers"]?.arrayValue ?? []).enumerated() {
         do {
           baselines.append(try parse(item, file: path))
         } catch {
           throw fail("containers[\(index)]: \(error.message)")
+        }
+      }
+      for (backupIndex, backup) in backups.enumerated() {
+        for (index, item) in (backup.objectValue?["containers"]?.arrayValue ?? []).enumerated() {
+          do {
+            baselines.append(try parse(item, file: path))
+          } catch {
+            throw fail("backups[\(backupIndex)].containers[\(index)]: \(error.message)")
+          }
         }
       }
       return BaselineSet(file: path, baselines: baselines)

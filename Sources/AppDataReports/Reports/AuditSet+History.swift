@@ -8,8 +8,11 @@ extension AuditSet {
   struct DeviceHistory {
     var device: String?
     var udid: String
-    /// Indices in `backups`, oldest first.
+    /// Indices in `backups`, oldest first (by folder name when a backup gives no date).
     var backups: [Int]
+    /// Whether the backups were ordered by date; false when one of them gives none (Status.plist,
+    /// Manifest.plist and Info.plist all without a readable date): then by folder name.
+    var byDate: Bool
     struct Line {
       var id: String
       var kind: ContainerKind
@@ -51,8 +54,10 @@ extension AuditSet {
       byDevice[JSONKey(key), default: []].append(index)
     }
     return order.map { key in
-      let members = (byDevice[JSONKey(key)] ?? []).sorted { a, b in
-        let (da, db) = (backups[a].info?.date ?? "", backups[b].info?.date ?? "")
+      let all = byDevice[JSONKey(key)] ?? []
+      let byDate = all.allSatisfy { !(backups[$0].info?.date ?? "").isEmpty }
+      let members = all.sorted { a, b in
+        let (da, db) = byDate ? (backups[a].info?.date ?? "", backups[b].info?.date ?? "") : ("", "")
         return da != db ? da.utf8.lexicographicallyPrecedes(db.utf8) : backups[a].udid.utf8.lexicographicallyPrecedes(backups[b].udid.utf8)
       }
       var lines: [JSONKey: DeviceHistory.Line] = [:]
@@ -70,7 +75,7 @@ extension AuditSet {
         }
       }
       let device = members.last.flatMap { backups[$0].info?.deviceName }
-      return DeviceHistory(device: device, udid: key, backups: members, containers: lineOrder.compactMap { lines[$0] })
+      return DeviceHistory(device: device, udid: key, backups: members, byDate: byDate, containers: lineOrder.compactMap { lines[$0] })
     }
   }
 
@@ -80,6 +85,7 @@ extension AuditSet {
       .object([
         "device": history.device.map { .string($0) } ?? .null,
         "udid": .string(history.udid),
+        "orderedBy": .string(history.byDate ? "date" : "folder name"),
         "backups": .array(history.backups.map { index in
           .object(["path": .string(backups[index].path), "date": backups[index].info?.date.map { .string($0) } ?? .null])
         }),
@@ -102,8 +108,13 @@ extension AuditSet {
     for history in histories(grouping) where history.backups.count > 1 {
       let first = backups[history.backups.first!].info?.date ?? "?"
       let last = backups[history.backups.last!].info?.date ?? "?"
-      lines.append("History of \(TerminalText.escaped(history.device ?? history.udid)) (\(TerminalText.escaped(history.udid))): "
-                   + "\(history.backups.count) backups from \(TerminalText.escaped(first)) to \(TerminalText.escaped(last))")
+      if history.byDate {
+        lines.append("History of \(TerminalText.escaped(history.device ?? history.udid)) (\(TerminalText.escaped(history.udid))): "
+                     + "\(history.backups.count) backups from \(TerminalText.escaped(first)) to \(TerminalText.escaped(last))")
+      } else {
+        lines.append("History of \(TerminalText.escaped(history.device ?? history.udid)) (\(TerminalText.escaped(history.udid))): "
+                     + "\(history.backups.count) backups, ordered by folder name (not every backup gives its date)")
+      }
       func bytes(_ point: CategoryTotals??) -> UInt64 { (point ?? nil)?.bytes ?? 0 }
       let changed = history.containers.map { line -> (line: DeviceHistory.Line, change: Int64) in
         let change = Int64(clamping: bytes(line.points.last)) - Int64(clamping: bytes(line.points.first))
