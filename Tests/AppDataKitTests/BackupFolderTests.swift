@@ -405,3 +405,13 @@ extension BackupHistoryTests {
     #expect(table.output.contains("3 backups, ordered by folder name (not every backup gives its date)"), "\(table.output)")
   }
 }
+
+extension BackupHistoryTests {
+  /// `--app ID` on a folder of backups gives that app's history alone, its group included.
+  @Test func appGivesOneAppsHistory() throws {
+    let report = try AppData.auditJSON("\(Self.folder)/Backup", ["--app", "com.example.notes"], environment: EncryptedBackupTests.withPassword)
+    let history = try #require((report["history"] as? [[String: Any]])?.first)
+    let ids = (history["containers"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }.sorted()
+    #expect(ids == ["com.example.notes", "group.com.example.notes"])
+  }
+}
