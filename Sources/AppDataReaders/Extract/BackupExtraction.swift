@@ -142,11 +142,12 @@ package enum BackupExtraction {
       if let archived, let archive = archived.archivePath {
         try writer.writePayloads(from: archived, archivePath: archive, containers: &report.containers, problems: &report.problems)
       }
-      try writer.finish()
     } catch {
       writer.abandon()
       throw error
     }
+    // It puts OUT in place, or removes what it wrote, itself.
+    try writer.finish()
     return report
   }
 }

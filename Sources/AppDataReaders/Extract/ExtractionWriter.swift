@@ -557,7 +557,10 @@ struct ExtractionWriter {
   /// (an OUT replaced with --force goes only once the new one is in place).
   mutating func finish() throws(Refusal) {
     checkpoint()
-    try checkInterrupt()
+    do { try checkInterrupt() } catch {
+      abandon()
+      throw error
+    }
     // A package or a folder of containers: OUT itself is a plain folder (the partial folder
     // was made 0700 so that nobody else sees it half written).
     if !folders.contains(where: { $0.path.isEmpty }) { try? Syscalls.setMode(partial, 0o755, displayPath: request.output) }
