@@ -176,15 +176,7 @@ struct AuditCommand {
     exactBytes = parsed.flag("bytes")
     quiet = parsed.flag("quiet")
     colorChoice = parsed.value("color") ?? "auto"
-    if let text = parsed.value("root") {
-      let components = RelativePath.components(Array(text.utf8))
-      guard !components.contains([0x2E, 0x2E]) else {
-        throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--root': expected a folder inside PATH, without '..'")
-      }
-      root = components.filter { $0 != [0x2E] }
-    } else {
-      root = nil
-    }
+    root = try parsed.root(inside: "a folder inside PATH")
     maximumArchiveBytes = try parsed.size("max-archive-bytes")
     maximumManifestBytes = try parsed.size("max-manifest-bytes")
     maximumBackups = try parsed.integer("max-backups", minimum: 1)

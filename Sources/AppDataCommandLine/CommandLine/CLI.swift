@@ -140,6 +140,16 @@ extension ParsedArguments {
     return number
   }
 
+  /// `--root PATH-IN`: a folder inside PATH, as components without `.`; `..` is a usage error.
+  func root(inside what: String) throws(UsageError) -> [[UInt8]]? {
+    guard let text = value("root") else { return nil }
+    let components = RelativePath.components(Array(text.utf8))
+    guard !components.contains([0x2E, 0x2E]) else {
+      throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--root': expected \(what), without '..'")
+    }
+    return components.filter { $0 != [0x2E] }
+  }
+
   /// A size option (`10M`, `1.5G`, `500kB`), or a usage error naming it.
   func size(_ name: String) throws(UsageError) -> UInt64? {
     guard let text = value(name) else { return nil }

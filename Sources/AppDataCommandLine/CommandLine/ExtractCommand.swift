@@ -37,15 +37,7 @@ struct ExtractCommand {
     quiet = parsed.flag("quiet")
     failOn = parsed.value("fail-on") ?? "error"
     maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
-    if let text = parsed.value("root") {
-      let components = RelativePath.components(Array(text.utf8))
-      guard !components.contains([0x2E, 0x2E]) else {
-        throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--root': expected a backup's folder inside BACKUP, without '..'")
-      }
-      root = components.filter { $0 != [0x2E] }
-    } else {
-      root = nil
-    }
+    root = try parsed.root(inside: "a backup's folder inside BACKUP")
     password = try BackupPassword(parsed)
     stopAfter = try parsed.integer("test-stop-after", minimum: 1)
   }

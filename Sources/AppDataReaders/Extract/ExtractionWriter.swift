@@ -226,10 +226,7 @@ struct ExtractionWriter {
           if error.isExists { problem("not written: another row already made this path"); continue }
           throw failed(error)
         }
-        if let time = entry.record?.lastModified {
-          try? Syscalls.setTimes(name, in: folder, access: FileTime(seconds: Int(time), nanoseconds: 0),
-                                 modification: FileTime(seconds: Int(time), nanoseconds: 0), displayPath: display(path))
-        }
+        setTime(entry.record?.lastModified, of: name, in: folder, path: path)
         container.symlinks += 1
       case .file:
         if backup == nil && Self.hasPayload(entry, isEncrypted: isEncrypted) {
@@ -279,6 +276,23 @@ struct ExtractionWriter {
     }
     guard let current else { return .failure(Errno(code: ErrnoValue.notFound)) }
     return .success(current)
+  }
+
+  /// Sets an entry's modification (and access) time to the record's `LastModified`, without
+  /// following a symlink; a time that cannot be set is left as the write made it.
+  private func setTime(_ time: Int64?, of name: [UInt8], in folder: FileDescriptor, path: [UInt8]) {
+    guard let time else { return }
+    let when = FileTime(seconds: Int(time), nanoseconds: 0)
+    try? Syscalls.setTimes(name, in: folder, access: when, modification: when, displayPath: display(path))
+  }
+
+  /// The folder at `path` below the partial folder (the partial folder itself for an empty
+  /// path), reached without following a symlink, and whether the caller closes it; nil when
+  /// it cannot be opened.
+  private func folder(at path: [UInt8]) -> (descriptor: FileDescriptor, isOwned: Bool)? {
+    if path.isEmpty { return (partial, false) }
+    guard case .success(let opened) = Syscalls.openFolder(relativePath: path, below: partial) else { return nil }
+    return (opened, true)
   }
 
   /// Why a symlink's target would point out of the container, or nil: absolute, or climbing
@@ -413,10 +427,7 @@ struct ExtractionWriter {
       try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: display(path))
       return .notWritten(why)
     }
-    if let time = entry.record?.lastModified {
-      try? Syscalls.setTimes(name, in: folder, access: FileTime(seconds: Int(time), nanoseconds: 0),
-                             modification: FileTime(seconds: Int(time), nanoseconds: 0), displayPath: display(path))
-    }
+    setTime(entry.record?.lastModified, of: name, in: folder, path: path)
     return .written(bytes)
   }
 
@@ -513,14 +524,8 @@ struct ExtractionWriter {
       func problem(_ message: String, _ isError: Bool) {
         problems.append(BackupExtraction.Report.Problem(domain: item.domain, path: path, message: message, isError: isError))
       }
-      let root: FileDescriptor
-      if item.root.isEmpty {
-        root = partial
-      } else {
-        guard case .success(let opened) = Syscalls.openFolder(relativePath: item.root, below: partial) else { continue }
-        root = opened
-      }
-      defer { if !item.root.isEmpty { root.close() } }
+      guard let (root, isOwned) = folder(at: item.root) else { continue }
+      defer { if isOwned { root.close() } }
       let folder: FileDescriptor
       if item.entry.components.count == 1 {
         folder = root
@@ -565,30 +570,14 @@ struct ExtractionWriter {
     // was made 0700 so that nobody else sees it half written).
     if !folders.contains(where: { $0.path.isEmpty }) { try? Syscalls.setMode(partial, 0o755, displayPath: request.output) }
     for folder in folders.reversed() {
-      let descriptor: FileDescriptor
-      if folder.path.isEmpty {
-        descriptor = partial
-      } else {
-        guard case .success(let opened) = Syscalls.openFolder(relativePath: folder.path, below: partial) else { continue }
-        descriptor = opened
+      if let mode = folder.mode, let opened = self.folder(at: folder.path) {
+        try? Syscalls.setMode(opened.descriptor, mode, displayPath: display(folder.path))
+        if opened.isOwned { opened.descriptor.close() }
       }
-      if let mode = folder.mode { try? Syscalls.setMode(descriptor, mode, displayPath: display(folder.path)) }
-      if !folder.path.isEmpty { descriptor.close() }
-      if let time = folder.time {
-        let components = RelativePath.components(folder.path)
-        let parentFolder: FileDescriptor?
-        if components.count <= 1 {
-          parentFolder = components.isEmpty ? nil : partial
-        } else if case .success(let opened) = Syscalls.openFolder(relativePath: RelativePath.join(Array(components.dropLast())), below: partial) {
-          parentFolder = opened
-        } else {
-          parentFolder = nil
-        }
-        if let parentFolder, let last = components.last {
-          try? Syscalls.setTimes(last, in: parentFolder, access: FileTime(seconds: Int(time), nanoseconds: 0),
-                                 modification: FileTime(seconds: Int(time), nanoseconds: 0), displayPath: display(folder.path))
-          if components.count > 1 { parentFolder.close() }
-        }
+      let components = RelativePath.components(folder.path)
+      if let last = components.last, let parentFolder = self.folder(at: RelativePath.join(Array(components.dropLast()))) {
+        setTime(folder.time, of: last, in: parentFolder.descriptor, path: folder.path)
+        if parentFolder.isOwned { parentFolder.descriptor.close() }
       }
     }
     partial.close()

@@ -41,23 +41,16 @@ package struct SourceGroup: ContainerSource, BackupHolder {
 
   package func deviceBackups() throws(Refusal) -> [BackupSource] {
     var found: [BackupSource] = []
+    var refused: Refusal?
     for member in members {
       switch member {
       case .source(let source, _): found += try InputResolver.deviceBackups(in: source)
-      case .refusedBackup(_, _, let message): if members.count == 1 { throw Refusal(message) }
+      case .refusedBackup(_, _, let message): refused = refused ?? Refusal(message)
       }
     }
+    // Only backups that cannot be read: why the first cannot.
+    if found.isEmpty, let refused { throw refused }
     return found
-  }
-
-  /// The names of the backups among the parts (a folder of backups), read or refused.
-  package var backupNames: [String] {
-    members.compactMap { member in
-      switch member {
-      case .source(let source, _): return (source as? BackupSource).map { Self.lastComponent($0.source) }
-      case .refusedBackup(_, let udid, _): return udid
-      }
-    }
   }
 
   package var identities: [FileIdentity?] {
