@@ -14,8 +14,8 @@ enum BackupDecryption {
   }
 
   struct PayloadDecryptor {
-    mutating func update(_ cipher: UnsafeRawBufferPointer, output: inout [UInt8]) throws(Failure) {}
-    mutating func finish(output: inout [UInt8]) throws(Failure) {}
+    mutating func update(_ cipher: UnsafeRawBufferPointer, write: (UnsafeRawBufferPointer) -> Void) throws(Failure) {}
+    mutating func finish(write: (UnsafeRawBufferPointer) -> Void) throws(Failure) {}
   }
 
   static func decryptDatabase(path: String, memory: SecretBuffer?, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey,

@@ -65,9 +65,10 @@ enum BackupDecryption {
 
     fileprivate init(key: SymmetricKey) { self.key = key }
 
-    /// Decrypts `cipher` (a whole number of 16-byte blocks), appending to `output` the
-    /// plaintext that is certainly not padding (the caller writes it and empties it).
-    mutating func update(_ cipher: UnsafeRawBufferPointer, output: inout [UInt8]) throws(Failure) {
+    /// Decrypts `cipher` (a whole number of 16-byte blocks) and hands the plaintext that is
+    /// certainly not padding to `write`, in place (the block held back from before, then this
+    /// chunk but its last block): no copy of the chunk is made.
+    mutating func update(_ cipher: UnsafeRawBufferPointer, write: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
       guard !cipher.isEmpty else { return }
       guard cipher.count % 16 == 0 else { throw .damaged("not a whole number of 16-byte AES blocks") }
       var plain: Data
@@ -77,19 +78,19 @@ enum BackupDecryption {
         throw .damaged("cannot decrypt: \(error)")
       }
       iv = Array(cipher[(cipher.count - 16)...])
-      output.append(contentsOf: held)
-      output.append(contentsOf: plain.prefix(plain.count - 16))
+      if !held.isEmpty { held.withUnsafeBytes(write) }
+      plain.withUnsafeBytes { bytes in write(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - 16)])) }
       held = Array(plain.suffix(16))
       plain.resetBytes(in: 0..<plain.count)
     }
 
-    /// Checks the padding of the last block and appends what precedes it to `output`.
-    mutating func finish(output: inout [UInt8]) throws(Failure) {
+    /// Checks the padding of the last block and hands what precedes it to `write`.
+    mutating func finish(write: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
       guard let last = held.last, held.count == 16 else { throw .damaged("no AES block to unpad (an empty encrypted payload)") }
       guard (1...16).contains(last), held.suffix(Int(last)).allSatisfy({ $0 == last }) else {
         throw .damaged("its PKCS#7 padding is invalid (a wrong key, or a damaged payload)")
       }
-      output.append(contentsOf: held.prefix(16 - Int(last)))
+      held.withUnsafeBytes { bytes in write(UnsafeRawBufferPointer(rebasing: bytes[0..<(16 - Int(last))])) }
       held = []
     }
   }

@@ -28,7 +28,24 @@ struct ExtractionWriter {
   /// permission can still be filled.
   var folders: [(path: [UInt8], mode: UInt32?, time: Int64?)] = []
   var buffer: UnsafeMutableRawBufferPointer
-  var plain: [UInt8] = []
+  /// The folder the last entry went in, kept open for the next (closed when replaced or released).
+  final class FolderCache {
+    private(set) var components: [[UInt8]] = []
+    private(set) var descriptor: FileDescriptor?
+    func keep(_ opened: FileDescriptor, for components: [[UInt8]]) {
+      descriptor?.close()
+      descriptor = opened
+      self.components = components
+    }
+    deinit { descriptor?.close() }
+  }
+
+  /// The backup folder's `xx` folders opened so far (at most 65,536 names, 256 in a real backup).
+  let shards = Shards()
+  final class Shards {
+    var descriptors: [Int: FileDescriptor] = [:]
+    deinit { for descriptor in descriptors.values { descriptor.close() } }
+  }
   /// Checkpoints passed (`Request.stopAfter`).
   var checkpoints = 0
   /// In an archive: the files whose payloads the second pass writes, by fileID (a fileID is
@@ -170,6 +187,7 @@ struct ExtractionWriter {
         ("MCMMetadataIdentifier", .string(plan.id)), ("MCMMetadataContentClass", .integer(contentClass)),
       ]))
     }
+    let cache = FolderCache()
     for entry in plan.entries {
       checkpoint()
       try checkInterrupt()
@@ -179,18 +197,24 @@ struct ExtractionWriter {
       }
       // The folder the entry goes in, reached without following a symlink (one this extraction
       // made for an earlier row is not a folder, and stops here).
+      // Entries come in path order, so the files of a folder follow each other: its descriptor
+      // is kept for the next entry (it stays the folder it was, whatever a later row makes).
+      let parentComponents = Array(entry.components.dropLast())
       let folder: FileDescriptor
-      if entry.components.count == 1 {
+      if parentComponents.isEmpty {
         folder = root
+      } else if let cached = cache.descriptor, cache.components == parentComponents {
+        folder = cached
       } else {
-        switch try openOrMake(Array(entry.components.dropLast()), below: root, rootPath: rootPath) {
-        case .success(let opened): folder = opened
+        switch try openOrMake(parentComponents, below: root, rootPath: rootPath) {
+        case .success(let opened):
+          cache.keep(opened, for: parentComponents)
+          folder = opened
         case .failure(let error):
           problem("not written: its folder cannot be opened without following a symlink (\(SystemError(code: error.code, operation: .openFolder, path: "").reason))")
           continue
         }
       }
-      defer { if entry.components.count > 1 { folder.close() } }
       let name = entry.components[entry.components.count - 1]
       let mode = entry.record?.mode.map { $0 & 0o777 }
       switch entry.kind {
@@ -226,7 +250,12 @@ struct ExtractionWriter {
           if error.isExists { problem("not written: another row already made this path"); continue }
           throw failed(error)
         }
-        setTime(entry.record?.lastModified, of: name, in: folder, path: path)
+        // Inline, not `setTime`: Swift 6.3.1's optimizer crashes (an ownership verifier failure
+        // in SILCombine) when this mutating method calls that one here.
+        if let time = entry.record?.lastModified {
+          let when = FileTime(seconds: Int(time), nanoseconds: 0)
+          try? Syscalls.setTimes(name, in: folder, access: when, modification: when, displayPath: display(path))
+        }
         container.symlinks += 1
       case .file:
         if backup == nil && Self.hasPayload(entry, isEncrypted: isEncrypted) {
@@ -349,15 +378,24 @@ struct ExtractionWriter {
     (entry.record?.size ?? 0) > 0 || entry.record == nil || isEncrypted && entry.record?.encryptionKey != nil
   }
 
+  /// The backup folder's `xx` folder, opened once (without following a symlink) and kept.
+  private func shard(_ name: [UInt8]) -> FileDescriptor? {
+    guard name.count == 2, let backup else { return nil }
+    let index = Int(name[0]) << 8 | Int(name[1])
+    if let known = shards.descriptors[index] { return known }
+    guard case .success(let opened) = Syscalls.openFolder(relativePath: name, below: backup) else { return nil }
+    shards.descriptors[index] = opened
+    return opened
+  }
+
   /// The payload file of an entry in the backup folder: xx/<fileID>, a regular file, not
   /// followed if it is a link and not waited on if it is a FIFO.
   private func openPayload(_ entry: BackupExtraction.Plan.Entry) -> Result<FileDescriptor, ExtractionProblem> {
     let fileID = Array(entry.fileID.utf8)
     let name = "\(entry.fileID.prefix(2))/\(entry.fileID)"
-    guard let backup, case .success(let shard) = Syscalls.openFolder(relativePath: Array(fileID.prefix(2)), below: backup) else {
+    guard let shard = shard(Array(fileID.prefix(2))) else {
       return .failure(ExtractionProblem("its payload \(name) is missing"))
     }
-    defer { shard.close() }
     do {
       let opened = try Syscalls.open(fileID, in: shard, options: .readMaybeFile, displayPath: entry.fileID)
       guard try Syscalls.status(of: opened, displayPath: entry.fileID).kind == .regular else {
@@ -436,7 +474,7 @@ struct ExtractionWriter {
   /// padding).
   private mutating func copy(from source: PayloadReader, decryptor: inout BackupDecryption.PayloadDecryptor?, into file: FileDescriptor,
                              path: [UInt8]) throws(Refusal) -> (UInt64, String?) {
-    var bytes: UInt64 = 0
+    let counter = WriteCounter(file: file, displayPath: display(path))
     var filled = 0
     while true {
       try checkInterrupt()
@@ -446,18 +484,13 @@ struct ExtractionWriter {
       // Whole blocks only, but for the end.
       let usable = decryptor == nil ? filled : atEnd ? filled : filled - filled % 16
       if usable > 0 && (filled == buffer.count || atEnd) {
-        plain.removeAll(keepingCapacity: true)
+        let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<usable])
         if decryptor != nil {
-          do {
-            try decryptor!.update(UnsafeRawBufferPointer(rebasing: buffer[0..<usable]), output: &plain)
-          } catch {
-            return (bytes, Self.words(error))
-          }
+          do { try decryptor!.update(chunk, write: counter.write) } catch { return (counter.bytes, Self.words(error)) }
         } else {
-          plain.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<usable]))
+          counter.write(chunk)
         }
-        do { try Syscalls.writeAll(file, plain, displayPath: display(path)) } catch { throw failed(error) }
-        bytes += UInt64(plain.count)
+        if let failure = counter.failure { throw failed(failure) }
         written = written.saturatingSum(UInt64(usable))
         request.progress?(written, totalBytes)
         let rest = filled - usable
@@ -466,16 +499,30 @@ struct ExtractionWriter {
       }
       if atEnd { break }
     }
-    guard decryptor != nil else { return (bytes, nil) }
-    plain.removeAll(keepingCapacity: true)
-    do {
-      try decryptor!.finish(output: &plain)
-    } catch {
-      return (bytes, Self.words(error))
+    guard decryptor != nil else { return (counter.bytes, nil) }
+    do { try decryptor!.finish(write: counter.write) } catch { return (counter.bytes, Self.words(error)) }
+    if let failure = counter.failure { throw failed(failure) }
+    return (counter.bytes, nil)
+  }
+
+  /// Writes what it is handed to a file, counting the bytes and keeping the first failure
+  /// (a full disk): the decryptor hands its plaintext over in place.
+  final class WriteCounter {
+    let file: FileDescriptor
+    let displayPath: String
+    var bytes: UInt64 = 0
+    var failure: SystemError?
+
+    init(file: FileDescriptor, displayPath: String) {
+      self.file = file
+      self.displayPath = displayPath
     }
-    do { try Syscalls.writeAll(file, plain, displayPath: display(path)) } catch { throw failed(error) }
-    bytes += UInt64(plain.count)
-    return (bytes, nil)
+
+    func write(_ piece: UnsafeRawBufferPointer) {
+      guard failure == nil, !piece.isEmpty else { return }
+      do { try Syscalls.writeAll(file, piece, displayPath: displayPath) } catch { failure = error }
+      bytes += UInt64(piece.count)
+    }
   }
 
   static func words(_ error: BackupDecryption.Failure) -> String {
