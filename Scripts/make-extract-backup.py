@@ -155,22 +155,13 @@ def expected(items, big):
     return result
 
 
-def main():
-    out = sys.argv[1]
-    big = int(sys.argv[sys.argv.index("--big") + 1]) if "--big" in sys.argv else 0
-    files = int(sys.argv[sys.argv.index("--files") + 1]) if "--files" in sys.argv else 0
-    file_size = int(sys.argv[sys.argv.index("--file-size") + 1]) if "--file-size" in sys.argv else 0
-    items = rows(random.Random(33), big, files, file_size)
-    plain = os.path.join(out, "plain")
-    os.makedirs(plain, exist_ok=True)
-    backup.write_plists(plain, [APP, "com.example.other"])
-    write(plain, items, big=big)
-    encrypted = os.path.join(out, "encrypted")
+def write_encrypted(encrypted, items, apps, big=0):
+    """An encrypted backup of `items`, with make-test-backup's PASSWORD: its payloads as write()
+    encrypts them, its manifest as make-test-backup encrypts it (class 3's key wraps its key)."""
     os.makedirs(encrypted, exist_ok=True)
-    backup.write_plists(encrypted, [APP, "com.example.other"])
+    backup.write_plists(encrypted, apps)
     bag, class_keys = backup.keybag_and_keys(backup.PASSWORD, 10, random.Random(15))
     write(encrypted, items, class_keys=class_keys, big=big)
-    # The manifest itself, as make-test-backup encrypts it: class 3's key wraps its key.
     from cryptography.hazmat.primitives import padding
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     from cryptography.hazmat.primitives.keywrap import aes_key_wrap
@@ -185,6 +176,19 @@ def main():
         f.write(encryptor.update(data) + encryptor.finalize())
     backup.edit_manifest(encrypted, lambda manifest: manifest.update(
         IsEncrypted=True, BackupKeyBag=bag, ManifestKey=struct.pack("<I", 3) + aes_key_wrap(class_keys[3], database_key)))
+
+
+def main():
+    out = sys.argv[1]
+    big = int(sys.argv[sys.argv.index("--big") + 1]) if "--big" in sys.argv else 0
+    files = int(sys.argv[sys.argv.index("--files") + 1]) if "--files" in sys.argv else 0
+    file_size = int(sys.argv[sys.argv.index("--file-size") + 1]) if "--file-size" in sys.argv else 0
+    items = rows(random.Random(33), big, files, file_size)
+    plain = os.path.join(out, "plain")
+    os.makedirs(plain, exist_ok=True)
+    backup.write_plists(plain, [APP, "com.example.other"])
+    write(plain, items, big=big)
+    write_encrypted(os.path.join(out, "encrypted"), items, [APP, "com.example.other"], big=big)
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(expected(items, big), f, indent=1, sort_keys=True)
 

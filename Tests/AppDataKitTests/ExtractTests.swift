@@ -253,6 +253,77 @@ struct ExtractTests {
     #expect(!FileManager.default.fileExists(atPath: out + "/Documents/payload-link"))
   }
 
+  /// Many files, more than the writing threads' queue holds many times over (it waits when
+  /// full, and drops the jobs taken): every one byte-identical, with its mode and time.
+  @Test(arguments: ["plain", "encrypted"])
+  func manyFilesAreAllWrittenWhateverTheThreadsTimings(backup: String) throws {
+    let folder = Self.scratch("many")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    #expect(try AppData.shell("python3 '\(AppData.packageRoot)/Scripts/make-extract-backup.py' '\(folder)/fixtures' --files 300 --file-size 3001").status == 0)
+    let result = try AppData.run(["extract", "--app", Self.app, "-o", folder + "/out", "--json", "\(folder)/fixtures/\(backup)"],
+                                 environment: Self.environment)
+    #expect(result.status == 0, "\(result.error)")
+    let container = (try result.json()["containers"] as? [[String: Any]])?.first
+    #expect(container?["files"] as? Int == 307 && container?["folders"] as? Int == 9, "\(String(describing: container))")
+    let check = try AppData.shell("""
+      python3 - '\(folder)' <<'EOF'
+      import hashlib, json, os, sys
+      expected = json.load(open(sys.argv[1] + "/fixtures/expected.json"))["AppDomain-\(Self.app)"]
+      wrong = []
+      for path, entry in expected.items():
+          if entry["kind"] != "file": continue
+          full = os.path.join(sys.argv[1], "out", path)
+          status = os.lstat(full)
+          if hashlib.sha256(open(full, "rb").read()).hexdigest() != entry["sha256"] or status.st_mode & 0o777 != entry["mode"] \\
+             or int(status.st_mtime) != entry["mtime"]:
+              wrong.append(path)
+      print(len([e for e in expected.values() if e["kind"] == "file"]), wrong)
+      EOF
+      """)
+    #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "307 []", "\(check.output) \(check.error)")
+  }
+
+  /// Encrypted payloads that do not decrypt (not whole blocks; a last block whose PKCS#7 padding
+  /// is invalid) are findings: exit 1, their files not in OUT, and every other file written.
+  /// Such a file is removed only once writing has stopped, so a row below it finds a file there
+  /// (and is not written), whichever thread wrote what first.
+  @Test func damagedEncryptedPayloadsAreFindingsAndLeaveNoFile() throws {
+    let folder = Self.scratch("damaged")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = """
+      import hashlib, os, sys, importlib.util
+      spec = importlib.util.spec_from_file_location("x", sys.argv[2])
+      x = importlib.util.module_from_spec(spec); spec.loader.exec_module(x)
+      d = "AppDomain-com.example.damaged"
+      folder_row = lambda p: (d, p, "folder", 0o755, 1, None, None, {}, 0)
+      file_row = lambda p, c: (d, p, "file", 0o644, 1, c, None, {}, 3)
+      rows = [folder_row(""), folder_row("Documents"), file_row("Documents/ok.txt", b"ok" * 5000),
+              file_row("Documents/notes.txt", b"hello from the backup\\n" * 50), file_row("Documents/notes.txt/child.txt", b"x"),
+              file_row("Documents/caf\\u00e9.txt", "caf\\u00e9 au lait".encode())]
+      backup = sys.argv[1] + "/backup"
+      x.write_encrypted(backup, rows, ["com.example.damaged"])
+      # notes.txt without its last block ends in an 'm', no PKCS#7 padding; café.txt without
+      # its last 5 bytes is not whole blocks.
+      for path, cut in (("Documents/notes.txt", 16), ("Documents/caf\\u00e9.txt", 5)):
+          identifier = hashlib.sha1((d + "-" + path).encode()).hexdigest()
+          stored = os.path.join(backup, identifier[:2], identifier)
+          os.truncate(stored, os.path.getsize(stored) - cut)
+      """
+    #expect(try AppData.shell("python3 - '\(folder)' '\(AppData.packageRoot)/Scripts/make-extract-backup.py' <<'EOF'\n\(script)\nEOF").status == 0)
+    let out = folder + "/out"
+    let result = try AppData.run(["extract", "--app", "com.example.damaged", "-o", out, "--json", folder + "/backup"], environment: Self.environment)
+    #expect(result.status == 1, "\(result.error)")
+    let problems = (try result.json()["problems"] as? [[String: Any]] ?? []).map { "\($0["path"] as! String): \($0["message"] as! String)" }
+    #expect(problems == [
+      "Documents/café.txt: not written: its payload cannot be decrypted: not a whole number of 16-byte AES blocks",
+      "Documents/notes.txt: not written: its payload cannot be decrypted: its PKCS#7 padding is invalid (a wrong key, or a damaged payload)",
+      "Documents/notes.txt/child.txt: not written: its folder cannot be opened without following a symlink (Not a directory)",
+    ], "\(problems)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/Documents").sorted() == ["ok.txt"])
+    #expect(try String(contentsOfFile: out + "/Documents/ok.txt", encoding: .utf8) == String(repeating: "ok", count: 5000))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["backup", "out"])
+  }
+
   /// SIGTERM in the middle of an extraction (paused at its third checkpoint): OUT does not exist
   /// and nothing is left beside it.
   @Test(arguments: ["SIGTERM", "SIGINT"])

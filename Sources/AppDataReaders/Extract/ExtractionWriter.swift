@@ -22,12 +22,14 @@ struct ExtractionWriter {
   /// The backup folder's descriptor; nil for a backup inside an archive (its payloads are
   /// written in a second pass over the archive, `writePayloads(from:)`).
   let backup: FileDescriptor?
-  let totalBytes: UInt64
-  var written: UInt64 = 0
+  /// Writes the payloads: on threads of their own from a backup folder, on this one from an
+  /// archive (one stream).
+  let writers: PayloadWriters
+  /// How many threads write payloads beside the one that makes the tree.
+  static let writerThreads = 2
   /// Folders whose mode and time are set last (children first), so a folder without write
   /// permission can still be filled.
   var folders: [(path: [UInt8], mode: UInt32?, time: Int64?)] = []
-  var buffer: UnsafeMutableRawBufferPointer
   /// The folder the last entry went in, kept open for the next (closed when replaced or released).
   final class FolderCache {
     private(set) var components: [[UInt8]] = []
@@ -69,7 +71,6 @@ struct ExtractionWriter {
     self.backupFolder = backupFolder
     self.isEncrypted = isEncrypted
     self.keys = keys
-    self.totalBytes = totalBytes
     let output = request.output.hasSuffix("/") && request.output.count > 1 ? String(request.output.dropLast()) : request.output
     let components = RelativePath.components(Array(output.utf8))
     guard let last = components.last, last != [0x2E], last != [0x2E, 0x2E] else {
@@ -108,30 +109,31 @@ struct ExtractionWriter {
     } else {
       backup = nil
     }
-    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+    writers = PayloadWriters(threads: backupFolder == nil ? 0 : Self.writerThreads, output: request.output,
+                             progress: ExtractionProgress(total: totalBytes, report: request.progress), isInterrupted: request.isInterrupted)
   }
 
   /// Removes the partial folder (after a failure or an interrupt).
   func abandon() {
+    writers.stop()
+    writers.close()
     partial.close()
     backup?.close()
     Syscalls.removeTree(partialName, in: parent)
     parent.close()
-    buffer.deallocate()
   }
 
   private func display(_ path: [UInt8]) -> String {
     RelativePath.display(RelativePath.join(Array(request.output.utf8), path))
   }
 
+  /// Between rows: an interrupt, or a failure a writing thread met, stops the extraction.
   private func checkInterrupt() throws(Refusal) {
-    if request.isInterrupted() { throw Refusal("interrupted; nothing was written (\(TerminalText.escaped(request.output)) does not exist)") }
+    if request.isInterrupted() { throw PayloadCopier.interrupted(output: request.output) }
+    try writers.check()
   }
 
-  /// A write that failed (a full disk, an I/O error): the extraction stops, and nothing stays.
-  private func failed(_ error: SystemError) -> Refusal {
-    Refusal("\(TerminalText.escaped(request.output)): cannot write the extraction: \(error.reason) (\(TerminalText.escaped(error.path))); nothing was written")
-  }
+  private func failed(_ error: SystemError) -> Refusal { PayloadCopier.failed(error, output: request.output) }
 
   /// A package's `AppDataInfo.plist`: what the backup's Manifest.plist knows of the app.
   mutating func writePackageInfo(id: String, manifest: BackupManifest) throws(Refusal) {
@@ -188,12 +190,15 @@ struct ExtractionWriter {
       ]))
     }
     let cache = FolderCache()
-    for entry in plan.entries {
+    // What was not written, by row: the rows' files are written on other threads, and what
+    // they find joins these in row order once they are done.
+    var noted: [(index: Int, problem: BackupExtraction.Report.Problem)] = []
+    for (index, entry) in plan.entries.enumerated() {
       checkpoint()
       try checkInterrupt()
       let path = RelativePath.join(entry.components)
       func problem(_ message: String, isError: Bool = true) {
-        problems.append(BackupExtraction.Report.Problem(domain: plan.domain, path: path, message: message, isError: isError))
+        noted.append((index, BackupExtraction.Report.Problem(domain: plan.domain, path: path, message: message, isError: isError)))
       }
       // The folder the entry goes in, reached without following a symlink (one this extraction
       // made for an earlier row is not a folder, and stops here).
@@ -226,7 +231,7 @@ struct ExtractionWriter {
           throw failed(error)
         }
         folders.append((RelativePath.join(rootPath, path), mode ?? 0o755, entry.record?.lastModified))
-        try setAttributes(entry.record, name: name, in: folder, path: path, problem: problem)
+        try setAttributes(entry.record, name: name, in: folder, path: path) { problem($0, isError: $1) }
         container.folders += 1
       case .symlink:
         let target = entry.record?.target ?? []
@@ -263,18 +268,48 @@ struct ExtractionWriter {
           deferred[entry.fileID] = (containerIndex, rootPath, entry, plan.domain)
           continue
         }
-        let result = try writeFile(entry, name: name, in: folder, path: path, mode: mode ?? 0o644)
-        switch result {
-        case .written(let bytes):
-          container.files += 1
-          container.bytes = container.bytes.saturatingSum(bytes)
-          if let size = entry.record?.size, size != bytes { container.sizeDifferences.append((path, size, bytes)) }
-          if entry.record == nil { problem("its record (the manifest's MBFile) cannot be read: written with mode 0644 and no time of its own", isError: false) }
-          try setAttributes(entry.record, name: name, in: folder, path: path, problem: problem)
-        case .notWritten(let why):
-          problem("not written: \(why)")
+        let folderPath = RelativePath.join(rootPath, RelativePath.join(parentComponents))
+        switch try startFile(entry, index: index, name: name, in: folder, folderPath: folderPath, path: path, mode: mode ?? 0o644) {
+        case .success(let job): try writers.submit(job)
+        case .failure(let why): problem("not written: \(why.message)")
         }
       }
+    }
+    var removals: [(folder: [UInt8], name: [UInt8])] = []
+    for outcome in try writers.drain() {
+      Self.note(outcome, in: &container, removals: &removals) { message, isError in
+        noted.append((outcome.index, BackupExtraction.Report.Problem(domain: plan.domain, path: outcome.path, message: message, isError: isError)))
+      }
+    }
+    removeFailedFiles(removals)
+    // In row order; a row's own findings in the order they were made.
+    problems += noted.enumerated().sorted { a, b in
+      a.element.index != b.element.index ? a.element.index < b.element.index : a.offset < b.offset
+    }.map(\.element.problem)
+  }
+
+  /// What a written job adds to its container's figures and findings.
+  static func note(_ outcome: PayloadOutcome, in container: inout BackupExtraction.Report.Container,
+                   removals: inout [(folder: [UInt8], name: [UInt8])], problem: (String, Bool) -> Void) {
+    switch outcome.result {
+    case .written(let bytes):
+      container.files += 1
+      container.bytes = container.bytes.saturatingSum(bytes)
+      if let size = outcome.manifestSize, size != bytes { container.sizeDifferences.append((outcome.path, size, bytes)) }
+      if outcome.hasNoRecord { problem("its record (the manifest's MBFile) cannot be read: written with mode 0644 and no time of its own", false) }
+      for warning in outcome.warnings { problem(warning, false) }
+    case .notWritten(let why):
+      problem("not written: \(why)", true)
+    }
+    if let removal = outcome.removal { removals.append(removal) }
+  }
+
+  /// Removes the files made for payloads that did not decrypt, once nothing is being written.
+  private func removeFailedFiles(_ removals: [(folder: [UInt8], name: [UInt8])]) {
+    for removal in removals {
+      guard let folder = folder(at: removal.folder) else { continue }
+      try? Syscalls.remove(removal.name, in: folder.descriptor, isDirectory: false, displayPath: display(RelativePath.join(removal.folder, removal.name)))
+      if folder.isOwned { folder.descriptor.close() }
     }
   }
 
@@ -408,15 +443,15 @@ struct ExtractionWriter {
     }
   }
 
-  /// Copies (or decrypts) one payload into a new file; a payload that cannot be had is a
-  /// finding and leaves no file, a write that fails stops everything. `source` nil: the
-  /// payload is opened in the backup folder (or the file has none).
-  private mutating func writeFile(_ entry: BackupExtraction.Plan.Entry, name: [UInt8], in folder: FileDescriptor, path: [UInt8],
-                                  mode: UInt32, source given: PayloadReader? = nil) throws(Refusal) -> FileResult {
+  /// Makes one file's entry and opens what it is written from: the job that writes it, or why
+  /// it is not written (its payload cannot be had: no file is made). `source` nil: the payload
+  /// is opened in the backup folder (or the file has none).
+  private func startFile(_ entry: BackupExtraction.Plan.Entry, index: Int, name: [UInt8], in folder: FileDescriptor, folderPath: [UInt8],
+                         path: [UInt8], mode: UInt32, source given: PayloadReader? = nil) throws(Refusal) -> Result<PayloadJob, ExtractionProblem> {
     var decryptor: BackupDecryption.PayloadDecryptor?
     switch self.decryptor(for: entry) {
     case .success(let made): decryptor = made
-    case .failure(let problem): return .notWritten(problem.message)
+    case .failure(let problem): return .failure(problem)
     }
     var source = given
     var opened: FileDescriptor?
@@ -425,104 +460,19 @@ struct ExtractionWriter {
       case .success(let descriptor):
         opened = descriptor
         source = .file(descriptor)
-      case .failure(let problem): return .notWritten(problem.message)
+      case .failure(let problem): return .failure(problem)
       }
     }
-    defer { opened?.close() }
     let file: FileDescriptor
     do {
       file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
     } catch {
-      if error.isExists { return .notWritten("another row already made this path") }
+      opened?.close()
+      if error.isExists { return .failure(ExtractionProblem("another row already made this path")) }
       throw failed(error)
     }
-    var bytes: UInt64 = 0
-    var why: String?
-    do throws(Refusal) {
-      if let opened, decryptor == nil {
-        // A plain payload on disk: the kernel copies it (copy_file_range), holes kept.
-        do {
-          bytes = try Syscalls.copyData(from: opened, to: file, displayPath: display(path))
-          bytes = try Syscalls.status(of: file, displayPath: display(path)).size
-        } catch {
-          throw failed(error)
-        }
-        written = written.saturatingSum(bytes)
-        request.progress?(written, totalBytes)
-      } else if let source {
-        (bytes, why) = try copy(from: source, decryptor: &decryptor, into: file, path: path)
-      }
-      if why == nil {
-        do { try Syscalls.setMode(file, mode, displayPath: display(path)) } catch { throw failed(error) }
-      }
-    } catch {
-      file.close()
-      try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: display(path))
-      throw error
-    }
-    file.close()
-    if let why {
-      try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: display(path))
-      return .notWritten(why)
-    }
-    setTime(entry.record?.lastModified, of: name, in: folder, path: path)
-    return .written(bytes)
-  }
-
-  /// Copies `source` into `file` a chunk at a time, decrypting it with `decryptor` when there
-  /// is one; the bytes written, or why the payload cannot be decrypted (not whole blocks, bad
-  /// padding).
-  private mutating func copy(from source: PayloadReader, decryptor: inout BackupDecryption.PayloadDecryptor?, into file: FileDescriptor,
-                             path: [UInt8]) throws(Refusal) -> (UInt64, String?) {
-    let counter = WriteCounter(file: file, displayPath: display(path))
-    var filled = 0
-    while true {
-      try checkInterrupt()
-      let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), path: display(path))
-      filled += count
-      let atEnd = count == 0
-      // Whole blocks only, but for the end.
-      let usable = decryptor == nil ? filled : atEnd ? filled : filled - filled % 16
-      if usable > 0 && (filled == buffer.count || atEnd) {
-        let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<usable])
-        if decryptor != nil {
-          do { try decryptor!.update(chunk, write: counter.write) } catch { return (counter.bytes, Self.words(error)) }
-        } else {
-          counter.write(chunk)
-        }
-        if let failure = counter.failure { throw failed(failure) }
-        written = written.saturatingSum(UInt64(usable))
-        request.progress?(written, totalBytes)
-        let rest = filled - usable
-        if rest > 0 { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + usable, byteCount: rest) }
-        filled = rest
-      }
-      if atEnd { break }
-    }
-    guard decryptor != nil else { return (counter.bytes, nil) }
-    do { try decryptor!.finish(write: counter.write) } catch { return (counter.bytes, Self.words(error)) }
-    if let failure = counter.failure { throw failed(failure) }
-    return (counter.bytes, nil)
-  }
-
-  /// Writes what it is handed to a file, counting the bytes and keeping the first failure
-  /// (a full disk): the decryptor hands its plaintext over in place.
-  final class WriteCounter {
-    let file: FileDescriptor
-    let displayPath: String
-    var bytes: UInt64 = 0
-    var failure: SystemError?
-
-    init(file: FileDescriptor, displayPath: String) {
-      self.file = file
-      self.displayPath = displayPath
-    }
-
-    func write(_ piece: UnsafeRawBufferPointer) {
-      guard failure == nil, !piece.isEmpty else { return }
-      do { try Syscalls.writeAll(file, piece, displayPath: displayPath) } catch { failure = error }
-      bytes += UInt64(piece.count)
-    }
+    return .success(PayloadJob(index: index, source: source, file: file, decryptor: decryptor, mode: mode, record: entry.record,
+                               path: path, folder: folderPath, name: name))
   }
 
   static func words(_ error: BackupDecryption.Failure) -> String {
@@ -554,6 +504,7 @@ struct ExtractionWriter {
     do { reader = try LibArchive(path: archivePath) } catch {
       throw Refusal("\(TerminalText.escaped(archivePath)): cannot read the archive: \(error.message)")
     }
+    var removals: [(folder: [UInt8], name: [UInt8])] = []
     while !deferred.isEmpty {
       let header: ArchiveHeader?
       do { header = try reader.next() } catch {
@@ -586,18 +537,14 @@ struct ExtractionWriter {
       }
       defer { if item.entry.components.count > 1 { folder.close() } }
       let name = item.entry.components[item.entry.components.count - 1]
-      switch try writeFile(item.entry, name: name, in: folder, path: path, mode: item.entry.record?.mode.map { $0 & 0o777 } ?? 0o644,
-                           source: .archive(reader)) {
-      case .written(let bytes):
-        containers[item.container].files += 1
-        containers[item.container].bytes = containers[item.container].bytes.saturatingSum(bytes)
-        if let size = item.entry.record?.size, size != bytes { containers[item.container].sizeDifferences.append((path, size, bytes)) }
-        if item.entry.record == nil { problem("its record (the manifest's MBFile) cannot be read: written with mode 0644 and no time of its own", false) }
-        try setAttributes(item.entry.record, name: name, in: folder, path: path) { problem($0, $1) }
-      case .notWritten(let why):
-        problem("not written: \(why)", true)
+      let folderPath = RelativePath.join(item.root, RelativePath.join(Array(item.entry.components.dropLast())))
+      switch try startFile(item.entry, index: 0, name: name, in: folder, folderPath: folderPath, path: path,
+                           mode: item.entry.record?.mode.map { $0 & 0o777 } ?? 0o644, source: .archive(reader)) {
+      case .success(let job): Self.note(try writers.local.write(job), in: &containers[item.container], removals: &removals, problem: problem)
+      case .failure(let why): problem("not written: \(why.message)", true)
       }
     }
+    removeFailedFiles(removals)
     for (fileID, item) in deferred.sorted(by: { $0.key < $1.key }) {
       problems.append(BackupExtraction.Report.Problem(domain: item.domain, path: RelativePath.join(item.entry.components),
                                                       message: "not written: its payload \(fileID.prefix(2))/\(fileID) is not in the archive", isError: true))
@@ -629,7 +576,7 @@ struct ExtractionWriter {
     }
     partial.close()
     backup?.close()
-    buffer.deallocate()
+    writers.close()
     defer { parent.close() }
     let old = [0x2E] + name + Array(".appdata-extract-replaced".utf8)
     if request.force {

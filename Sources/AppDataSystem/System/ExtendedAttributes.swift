@@ -97,6 +97,20 @@ public enum ExtendedAttributes {
     }
   }
 
+  /// Sets `attribute` on the open file `descriptor` (fsetxattr(2)): no name to resolve, so
+  /// nothing another thread does to the folder changes which file it lands on.
+  public static func setValue(_ value: [UInt8], of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
+    _ = try valueOrErrno(.setExtendedAttribute(attribute), path: displayPath()) {
+      value.withUnsafeBytes { raw -> Int32 in
+        #if canImport(Glibc)
+        return fsetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count, 0)
+        #else
+        return fsetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count, 0, 0)
+        #endif
+      }
+    }
+  }
+
   /// Removes `attribute` from `name` in `directory`; false when it was not there.
   @discardableResult
   public static func removeValue(

@@ -318,6 +318,15 @@ extension Syscalls {
     }
   }
 
+  /// futimens(2): the access and modification times of an open file.
+  public static func setTimes(_ descriptor: FileDescriptor, access: FileTime, modification: FileTime, displayPath: @autoclosure () -> String) throws(SystemError) {
+    var times = [
+      timespec(tv_sec: access.seconds, tv_nsec: access.nanoseconds),
+      timespec(tv_sec: modification.seconds, tv_nsec: modification.nanoseconds),
+    ]
+    _ = try valueOrErrno(.setTimes, path: displayPath()) { futimens(descriptor.rawValue, &times) }
+  }
+
   /// realpath(3) of the folder a user named, for reports ("container": absolute path).
   public static func absolutePath(_ path: String) -> String {
     guard let resolved = realpath(path, nil) else { return path }
