@@ -98,12 +98,17 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
     if case .file(let payload) = job.source, job.decryptor == nil {
       // A plain payload on disk: the kernel copies it (copy_file_range), holes kept.
       do {
-        _ = try Syscalls.copyData(from: payload, to: job.file, displayPath: displayPath)
+        // A step at a time, so that the progress line moves and an interrupt is heard within a
+        // large file.
+        _ = try Syscalls.copyData(from: payload, to: job.file, displayPath: displayPath) { count in
+          progress.add(count)
+          return !isStopped()
+        }
         bytes = try Syscalls.status(of: job.file, displayPath: displayPath).size
       } catch {
+        if error.code == ErrnoValue.cancelled { throw Self.interrupted(output: output) }
         throw Self.failed(error, output: output)
       }
-      progress.add(bytes)
     } else if let source = job.source {
       (bytes, why) = try copy(from: source, decryptor: &job.decryptor, into: job.file, path: job.path)
     }

@@ -16,10 +16,14 @@ extension Syscalls {
   /// through a 128 KiB buffer, as cp uses (on `EXDEV`, `EINVAL`, `ENOSYS`, `EOPNOTSUPP`); holes are skipped,
   /// and the destination ends with the source's exact size (`ftruncate` for a trailing hole).
   /// A 2 GiB sparse file holding 4 MiB of data needs 4 MiB at the destination, not 2 GiB.
-  /// Returns the bytes of data copied (holes are not).
+  /// Returns the bytes of data copied (holes are not). `step`, when given, is told the bytes of
+  /// each step (at most 64 MiB, so that a progress line moves on a large file) and stops the copy
+  /// by returning false: the copy then throws `ECANCELED`.
   public static func copyData(
-    from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String
+    from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String,
+    step: ((UInt64) -> Bool)? = nil
   ) throws(SystemError) -> UInt64 {
+    let most: Int64 = step == nil ? 1 << 30 : 64 << 20
     let size = Int64(try status(of: source, displayPath: displayPath()).size)
     var copied: UInt64 = 0
     var kernelCopies = !forcesCopyFallback
@@ -31,13 +35,14 @@ extension Syscalls {
       guard start < end else { break }  // only a hole is left
       var position = start
       while position < end {
-        let wanted = Int(min(end - position, 1 << 30))
+        let wanted = Int(min(end - position, most))
         if kernelCopies {
           switch kernelCopy(from: source, to: destination, at: position, count: wanted) {
           case .success(0): position = end  // the source shrank under us: what is left reads as a hole
           case .success(let count):
             position += Int64(count)
             copied += UInt64(count)
+            if let step, !step(UInt64(count)) { throw SystemError(code: ErrnoValue.cancelled, operation: .copyData, path: displayPath()) }
           case .failure(let error) where [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EPERM].contains(error.code):
             kernelCopies = false
           case .failure(let error):
@@ -59,6 +64,7 @@ extension Syscalls {
         }
         position += Int64(count)
         copied += UInt64(count)
+        if let step, !step(UInt64(count)) { throw SystemError(code: ErrnoValue.cancelled, operation: .copyData, path: displayPath()) }
       }
       offset = end
     }

@@ -113,6 +113,8 @@ public enum ErrnoValue {
   /// EINTR: an operation stopped by an interrupt (Ctrl-C, SIGTERM).
   public static let interrupted = EINTR
   public static let notSupported = EOPNOTSUPP
+  /// ECANCELED: a copy its caller stopped between steps (`Syscalls.copyData(step:)`).
+  public static let cancelled = ECANCELED
   /// EILSEQ: libarchive's ARCHIVE_ERRNO_FILE_FORMAT on Linux.
   public static let illegalByteSequence = EILSEQ
   public static let noAttribute: Int32 = {
