@@ -321,7 +321,13 @@ struct ExtractTests {
     ], "\(problems)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/Documents").sorted() == ["ok.txt"])
     #expect(try String(contentsOfFile: out + "/Documents/ok.txt", encoding: .utf8) == String(repeating: "ok", count: 5000))
-    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["backup", "out"])
+    // --fail-on applies: never, and the same findings exit 0.
+    let tolerated = try AppData.run(["extract", "-q", "--fail-on", "never", "--app", "com.example.damaged", "-o", folder + "/again", folder + "/backup"],
+                                    environment: Self.environment)
+    #expect(tolerated.status == 0, "\(tolerated.error)")
+    #expect(tolerated.error == "appdata: warning: \(folder)/backup: 3 entries not written: Documents/café.txt, Documents/notes.txt, "
+            + "Documents/notes.txt/child.txt (the rest are in \(folder)/again)\n", "\(tolerated.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["again", "backup", "out"])
   }
 
   /// SIGTERM in the middle of an extraction (paused at its third checkpoint): OUT does not exist

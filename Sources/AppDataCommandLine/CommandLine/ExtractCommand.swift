@@ -90,16 +90,21 @@ struct ExtractCommand {
     } else if !quiet {
       io.writeOutput(report.table())
     }
-    let notWritten = report.problems.filter(\.isError).count
-    let warnings = report.problems.count - notWritten
-    if notWritten > 0 {
-      io.error("\(TerminalText.escaped(path)): \(Plural.counted(notWritten, "entry", "entries")) not written (the rest are in \(TerminalText.escaped(output)))")
-    }
+    let notWritten = report.problems.filter(\.isError)
+    let warnings = report.problems.count - notWritten.count
+    let fails: Bool
     switch failOn {
-    case "never": return .success
-    case "warning": return notWritten + warnings > 0 ? .failure : .success
-    default: return notWritten > 0 ? .failure : .success
+    case "never": fails = false
+    case "warning": fails = notWritten.count + warnings > 0
+    default: fails = !notWritten.isEmpty
     }
+    if !notWritten.isEmpty {
+      // Which, too, where no table or JSON said it (-q).
+      let which = quiet ? ": " + Plural.listed(notWritten.map { TerminalText.escaped(RelativePath.display($0.path)) }, limit: 10) : ""
+      let line = "\(TerminalText.escaped(path)): \(Plural.counted(notWritten.count, "entry", "entries")) not written\(which) (the rest are in \(TerminalText.escaped(output)))"
+      if fails { io.error(line) } else { io.warning(line) }
+    }
+    return fails ? .failure : .success
   }
 }
 
