@@ -106,7 +106,7 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
         }
         bytes = try Syscalls.status(of: job.file, displayPath: displayPath).size
       } catch {
-        if error.code == ErrnoValue.cancelled { throw Self.interrupted(output: output) }
+        if error.code == ErrnoValue.cancelled && isStopped() { throw Self.interrupted(output: output) }
         throw Self.failed(error, output: output)
       }
     } else if let source = job.source {
