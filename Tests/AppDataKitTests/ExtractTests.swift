@@ -23,6 +23,18 @@ struct ExtractTests {
     return try JSONSerialization.jsonObject(with: data) as! [String: [String: [String: Any]]]
   }
 
+  /// Runs a Python script that builds a backup with `Scripts/make-extract-backup.py`, loaded as
+  /// `x` (and `os`, `sys` imported); `sys.argv[1]` is `folder`.
+  static func runWithGenerator(_ script: String, in folder: String) throws -> RunResult {
+    let prelude = """
+      import os, sys, importlib.util
+      spec = importlib.util.spec_from_file_location("x", sys.argv[2])
+      x = importlib.util.module_from_spec(spec); spec.loader.exec_module(x)
+
+      """
+    return try AppData.shell("python3 - '\(folder)' '\(AppData.packageRoot)/Scripts/make-extract-backup.py' <<'EOF'\n\(prelude)\(script)\nEOF")
+  }
+
   static func sha256(_ path: String) throws -> String {
     try AppData.shell("sha256sum '\(path)' | cut -d' ' -f1").output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
@@ -194,9 +206,6 @@ struct ExtractTests {
     let folder = Self.scratch("hostile")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let script = """
-      import os, sys, importlib.util
-      spec = importlib.util.spec_from_file_location("x", sys.argv[2])
-      x = importlib.util.module_from_spec(spec); spec.loader.exec_module(x)
       b = x.backup
       folder = sys.argv[1] + "/backup"
       os.makedirs(folder)
@@ -227,7 +236,7 @@ struct ExtractTests {
           else:
               os.mkfifo(stored)
       """
-    #expect(try AppData.shell("python3 - '\(folder)' '\(AppData.packageRoot)/Scripts/make-extract-backup.py' <<'EOF'\n\(script)\nEOF").status == 0)
+    #expect(try Self.runWithGenerator(script, in: folder).status == 0)
     let out = folder + "/work/out"
     try FileManager.default.createDirectory(atPath: folder + "/work", withIntermediateDirectories: true)
     let result = try AppData.run(["extract", "--app", "com.example.evil", "-o", out, "--json", folder + "/backup"])
@@ -291,9 +300,7 @@ struct ExtractTests {
     let folder = Self.scratch("damaged")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let script = """
-      import hashlib, os, sys, importlib.util
-      spec = importlib.util.spec_from_file_location("x", sys.argv[2])
-      x = importlib.util.module_from_spec(spec); spec.loader.exec_module(x)
+      import hashlib
       d = "AppDomain-com.example.damaged"
       folder_row = lambda p: (d, p, "folder", 0o755, 1, None, None, {}, 0)
       file_row = lambda p, c: (d, p, "file", 0o644, 1, c, None, {}, 3)
@@ -309,7 +316,7 @@ struct ExtractTests {
           stored = os.path.join(backup, identifier[:2], identifier)
           os.truncate(stored, os.path.getsize(stored) - cut)
       """
-    #expect(try AppData.shell("python3 - '\(folder)' '\(AppData.packageRoot)/Scripts/make-extract-backup.py' <<'EOF'\n\(script)\nEOF").status == 0)
+    #expect(try Self.runWithGenerator(script, in: folder).status == 0)
     let out = folder + "/out"
     let result = try AppData.run(["extract", "--app", "com.example.damaged", "-o", out, "--json", folder + "/backup"], environment: Self.environment)
     #expect(result.status == 1, "\(result.error)")

@@ -123,9 +123,7 @@ struct ExtractionWriter {
     parent.close()
   }
 
-  private func display(_ path: [UInt8]) -> String {
-    RelativePath.display(RelativePath.join(Array(request.output.utf8), path))
-  }
+  private func display(_ path: [UInt8]) -> String { writers.local.display(path) }
 
   /// Between rows: an interrupt, or a failure a writing thread met, stops the extraction.
   private func checkInterrupt() throws(Refusal) {

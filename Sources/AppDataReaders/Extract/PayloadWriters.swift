@@ -16,6 +16,12 @@ struct PayloadJob: @unchecked Sendable {  // @unchecked: its descriptors and dec
   var path: [UInt8]
   var folder: [UInt8]
   var name: [UInt8]
+
+  /// Closes the new file and the payload file (an archive entry has none of its own).
+  func closeDescriptors() {
+    file.close()
+    if case .file(let payload) = source { payload.close() }
+  }
 }
 
 /// What became of a job.
@@ -87,10 +93,7 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
   /// Writes the job and closes its descriptors; throws what stops the whole extraction.
   func write(_ job: PayloadJob) throws(Refusal) -> PayloadOutcome {
     var job = job
-    defer {
-      job.file.close()
-      if case .file(let payload) = job.source { payload.close() }
-    }
+    defer { job.closeDescriptors() }
     var outcome = PayloadOutcome(index: job.index, path: job.path, manifestSize: job.record?.size, hasNoRecord: job.record == nil, result: .written(0))
     let displayPath = display(job.path)
     var bytes: UInt64 = 0
@@ -257,8 +260,7 @@ final class PayloadWriters: @unchecked Sendable {  // @unchecked: `condition` gu
       condition.unlock()
       var result: Result<PayloadOutcome, Refusal>?
       if skip {
-        job.file.close()
-        if case .file(let payload) = job.source { payload.close() }
+        job.closeDescriptors()
         result = .failure(PayloadCopier.interrupted(output: copier.output))
       } else {
         do throws(Refusal) { result = .success(try copier.write(job)) } catch { result = .failure(error) }
@@ -290,8 +292,7 @@ final class PayloadWriters: @unchecked Sendable {  // @unchecked: `condition` gu
     while queue.count - head >= Self.capacity && failure == nil { condition.wait() }
     if let failure {
       condition.unlock()
-      job.file.close()
-      if case .file(let payload) = job.source { payload.close() }
+      job.closeDescriptors()
       throw failure
     }
     queue.append(job)
