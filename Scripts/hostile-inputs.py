@@ -186,11 +186,14 @@ def make(out):
     cases = []
     current = [""]
 
-    def case(name, args, expect=(0, 1, 2), stderr=None, env=None, stdin=None, cwd=None, address_space=None):
+    def case(name, args, expect=(0, 1, 2), stderr=None, env=None, stdin=None, cwd=None, address_space=None, extract=None):
         """args: the command line after 'appdata', with {DIR} for the folder made last; cwd (with
-        {DIR} too) the folder it runs in; address_space a `ulimit -v` in bytes."""
+        {DIR} too) the folder it runs in; address_space a `ulimit -v` in bytes. extract: an
+        `appdata extract` case, {"out": OUT, "absent": [paths]} ({DIR} in each): run as an
+        unprivileged user, nothing below {DIR} but OUT may change, no path of `absent` may
+        appear, and no symlink in OUT may resolve outside it."""
         cases.append({"name": name, "dir": current[0], "args": args, "expect": list(expect), "stderrContains": stderr,
-                      "env": env or {}, "stdin": stdin, "cwd": cwd, "addressSpace": address_space})
+                      "env": env or {}, "stdin": stdin, "cwd": cwd, "addressSpace": address_space, "extract": extract})
 
     def folder(name):
         path = os.path.join(out, name)
@@ -381,6 +384,7 @@ def make(out):
         case(name, ["audit", "--password-stdin", "{DIR}/backup"], expect=(2,), stderr=message, stdin=PASSWORD + "\n")
 
     second_round(out, case, folder)
+    third_round(out, case, folder)
 
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)
@@ -594,12 +598,151 @@ def second_round(out, case, folder):
                                        "{DIR}/backups.tar.gz"], expect=(0, 1))
 
 
+# MARK: - Issue 38: appdata extract against a hostile backup and a careless command line
+
+
+def third_round(out, case, folder):
+    """Each case of issue 38 as it describes it: the backups, the command lines, and what must
+    hold (nothing outside OUT changed, no link in OUT resolving outside it, `absent` never made)."""
+    spec = importlib.util.spec_from_file_location("extract_backup", os.path.join(HERE, "make-extract-backup.py"))
+    x = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(x)
+    app = "com.example.x"
+    d = "AppDomain-" + app
+    folder_row = lambda p, dom=d, mode=0o755: (dom, p, "folder", mode, 1, None, None, {}, 0)
+    file_row = lambda p, c, dom=d: (dom, p, "file", 0o644, 1, c, None, {}, 3)
+    link_row = lambda p, t, dom=d: (dom, p, "symlink", 0o755, 1, None, t, {}, 0)
+
+    def extract_backup(path, rows, apps=(app,)):
+        os.makedirs(path)
+        backup.write_plists(path, list(apps))
+        x.write(path, rows)
+
+    def tar(path, source):
+        with tarfile.open(path, "w") as archive:
+            archive.add(source, arcname=".")
+
+    def extract_case(name, args, out="{DIR}/work/out", expect=(0, 1), absent=(), **options):
+        os.makedirs(out.replace("{DIR}", current_dir[0]).rstrip("/").rsplit("/", 1)[0], exist_ok=True)
+        case(name, ["extract"] + args + ["-o", out], expect=expect, extract={"out": out, "absent": list(absent)}, **options)
+
+    current_dir = [""]
+
+    def place(name):
+        current_dir[0] = folder(name)
+        return current_dir[0]
+
+    # X1: extension ids as paths: three '..' beside OUT's parent, forty and an absolute tail, 300 bytes.
+    for name, plugin in (("x1-climb", app + "./../../../ESCAPED"),
+                         ("x1-absolute", app + "." + "/.." * 40 + "/tmp/appdata-hostile-x1-pwned"),
+                         ("x1-long", app + "." + "l" * 300)):
+        f = place("shapes-extract-" + name)
+        extract_backup(os.path.join(f, "backup"), [folder_row(""), file_row("Documents/ok.txt", b"ok"),
+                                                   folder_row("", "AppDomainPlugin-" + app + "."),
+                                                   folder_row("", "AppDomainPlugin-" + plugin),
+                                                   file_row("pwned.sh", b"#!/bin/sh\n", "AppDomainPlugin-" + plugin)])
+        tar(os.path.join(f, "backup.tar"), os.path.join(f, "backup"))
+        for source in ("backup", "backup.tar"):
+            extract_case(f"shapes-extract-{name}-{source}", ["--with-extensions", "--app", app, "{DIR}/" + source],
+                         out="{DIR}/work/out-" + source, expect=(1,), absent=["{DIR}/ESCAPED", "/tmp/appdata-hostile-x1-pwned"])
+
+    # X3: links that resolve out through other links, whose text stays inside.
+    f = place("shapes-extract-x3")
+    extract_backup(os.path.join(f, "backup"), [
+        folder_row(""), folder_row("Documents"), link_row("Documents/y", ".."),
+        link_row("x", "Documents/y/Documents/y/../../../../etc/passwd"),
+        link_row("Library/a", "b/../../Documents/y/.."), link_row("Library/b", "../Documents"),
+        link_row("Library/c", "../Documents/y/Documents/y/../../../.."), link_row("Library/d", "c/etc"),
+        link_row("Library/loop1", "loop2"), link_row("Library/loop2", "loop1"),
+        link_row("Library/far", "/".join(["."] * 2000) + "/../x"), link_row("t", "a" * 255 + "/.." * 1900)])
+    extract_case("shapes-extract-x3", ["--app", app, "{DIR}/backup"], expect=(0, 1))
+
+    # --force onto what appdata did not make: a desk, the backup, the folder holding it, inside
+    # it, the working folder.
+    f = place("shapes-extract-force")
+    os.makedirs(os.path.join(f, "desk"))
+    write(os.path.join(f, "desk", "notes.txt"), b"important\n")
+    extract_backup(os.path.join(f, "holder", "backup"), [folder_row(""), file_row("Documents/ok.txt", b"ok")])
+    for name, out_path, cwd in (("desk", "{DIR}/desk", None), ("backup", "{DIR}/holder/backup", None),
+                                ("backup-slash", "{DIR}/holder/backup//", None), ("holder", "{DIR}/holder", None),
+                                ("inside", "{DIR}/holder/backup/inside", None), ("pwd", "{DIR}/desk", "{DIR}/desk")):
+        extract_case(f"shapes-extract-force-{name}", ["--force", "--app", app, "{DIR}/holder/backup"], out=out_path, expect=(2,), cwd=cwd)
+
+    # X4: a trailing '//'.
+    f = place("shapes-extract-x4")
+    extract_backup(os.path.join(f, "backup"), [folder_row(""), file_row("Documents/ok.txt", b"ok")])
+    extract_case("shapes-extract-x4", ["--app", app, "{DIR}/backup"], out="{DIR}/work/out//", expect=(0,))
+
+    # X6, X8, X9, X10: rows sharing a fileID (from a folder and a tar), Size 0 with a payload, a
+    # target with a NUL, a target of 4,097 bytes.
+    f = place("shapes-extract-rows")
+    path = os.path.join(f, "backup")
+    extract_backup(path, [folder_row(""), folder_row("Documents"), file_row("Documents/a.txt", b"shared"),
+                          file_row("Documents/zero.txt", b"twenty-six bytes, not zero"), file_row("Documents/ok.txt", b"ok"),
+                          link_row("Documents/nul", "notes.txt\0.backup"), link_row("Documents/long", "a/" * 2048 + "b")])
+    db = sqlite3.connect(os.path.join(path, "Manifest.db"))
+    db.executescript("CREATE TABLE F2 AS SELECT * FROM Files; DROP TABLE Files; ALTER TABLE F2 RENAME TO Files")
+    shared = db.execute("SELECT fileID FROM Files WHERE relativePath = 'Documents/a.txt'").fetchone()[0]
+    db.execute("INSERT INTO Files VALUES (?, ?, ?, 1, ?)", (shared, d, "Documents/b.txt", x.mbfile("Documents/b.txt", file_row("Documents/b.txt", b"shared"), 6)))
+    zero = db.execute("SELECT fileID FROM Files WHERE relativePath = 'Documents/zero.txt'").fetchone()[0]
+    db.execute("UPDATE Files SET file = ? WHERE fileID = ?", (x.mbfile("Documents/zero.txt", file_row("Documents/zero.txt", b""), 0), zero))
+    db.commit()
+    db.close()
+    tar(os.path.join(f, "backup.tar"), path)
+    for source in ("backup", "backup.tar"):
+        extract_case(f"shapes-extract-rows-{source}", ["--json", "--app", app, "{DIR}/" + source], out="{DIR}/work/out-" + source, expect=(1,))
+
+    # X7: 20,000 rows 500 folders deep (40 chains), and a plugin id of 300 bytes beside it.
+    f = place("shapes-extract-x7")
+    rows = [folder_row("")]
+    for chain in range(40):
+        for depth in range(1, 501):
+            rows.append(folder_row("/".join([f"c{chain:02d}"] + ["d"] * (depth - 1))))
+    extract_backup(os.path.join(f, "backup"), rows)
+    extract_case("shapes-extract-x7", ["--app", app, "{DIR}/backup"], expect=(0,))
+
+
 # MARK: - Running
 
 
-def run_one(binary, args, stdin=None, env=None, timeout=SECONDS * 4, cwd=None, address_space=None):
-    """Runs the binary (in `cwd`, under an address-space limit of `address_space` bytes);
-    returns status, signal, seconds, peak RSS (MiB), stdout, stderr."""
+def unprivileged_prefix():
+    """The command that runs the binary as nobody when this runs as root (setpriv), else nothing."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] if setpriv else None
+
+
+def tree_listing(folder, skip):
+    """Every path below `folder` (with its type, size and mode), but those at or below `skip`."""
+    listing = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if os.path.join(root, d) != skip]
+        for name in sorted(dirs + files):
+            path = os.path.join(root, name)
+            if path == skip:
+                continue
+            info = os.lstat(path)
+            listing.append((os.path.relpath(path, folder), info.st_mode, info.st_size if not os.path.isdir(path) else 0))
+    return sorted(listing)
+
+
+def links_outside(out):
+    """The symlinks below `out` whose target the kernel resolves (realpath) outside `out`."""
+    outside = []
+    root = os.path.realpath(out)
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            if os.path.islink(path) and os.path.commonpath([root, os.path.realpath(path)]) != root:
+                outside.append(os.path.relpath(path, root))
+    return outside
+
+
+def run_one(binary, args, stdin=None, env=None, timeout=SECONDS * 4, cwd=None, address_space=None, prefix=()):
+    """Runs the binary (in `cwd`, under an address-space limit of `address_space` bytes, after
+    `prefix`, a command such as setpriv's); returns status, signal, seconds, peak RSS (MiB),
+    stdout, stderr."""
     environment = dict(os.environ)
     environment.update(env or {})
     environment.pop("APPDATA_BACKUP_PASSWORD", None)
@@ -607,7 +750,7 @@ def run_one(binary, args, stdin=None, env=None, timeout=SECONDS * 4, cwd=None, a
     if address_space:
         limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     start = time.monotonic()
-    process = subprocess.Popen([os.path.abspath(binary)] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    process = subprocess.Popen(list(prefix) + [os.path.abspath(binary)] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env=environment, cwd=cwd, preexec_fn=limit)
     try:
         out, err = process.communicate((stdin or "").encode(), timeout=timeout)
@@ -642,15 +785,15 @@ def problems_of(result, expect, stderr_contains=None):
     return problems
 
 
-def measured(binary, args, stdin, env, cwd=None, address_space=None):
+def measured(binary, args, stdin, env, cwd=None, address_space=None, prefix=()):
     """run_one in a child Python, so that peak RSS is this command's alone."""
     code = ("import json,sys,importlib.util;s=importlib.util.spec_from_file_location('h',sys.argv[1]);"
             "m=importlib.util.module_from_spec(s);s.loader.exec_module(m);"
             "r=m.run_one(sys.argv[2],json.loads(sys.argv[3]),json.loads(sys.argv[4]),json.loads(sys.argv[5]),"
-            "cwd=json.loads(sys.argv[6]),address_space=json.loads(sys.argv[7]));"
+            "cwd=json.loads(sys.argv[6]),address_space=json.loads(sys.argv[7]),prefix=json.loads(sys.argv[8]));"
             "r['stdout']=r['stdout'].decode('latin-1');r['stderr']=r['stderr'].decode('latin-1');print(json.dumps(r))")
     output = subprocess.run([sys.executable, "-c", code, os.path.abspath(__file__), binary, json.dumps(args),
-                             json.dumps(stdin), json.dumps(env), json.dumps(cwd), json.dumps(address_space)],
+                             json.dumps(stdin), json.dumps(env), json.dumps(cwd), json.dumps(address_space), json.dumps(list(prefix))],
                             capture_output=True, check=True).stdout
     result = json.loads(output)
     result["stdout"] = result["stdout"].encode("latin-1")
@@ -668,8 +811,34 @@ def run(binary, out, only):
         folder = os.path.join(out, item["dir"])
         args = [a.replace("{DIR}", folder) for a in item["args"]]
         cwd = item.get("cwd") and item["cwd"].replace("{DIR}", folder)
-        result = measured(binary, args, item["stdin"], item["env"], cwd, item.get("addressSpace"))
+        extract = item.get("extract")
+        prefix = []
+        if extract:
+            # As nobody, so that a regression cannot reach the machine's files; the case's
+            # folder is made writable for it, and compared before and after.
+            prefix = unprivileged_prefix()
+            if prefix is None:
+                print(json.dumps({"name": item["name"], "problems": ["setpriv is missing: cannot run as an unprivileged user"]}))
+                failed += 1
+                continue
+            if prefix:
+                subprocess.run(["chown", "-R", "65534:65534", folder], check=True)
+            out_path = extract["out"].replace("{DIR}", folder)
+            before = tree_listing(folder, out_path)
+        result = measured(binary, args, item["stdin"], item["env"], cwd, item.get("addressSpace"), prefix)
         problems = problems_of(result, item["expect"], item["stderrContains"])
+        if extract:
+            after = tree_listing(folder, out_path)
+            if after != before:
+                changed = sorted(set(before) ^ set(after))[:5]
+                problems.append(f"changed outside OUT: {changed}")
+            for path in extract.get("absent", []):
+                if os.path.lexists(path.replace("{DIR}", folder)):
+                    problems.append(f"{path} was made")
+            if os.path.isdir(out_path):
+                outside = links_outside(out_path)
+                if outside:
+                    problems.append(f"links in OUT resolve outside it: {outside[:5]}")
         passed += not problems
         failed += bool(problems)
         print(json.dumps({"name": item["name"], "status": result["status"], "signal": result["signal"],

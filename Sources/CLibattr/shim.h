@@ -65,6 +65,12 @@ static inline int appdata_rename_noreplace(int olddirfd, const char *oldname, in
   return (int)syscall(SYS_renameat2, olddirfd, oldname, newdirfd, newname, 1 /* RENAME_NOREPLACE */);
 }
 
+/// renameat2(2) with RENAME_EXCHANGE: the two names swap what they name, atomically.
+static inline int appdata_rename_exchange(int olddirfd, const char *oldname, int newdirfd,
+                                          const char *newname) {
+  return (int)syscall(SYS_renameat2, olddirfd, oldname, newdirfd, newname, 2 /* RENAME_EXCHANGE */);
+}
+
 /// attr_copy_fd(3) copying every attribute (libattr's default filter skips
 /// only the ones the kernel manages, such as ACLs it copies through mode).
 static inline int appdata_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path,

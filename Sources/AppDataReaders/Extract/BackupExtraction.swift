@@ -108,35 +108,51 @@ package enum BackupExtraction {
     reader.unlockedKeys = keys
     let database = try reader.open()
     let domains = try domains(in: database, request: request, backup: source.source)
-    let isPackage = !request.withExtensions && request.output.hasSuffix(".xcappdata")
-    var report = Report(backup: source.source, output: Syscalls.absolutePath(request.output), isPackage: isPackage, dryRun: request.dryRun)
-    var plans: [Plan] = []
+    let isPackage = !request.withExtensions && ExtractionOutput.normalized(request.output).hasSuffix(".xcappdata")
+    var report = Report(backup: source.source, output: Syscalls.absolutePath(ExtractionOutput.normalized(request.output)), isPackage: isPackage,
+                        dryRun: request.dryRun)
+    // Each container's folder in OUT: with --with-extensions its id, which must be one name.
+    var containers: [Plan] = []
     for (domain, kind, id) in domains {
       let root = request.withExtensions ? id : isPackage ? ExtractionWriter.packageContainerName : "."
-      var plan = try Plan.read(database, domain: domain, kind: kind, id: id, root: root, backup: source.source)
-      report.problems += plan.problems
-      plan.problems = []
-      plans.append(plan)
+      if request.withExtensions, let why = Plan.unsafeName(Array(id.utf8)) {
+        report.problems.append(Report.Problem(domain: domain, path: [], message: "not written: its id \(why), so it cannot name a folder", isError: true))
+        continue
+      }
+      containers.append(Plan(domain: domain, kind: kind, id: id, root: root, backup: source.source))
     }
+    let shared = try Plan.sharedFileIDs(database, backup: source.source)
     if request.dryRun {
-      for plan in plans { report.containers.append(plan.summary) }
+      for plan in containers {
+        var container = plan.summary
+        try plan.each(database, sharedFileIDs: shared) { entry throws(Refusal) in
+          switch entry.kind {
+          case .folder: container.folders += 1
+          case .file: container.files += 1; container.bytes = container.bytes.saturatingSum(entry.record?.size ?? 0)
+          case .symlink: container.symlinks += 1
+          }
+        } problem: { report.problems.append($0) }
+        report.containers.append(container)
+      }
       return report
     }
     var archived: ArchivedBackup?
     if case .archive(let backup) = source.manifest.store { archived = backup }
-    var writer = try ExtractionWriter(request: request, backupFolder: archived == nil ? source.folderPath : nil, isEncrypted: source.manifest.needsPassword,
-                                      keys: keys.value, totalBytes: plans.reduce(0) { $0 &+ $1.totalBytes })
+    var total: UInt64 = 0
+    if request.progress != nil {
+      for plan in containers { total = total.saturatingSum(try plan.totalBytes(database)) }
+    }
+    var writer = try ExtractionWriter(request: request, backupPath: archived?.archivePath ?? source.folderPath,
+                                      backupFolder: archived == nil ? source.folderPath : nil, isEncrypted: source.manifest.needsPassword,
+                                      keys: keys.value, totalBytes: total)
     do {
-      if isPackage, let app = plans.first {
+      if isPackage, let app = containers.first {
         try writer.writePackageInfo(id: app.id, manifest: source.manifest)
       }
-      for (index, plan) in plans.enumerated() {
+      for (index, plan) in containers.enumerated() {
         var container = plan.summary
-        container.folders = 0
-        container.files = 0
-        container.symlinks = 0
-        container.bytes = 0
-        try writer.write(plan, into: &container, problems: &report.problems, withMetadata: !isPackage, containerIndex: index)
+        try writer.write(plan, from: database, sharedFileIDs: shared, into: &container, problems: &report.problems, withMetadata: !isPackage,
+                         containerIndex: index)
         report.containers.append(container)
       }
       if let archived, let archive = archived.archivePath {
@@ -158,12 +174,15 @@ final class UnlockedKeys: @unchecked Sendable {
 }
 
 extension BackupExtraction {
-  /// One domain's rows, checked: what will be written, in path order (a folder before what it
-  /// holds), and the rows that will not be, with why.
+  /// One domain's rows, read from the manifest as they are needed, never all held: checked, in
+  /// path order component by component (a folder, then everything it holds, then what follows
+  /// it), which SQLite sorts (through a temporary file, or memory for a decrypted manifest) so a
+  /// manifest of any size costs the same memory. The rows that will not be written are told
+  /// with why.
   struct Plan {
     struct Entry {
       enum Kind { case folder, file, symlink }
-      var components: [[UInt8]]
+      var path: [UInt8]
       var kind: Kind
       var fileID: String
       var record: MBFileRecord?
@@ -174,74 +193,136 @@ extension BackupExtraction {
     var id: String
     /// The container's folder relative to OUT.
     var root: String
-    /// The row of the container itself (`relativePath` empty): its mode and time.
-    var rootRecord: MBFileRecord?
-    var entries: [Entry] = []
-    var problems: [Report.Problem] = []
+    var backup: String
 
-    var totalBytes: UInt64 { entries.reduce(0) { $0 &+ ($1.kind == .file ? $1.record?.size ?? 0 : 0) } }
+    /// The container with nothing counted yet.
+    var summary: Report.Container { Report.Container(id: id, kind: kind, domain: domain, root: root) }
 
-    var summary: Report.Container {
-      var container = Report.Container(id: id, kind: kind, domain: domain, root: root)
-      for entry in entries {
-        switch entry.kind {
-        case .folder: container.folders += 1
-        case .file: container.files += 1; container.bytes = container.bytes.saturatingSum(entry.record?.size ?? 0)
-        case .symlink: container.symlinks += 1
-        }
-      }
-      return container
+    /// Rows sorted by path, `/` before every other byte: a folder's rows follow it, together.
+    /// Ties (two rows with one path) in fileID order, so which one is written never varies.
+    static let orderedRows = "SELECT fileID, relativePath, flags, file FROM Files WHERE domain = ?1 "
+      + "ORDER BY replace(CAST(relativePath AS BLOB), '/', char(0)), CAST(fileID AS BLOB)"
+
+    private func failed(_ error: SQLiteDatabase.Failure) -> Refusal {
+      Refusal("\(TerminalText.escaped(backup)): cannot read the backup manifest: \(error.message)")
     }
 
-    static func read(_ database: SQLiteDatabase, domain: String, kind: ContainerKind, id: String, root: String, backup: String) throws(Refusal) -> Plan {
-      var plan = Plan(domain: domain, kind: kind, id: id, root: root)
-      var seen = Set<[UInt8]>()
+    /// The fileIDs more than one file row claims: each such row is reported, never written (which
+    /// row the payload is the content of cannot be told), from a folder as from an archive.
+    static func sharedFileIDs(_ database: SQLiteDatabase, backup: String) throws(Refusal) -> Set<String> {
+      var shared = Set<String>()
       do {
-        let statement = try database.prepare("SELECT fileID, relativePath, flags, file FROM Files WHERE domain = ?1")
-        statement.bind(1, domain)
-        while try statement.step() {
-          let fileID = String(decoding: statement.bytes(0), as: UTF8.self)
-          let path = Array(statement.bytes(1))
-          let flags = statement.integer(2)
-          let record = MBFileRecord.decode(Array(statement.bytes(3)))
-          func problem(_ message: String) {
-            plan.problems.append(Report.Problem(domain: domain, path: path, message: message, isError: true))
-          }
-          if path.isEmpty {
-            plan.rootRecord = record
-            continue
-          }
-          if let why = Self.unsafePath(path) {
-            problem("not written: its path \(why)")
-            continue
-          }
-          guard seen.insert(path).inserted else {
-            problem("not written: a second row with the same path")
-            continue
-          }
-          let entryKind: Entry.Kind
-          switch flags {
-          case 1: entryKind = .file
-          case 2: entryKind = .folder
-          case 4: entryKind = .symlink
-          default:
-            problem("not written: flags \(flags) name no kind appdata knows (1 file, 2 folder, 4 symlink)")
-            continue
-          }
-          if fileID.utf8.count != 40 || !fileID.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
-            if entryKind == .file { problem("not written: its fileID is not 40 hexadecimal digits"); continue }
-          }
-          if entryKind == .symlink && record?.target == nil {
-            problem("not written: a symlink whose record names no target")
-            continue
-          }
-          plan.entries.append(Entry(components: RelativePath.components(path), kind: entryKind, fileID: fileID, record: record))
-        }
+        let statement = try database.prepare("SELECT fileID FROM Files WHERE flags = 1 GROUP BY fileID HAVING count(*) > 1")
+        while try statement.step() { shared.insert(String(decoding: statement.bytes(0), as: UTF8.self)) }
       } catch {
         throw Refusal("\(TerminalText.escaped(backup)): cannot read the backup manifest: \(error.message)")
       }
-      plan.entries.sort { RelativePath.precedes(RelativePath.join($0.components), RelativePath.join($1.components)) }
-      return plan
+      return shared
+    }
+
+    /// The bytes the manifest records for the domain's files (the progress line's total).
+    func totalBytes(_ database: SQLiteDatabase) throws(Refusal) -> UInt64 {
+      var total: UInt64 = 0
+      do {
+        let statement = try database.prepare("SELECT file FROM Files WHERE domain = ?1 AND flags = 1")
+        statement.bind(1, domain)
+        while try statement.step() { total = total.saturatingSum(MBFileRecord.decode(Array(statement.bytes(0)))?.size ?? 0) }
+      } catch {
+        throw failed(error)
+      }
+      return total
+    }
+
+    /// The domain's symlink rows that pass `each`'s checks, path and target, in its order.
+    func symlinks(_ database: SQLiteDatabase) throws(Refusal) -> [(path: [UInt8], target: [UInt8])] {
+      var links: [(path: [UInt8], target: [UInt8])] = []
+      do {
+        let statement = try database.prepare("SELECT relativePath, file FROM Files WHERE domain = ?1 AND flags = 4 "
+                                             + "ORDER BY replace(CAST(relativePath AS BLOB), '/', char(0)), CAST(fileID AS BLOB)")
+        statement.bind(1, domain)
+        while try statement.step() {
+          let path = Array(statement.bytes(0))
+          guard !path.isEmpty, Self.unsafePath(path) == nil, let target = MBFileRecord.decode(Array(statement.bytes(1)))?.target,
+                Self.unsafeTarget(target) == nil else { continue }
+          links.append((path, target))
+        }
+      } catch {
+        throw failed(error)
+      }
+      return links
+    }
+
+    /// Each row to write, in path order, handed to `body`; each row that will not be, to
+    /// `problem`. The container's own row (an empty path) to `root`.
+    func each(_ database: SQLiteDatabase, sharedFileIDs: Set<String>, root: (MBFileRecord?) -> Void = { _ in },
+              _ body: (Entry) throws(Refusal) -> Void, problem report: (Report.Problem) -> Void) throws(Refusal) {
+      let statement: SQLiteDatabase.Statement
+      do {
+        statement = try database.prepare(Self.orderedRows)
+      } catch {
+        throw failed(error)
+      }
+      statement.bind(1, domain)
+      var previous: [UInt8]?
+      while true {
+        do {
+          guard try statement.step() else { break }
+        } catch {
+          throw failed(error)
+        }
+        let fileID = String(decoding: statement.bytes(0), as: UTF8.self)
+        let path = Array(statement.bytes(1))
+        let flags = statement.integer(2)
+        let record = MBFileRecord.decode(Array(statement.bytes(3)))
+        func problem(_ message: String) {
+          report(Report.Problem(domain: domain, path: path, message: message, isError: true))
+        }
+        if path.isEmpty {
+          if previous == nil { root(record) }
+          previous = path
+          continue
+        }
+        if let why = Self.unsafePath(path) {
+          problem("not written: its path \(why)")
+          continue
+        }
+        // Rows come in path order: a second row with a path is the one right after the first.
+        guard previous != path else {
+          problem("not written: a second row with the same path")
+          continue
+        }
+        previous = path
+        let entryKind: Entry.Kind
+        switch flags {
+        case 1: entryKind = .file
+        case 2: entryKind = .folder
+        case 4: entryKind = .symlink
+        default:
+          problem("not written: flags \(flags) name no kind appdata knows (1 file, 2 folder, 4 symlink)")
+          continue
+        }
+        if entryKind == .file {
+          if fileID.utf8.count != 40 || !fileID.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+            problem("not written: its fileID is not 40 hexadecimal digits")
+            continue
+          }
+          if sharedFileIDs.contains(fileID) {
+            problem("not written: another file row has the same fileID, so whose payload it is cannot be told")
+            continue
+          }
+        }
+        if entryKind == .symlink {
+          guard let target = record?.target else {
+            problem("not written: a symlink whose record names no target")
+            continue
+          }
+          if let why = Self.unsafeTarget(target) {
+            problem("not written: a symlink whose target \(why)")
+            continue
+          }
+        }
+        try body(Entry(path: path, kind: entryKind, fileID: fileID, record: record))
+      }
     }
 
     /// Why a manifest path may not be written, or nil: `..`, `.` or empty components, a
@@ -258,6 +339,24 @@ extension BackupExtraction {
         if part.elementsEqual([0x2E, 0x2E]) { return "has a '..' component" }
         if part.count > 255 { return "has a component longer than 255 bytes" }
       }
+      return nil
+    }
+
+    /// Why a name (an extension's id used as its folder's name) is not one folder name, or nil.
+    static func unsafeName(_ name: [UInt8]) -> String? {
+      if name.isEmpty { return "is empty" }
+      if name.contains(0x2F) { return "holds a '/'" }
+      if name.contains(0) { return "holds a NUL byte" }
+      if name.elementsEqual([0x2E]) || name.elementsEqual([0x2E, 0x2E]) { return "is '\(RelativePath.display(name))'" }
+      if name.count > 255 { return "is longer than 255 bytes" }
+      return nil
+    }
+
+    /// Why a symlink's target cannot be written as one, or nil: a NUL would cut it short, and
+    /// Linux takes at most 4095 bytes.
+    static func unsafeTarget(_ target: [UInt8]) -> String? {
+      if target.contains(0) { return "holds a NUL byte" }
+      if target.count > 4095 { return "is longer than 4095 bytes" }
       return nil
     }
   }

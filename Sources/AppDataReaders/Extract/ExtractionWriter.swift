@@ -1,9 +1,16 @@
 import AppDataSystem
 import AppDataCore
-/// Writes planned containers into a hidden partial folder beside OUT, then renames it into
-/// place (`BackupExtraction`). Everything below the partial folder is created relative to its
-/// folder's descriptor, reached from the partial folder one component at a time with
-/// `O_NOFOLLOW`; files with `O_CREAT | O_EXCL | O_NOFOLLOW`.
+/// Writes planned containers into the run's partial folder beside OUT (`ExtractionOutput`), then
+/// has it put in place (`BackupExtraction`).
+///
+/// Rows come in path order, a folder's together right after it, so the tree is made the way a
+/// depth-first walk goes: a stack of the folders from the container's root down to where the
+/// current row goes (`FolderStack`), one descriptor held for the deepest and a parent reached
+/// through `..`, so no row's folder is looked for from the root again and a folder's mode and time
+/// are set the moment the rows leave it. Everything is created relative to its folder's
+/// descriptor with `O_NOFOLLOW` (files with `O_CREAT | O_EXCL`). Memory holds one row at a time,
+/// the stack, the container's symlinks (`SymlinkCheck`) and, for a backup inside an archive, the
+/// files whose payload the second pass writes.
 struct ExtractionWriter {
   /// The container's folder inside a package.
   static let packageContainerName = "AppData"
@@ -11,14 +18,11 @@ struct ExtractionWriter {
   static let chunkSize = 1 << 20
 
   let request: BackupExtraction.Request
-  let backupFolder: String?
   let isEncrypted: Bool
   let keys: BackupDecryption.Unlocked?
-  /// OUT's folder and its name; the partial folder beside it.
-  let parent: FileDescriptor
-  let name: [UInt8]
-  let partialName: [UInt8]
-  let partial: FileDescriptor
+  /// OUT, and the partial folder this run builds it in.
+  let output: ExtractionOutput
+  var partial: FileDescriptor { output.partial }
   /// The backup folder's descriptor; nil for a backup inside an archive (its payloads are
   /// written in a second pass over the archive, `writePayloads(from:)`).
   let backup: FileDescriptor?
@@ -27,20 +31,12 @@ struct ExtractionWriter {
   let writers: PayloadWriters
   /// How many threads write payloads beside the one that makes the tree.
   static let writerThreads = 2
-  /// Folders whose mode and time are set last (children first), so a folder without write
-  /// permission can still be filled.
-  var folders: [(path: [UInt8], mode: UInt32?, time: Int64?)] = []
-  /// The folder the last entry went in, kept open for the next (closed when replaced or released).
-  final class FolderCache {
-    private(set) var components: [[UInt8]] = []
-    private(set) var descriptor: FileDescriptor?
-    func keep(_ opened: FileDescriptor, for components: [[UInt8]]) {
-      descriptor?.close()
-      descriptor = opened
-      self.components = components
-    }
-    deinit { descriptor?.close() }
-  }
+  /// Folders whose manifest mode leaves out some of the owner's permissions: they keep them
+  /// until the end (a file may still be written or removed in them), then get their mode,
+  /// deepest first.
+  var restricted: [(path: [UInt8], mode: UInt32)] = []
+  /// The mode and time OUT itself gets when it is a container root (its row's).
+  var outSetting: FolderStack.Setting?
 
   /// The backup folder's `xx` folders opened so far (at most 65,536 names, 256 in a real backup).
   let shards = Shards()
@@ -50,9 +46,17 @@ struct ExtractionWriter {
   }
   /// Checkpoints passed (`Request.stopAfter`).
   var checkpoints = 0
-  /// In an archive: the files whose payloads the second pass writes, by fileID (a fileID is
-  /// the Files table's primary key: one row each).
-  var deferred: [String: (container: Int, root: [UInt8], entry: BackupExtraction.Plan.Entry, domain: String)] = [:]
+  /// In an archive: the files made for payloads the second pass writes, by fileID (one row
+  /// each: rows sharing a fileID are not written).
+  var deferred: [String: Deferred] = [:]
+  struct Deferred {
+    var container: Int
+    var domain: String
+    var entry: BackupExtraction.Plan.Entry
+    /// The file's folder relative to the partial folder, and its name.
+    var folder: [UInt8]
+    var name: [UInt8]
+  }
 
   /// A checkpoint: where a crash test may kill the run, and a test may pause it.
   private mutating func checkpoint() {
@@ -61,55 +65,23 @@ struct ExtractionWriter {
     TestHooks.pause(at: "extract")
   }
 
-  /// The hidden folder a run builds OUT in: its name says what it is, and the next extract to
-  /// the same OUT removes one left by a run that was killed.
-  static func partialName(of name: [UInt8]) -> [UInt8] { [0x2E] + name + Array(".appdata-extract-partial".utf8) }
-
-  init(request: BackupExtraction.Request, backupFolder: String?, isEncrypted: Bool, keys: BackupDecryption.Unlocked?,
+  init(request: BackupExtraction.Request, backupPath: String, backupFolder: String?, isEncrypted: Bool, keys: BackupDecryption.Unlocked?,
        totalBytes: UInt64) throws(Refusal) {
     self.request = request
-    self.backupFolder = backupFolder
     self.isEncrypted = isEncrypted
     self.keys = keys
-    let output = request.output.hasSuffix("/") && request.output.count > 1 ? String(request.output.dropLast()) : request.output
-    let components = RelativePath.components(Array(output.utf8))
-    guard let last = components.last, last != [0x2E], last != [0x2E, 0x2E] else {
-      throw Refusal("\(TerminalText.escaped(request.output)): not a name for the output (give OUT a name of its own)")
-    }
-    name = last
-    partialName = Self.partialName(of: last)
-    let parentPath = output.utf8.count > last.count ? String(decoding: Array(output.utf8).dropLast(last.count), as: UTF8.self) : "."
-    do {
-      parent = try Syscalls.openDirectory(atPath: parentPath)
-    } catch {
-      throw Refusal("\(TerminalText.escaped(parentPath)): cannot open the folder OUT goes in: \(error.reason)")
-    }
-    let exists = (try? Syscalls.status(ofPath: output)) != nil
-    if exists && !request.force {
-      parent.close()
-      throw Refusal("\(TerminalText.escaped(request.output)): already exists; appdata extract never writes over it (--force replaces it once the new one is complete)")
-    }
-    // A partial folder a killed run left: it is ours, by its name.
-    Syscalls.removeTree(partialName, in: parent)
-    do {
-      try Syscalls.makeDirectory(partialName, in: parent, mode: 0o700, displayPath: RelativePath.display(partialName))
-      partial = try Syscalls.open(partialName, in: parent, options: .directory, displayPath: RelativePath.display(partialName))
-    } catch {
-      parent.close()
-      throw Refusal("\(TerminalText.escaped(parentPath)): cannot create the output there: \(error.reason)")
-    }
+    output = try ExtractionOutput(output: request.output, force: request.force, backupPath: backupPath)
     if let backupFolder {
       do {
         backup = try Syscalls.openDirectory(atPath: backupFolder)
       } catch {
-        Syscalls.removeTree(partialName, in: parent)
-        parent.close()
+        output.abandon()
         throw Refusal("\(TerminalText.escaped(backupFolder)): cannot open the backup folder: \(error.reason)")
       }
     } else {
       backup = nil
     }
-    writers = PayloadWriters(threads: backupFolder == nil ? 0 : Self.writerThreads, output: request.output,
+    writers = PayloadWriters(threads: backupFolder == nil ? 0 : Self.writerThreads, output: output.path,
                              progress: ExtractionProgress(total: totalBytes, report: request.progress), isInterrupted: request.isInterrupted)
   }
 
@@ -117,21 +89,19 @@ struct ExtractionWriter {
   func abandon() {
     writers.stop()
     writers.close()
-    partial.close()
     backup?.close()
-    Syscalls.removeTree(partialName, in: parent)
-    parent.close()
+    output.abandon()
   }
 
   private func display(_ path: [UInt8]) -> String { writers.local.display(path) }
 
   /// Between rows: an interrupt, or a failure a writing thread met, stops the extraction.
   private func checkInterrupt() throws(Refusal) {
-    if request.isInterrupted() { throw PayloadCopier.interrupted(output: request.output) }
+    if request.isInterrupted() { throw PayloadCopier.interrupted(output: output.path) }
     try writers.check()
   }
 
-  private func failed(_ error: SystemError) -> Refusal { PayloadCopier.failed(error, output: request.output) }
+  private func failed(_ error: SystemError) -> Refusal { PayloadCopier.failed(error, output: output.path) }
 
   /// A package's `AppDataInfo.plist`: what the backup's Manifest.plist knows of the app.
   mutating func writePackageInfo(id: String, manifest: BackupManifest) throws(Refusal) {
@@ -162,22 +132,26 @@ struct ExtractionWriter {
     }
   }
 
-  /// Writes one container.
-  mutating func write(_ plan: BackupExtraction.Plan, into container: inout BackupExtraction.Report.Container,
-                      problems: inout [BackupExtraction.Report.Problem], withMetadata: Bool, containerIndex: Int) throws(Refusal) {
+  /// Writes one container: its rows in path order, then its folders' modes and times.
+  mutating func write(_ plan: BackupExtraction.Plan, from database: SQLiteDatabase, sharedFileIDs: Set<String>,
+                      into container: inout BackupExtraction.Report.Container, problems: inout [BackupExtraction.Report.Problem],
+                      withMetadata: Bool, containerIndex: Int) throws(Refusal) {
     let rootPath: [UInt8] = plan.root == "." ? [] : Array(plan.root.utf8)
-    if !rootPath.isEmpty {
-      do { try Syscalls.makeDirectory(rootPath, in: partial, mode: 0o700, displayPath: display(rootPath)) } catch { throw failed(error) }
-    }
-    folders.append((rootPath, plan.rootRecord?.mode.map { $0 & 0o777 } ?? 0o755, plan.rootRecord?.lastModified))
     let root: FileDescriptor
     if rootPath.isEmpty {
       root = partial
     } else {
-      guard case .success(let opened) = Syscalls.openFolder(relativePath: rootPath, below: partial) else {
-        throw Refusal("\(TerminalText.escaped(request.output)): cannot open the container's folder it made")
+      do {
+        try Syscalls.makeDirectory(rootPath, in: partial, mode: 0o700, displayPath: display(rootPath))
+        root = try Syscalls.open(rootPath, in: partial, options: .directory, displayPath: display(rootPath))
+      } catch {
+        if error.isCausedByEntry {
+          problems.append(BackupExtraction.Report.Problem(domain: plan.domain, path: [], message: "not written: its folder cannot be made (\(error.reason))",
+                                                          isError: true))
+          return
+        }
+        throw failed(error)
       }
-      root = opened
     }
     defer { if !rootPath.isEmpty { root.close() } }
     if withMetadata {
@@ -187,91 +161,21 @@ struct ExtractionWriter {
         ("MCMMetadataIdentifier", .string(plan.id)), ("MCMMetadataContentClass", .integer(contentClass)),
       ]))
     }
-    let cache = FolderCache()
+    let links = SymlinkCheck(links: try plan.symlinks(database))
+    let tree = FolderStack(root: root, rootPath: rootPath)
+    var rootRecord: MBFileRecord?
     // What was not written, by row: the rows' files are written on other threads, and what
     // they find joins these in row order once they are done.
     var noted: [(index: Int, problem: BackupExtraction.Report.Problem)] = []
-    for (index, entry) in plan.entries.enumerated() {
-      checkpoint()
-      try checkInterrupt()
-      let path = RelativePath.join(entry.components)
-      func problem(_ message: String, isError: Bool = true) {
-        noted.append((index, BackupExtraction.Report.Problem(domain: plan.domain, path: path, message: message, isError: isError)))
+    var index = 0
+    try plan.each(database, sharedFileIDs: sharedFileIDs, root: { rootRecord = $0 }) { entry throws(Refusal) in
+      index += 1
+      try writeEntry(entry, index: index, plan: plan, tree: tree, links: links, container: &container, containerIndex: containerIndex) {
+        noted.append((index, $0))
       }
-      // The folder the entry goes in, reached without following a symlink (one this extraction
-      // made for an earlier row is not a folder, and stops here).
-      // Entries come in path order, so the files of a folder follow each other: its descriptor
-      // is kept for the next entry (it stays the folder it was, whatever a later row makes).
-      let parentComponents = Array(entry.components.dropLast())
-      let folder: FileDescriptor
-      if parentComponents.isEmpty {
-        folder = root
-      } else if let cached = cache.descriptor, cache.components == parentComponents {
-        folder = cached
-      } else {
-        switch try openOrMake(parentComponents, below: root, rootPath: rootPath) {
-        case .success(let opened):
-          cache.keep(opened, for: parentComponents)
-          folder = opened
-        case .failure(let error):
-          problem("not written: its folder cannot be opened without following a symlink (\(SystemError(code: error.code, operation: .openFolder, path: "").reason))")
-          continue
-        }
-      }
-      let name = entry.components[entry.components.count - 1]
-      let mode = entry.record?.mode.map { $0 & 0o777 }
-      switch entry.kind {
-      case .folder:
-        do {
-          try Syscalls.makeDirectory(name, in: folder, mode: 0o700, displayPath: display(path))
-        } catch {
-          if error.isExists { problem("not written: another row already made this path"); continue }
-          throw failed(error)
-        }
-        folders.append((RelativePath.join(rootPath, path), mode ?? 0o755, entry.record?.lastModified))
-        try setAttributes(entry.record, name: name, in: folder, path: path) { problem($0, isError: $1) }
-        container.folders += 1
-      case .symlink:
-        let target = entry.record?.target ?? []
-        if let why = Self.escapingTarget(target, depth: entry.components.count - 1) {
-          // Written as a file holding the target: a link out of the container is never made.
-          do {
-            let file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o644, displayPath: display(path))
-            defer { file.close() }
-            try Syscalls.writeAll(file, target, displayPath: display(path))
-          } catch {
-            if error.isExists { problem("not written: another row already made this path"); continue }
-            throw failed(error)
-          }
-          problem("a symlink to '\(TerminalText.escaped(target))', which \(why): written as a file holding its target", isError: false)
-          container.files += 1
-          continue
-        }
-        do {
-          try Syscalls.makeSymbolicLink(name, in: folder, target: target, displayPath: display(path))
-        } catch {
-          if error.isExists { problem("not written: another row already made this path"); continue }
-          throw failed(error)
-        }
-        // Inline, not `setTime`: Swift 6.3.1's optimizer crashes (an ownership verifier failure
-        // in SILCombine) when this mutating method calls that one here.
-        if let time = entry.record?.lastModified {
-          let when = FileTime(seconds: Int(time), nanoseconds: 0)
-          try? Syscalls.setTimes(name, in: folder, access: when, modification: when, displayPath: display(path))
-        }
-        container.symlinks += 1
-      case .file:
-        if backup == nil && Self.hasPayload(entry, isEncrypted: isEncrypted) {
-          // Inside an archive: written when the second pass meets its payload.
-          deferred[entry.fileID] = (containerIndex, rootPath, entry, plan.domain)
-          continue
-        }
-        let folderPath = RelativePath.join(rootPath, RelativePath.join(parentComponents))
-        switch try startFile(entry, index: index, name: name, in: folder, folderPath: folderPath, path: path, mode: mode ?? 0o644) {
-        case .success(let job): try writers.submit(job)
-        case .failure(let why): problem("not written: \(why.message)")
-        }
-      }
+    } problem: { problem in
+      index += 1
+      noted.append((index, problem))
     }
     var removals: [(folder: [UInt8], name: [UInt8])] = []
     for outcome in try writers.drain() {
@@ -279,11 +183,126 @@ struct ExtractionWriter {
         noted.append((outcome.index, BackupExtraction.Report.Problem(domain: plan.domain, path: outcome.path, message: message, isError: isError)))
       }
     }
-    removeFailedFiles(removals)
+    do { try tree.leaveAll() } catch { throw failed(error) }
+    restricted += tree.restricted
+    removeFiles(removals)
+    // The container's own folder: its row's mode and time.
+    let setting = FolderStack.Setting(mode: rootRecord?.mode.map { $0 & 0o777 } ?? 0o755, time: rootRecord?.lastModified)
+    if rootPath.isEmpty {
+      outSetting = setting
+    } else if let mode = setting.mode {
+      try? Syscalls.setMode(root, mode | 0o700, displayPath: display(rootPath))
+      if mode & 0o700 != 0o700 { restricted.append((rootPath, mode)) }
+      if let time = setting.time { try? Syscalls.setTimes(root, access: Self.fileTime(time), modification: Self.fileTime(time), displayPath: "") }
+    }
     // In row order; a row's own findings in the order they were made.
     problems += noted.enumerated().sorted { a, b in
       a.element.index != b.element.index ? a.element.index < b.element.index : a.offset < b.offset
     }.map(\.element.problem)
+  }
+
+  static func fileTime(_ seconds: Int64) -> FileTime { FileTime(seconds: Int(clamping: seconds), nanoseconds: 0) }
+
+  /// One row: its folder reached (made where the manifest has no row for it), then the row
+  /// made there. A row that cannot be is a finding; only a failure of OUT itself throws.
+  private mutating func writeEntry(_ entry: BackupExtraction.Plan.Entry, index: Int, plan: BackupExtraction.Plan, tree: FolderStack,
+                                   links: SymlinkCheck, container: inout BackupExtraction.Report.Container, containerIndex: Int,
+                                   problem note: (BackupExtraction.Report.Problem) -> Void) throws(Refusal) {
+    checkpoint()
+    try checkInterrupt()
+    let path = entry.path
+    func problem(_ message: String, isError: Bool = true) {
+      note(BackupExtraction.Report.Problem(domain: plan.domain, path: path, message: message, isError: isError))
+    }
+    let components = path.split(separator: 0x2F)
+    let name = Array(components[components.count - 1])
+    switch tree.move(to: components.dropLast(), isLink: links.isLink) {
+    case .failure(let error):
+      if !error.isCausedByEntry { throw failed(SystemError(code: error.code, operation: .openFolder, path: display(path))) }
+      problem("not written: its folder cannot be opened without following a symlink (\(SystemError(code: error.code, operation: .openFolder, path: "").reason))")
+      return
+    case .success: break
+    }
+    let folder = tree.descriptor
+    let mode = entry.record?.mode.map { $0 & 0o777 }
+    func entryFailed(_ error: SystemError) throws(Refusal) {
+      if error.isExists { problem("not written: another row already made this path"); return }
+      if error.isCausedByEntry { problem("not written: \(error.reason)"); return }
+      throw failed(error)
+    }
+    switch entry.kind {
+    case .folder:
+      if links.isLink(path) {
+        problem("not written: a symlink row has the same path")
+        return
+      }
+      do {
+        try Syscalls.makeDirectory(name, in: folder, mode: 0o700, displayPath: display(path))
+      } catch {
+        try entryFailed(error)
+        return
+      }
+      let made: FileDescriptor
+      do { made = try Syscalls.open(name, in: folder, options: .directory, displayPath: display(path)) } catch { throw failed(error) }
+      for attribute in entry.record?.extendedAttributes ?? [] {
+        do {
+          try ExtendedAttributes.setValue(attribute.value, of: MarkerTable.platformAttributeName(attribute.name), on: made, displayPath: display(path))
+        } catch {
+          problem("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: \(error.reason)", isError: false)
+        }
+      }
+      tree.enter(name, descriptor: made, setting: FolderStack.Setting(mode: mode ?? 0o755, time: entry.record?.lastModified))
+      container.folders += 1
+    case .symlink:
+      let target = entry.record?.target ?? []
+      if let why = links.verdict(path, target: target) {
+        // Written as a file holding the target: a link out of the container is never made.
+        do {
+          let file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o644, displayPath: display(path))
+          defer { file.close() }
+          try Syscalls.writeAll(file, target, displayPath: display(path))
+        } catch {
+          try entryFailed(error)
+          return
+        }
+        problem("a symlink to '\(TerminalText.escaped(target))', which \(why): written as a file holding its target", isError: false)
+        container.files += 1
+        return
+      }
+      do {
+        try Syscalls.makeSymbolicLink(name, in: folder, target: target, displayPath: display(path))
+      } catch {
+        try entryFailed(error)
+        return
+      }
+      if let time = entry.record?.lastModified {
+        try? Syscalls.setTimes(name, in: folder, access: Self.fileTime(time), modification: Self.fileTime(time), displayPath: display(path))
+      }
+      container.symlinks += 1
+    case .file:
+      let folderPath = tree.path
+      if backup == nil {
+        // Inside an archive: made now, in row order; its bytes when the second pass meets its
+        // payload.
+        if case .failure(let why) = decryptor(for: entry, payloadSize: nil) {
+          problem("not written: \(why.message)")
+          return
+        }
+        do {
+          let file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
+          file.close()
+        } catch {
+          try entryFailed(error)
+          return
+        }
+        deferred[entry.fileID] = Deferred(container: containerIndex, domain: plan.domain, entry: entry, folder: folderPath, name: name)
+        return
+      }
+      switch try startFile(entry, index: index, name: name, in: folder, folderPath: folderPath, path: path, mode: mode ?? 0o644) {
+      case .success(let job): try writers.submit(job)
+      case .failure(let why): problem("not written: \(why.message)")
+      }
+    }
   }
 
   /// What a written job adds to its container's figures and findings.
@@ -302,72 +321,29 @@ struct ExtractionWriter {
     if let removal = outcome.removal { removals.append(removal) }
   }
 
-  /// Removes the files made for payloads that did not decrypt, once nothing is being written.
-  private func removeFailedFiles(_ removals: [(folder: [UInt8], name: [UInt8])]) {
-    for removal in removals {
-      guard let folder = folder(at: removal.folder) else { continue }
-      try? Syscalls.remove(removal.name, in: folder.descriptor, isDirectory: false, displayPath: display(RelativePath.join(removal.folder, removal.name)))
-      if folder.isOwned { folder.descriptor.close() }
-    }
-  }
-
-  /// The folder at `components` below `root`, one component at a time with `O_NOFOLLOW`; a
-  /// folder the manifest has no row for (real manifests may leave one out) is made, with the
-  /// usual mode. A component that is a file or a symlink fails (ENOTDIR, ELOOP).
-  private mutating func openOrMake(_ components: [[UInt8]], below root: FileDescriptor, rootPath: [UInt8]) throws(Refusal) -> Result<FileDescriptor, Errno> {
-    var current: FileDescriptor?
-    var path = rootPath
-    for component in components {
-      path = RelativePath.join(path, component)
-      var result = Syscalls.openFolder(relativePath: component, below: current ?? root)
-      if case .failure(let error) = result, error.code == ErrnoValue.notFound {
-        do {
-          try Syscalls.makeDirectory(component, in: current ?? root, mode: 0o700, displayPath: display(path))
-        } catch {
-          current?.close()
-          throw failed(error)
-        }
-        folders.append((path, 0o755, nil))
-        result = Syscalls.openFolder(relativePath: component, below: current ?? root)
-      }
-      current?.close()
-      switch result {
-      case .success(let next): current = next
-      case .failure(let error): return .failure(error)
-      }
-    }
-    guard let current else { return .failure(Errno(code: ErrnoValue.notFound)) }
-    return .success(current)
-  }
-
-  /// Sets an entry's modification (and access) time to the record's `LastModified`, without
-  /// following a symlink; a time that cannot be set is left as the write made it.
-  private func setTime(_ time: Int64?, of name: [UInt8], in folder: FileDescriptor, path: [UInt8]) {
-    guard let time else { return }
-    let when = FileTime(seconds: Int(time), nanoseconds: 0)
-    try? Syscalls.setTimes(name, in: folder, access: when, modification: when, displayPath: display(path))
-  }
-
   /// The folder at `path` below the partial folder (the partial folder itself for an empty
-  /// path), reached without following a symlink, and whether the caller closes it; nil when
-  /// it cannot be opened.
+  /// path), reached one component at a time without following a symlink, and whether the
+  /// caller closes it; nil when it cannot be opened.
   private func folder(at path: [UInt8]) -> (descriptor: FileDescriptor, isOwned: Bool)? {
     if path.isEmpty { return (partial, false) }
     guard case .success(let opened) = Syscalls.openFolder(relativePath: path, below: partial) else { return nil }
     return (opened, true)
   }
 
-  /// Why a symlink's target would point out of the container, or nil: absolute, or climbing
-  /// above the container from an entry `depth` folders down.
-  static func escapingTarget(_ target: [UInt8], depth: Int) -> String? {
-    if target.first == 0x2F { return "is absolute" }
-    if target.isEmpty { return "is empty" }
-    var level = depth
-    for part in target.split(separator: 0x2F, omittingEmptySubsequences: true) {
-      if part.elementsEqual([0x2E, 0x2E]) { level -= 1 } else if !part.elementsEqual([0x2E]) { level += 1 }
-      if level < 0 { return "climbs out of the container" }
+  /// Removes files made for payloads that did not decrypt (or that an archive lacked), once
+  /// nothing is being written; their folders keep the mode and time they were given.
+  private func removeFiles(_ removals: [(folder: [UInt8], name: [UInt8])]) {
+    for removal in removals {
+      guard let folder = folder(at: removal.folder) else { continue }
+      defer { if folder.isOwned { folder.descriptor.close() } }
+      let before = try? Syscalls.status(of: folder.descriptor, displayPath: "")
+      try? Syscalls.setMode(folder.descriptor, 0o700, displayPath: "")
+      try? Syscalls.remove(removal.name, in: folder.descriptor, isDirectory: false, displayPath: display(RelativePath.join(removal.folder, removal.name)))
+      if let before {
+        try? Syscalls.setMode(folder.descriptor, before.permissions, displayPath: "")
+        try? Syscalls.setTimes(folder.descriptor, access: before.accessTime, modification: before.modificationTime, displayPath: "")
+      }
     }
-    return nil
   }
 
   enum FileResult { case written(UInt64), notWritten(String) }
@@ -392,10 +368,18 @@ struct ExtractionWriter {
     }
   }
 
-  /// The decryptor of an entry of an encrypted backup (nil for a plain one), or why there is none.
-  private func decryptor(for entry: BackupExtraction.Plan.Entry) -> Result<BackupDecryption.PayloadDecryptor?, ExtractionProblem> {
-    let size = entry.record?.size ?? 0
-    guard isEncrypted && (size > 0 || entry.record?.encryptionKey != nil) else { return .success(nil) }
+  /// Whether a row with no payload is an empty file: its record says 0 bytes and holds no key.
+  /// Any other row needs its payload; a payload that exists is written whatever `Size` says.
+  func canBeEmpty(_ entry: BackupExtraction.Plan.Entry) -> Bool {
+    guard let record = entry.record else { return false }
+    return record.size == 0 && !(isEncrypted && record.encryptionKey != nil)
+  }
+
+  /// The decryptor of an entry of an encrypted backup (nil for a plain one, or an empty file
+  /// whose payload is missing or empty: nothing to decrypt), or why there is none.
+  /// `payloadSize`: nil when there is no payload, or it is not known yet.
+  private func decryptor(for entry: BackupExtraction.Plan.Entry, payloadSize: UInt64?) -> Result<BackupDecryption.PayloadDecryptor?, ExtractionProblem> {
+    guard isEncrypted && ((payloadSize ?? 0) > 0 || !canBeEmpty(entry)) else { return .success(nil) }
     guard let key = entry.record?.encryptionKey else { return .failure(ExtractionProblem("its record has no EncryptionKey")) }
     guard let keys else { return .failure(ExtractionProblem("the backup's class keys are not known")) }
     do {
@@ -403,12 +387,6 @@ struct ExtractionWriter {
     } catch {
       return .failure(ExtractionProblem(Self.words(error)))
     }
-  }
-
-  /// Whether an entry's bytes come from a payload: one with bytes, an encrypted one, or one
-  /// whose record cannot be read (its size is unknown: the payload decides).
-  static func hasPayload(_ entry: BackupExtraction.Plan.Entry, isEncrypted: Bool) -> Bool {
-    (entry.record?.size ?? 0) > 0 || entry.record == nil || isEncrypted && entry.record?.encryptionKey != nil
   }
 
   /// The backup folder's `xx` folder, opened once (without following a symlink) and kept.
@@ -422,52 +400,64 @@ struct ExtractionWriter {
   }
 
   /// The payload file of an entry in the backup folder: xx/<fileID>, a regular file, not
-  /// followed if it is a link and not waited on if it is a FIFO.
-  private func openPayload(_ entry: BackupExtraction.Plan.Entry) -> Result<FileDescriptor, ExtractionProblem> {
+  /// followed if it is a link and not waited on if it is a FIFO; nil when there is none.
+  private func openPayload(_ entry: BackupExtraction.Plan.Entry) -> Result<(FileDescriptor, UInt64)?, ExtractionProblem> {
     let fileID = Array(entry.fileID.utf8)
     let name = "\(entry.fileID.prefix(2))/\(entry.fileID)"
-    guard let shard = shard(Array(fileID.prefix(2))) else {
-      return .failure(ExtractionProblem("its payload \(name) is missing"))
-    }
+    guard let shard = shard(Array(fileID.prefix(2))) else { return .success(nil) }
     do {
       let opened = try Syscalls.open(fileID, in: shard, options: .readMaybeFile, displayPath: entry.fileID)
-      guard try Syscalls.status(of: opened, displayPath: entry.fileID).kind == .regular else {
+      let status = try Syscalls.status(of: opened, displayPath: entry.fileID)
+      guard status.kind == .regular else {
         opened.close()
         return .failure(ExtractionProblem("its payload \(name) is not a regular file"))
       }
-      return .success(opened)
+      return .success((opened, status.size))
     } catch {
-      return .failure(ExtractionProblem(error.isNotFound ? "its payload \(name) is missing" : "its payload cannot be read: \(error.reason)"))
+      return error.isNotFound ? .success(nil) : .failure(ExtractionProblem("its payload cannot be read: \(error.reason)"))
     }
   }
 
-  /// Makes one file's entry and opens what it is written from: the job that writes it, or why
-  /// it is not written (its payload cannot be had: no file is made). `source` nil: the payload
-  /// is opened in the backup folder (or the file has none).
+  /// Makes one file's entry (or takes `existing`, made by the first pass over an archive) and
+  /// opens what it is written from: the job that writes it, or why it is not written (its
+  /// payload cannot be had: no file is made). `source` nil: the payload is opened in the
+  /// backup folder, or the file is empty.
   private func startFile(_ entry: BackupExtraction.Plan.Entry, index: Int, name: [UInt8], in folder: FileDescriptor, folderPath: [UInt8],
-                         path: [UInt8], mode: UInt32, source given: PayloadReader? = nil) throws(Refusal) -> Result<PayloadJob, ExtractionProblem> {
-    var decryptor: BackupDecryption.PayloadDecryptor?
-    switch self.decryptor(for: entry) {
-    case .success(let made): decryptor = made
-    case .failure(let problem): return .failure(problem)
-    }
+                         path: [UInt8], mode: UInt32, source given: PayloadReader? = nil, payloadSize givenSize: UInt64? = nil,
+                         existing: FileDescriptor? = nil) throws(Refusal) -> Result<PayloadJob, ExtractionProblem> {
     var source = given
+    var payloadSize = givenSize
     var opened: FileDescriptor?
-    if source == nil && Self.hasPayload(entry, isEncrypted: isEncrypted) {
+    if source == nil && backup != nil {
       switch openPayload(entry) {
-      case .success(let descriptor):
+      case .success(let (descriptor, size)?):
         opened = descriptor
+        payloadSize = size
         source = .file(descriptor)
+      case .success(nil):
+        if !canBeEmpty(entry) { return .failure(ExtractionProblem("its payload \(entry.fileID.prefix(2))/\(entry.fileID) is missing")) }
       case .failure(let problem): return .failure(problem)
       }
     }
-    let file: FileDescriptor
-    do {
-      file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
-    } catch {
+    var decryptor: BackupDecryption.PayloadDecryptor?
+    switch self.decryptor(for: entry, payloadSize: payloadSize) {
+    case .success(let made): decryptor = made
+    case .failure(let problem):
       opened?.close()
-      if error.isExists { return .failure(ExtractionProblem("another row already made this path")) }
-      throw failed(error)
+      return .failure(problem)
+    }
+    let file: FileDescriptor
+    if let existing {
+      file = existing
+    } else {
+      do {
+        file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
+      } catch {
+        opened?.close()
+        if error.isExists { return .failure(ExtractionProblem("another row already made this path")) }
+        if error.isCausedByEntry { return .failure(ExtractionProblem(error.reason)) }
+        throw failed(error)
+      }
     }
     return .success(PayloadJob(index: index, source: source, file: file, decryptor: decryptor, mode: mode, record: entry.record,
                                path: path, folder: folderPath, name: name))
@@ -481,21 +471,9 @@ struct ExtractionWriter {
     }
   }
 
-  /// The record's extended attributes, with the platform's names (`user.` on Linux).
-  private func setAttributes(_ record: MBFileRecord?, name: [UInt8], in folder: FileDescriptor, path: [UInt8],
-                             problem: (String, Bool) -> Void) throws(Refusal) {
-    for attribute in record?.extendedAttributes ?? [] {
-      let platformName = MarkerTable.platformAttributeName(attribute.name)
-      do {
-        try ExtendedAttributes.setValue(attribute.value, of: platformName, onEntry: name, in: folder, displayPath: display(path))
-      } catch {
-        problem("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: \(error.reason)", false)
-      }
-    }
-  }
-
   /// The second pass over an archive: each payload of `backup` (its `xx/<fileID>` entries)
-  /// written into the file its row planned, then the rows whose payload the archive lacks.
+  /// written into the file the first pass made for its row; then the rows whose payload the
+  /// archive lacks: an empty file where the row may be one, else removed and named.
   mutating func writePayloads(from backup: ArchivedBackup, archivePath: String, containers: inout [BackupExtraction.Report.Container],
                               problems: inout [BackupExtraction.Report.Problem]) throws(Refusal) {
     let reader: LibArchive
@@ -516,79 +494,164 @@ struct ExtractionWriter {
             let item = deferred.removeValue(forKey: String(decoding: components[components.count - 1], as: UTF8.self)) else { continue }
       checkpoint()
       try checkInterrupt()
-      let path = RelativePath.join(item.entry.components)
-      func problem(_ message: String, _ isError: Bool) {
-        problems.append(BackupExtraction.Report.Problem(domain: item.domain, path: path, message: message, isError: isError))
-      }
-      guard let (root, isOwned) = folder(at: item.root) else { continue }
-      defer { if isOwned { root.close() } }
-      let folder: FileDescriptor
-      if item.entry.components.count == 1 {
-        folder = root
-      } else {
-        switch try openOrMake(Array(item.entry.components.dropLast()), below: root, rootPath: item.root) {
-        case .success(let opened): folder = opened
-        case .failure(let error):
-          problem("not written: its folder cannot be opened without following a symlink (\(SystemError(code: error.code, operation: .openFolder, path: "").reason))", true)
-          continue
-        }
-      }
-      defer { if item.entry.components.count > 1 { folder.close() } }
-      let name = item.entry.components[item.entry.components.count - 1]
-      let folderPath = RelativePath.join(item.root, RelativePath.join(Array(item.entry.components.dropLast())))
-      switch try startFile(item.entry, index: 0, name: name, in: folder, folderPath: folderPath, path: path,
-                           mode: item.entry.record?.mode.map { $0 & 0o777 } ?? 0o644, source: .archive(reader)) {
-      case .success(let job): Self.note(try writers.local.write(job), in: &containers[item.container], removals: &removals, problem: problem)
-      case .failure(let why): problem("not written: \(why.message)", true)
-      }
+      try writeDeferred(item, source: .archive(reader), size: header.size, containers: &containers, problems: &problems, removals: &removals)
     }
-    removeFailedFiles(removals)
     for (fileID, item) in deferred.sorted(by: { $0.key < $1.key }) {
-      problems.append(BackupExtraction.Report.Problem(domain: item.domain, path: RelativePath.join(item.entry.components),
+      if canBeEmpty(item.entry) {
+        try writeDeferred(item, source: nil, size: nil, containers: &containers, problems: &problems, removals: &removals)
+        continue
+      }
+      removals.append((item.folder, item.name))
+      problems.append(BackupExtraction.Report.Problem(domain: item.domain, path: item.entry.path,
                                                       message: "not written: its payload \(fileID.prefix(2))/\(fileID) is not in the archive", isError: true))
     }
     deferred = [:]
+    removeFiles(removals)
   }
 
-  /// Sets the folders' modes and times (deepest first), then renames the partial folder to OUT
-  /// (an OUT replaced with --force goes only once the new one is in place).
+  /// Writes a file the first pass made, from `source` (nil: it stays empty).
+  private mutating func writeDeferred(_ item: Deferred, source: PayloadReader?, size: UInt64?, containers: inout [BackupExtraction.Report.Container],
+                                      problems: inout [BackupExtraction.Report.Problem], removals: inout [(folder: [UInt8], name: [UInt8])]) throws(Refusal) {
+    func problem(_ message: String, _ isError: Bool) {
+      problems.append(BackupExtraction.Report.Problem(domain: item.domain, path: item.entry.path, message: message, isError: isError))
+    }
+    guard let (folder, isOwned) = folder(at: item.folder) else {
+      problem("not written: its folder cannot be opened again", true)
+      return
+    }
+    defer { if isOwned { folder.close() } }
+    let file: FileDescriptor
+    do {
+      file = try Syscalls.open(item.name, in: folder, options: .writeExistingFile, displayPath: display(item.entry.path))
+    } catch {
+      throw failed(error)
+    }
+    switch try startFile(item.entry, index: 0, name: item.name, in: folder, folderPath: item.folder, path: item.entry.path,
+                         mode: item.entry.record?.mode.map { $0 & 0o777 } ?? 0o644, source: source, payloadSize: size, existing: file) {
+    case .success(let job): Self.note(try writers.local.write(job), in: &containers[item.container], removals: &removals, problem: problem)
+    case .failure(let why):
+      file.close()
+      removals.append((item.folder, item.name))
+      problem("not written: \(why.message)", true)
+    }
+  }
+
+  /// Gives the folders that keep less than the owner's permissions their mode (deepest first),
+  /// then has OUT put in place (an OUT replaced with --force goes only once the new one is).
   mutating func finish() throws(Refusal) {
     checkpoint()
     do { try checkInterrupt() } catch {
       abandon()
       throw error
     }
+    for folder in restricted.sorted(by: { $0.path.count > $1.path.count }) {
+      guard let opened = self.folder(at: folder.path) else { continue }
+      try? Syscalls.setMode(opened.descriptor, folder.mode, displayPath: display(folder.path))
+      if opened.isOwned { opened.descriptor.close() }
+    }
     // A package or a folder of containers: OUT itself is a plain folder (the partial folder
     // was made 0700 so that nobody else sees it half written).
-    if !folders.contains(where: { $0.path.isEmpty }) { try? Syscalls.setMode(partial, 0o755, displayPath: request.output) }
-    for folder in folders.reversed() {
-      if let mode = folder.mode, let opened = self.folder(at: folder.path) {
-        try? Syscalls.setMode(opened.descriptor, mode, displayPath: display(folder.path))
-        if opened.isOwned { opened.descriptor.close() }
-      }
-      let components = RelativePath.components(folder.path)
-      if let last = components.last, let parentFolder = self.folder(at: RelativePath.join(Array(components.dropLast()))) {
-        setTime(folder.time, of: last, in: parentFolder.descriptor, path: folder.path)
-        if parentFolder.isOwned { parentFolder.descriptor.close() }
-      }
-    }
-    partial.close()
+    let setting = outSetting ?? FolderStack.Setting(mode: 0o755, time: nil)
+    if let mode = setting.mode { try? Syscalls.setMode(partial, mode, displayPath: output.path) }
+    if let time = setting.time { try? Syscalls.setTimes(partial, access: Self.fileTime(time), modification: Self.fileTime(time), displayPath: "") }
     backup?.close()
     writers.close()
-    defer { parent.close() }
-    let old = [0x2E] + name + Array(".appdata-extract-replaced".utf8)
-    if request.force {
-      Syscalls.removeTree(old, in: parent)
-      try? Syscalls.renameWithoutReplacing(name, in: parent, to: old, in: parent, displayPath: request.output)
+    try output.putInPlace(force: request.force)
+  }
+}
+
+/// The folders from a container's root down to where the current row goes, for rows that come
+/// in path order (`BackupExtraction.Plan.each`): only the deepest is open, its parent is reached
+/// through its `..` (a folder this run made, mode 0700 until the end, that nobody else can move),
+/// so a tree of any depth holds one descriptor and each folder is entered and left once. A
+/// folder's mode and time are set as the rows leave it, when nothing more is made in it; a mode
+/// that leaves out some of the owner's permissions is kept with them until the end
+/// (`restricted`).
+final class FolderStack {
+  struct Setting {
+    var mode: UInt32?
+    var time: Int64?
+  }
+
+  let root: FileDescriptor
+  let rootPath: [UInt8]
+  private var names: [[UInt8]] = []
+  private var settings: [Setting] = []
+  private var current: FileDescriptor?
+  private(set) var restricted: [(path: [UInt8], mode: UInt32)] = []
+
+  init(root: FileDescriptor, rootPath: [UInt8]) {
+    self.root = root
+    self.rootPath = rootPath
+  }
+
+  deinit { current?.close() }
+
+  /// The deepest folder's descriptor (the root's when the stack is empty).
+  var descriptor: FileDescriptor { current ?? root }
+  /// The deepest folder's path relative to the partial folder.
+  var path: [UInt8] { RelativePath.join(rootPath, RelativePath.join(names)) }
+
+  /// Goes to the folder `components` (below the root): leaves the folders not on its way,
+  /// enters (or makes, where no symlink row holds the path) the ones missing. A component that
+  /// is not a folder (a file, a symlink) stops it there with its error.
+  func move(to components: ArraySlice<ArraySlice<UInt8>>, isLink: ([UInt8]) -> Bool) -> Result<Void, SystemError> {
+    var common = 0
+    for (name, component) in zip(names, components) {
+      guard name.elementsEqual(component) else { break }
+      common += 1
     }
     do {
-      try Syscalls.renameWithoutReplacing(partialName, in: parent, to: name, in: parent, displayPath: request.output)
+      while names.count > common { try leave() }
+      for component in components.dropFirst(common) {
+        let name = Array(component)
+        switch withCName(name) { Syscalls.open(cName: $0, in: descriptor, options: .directory) } {
+        case .success(let opened):
+          // Made before and left: its mode and time are set already.
+          enter(name, descriptor: opened, setting: Setting(mode: nil, time: nil))
+        case .failure(let error) where error.code == ErrnoValue.notFound:
+          let full = RelativePath.join(RelativePath.join(names), name)
+          if isLink(full) { return .failure(SystemError(code: ErrnoValue.loop, operation: .openFolder, path: "")) }
+          try Syscalls.makeDirectory(name, in: descriptor, mode: 0o700, displayPath: "")
+          enter(name, descriptor: try Syscalls.open(name, in: descriptor, options: .directory, displayPath: ""), setting: Setting(mode: 0o755, time: nil))
+        case .failure(let error):
+          return .failure(SystemError(code: error.code, operation: .openFolder, path: ""))
+        }
+      }
     } catch {
-      Syscalls.removeTree(partialName, in: parent)
-      if request.force { try? Syscalls.renameWithoutReplacing(old, in: parent, to: name, in: parent, displayPath: request.output) }
-      throw Refusal("\(TerminalText.escaped(request.output)): cannot put the extraction in place: \(error.reason); nothing was written")
+      return .failure(error)
     }
-    if request.force { Syscalls.removeTree(old, in: parent) }
+    return .success(())
+  }
+
+  /// Makes `descriptor`, the folder `name` in the deepest one, the deepest.
+  func enter(_ name: [UInt8], descriptor: FileDescriptor, setting: Setting) {
+    names.append(name)
+    settings.append(setting)
+    current?.close()
+    current = descriptor
+  }
+
+  /// Sets the deepest folder's mode and time and goes up to its parent.
+  private func leave() throws(SystemError) {
+    guard let folder = current else { return }
+    let setting = settings.removeLast()
+    if let mode = setting.mode {
+      try? Syscalls.setMode(folder, mode | 0o700, displayPath: "")
+      if mode & 0o700 != 0o700 { restricted.append((path, mode)) }
+    }
+    if let time = setting.time {
+      try? Syscalls.setTimes(folder, access: ExtractionWriter.fileTime(time), modification: ExtractionWriter.fileTime(time), displayPath: "")
+    }
+    names.removeLast()
+    current = nil
+    defer { folder.close() }
+    if !names.isEmpty { current = try Syscalls.open([0x2E, 0x2E], in: folder, options: .directory, displayPath: "..") }
+  }
+
+  /// Leaves every folder (the container's rows are all made).
+  func leaveAll() throws(SystemError) {
+    while !names.isEmpty { try leave() }
   }
 }
 

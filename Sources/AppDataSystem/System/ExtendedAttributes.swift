@@ -111,6 +111,25 @@ public enum ExtendedAttributes {
     }
   }
 
+  /// The value of `attribute` on the open file `descriptor` (fgetxattr(2)), up to 64 bytes (a
+  /// longer one reads as its first 64 bytes and a 65th, so it compares unequal to any shorter);
+  /// nil when absent.
+  public static func value(of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> [UInt8]? {
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let count: Int = buffer.withUnsafeMutableBytes { raw in
+      #if canImport(Glibc)
+      return fgetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count)
+      #else
+      return fgetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count, 0, 0)
+      #endif
+    }
+    if count >= 0 { return Array(buffer[0..<count]) }
+    let code = currentErrno()
+    if code == ErrnoValue.noAttribute { return nil }
+    if code == ERANGE { return buffer + [0] }
+    throw SystemError(code: code, operation: .readExtendedAttribute(attribute), path: displayPath())
+  }
+
   /// Removes `attribute` from `name` in `directory`; false when it was not there.
   @discardableResult
   public static func removeValue(

@@ -69,6 +69,8 @@ public struct FileStatus: Sendable {
   }
 
   public var isDirectory: Bool { kind == .directory }
+  /// Which file it is: its device and inode.
+  public var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
 
   /// A folder known from its directory listing alone: the walk does not stat folders,
   /// because it needs nothing from them but that they are folders.

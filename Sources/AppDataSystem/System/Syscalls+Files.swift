@@ -258,6 +258,24 @@ extension Syscalls {
     }
   }
 
+  /// renameat2(2) with RENAME_EXCHANGE (renamex_np with RENAME_SWAP on Darwin): both names
+  /// exist, and each then names what the other did, in one step.
+  public static func exchange(
+    _ name: [UInt8], with otherName: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try withCName(name) { old throws(SystemError) in
+      try withCName(otherName) { new throws(SystemError) in
+        _ = try valueOrErrno(.move, path: displayPath()) {
+          #if canImport(Glibc)
+          return appdata_rename_exchange(directory.rawValue, old, directory.rawValue, new)
+          #else
+          return renameatx_np(directory.rawValue, old, directory.rawValue, new, UInt32(RENAME_SWAP))
+          #endif
+        }
+      }
+    }
+  }
+
   /// renameat(2), replacing `newName` if it exists: only for files appdata itself owns
   /// (the journal, a rewritten plist), never for user data.
   public static func renameReplacing(
@@ -343,5 +361,54 @@ extension Syscalls {
   /// the open folder (write and search permission), as the kernel will judge it.
   public static func canModify(_ folder: FileDescriptor) -> Bool {
     faccessat(folder.rawValue, ".", W_OK | X_OK, AT_EACCESS) == 0
+  }
+}
+
+// Folders as a whole: what is in one, and where one is.
+extension Syscalls {
+  /// getpid(2).
+  public static func processID() -> Int32 { getpid() }
+
+  /// The names in the open folder (`.` and `..` left out), read through a descriptor of its own.
+  public static func entryNames(of folder: FileDescriptor) -> [[UInt8]] {
+    var names: [[UInt8]] = []
+    guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }),
+          let stream = try? DirectoryStream(taking: listing, displayPath: "") else { return names }
+    _ = stream.forEachEntry { cName, length, _ in
+      let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
+      if !bytes.elementsEqual([0x2E]) && !bytes.elementsEqual([0x2E, 0x2E]) { names.append(Array(bytes)) }
+    }
+    return names
+  }
+
+  /// The first name in the open folder (`.` and `..` left out), or nil when it is empty or
+  /// cannot be read.
+  public static func firstEntry(of folder: FileDescriptor) -> [UInt8]? {
+    guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }),
+          let stream = try? DirectoryStream(taking: listing, displayPath: "") else { return nil }
+    var first: [UInt8]?
+    _ = stream.forEachEntry { cName, length, _ in
+      guard first == nil else { return }
+      let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
+      if !bytes.elementsEqual([0x2E]) && !bytes.elementsEqual([0x2E, 0x2E]) { first = Array(bytes) }
+    }
+    return first
+  }
+
+  /// Whether `identity` is the open folder or one of the folders above it, followed up through
+  /// `..` to the root (at most 4,096 levels).
+  public static func isAncestor(_ identity: FileIdentity, ofFolder folder: FileDescriptor) -> Bool {
+    guard case .success(var current) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }) else { return false }
+    defer { current.close() }
+    for _ in 0..<4096 {
+      guard let here = try? status(of: current, displayPath: "").identity else { return false }
+      if here == identity { return true }
+      guard case .success(let up) = withCName([0x2E, 0x2E], { open(cName: $0, in: current, options: .directory) }) else { return false }
+      let above = try? status(of: up, displayPath: "").identity
+      current.close()
+      current = up
+      if above == here { return false }
+    }
+    return false
   }
 }

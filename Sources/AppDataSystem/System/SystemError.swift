@@ -103,6 +103,10 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
   public var isUnsupported: Bool { code == ENOTSUP || code == EOPNOTSUPP }
   /// True when a destination name already exists.
   public var isExists: Bool { code == EEXIST }
+  /// True when what failed is the name or the entry asked for (too long, not valid on this
+  /// filesystem, in the way, not a folder, a symlink), not the filesystem itself (full, read-only,
+  /// failing, out of descriptors): an extraction reports that row and goes on.
+  public var isCausedByEntry: Bool { Errno(code: code).isCausedByEntry }
   /// True when a rename crossed filesystems.
   public var isCrossDevice: Bool { code == EXDEV }
 }
@@ -110,6 +114,8 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
 /// The errno values the rest of the code needs to name, without importing libc.
 public enum ErrnoValue {
   public static let notFound = ENOENT
+  /// ELOOP: a symlink where a folder was to be.
+  public static let loop = ELOOP
   /// EINTR: an operation stopped by an interrupt (Ctrl-C, SIGTERM).
   public static let interrupted = EINTR
   public static let notSupported = EOPNOTSUPP
@@ -131,4 +137,8 @@ public enum ErrnoValue {
 public struct Errno: Error, Equatable, Sendable {
   public let code: Int32
   public init(code: Int32) { self.code = code }
+  /// `SystemError.isCausedByEntry`.
+  public var isCausedByEntry: Bool {
+    [ENAMETOOLONG, EINVAL, EILSEQ, EEXIST, ENOTDIR, ELOOP, EISDIR, ENOENT, EMLINK].contains(code)
+  }
 }

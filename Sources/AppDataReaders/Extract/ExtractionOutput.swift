@@ -1,0 +1,236 @@
+import AppDataSystem
+import AppDataCore
+/// OUT, and the hidden folder a run builds it in (`BackupExtraction`): which OUT may be written
+/// or replaced, a partial folder of the run's own (locked while it runs, so the next run can tell
+/// one left by a killed run from one still being written), and putting it in place.
+///
+/// What `--force` may replace is proven, not assumed: an earlier extraction, which carries
+/// `markerName` on its own folder (set on the partial folder the moment it is made, so nothing
+/// else holds it: a backup, a user's folder or a container copied from a device never do), or an
+/// empty folder. Never the backup, a folder holding it, or a folder inside it, with or without
+/// `--force`.
+final class ExtractionOutput {
+  /// The extended attribute on OUT itself that says appdata extract made it (`user.appdata.extract`
+  /// on Linux, `appdata.extract` on macOS). A manifest's attributes never reach OUT's own folder.
+  static let markerName = MarkerTable.platformAttributeName("appdata.extract")
+  static let markerValue = Array("1".utf8)
+
+  /// OUT as typed, for messages; normalised (no doubled or trailing `/`).
+  let typed: String
+  let path: String
+  let parent: FileDescriptor
+  let name: [UInt8]
+  let partialName: [UInt8]
+  let partial: FileDescriptor
+  let partialIdentity: FileIdentity
+  private var isClosed = false
+
+  /// `.OUT.appdata-extract-partial-`: what every run's partial folder for OUT starts with (OUT's
+  /// name cut to 200 bytes, so the whole stays a name Linux takes).
+  static func partialPrefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(200) + Array(".appdata-extract-partial-".utf8) }
+
+  /// `path` without doubled slashes or a trailing one (`out//` is `out`, `/` stays `/`).
+  static func normalized(_ path: String) -> String {
+    var bytes: [UInt8] = []
+    for byte in path.utf8 where !(byte == 0x2F && bytes.last == 0x2F) { bytes.append(byte) }
+    while bytes.count > 1 && bytes.last == 0x2F { bytes.removeLast() }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Checks OUT against the backup and `force`, removes partial folders killed runs left, and
+  /// makes this run's. Nothing is changed when a check refuses.
+  init(output typed: String, force: Bool, backupPath: String) throws(Refusal) {
+    self.typed = typed
+    path = Self.normalized(typed)
+    let bytes = Array(path.utf8)
+    let components = RelativePath.components(bytes)
+    guard let last = components.last, last != [0x2E], last != [0x2E, 0x2E] else {
+      throw Refusal("\(TerminalText.escaped(typed)): not a name for the output (give OUT a name of its own)")
+    }
+    name = last
+    let parentPath: String
+    if let slash = bytes.lastIndex(of: 0x2F) {
+      parentPath = slash == 0 ? "/" : String(decoding: bytes[..<slash], as: UTF8.self)
+    } else {
+      parentPath = "."
+    }
+    do {
+      parent = try Syscalls.openDirectory(atPath: parentPath)
+    } catch {
+      throw Refusal("\(TerminalText.escaped(parentPath)): cannot open the folder OUT goes in: \(error.reason)")
+    }
+    let existing = try? Syscalls.status(of: last, in: parent, displayPath: typed)
+    do {
+      try Self.checkApart(parent: parent, existing: existing, backupPath: backupPath, output: typed)
+      if let existing { try Self.checkReplaceable(existing, name: last, in: parent, force: force, output: typed) }
+    } catch {
+      parent.close()
+      throw error
+    }
+    Self.removeLeftovers(of: last, in: parent)
+    // This run's partial folder: a name no other run has, locked for as long as the run lives.
+    let prefix = Self.partialPrefix(of: last)
+    var made: (name: [UInt8], descriptor: FileDescriptor)?
+    var failure: SystemError?
+    for _ in 0..<8 where made == nil {
+      let candidate = prefix + Array("\(Syscalls.processID())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))".utf8)
+      do {
+        try Syscalls.makeDirectory(candidate, in: parent, mode: 0o700, displayPath: RelativePath.display(candidate))
+        made = (candidate, try Syscalls.open(candidate, in: parent, options: .directory, displayPath: RelativePath.display(candidate)))
+      } catch {
+        failure = error
+        if !error.isExists { break }
+      }
+    }
+    guard let made, let identity = try? Syscalls.status(of: made.descriptor, displayPath: "").identity else {
+      parent.close()
+      throw Refusal("\(TerminalText.escaped(parentPath)): cannot create the output there: \(failure?.reason ?? "its partial folder cannot be opened")")
+    }
+    partialName = made.name
+    partial = made.descriptor
+    partialIdentity = identity
+    _ = Syscalls.lockExclusively(partial)
+    try? ExtendedAttributes.setValue(Self.markerValue, of: Self.markerName, on: partial, displayPath: typed)
+  }
+
+  /// OUT is not the backup, does not lie inside it and does not hold it.
+  private static func checkApart(parent: FileDescriptor, existing: FileStatus?, backupPath: String, output: String) throws(Refusal) {
+    guard let backup = Syscalls.identity(ofPath: backupPath) else { return }
+    let backupName = TerminalText.escaped(backupPath)
+    if let existing, existing.identity == backup {
+      throw Refusal("\(TerminalText.escaped(output)): is the backup \(backupName); appdata extract never writes there")
+    }
+    if Syscalls.isAncestor(backup, ofFolder: parent) {
+      throw Refusal("\(TerminalText.escaped(output)): lies inside the backup \(backupName); appdata extract never writes there")
+    }
+    if let existing, existing.isDirectory {
+      let bytes = Array(normalized(backupPath).utf8)
+      let holder = (try? Syscalls.status(ofPath: backupPath))?.isDirectory == true ? backupPath
+        : bytes.lastIndex(of: 0x2F).map { $0 == 0 ? "/" : String(decoding: bytes[..<$0], as: UTF8.self) } ?? "."
+      if let folder = try? Syscalls.openDirectory(atPath: holder) {
+        defer { folder.close() }
+        if Syscalls.isAncestor(existing.identity, ofFolder: folder) {
+          throw Refusal("\(TerminalText.escaped(output)): holds the backup \(backupName); appdata extract never writes over it")
+        }
+      }
+    }
+  }
+
+  /// What `--force` may replace: a folder carrying the marker, or an empty folder.
+  static func isReplaceable(_ folder: FileDescriptor) -> Bool {
+    if let value = try? ExtendedAttributes.value(of: markerName, on: folder, displayPath: ""), value == markerValue { return true }
+    return Syscalls.firstEntry(of: folder) == nil
+  }
+
+  private static func checkReplaceable(_ existing: FileStatus, name: [UInt8], in parent: FileDescriptor, force: Bool, output: String) throws(Refusal) {
+    let out = TerminalText.escaped(output)
+    let rule = "--force replaces only an earlier appdata extract (its folder carries the extended attribute \(markerName)) or an empty folder"
+    var what: String
+    var replaceable = false
+    switch existing.kind {
+    case .directory:
+      guard let folder = try? Syscalls.open(name, in: parent, options: .directory, displayPath: output) else {
+        throw Refusal("\(out): already exists and cannot be opened; appdata extract never writes over it")
+      }
+      defer { folder.close() }
+      replaceable = isReplaceable(folder)
+      let first = Syscalls.firstEntry(of: folder).map { TerminalText.escaped(RelativePath.display($0)) } ?? ""
+      what = "holds what appdata did not make ('\(first)')"
+    case .symbolicLink: what = "is a symlink"
+    case .regular: what = "is a file"
+    case .other: what = "is neither a file nor a folder"
+    }
+    if !force {
+      throw Refusal("\(out): already exists; appdata extract never writes over it" + (replaceable ? " (--force replaces it once the new one is complete)" : ""))
+    }
+    if !replaceable { throw Refusal("\(out): \(what); \(rule)") }
+  }
+
+  /// Removes the partial folders of runs that were killed: those whose lock nobody holds.
+  private static func removeLeftovers(of name: [UInt8], in parent: FileDescriptor) {
+    let prefix = partialPrefix(of: name)
+    // The fixed names earlier versions used.
+    let legacy = [[0x2E] + name + Array(".appdata-extract-partial".utf8), [0x2E] + name + Array(".appdata-extract-replaced".utf8)]
+    for entry in Syscalls.entryNames(of: parent) where entry.starts(with: prefix) || legacy.contains(entry) {
+      guard let folder = try? Syscalls.open(entry, in: parent, options: .directory, displayPath: "") else { continue }
+      if Syscalls.lockExclusively(folder) { Syscalls.removeTree(entry, in: parent) }
+      folder.close()
+    }
+  }
+
+  /// Whether `partialName` still names the folder this run made.
+  private func partialIsOurs() -> Bool {
+    (try? Syscalls.status(of: partialName, in: parent, displayPath: ""))?.identity == partialIdentity
+  }
+
+  /// Removes the partial folder (after a failure or an interrupt), if its name still names it.
+  func abandon() {
+    guard !isClosed else { return }
+    isClosed = true
+    if partialIsOurs() { Syscalls.removeTree(partialName, in: parent) }
+    partial.close()
+    parent.close()
+  }
+
+  /// Renames the partial folder to OUT. With `force`, an OUT that is there (again) is replaced
+  /// if it still may be, in one exchange, and removed after; without, an OUT another run put
+  /// in place meanwhile is left as it is and this run fails.
+  func putInPlace(force: Bool) throws(Refusal) {
+    guard !isClosed else { return }
+    let out = TerminalText.escaped(typed)
+    guard partialIsOurs() else {
+      isClosed = true
+      partial.close()
+      parent.close()
+      throw Refusal("\(out): the folder this run built it in (\(TerminalText.escaped(RelativePath.display(partialName)))) was moved or replaced; nothing was put in place")
+    }
+    do {
+      try Syscalls.renameWithoutReplacing(partialName, in: parent, to: name, in: parent, displayPath: typed)
+    } catch {
+      guard error.isExists else {
+        abandon()
+        throw Refusal("\(out): cannot put the extraction in place: \(error.reason); nothing was written")
+      }
+      guard force else {
+        abandon()
+        throw Refusal("\(out): appeared while this run extracted (another appdata extract?); it was left as it is and nothing was written")
+      }
+      try replace()
+    }
+    isClosed = true
+    partial.close()
+    parent.close()
+  }
+
+  /// Swaps the partial folder with the OUT that is there, once it is proven replaceable, then
+  /// removes what was OUT.
+  private func replace() throws(Refusal) {
+    let out = TerminalText.escaped(typed)
+    guard let old = try? Syscalls.open(name, in: parent, options: .directory, displayPath: typed),
+          let oldIdentity = try? Syscalls.status(of: old, displayPath: typed).identity else {
+      abandon()
+      throw Refusal("\(out): is no longer a folder appdata may replace; nothing was written")
+    }
+    defer { old.close() }
+    guard Self.isReplaceable(old) else {
+      abandon()
+      throw Refusal("\(out): was replaced meanwhile by something appdata did not make; it was left as it is and nothing was written")
+    }
+    do {
+      try Syscalls.exchange(partialName, with: name, in: parent, displayPath: typed)
+    } catch {
+      abandon()
+      throw Refusal("\(out): cannot put the extraction in place: \(error.reason); nothing was written")
+    }
+    // The exchange swapped what the two names named at that instant: they must be the two
+    // folders checked, or it is undone.
+    let now = (try? Syscalls.status(of: name, in: parent, displayPath: ""))?.identity
+    let aside = (try? Syscalls.status(of: partialName, in: parent, displayPath: ""))?.identity
+    guard now == partialIdentity && aside == oldIdentity else {
+      try? Syscalls.exchange(partialName, with: name, in: parent, displayPath: typed)
+      abandon()
+      throw Refusal("\(out): changed while it was being replaced; it was left as it is and nothing was written")
+    }
+    Syscalls.removeTree(partialName, in: parent)
+  }
+}

@@ -1,0 +1,258 @@
+@testable import AppDataSystem
+@testable import AppDataCore
+@testable import AppDataReaders
+import Foundation
+import Testing
+
+/// Issue 38: `appdata extract` against a hostile backup and a careless command line. Each case
+/// is built from the issue's description; each failed before its fix (the closing note of issue
+/// 38 gives the old binary's result beside each).
+@Suite("extract, hostile")
+struct ExtractHostileTests {
+  /// A backup folder `folder/backup` holding `rows` (Python tuples for make-extract-backup.py:
+  /// domain, path, kind, mode, mtime, content, target, xattrs, class), then `after` (Python run
+  /// with `folder` and `d`, the first domain, defined).
+  static func backup(in folder: String, apps: [String] = ["com.example.x"], rows: String, after: String = "") throws {
+    let script = """
+      b = x.backup
+      folder = sys.argv[1] + "/backup"
+      os.makedirs(folder)
+      b.write_plists(folder, \(apps.map { "'\($0)'" }))
+      d = "AppDomain-\(apps[0])"
+      folder_row = lambda p, dom=d: (dom, p, "folder", 0o755, 1, None, None, {}, 0)
+      file_row = lambda p, c, dom=d: (dom, p, "file", 0o644, 1, c, None, {}, 3)
+      link_row = lambda p, t, dom=d: (dom, p, "symlink", 0o755, 1, None, t, {}, 0)
+      x.write(folder, [\(rows)])
+      \(after)
+      """
+    let result = try ExtractTests.runWithGenerator(script, in: folder)
+    #expect(result.status == 0, "\(result.error)")
+  }
+
+  /// Every file and folder below `folder`, but those below `out`: what must not change.
+  static func listing(_ folder: String, except out: String) throws -> [String] {
+    try AppData.shell("cd '\(folder)' && find . -path './\(out)' -prune -o -print | sort").output.split(separator: "\n").map(String.init)
+  }
+
+  /// The symlinks in `out` whose target, resolved by the kernel (`realpath`), is outside `out`.
+  static func linksOutside(_ out: String) throws -> [String] {
+    let result = try AppData.shell("""
+      python3 - '\(out)' <<'EOF'
+      import os, sys
+      root = os.path.realpath(sys.argv[1])
+      for folder, dirs, files in os.walk(root):
+          for name in dirs + files:
+              path = os.path.join(folder, name)
+              if os.path.islink(path):
+                  target = os.path.realpath(path)
+                  if os.path.commonpath([root, target]) != root:
+                      print(os.path.relpath(path, root), "->", target)
+      EOF
+      """)
+    return result.output.split(separator: "\n").map(String.init)
+  }
+
+  static func problems(_ result: RunResult) throws -> [String] {
+    (try result.json()["problems"] as? [[String: Any]] ?? []).map { "\($0["domain"] as! String): \($0["path"] as! String): \($0["message"] as! String)" }
+  }
+
+  /// X1: an extension's id is one folder name or a finding, never a path: `…x./../../../ESCAPED`
+  /// wrote that plugin's files beside OUT's parent; a 300-byte id aborted the run (X8).
+  @Test func extensionIDsThatAreNotOneNameAreFindingsNeverPaths() throws {
+    let folder = ExtractTests.scratch("x1")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let long = String(repeating: "l", count: 300)
+    try Self.backup(in: folder, rows: """
+      folder_row(""), file_row("Documents/ok.txt", b"ok"),
+      folder_row("", "AppDomainPlugin-com.example.x."), file_row("a.txt", b"a", "AppDomainPlugin-com.example.x."),
+      folder_row("", "AppDomainPlugin-com.example.x./../../../ESCAPED"), file_row("pwned.sh", b"#!/bin/sh\\n", "AppDomainPlugin-com.example.x./../../../ESCAPED"),
+      file_row("x.txt", b"x", "AppDomainPlugin-com.example.x.\(long)")
+      """)
+    try FileManager.default.createDirectory(atPath: folder + "/work", withIntermediateDirectories: true)
+    let before = try Self.listing(folder, except: "work/out")
+    let result = try AppData.run(["extract", "--with-extensions", "--json", "--app", "com.example.x", "-o", folder + "/work/out", folder + "/backup"])
+    #expect(result.status == 1, "\(result.error)")
+    #expect(try Self.problems(result) == [
+      "AppDomainPlugin-com.example.x./../../../ESCAPED: : not written: its id holds a '/', so it cannot name a folder",
+      "AppDomainPlugin-com.example.x.\(long): : not written: its id is longer than 255 bytes, so it cannot name a folder",
+    ])
+    #expect(try Self.listing(folder, except: "work/out") == before)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/work/out").sorted() == ["com.example.x", "com.example.x."])
+    #expect(FileManager.default.fileExists(atPath: folder + "/work/out/com.example.x./a.txt"))
+  }
+
+  /// X3: a link is judged by where it resolves: `Documents/y -> ..` is inside, but
+  /// `x -> Documents/y/Documents/y/../../../../etc/passwd`, whose `..` count stays inside as
+  /// text, resolves to /etc/passwd through y. It is written as a file; no link in OUT resolves
+  /// outside it. A chain to a link written as a file stays a link (to that file).
+  @Test func linksAreJudgedByWhereTheyResolve() throws {
+    let folder = ExtractTests.scratch("x3")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Self.backup(in: folder, rows: """
+      folder_row(""), folder_row("Documents"), link_row("Documents/y", ".."),
+      link_row("x", "Documents/y/Documents/y/../../../../etc/passwd"),
+      link_row("z", "Documents/y/Documents/y/etc/passwd"),
+      link_row("Library/a", "b/../../Documents/y/.."), link_row("Library/b", "../Documents"),
+      link_row("Library/loop1", "loop2"), link_row("Library/loop2", "loop1"),
+      link_row("Library/up", "../x"), link_row("Library/q", "up/..")
+      """)
+    let out = folder + "/out"
+    let result = try AppData.run(["extract", "--json", "--app", "com.example.x", "-o", out, folder + "/backup"])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(try Self.problems(result) == [
+      "AppDomain-com.example.x: Library/a: a symlink to 'b/../../Documents/y/..', which resolves out of the container through another symlink: written as a file holding its target",
+      "AppDomain-com.example.x: Library/loop1: a symlink to 'loop2', which resolves through more than 40 symlinks: written as a file holding its target",
+      "AppDomain-com.example.x: Library/loop2: a symlink to 'loop1', which resolves through more than 40 symlinks: written as a file holding its target",
+      "AppDomain-com.example.x: x: a symlink to 'Documents/y/Documents/y/../../../../etc/passwd', which resolves out of the container through another symlink: written as a file holding its target",
+    ])
+    #expect(try String(contentsOfFile: out + "/x", encoding: .utf8) == "Documents/y/Documents/y/../../../../etc/passwd")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/Documents/y") == "..")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/Library/up") == "../x")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/Library/q") == "up/..")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/z") == "Documents/y/Documents/y/etc/passwd")
+    #expect(try Self.linksOutside(out) == [])
+  }
+
+  /// --force replaces only what appdata made: never a folder holding a user's files, the backup,
+  /// the folder holding it, or the working folder; each exits 2 and changes nothing.
+  @Test func forceNeverDeletesWhatAppdataDidNotMake() throws {
+    let folder = ExtractTests.scratch("force")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try FileManager.default.createDirectory(atPath: folder + "/desk", withIntermediateDirectories: true)
+    try "important".write(toFile: folder + "/desk/notes.txt", atomically: false, encoding: .utf8)
+    #expect(try AppData.shell("mkdir -p '\(folder)/holder' && cp -r '\(ExtractTests.fixtures)/plain' '\(folder)/holder/copy'").status == 0)
+    let backup = folder + "/holder/copy"
+    let before = try Self.listing(folder, except: "-")
+    let cases: [(out: String, message: String)] = [
+      (folder + "/desk", "\(folder)/desk: holds what appdata did not make ('notes.txt'); --force replaces only"),
+      (backup, "\(backup): is the backup \(backup); appdata extract never writes there"),
+      (backup + "/", "\(backup)/: is the backup \(backup); appdata extract never writes there"),
+      (folder + "/holder", "\(folder)/holder: holds the backup \(backup); appdata extract never writes over it"),
+      (backup + "/inside", "\(backup)/inside: lies inside the backup \(backup); appdata extract never writes there"),
+      (folder, "\(folder): holds the backup \(backup); appdata extract never writes over it"),
+    ]
+    for (out, message) in cases {
+      let result = try AppData.run(["extract", "--force", "--app", ExtractTests.app, "-o", out, backup])
+      #expect(result.status == 2, "\(out)")
+      #expect(result.error.hasPrefix("appdata: error: " + message), "\(result.error)")
+      #expect(try Self.listing(folder, except: "-") == before, "\(out)")
+    }
+    // The working folder, as `-o "$PWD"` gives it.
+    let here = try AppData.shell("cd '\(folder)/desk' && '\(AppData.binary)' extract --force --app \(ExtractTests.app) -o \"$PWD\" '\(backup)'")
+    #expect(here.status == 2 && here.error.contains("holds what appdata did not make ('notes.txt')"), "\(here.error)")
+    #expect(try Self.listing(folder, except: "-") == before)
+  }
+
+  /// X2: two runs to one OUT: each builds in a partial folder of its own. Run A is paused at its
+  /// third checkpoint while run B extracts to the same OUT and finishes; A's partial folder is
+  /// untouched by B (its lock is held), and A then refuses to replace B's OUT and removes only
+  /// its own. With --force, A replaces B's (an extract) whole.
+  @Test(arguments: [false, true])
+  func twoRunsToOneOutEndWithOneCompleteOut(force: Bool) throws {
+    let folder = ExtractTests.scratch("x2")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let out = folder + "/out"
+    let arguments = ["extract", "--app", ExtractTests.app, "-o", out] + (force ? ["--force"] : [])
+    var partialDuringB: [String] = []
+    let a = try AppData.runPaused(arguments + ["--json", "\(ExtractTests.fixtures)/encrypted"], at: "extract", environment: ExtractTests.environment) {
+      let b = try AppData.run(arguments + ["-q", "\(ExtractTests.fixtures)/plain"])
+      #expect(b.status == 0, "\(b.error)")
+      partialDuringB = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+    #expect(partialDuringB.count == 2 && partialDuringB[0].hasPrefix(".out.appdata-extract-partial-") && partialDuringB[1] == "out", "\(partialDuringB)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out"])
+    if force {
+      #expect(a.status == 0, "\(a.error)")
+      let report = try a.json()
+      #expect((report["containers"] as? [[String: Any]])?.first?["files"] as? Int == 7)
+    } else {
+      #expect(a.status == 2)
+      #expect(a.error.contains("\(out): appeared while this run extracted (another appdata extract?); it was left as it is and nothing was written"), "\(a.error)")
+    }
+    // One complete OUT: the seven files and the metadata plist.
+    #expect(try AppData.shell("find '\(out)' -type f | wc -l").output.trimmingCharacters(in: .whitespacesAndNewlines) == "8")
+  }
+
+  /// X4: `-o out//` is `out`, not `o/out`; `-o x// --force` replaces x.
+  @Test func outputPathsAreNormalised() throws {
+    let folder = ExtractTests.scratch("x4")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let result = try AppData.run(["extract", "-q", "--app", ExtractTests.app, "-o", folder + "//out//", "\(ExtractTests.fixtures)/plain"])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out"])
+    let forced = try AppData.run(["extract", "-q", "--force", "--app", ExtractTests.app, "-o", folder + "/out//", "\(ExtractTests.fixtures)/plain"])
+    #expect(forced.status == 0, "\(forced.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out"])
+    #expect(FileManager.default.fileExists(atPath: folder + "/out/Documents/notes.txt"))
+  }
+
+  /// X6: two rows sharing one fileID are each reported, the same from the folder as from a tar.
+  /// X9: a row whose Size is 0 but whose payload holds 26 bytes gets them, and the difference is
+  /// listed. X10 and X8: a symlink target with a NUL, or of 4,097 bytes, is that row's finding;
+  /// the other rows are written.
+  @Test func rowsAreNeverChangedOrLostSilently() throws {
+    let folder = ExtractTests.scratch("x6")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Self.backup(in: folder, rows: """
+      folder_row(""), folder_row("Documents"), file_row("Documents/a.txt", b"shared payload"),
+      file_row("Documents/zero.txt", b"twenty-six bytes, not zero"), file_row("Documents/ok.txt", b"ok"),
+      link_row("Documents/nul", "notes.txt\\0.backup"), link_row("Documents/long", "a/" * 2048 + "b")
+      """, after: """
+      import sqlite3
+      db = sqlite3.connect(os.path.join(folder, "Manifest.db"))
+      # A table without the primary key a real one has, so that two rows can share a fileID.
+      db.executescript("CREATE TABLE F2 AS SELECT * FROM Files; DROP TABLE Files; ALTER TABLE F2 RENAME TO Files")
+      fid = db.execute("SELECT fileID FROM Files WHERE relativePath = 'Documents/a.txt'").fetchone()[0]
+      db.execute("INSERT INTO Files VALUES (?, ?, ?, 1, ?)", (fid, d, "Documents/b.txt", x.mbfile("Documents/b.txt", file_row("Documents/b.txt", b"shared payload"), 14)))
+      zero = db.execute("SELECT fileID FROM Files WHERE relativePath = 'Documents/zero.txt'").fetchone()[0]
+      db.execute("UPDATE Files SET file = ? WHERE fileID = ?", (x.mbfile("Documents/zero.txt", file_row("Documents/zero.txt", b""), 0), zero))
+      db.commit()
+      """)
+    #expect(try AppData.shell("cd '\(folder)/backup' && tar cf '\(folder)/backup.tar' .").status == 0)
+    var reports: [[String]] = []
+    for source in ["backup", "backup.tar"] {
+      let out = "\(folder)/out-\(source)"
+      let result = try AppData.run(["extract", "--json", "--app", "com.example.x", "-o", out, "\(folder)/\(source)"])
+      #expect(result.status == 1, "\(source): \(result.error)")
+      reports.append(try Self.problems(result))
+      let differences = (try result.json()["containers"] as? [[String: Any]])?.first?["sizeDifferences"] as? [[String: Any]] ?? []
+      #expect(differences.count == 1 && differences.first?["path"] as? String == "Documents/zero.txt" && differences.first?["written"] as? Int == 26,
+              "\(differences)")
+      #expect(try String(contentsOfFile: out + "/Documents/zero.txt", encoding: .utf8) == "twenty-six bytes, not zero")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/Documents").sorted() == ["ok.txt", "zero.txt"], "\(source)")
+    }
+    let d = "AppDomain-com.example.x"
+    #expect(reports[0] == [
+      "\(d): Documents/a.txt: not written: another file row has the same fileID, so whose payload it is cannot be told",
+      "\(d): Documents/b.txt: not written: another file row has the same fileID, so whose payload it is cannot be told",
+      "\(d): Documents/long: not written: a symlink whose target is longer than 4095 bytes",
+      "\(d): Documents/nul: not written: a symlink whose target holds a NUL byte",
+    ], "\(reports[0])")
+    #expect(reports[1] == reports[0])
+  }
+
+  /// X5 and X7: a tree 1,000 folders deep is made holding a handful of descriptors, and a partial
+  /// folder a killed run left with that tree in it is removed by the next run, under a
+  /// descriptor limit of 512 (the backup folder's 256 `xx` folders stay open, the payload queue holds
+  /// up to 36; the old removal held two descriptors per level).
+  @Test func deepTreesNeedNoDescriptorPerLevel() throws {
+    let folder = ExtractTests.scratch("x5")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Self.backup(in: folder, rows: """
+      folder_row(""), *[folder_row("/".join(["d"] * n)) for n in range(1, 1001)],
+      *[file_row("/".join(["d"] * n) + "/f", b"f") for n in range(900, 1001)]
+      """)
+    let out = folder + "/out"
+    // Killed after the whole tree is made, before the rename.
+    let killed = try AppData.shell("ulimit -n 512; '\(AppData.binary)' extract --test-stop-after 1102 --app com.example.x -o '\(out)' '\(folder)/backup'")
+    #expect(killed.status == 137 || killed.status == 9, "\(killed.status) \(killed.error)")
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".out.") }
+    #expect(left.count == 1)
+    let deepest = try AppData.shell("cd '\(folder)/\(left.first ?? "-")' && find . -name f | wc -l").output.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(deepest == "101", "\(deepest)")
+    let result = try AppData.shell("ulimit -n 512; '\(AppData.binary)' extract -q --app com.example.x -o '\(out)' '\(folder)/backup'")
+    #expect(result.status == 0, "\(result.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["backup", "out"])
+    #expect(try AppData.shell("find '\(out)' -name f | wc -l").output.trimmingCharacters(in: .whitespacesAndNewlines) == "101")
+  }
+}
