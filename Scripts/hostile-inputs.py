@@ -580,14 +580,15 @@ def second_round(out, case, folder):
     os.mkfifo(os.path.join(evil, fifo[:2], fifo))
     for fmt in ("table", "json"):
         case(f"shapes-extract-{fmt}", ["extract", "--format", fmt, "--app", "com.example.evil", "-o", "{DIR}/extract-out-" + fmt,
-                                       "{DIR}/extract-backup"], expect=(1,))
+                                       "{DIR}/extract-backup"], expect=(1,), extract={"out": "{DIR}/extract-out-" + fmt})
     case("shapes-extract-unknown-id", ["extract", "--app", hostile, "-o", "{DIR}/extract-none", "{DIR}/extract-backup"], expect=(2,),
-         stderr="holds no app")
+         stderr="holds no app", extract={"out": "{DIR}/extract-none"})
     # extract on the first round's hostile backups: integer traps in MBFile blobs, a path
     # 50,000 folders deep, a generated column, 100,000 domains.
     for name, app in (("int-bplist", "com.example.app"), ("depth-backup", "com.example.app"),
                       ("sqlite-generated-path", "com.example.app"), ("many-domains", "com.example.app7")):
-        case(f"shapes-extract-{name}", ["extract", "--app", app, "-o", "{DIR}/extract-" + name, "{DIR}/../" + name + "/backup"])
+        case(f"shapes-extract-{name}", ["extract", "--app", app, "-o", "{DIR}/extract-" + name, "{DIR}/../" + name + "/backup"],
+             extract={"out": "{DIR}/extract-" + name})
 
     for fmt in ("table", "json", "html"):
         case(f"shapes-device-{fmt}", ["audit", "--format", fmt, "{DIR}/Device"], expect=(0, 1))
@@ -634,7 +635,7 @@ def third_round(out, case, folder):
 
     # X1: extension ids as paths: three '..' beside OUT's parent, forty and an absolute tail, 300 bytes.
     for name, plugin in (("x1-climb", app + "./../../../ESCAPED"),
-                         ("x1-absolute", app + "." + "/.." * 40 + "/tmp/appdata-hostile-x1-pwned"),
+                         ("x1-absolute", app + "." + "/.." * 40 + os.path.join(out, "shapes-extract-x1-absolute", "PWNED")),
                          ("x1-long", app + "." + "l" * 300)):
         f = place("shapes-extract-" + name)
         extract_backup(os.path.join(f, "backup"), [folder_row(""), file_row("Documents/ok.txt", b"ok"),
@@ -644,7 +645,7 @@ def third_round(out, case, folder):
         tar(os.path.join(f, "backup.tar"), os.path.join(f, "backup"))
         for source in ("backup", "backup.tar"):
             extract_case(f"shapes-extract-{name}-{source}", ["--with-extensions", "--app", app, "{DIR}/" + source],
-                         out="{DIR}/work/out-" + source, expect=(1,), absent=["{DIR}/ESCAPED", "/tmp/appdata-hostile-x1-pwned"])
+                         out="{DIR}/work/out-" + source, expect=(1,), absent=["{DIR}/ESCAPED", "{DIR}/PWNED"])
 
     # X3: links that resolve out through other links, whose text stays inside.
     f = place("shapes-extract-x3")
@@ -823,7 +824,7 @@ def run(binary, out, only):
                 continue
             if prefix:
                 subprocess.run(["chown", "-R", "65534:65534", folder], check=True)
-            out_path = extract["out"].replace("{DIR}", folder)
+            out_path = os.path.normpath(extract["out"].replace("{DIR}", folder))
             before = tree_listing(folder, out_path)
         result = measured(binary, args, item["stdin"], item["env"], cwd, item.get("addressSpace"), prefix)
         problems = problems_of(result, item["expect"], item["stderrContains"])
@@ -942,8 +943,15 @@ def place(kind, data, folder):
         container(os.path.join(folder, "c"))
         return ["audit", "--ignore", pattern.decode("utf-8", "surrogateescape"), os.path.join(folder, "c")], (0, 1, 2)
     if kind == "mbfile":
-        plain_backup(os.path.join(folder, "b"), [("AppDomain-com.example.app", "Documents/a", 1, 0, data)])
-        return ["audit", "--format", "json", os.path.join(folder, "b")], (0, 1)
+        # Audited, or (half of the mutations, by length) extracted with the blob on a file row, a
+        # symlink row and a folder row.
+        if len(data) % 2 == 0:
+            plain_backup(os.path.join(folder, "b"), [("AppDomain-com.example.app", "Documents/a", 1, 0, data)])
+            return ["audit", "--format", "json", os.path.join(folder, "b")], (0, 1)
+        plain_backup(os.path.join(folder, "b"), [("AppDomain-com.example.app", "Documents/a", 1, 0, data),
+                                                 ("AppDomain-com.example.app", "Documents/l", 4, 0, data),
+                                                 ("AppDomain-com.example.app", "Documents/f", 2, 0, data)])
+        return ["extract", "--json", "--app", "com.example.app", "-o", os.path.join(folder, "out"), os.path.join(folder, "b")], (0, 1)
     return None, None
 
 

@@ -329,17 +329,28 @@ extension BackupExtraction {
     /// leading `/`, a NUL, or beyond Linux's path limits.
     static func unsafePath(_ path: [UInt8]) -> String? {
       if path.first == 0x2F { return "starts with '/'" }
-      if path.contains(0) { return "holds a NUL byte" }
       if path.count > 4096 { return "is longer than 4096 bytes" }
-      let parts = path.split(separator: 0x2F, omittingEmptySubsequences: false)
-      if parts.count > 1024 { return "has more than 1024 components" }
-      for part in parts {
-        if part.isEmpty { return "has an empty component" }
-        if part.elementsEqual([0x2E]) { return "has a '.' component" }
-        if part.elementsEqual([0x2E, 0x2E]) { return "has a '..' component" }
-        if part.count > 255 { return "has a component longer than 255 bytes" }
+      // One pass over the bytes: each component's start, and what ends it.
+      return path.withUnsafeBufferPointer { bytes -> String? in
+        var components = 1
+        var start = 0
+        for index in 0...bytes.count {
+          let byte: UInt8 = index < bytes.count ? bytes[index] : 0x2F
+          if byte == 0 { return "holds a NUL byte" }
+          guard byte == 0x2F else { continue }
+          let length = index - start
+          if length == 0 { return "has an empty component" }
+          if length == 1 && bytes[start] == 0x2E { return "has a '.' component" }
+          if length == 2 && bytes[start] == 0x2E && bytes[start + 1] == 0x2E { return "has a '..' component" }
+          if length > 255 { return "has a component longer than 255 bytes" }
+          if index < bytes.count {
+            components += 1
+            if components > 1024 { return "has more than 1024 components" }
+          }
+          start = index + 1
+        }
+        return nil
       }
-      return nil
     }
 
     /// Why a name (an extension's id used as its folder's name) is not one folder name, or nil.

@@ -214,9 +214,9 @@ struct ExtractionWriter {
     func problem(_ message: String, isError: Bool = true) {
       note(BackupExtraction.Report.Problem(domain: plan.domain, path: path, message: message, isError: isError))
     }
-    let components = path.split(separator: 0x2F)
-    let name = Array(components[components.count - 1])
-    switch tree.move(to: components.dropLast(), isLink: links.isLink) {
+    let slash = path.lastIndex(of: 0x2F)
+    let name = Array(path[(slash.map { $0 + 1 } ?? 0)...])
+    switch tree.move(to: path[..<(slash ?? 0)], isLink: links.isLink) {
     case .failure(let error):
       if !error.isCausedByEntry { throw failed(SystemError(code: error.code, operation: .openFolder, path: display(path))) }
       problem("not written: its folder cannot be opened without following a symlink (\(SystemError(code: error.code, operation: .openFolder, path: "").reason))")
@@ -575,7 +575,9 @@ final class FolderStack {
 
   let root: FileDescriptor
   let rootPath: [UInt8]
-  private var names: [[UInt8]] = []
+  /// The deepest folder's path below the root, and where each of its components ends in it.
+  private var joined: [UInt8] = []
+  private var ends: [Int] = []
   private var settings: [Setting] = []
   private var current: FileDescriptor?
   private(set) var restricted: [(path: [UInt8], mode: UInt32)] = []
@@ -590,28 +592,35 @@ final class FolderStack {
   /// The deepest folder's descriptor (the root's when the stack is empty).
   var descriptor: FileDescriptor { current ?? root }
   /// The deepest folder's path relative to the partial folder.
-  var path: [UInt8] { RelativePath.join(rootPath, RelativePath.join(names)) }
+  var path: [UInt8] { RelativePath.join(rootPath, joined) }
 
-  /// Goes to the folder `components` (below the root): leaves the folders not on its way,
-  /// enters (or makes, where no symlink row holds the path) the ones missing. A component that
-  /// is not a folder (a file, a symlink) stops it there with its error.
-  func move(to components: ArraySlice<ArraySlice<UInt8>>, isLink: ([UInt8]) -> Bool) -> Result<Void, SystemError> {
-    var common = 0
-    for (name, component) in zip(names, components) {
-      guard name.elementsEqual(component) else { break }
-      common += 1
+  /// Goes to the folder `folder` (a path below the root, empty for the root): leaves the
+  /// folders not on its way, enters (or makes, where no symlink row holds the path) the ones
+  /// missing. A component that is not a folder (a file, a symlink) stops it there with its error.
+  func move(to folder: ArraySlice<UInt8>, isLink: ([UInt8]) -> Bool) -> Result<Void, SystemError> {
+    // The folders kept: those whose whole path `folder` starts with, up to a `/` or its end.
+    var same = 0
+    joined.withUnsafeBufferPointer { have in
+      folder.withUnsafeBufferPointer { want in
+        let limit = min(have.count, want.count)
+        while same < limit && have[same] == want[same] { same += 1 }
+      }
     }
+    var kept = 0
+    while kept < ends.count && ends[kept] <= same && (ends[kept] == folder.count || folder[folder.startIndex + ends[kept]] == 0x2F) { kept += 1 }
     do {
-      while names.count > common { try leave() }
-      for component in components.dropFirst(common) {
-        let name = Array(component)
-        switch withCName(name) { Syscalls.open(cName: $0, in: descriptor, options: .directory) } {
+      while ends.count > kept { try leave() }
+      var start = folder.startIndex + joined.count + (joined.isEmpty ? 0 : 1)
+      while start < folder.endIndex {
+        let end = folder[start...].firstIndex(of: 0x2F) ?? folder.endIndex
+        let name = Array(folder[start..<end])
+        start = end + 1
+        switch withCName(name, { Syscalls.open(cName: $0, in: descriptor, options: .directory) }) {
         case .success(let opened):
           // Made before and left: its mode and time are set already.
           enter(name, descriptor: opened, setting: Setting(mode: nil, time: nil))
         case .failure(let error) where error.code == ErrnoValue.notFound:
-          let full = RelativePath.join(RelativePath.join(names), name)
-          if isLink(full) { return .failure(SystemError(code: ErrnoValue.loop, operation: .openFolder, path: "")) }
+          if isLink(RelativePath.join(joined, name)) { return .failure(SystemError(code: ErrnoValue.loop, operation: .openFolder, path: "")) }
           try Syscalls.makeDirectory(name, in: descriptor, mode: 0o700, displayPath: "")
           enter(name, descriptor: try Syscalls.open(name, in: descriptor, options: .directory, displayPath: ""), setting: Setting(mode: 0o755, time: nil))
         case .failure(let error):
@@ -626,7 +635,9 @@ final class FolderStack {
 
   /// Makes `descriptor`, the folder `name` in the deepest one, the deepest.
   func enter(_ name: [UInt8], descriptor: FileDescriptor, setting: Setting) {
-    names.append(name)
+    if !joined.isEmpty { joined.append(0x2F) }
+    joined.append(contentsOf: name)
+    ends.append(joined.count)
     settings.append(setting)
     current?.close()
     current = descriptor
@@ -643,15 +654,16 @@ final class FolderStack {
     if let time = setting.time {
       try? Syscalls.setTimes(folder, access: ExtractionWriter.fileTime(time), modification: ExtractionWriter.fileTime(time), displayPath: "")
     }
-    names.removeLast()
+    ends.removeLast()
+    joined.removeLast(joined.count - max(0, (ends.last ?? 0)))
     current = nil
     defer { folder.close() }
-    if !names.isEmpty { current = try Syscalls.open([0x2E, 0x2E], in: folder, options: .directory, displayPath: "..") }
+    if !ends.isEmpty { current = try Syscalls.open([0x2E, 0x2E], in: folder, options: .directory, displayPath: "..") }
   }
 
   /// Leaves every folder (the container's rows are all made).
   func leaveAll() throws(SystemError) {
-    while !names.isEmpty { try leave() }
+    while !ends.isEmpty { try leave() }
   }
 }
 
