@@ -167,22 +167,27 @@ struct ExtractionWriter {
     // What was not written, by row: the rows' files are written on other threads, and what
     // they find joins these in row order once they are done.
     var noted: [(index: Int, problem: BackupExtraction.Report.Problem)] = []
+    var removals: [(folder: [UInt8], name: [UInt8])] = []
+    func take(_ outcomes: [PayloadOutcome]) {
+      for outcome in outcomes {
+        Self.note(outcome, in: &container, removals: &removals) { message, isError in
+          noted.append((outcome.index, BackupExtraction.Report.Problem(domain: plan.domain, path: outcome.path, message: message, isError: isError)))
+        }
+      }
+    }
     var index = 0
     try plan.each(database, sharedFileIDs: sharedFileIDs, root: { rootRecord = $0 }) { entry throws(Refusal) in
       index += 1
       try writeEntry(entry, index: index, plan: plan, tree: tree, links: links, container: &container, containerIndex: containerIndex) {
         noted.append((index, $0))
       }
+      // The written files' outcomes, now and then: only what they found is kept.
+      if index % 256 == 0 { take(writers.collect()) }
     } problem: { problem in
       index += 1
       noted.append((index, problem))
     }
-    var removals: [(folder: [UInt8], name: [UInt8])] = []
-    for outcome in try writers.drain() {
-      Self.note(outcome, in: &container, removals: &removals) { message, isError in
-        noted.append((outcome.index, BackupExtraction.Report.Problem(domain: plan.domain, path: outcome.path, message: message, isError: isError)))
-      }
-    }
+    take(try writers.drain())
     do { try tree.leaveAll() } catch { throw failed(error) }
     restricted += tree.restricted
     removeFiles(removals)

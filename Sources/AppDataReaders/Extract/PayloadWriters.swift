@@ -309,6 +309,16 @@ final class PayloadWriters: @unchecked Sendable {  // @unchecked: `condition` gu
     if let failure { throw failure }
   }
 
+  /// The outcomes of the jobs written so far, without waiting: taken between rows, so that what
+  /// is held does not grow with the rows.
+  func collect() -> [PayloadOutcome] {
+    condition.lock()
+    let done = outcomes
+    outcomes = []
+    condition.unlock()
+    return done
+  }
+
   /// Waits until every job handed over is written; their outcomes, in the order handed over.
   func drain() throws(Refusal) -> [PayloadOutcome] {
     condition.lock()
