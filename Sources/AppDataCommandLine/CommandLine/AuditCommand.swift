@@ -377,12 +377,12 @@ struct AuditCommand {
     // NDJSON streams entries as they are classified when it is the only report; every line
     // names its container.
     let streamsNDJSON = outputs.count == 1 && outputs[0].format == .ndjson && !commandLine.listedCategories.isEmpty && !listsEverything
-    var streamFile: FileDescriptor?
+    var streamFile: ReplacingFile?
     if streamsNDJSON {
       if let file = outputs[0].file {
-        let descriptor = try Self.create(file)
-        streamFile = descriptor
-        request.entrySink = { lines in try? Syscalls.writeAll(descriptor, lines, displayPath: file) }
+        let replacing = try Self.create(file)
+        streamFile = replacing
+        request.entrySink = { lines in replacing.write(lines) }
       } else {
         let write = io.writeOutput
         request.entrySink = { lines in write(String(decoding: lines, as: UTF8.self)) }
@@ -407,19 +407,19 @@ struct AuditCommand {
       outcome = try source.audit(request)
     } catch {
       display?.stop()
-      streamFile?.close()
+      streamFile?.discard()
       throw error
     }
     display?.stop()
     if outcome.reports.isEmpty && !apps.isEmpty {
-      streamFile?.close()
+      streamFile?.discard()
       throw AppFilter.noMatch(apps, source: paths.count == 1 ? path : paths.joined(separator: ", "), available: outcome.available)
     }
     // A baseline of many containers is matched by id; given to one container whose id it does
     // not hold, it would compare with nothing: say so rather than ignore it.
     if !outcome.isCollection, outcome.reports.count == 1, let baselines = commandLine.baselines, baselines.baselines.count > 1,
        baselines.baseline(for: outcome.reports[0].id, isOnlyContainer: true) == nil {
-      streamFile?.close()
+      streamFile?.discard()
       let id = outcome.reports[0].id.map { "'\(TerminalText.escaped($0))'" } ?? "(it has none)"
       throw Refusal("\(TerminalText.escaped(baselines.file)): a baseline of \(baselines.baselines.count) containers, none with this container's id \(id); give --baseline a report of this container, or audit the folder it was made from")
     }
@@ -458,20 +458,12 @@ struct AuditCommand {
         }
       }
       if let file = output.file {
-        if let streamFile {
-          chunks { try? Syscalls.writeAll(streamFile, $0, displayPath: file) }
-          streamFile.close()
-        } else {
-          let descriptor = try Self.create(file)
-          defer { descriptor.close() }
-          var failure: SystemError?
-          chunks { chunk in
-            guard failure == nil else { return }
-            do throws(SystemError) { try Syscalls.writeAll(descriptor, chunk, displayPath: file) } catch { failure = error }
-          }
-          if let failure {
-            throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(failure.reason)")
-          }
+        // Complete or not at all: a hidden file beside it, renamed over it once all is written.
+        let replacing: ReplacingFile
+        if let streamFile { replacing = streamFile } else { replacing = try Self.create(file) }
+        chunks { replacing.write($0) }
+        do { try replacing.commit() } catch {
+          throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason); it was left as it was")
         }
       } else {
         chunks { chunk in
@@ -518,9 +510,9 @@ struct AuditCommand {
     }
   }
 
-  private static func create(_ file: String) throws(Refusal) -> FileDescriptor {
+  private static func create(_ file: String) throws(Refusal) -> ReplacingFile {
     do {
-      return try Syscalls.createOrTruncate(atPath: file)
+      return try ReplacingFile(path: file)
     } catch {
       throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
     }

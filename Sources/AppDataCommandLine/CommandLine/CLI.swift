@@ -18,16 +18,22 @@ public enum CLI {
 
   /// Runs `arguments` (argv, program name first) and returns the exit status.
   public static func run(_ arguments: [String], io: CommandIO) -> ExitCode {
+    let status: ExitCode
     switch prepare(arguments) {
-    case .text(let text, let status):
-      if status == .success { io.writeOutput(text) } else { io.writeError(text) }
-      return status
+    case .text(let text, let code):
+      if code == .success { io.writeOutput(text) } else { io.writeError(text) }
+      status = code
     case .usage(let message):
       io.error(message)
       return .usage
     case .command(let run):
-      return run(io)
+      status = run(io)
     }
+    // Whatever the command decided, output that did not all go out fails the run.
+    guard let failure = io.outputFailure() else { return status }
+    if failure.code == ErrnoValue.brokenPipe { return .brokenPipe }
+    io.error("standard output: cannot write: \(failure.reason); the output is incomplete")
+    return .usage
   }
 
   /// Parses and checks a command line: everything `run` does before touching a container.

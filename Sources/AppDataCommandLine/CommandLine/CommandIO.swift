@@ -20,6 +20,10 @@ public struct CommandIO: Sendable {
   public var isOutputTerminal: Bool
   /// Reads an environment variable (injectable for tests).
   public var environment: @Sendable (String) -> String?
+  /// The first write to standard output that failed (a full disk, a closed stdout, a reader
+  /// gone), or nil. Every later write is skipped, and the run fails at its end (`CLI.run`):
+  /// never exit 0 with a report cut short.
+  public var outputFailure: @Sendable () -> SystemError? = { nil }
 
   public init(writeOutput: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
               isErrorTerminal: Bool = false, isOutputTerminal: Bool = false,
@@ -34,12 +38,17 @@ public struct CommandIO: Sendable {
   /// The process's stdout and stderr, written with write(2) and nothing buffered, so a consumer
   /// such as `jq` sees NDJSON lines as they are made (and text from the two never interleaves
   /// out of order). Each call writes whole lines: the NDJSON stream hands over 64 KiB chunks.
+  /// A stdout that was closed when appdata started (`>&-`) is held on /dev/null, and its
+  /// first write fails as a write to it would have (EBADF).
   public static func standard() -> CommandIO {
+    let closed = Syscalls.reserveStandardDescriptors()
     let lock = Lock()
+    let sink = OutputFailure()
+    if closed[1] { sink.closedAtStart = true }
     var io = CommandIO(
       writeOutput: { text in
         lock.lock()
-        try? Syscalls.writeAll(.standardOutput, Array(text.utf8), displayPath: "standard output")
+        sink.write { () throws(SystemError) in try Syscalls.writeAll(.standardOutput, Array(text.utf8), displayPath: "standard output") }
         lock.unlock()
       },
       writeError: { text in
@@ -51,9 +60,10 @@ public struct CommandIO: Sendable {
       isOutputTerminal: Syscalls.isStandardOutputATerminal)
     io.writeOutputBytes = { bytes in
       lock.lock()
-      try? Syscalls.writeAll(.standardOutput, bytes, displayPath: "standard output")
+      sink.write { () throws(SystemError) in try Syscalls.writeAll(.standardOutput, bytes, displayPath: "standard output") }
       lock.unlock()
     }
+    io.outputFailure = { lock.withLock { sink.failure } }
     return io
   }
 
@@ -67,5 +77,22 @@ public struct CommandIO: Sendable {
   /// `appdata: warning: MESSAGE` on one line, escaped as `error` escapes it.
   func warning(_ message: String) {
     writeError("\(AppDataVersion.name): warning: \(TerminalText.controlsEscaped(message))\n")
+  }
+}
+
+/// The first failed write to standard output; the writes after it are skipped. Used under the
+/// standard IO's lock.
+final class OutputFailure: @unchecked Sendable {  // @unchecked: the standard IO's lock guards `failure`
+  var failure: SystemError?
+  /// Standard output was closed when the process started.
+  var closedAtStart = false
+
+  func write(_ body: () throws(SystemError) -> Void) {
+    guard failure == nil else { return }
+    if closedAtStart {
+      failure = SystemError(code: ErrnoValue.badDescriptor, operation: .write, path: "standard output")
+      return
+    }
+    do { try body() } catch { failure = error }
   }
 }

@@ -25,6 +25,12 @@ public enum HelpFormatter {
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// What every command's exit status also means: its output did not all go out.
+  static let outputStatus = [
+    "2  also: standard output could not be written in full (a full disk, a closed stdout); one line on stderr says so",
+    "141  standard output's reader went away (| head): the run ended quietly, as SIGPIPE ends a process",
+  ]
+
   /// `appdata COMMAND --help`.
   public static func help(for command: CommandSpec) -> String {
     var lines = ["Usage: \(command.usage)", "", command.summary]
@@ -36,7 +42,7 @@ public enum HelpFormatter {
       lines += command.rules.map { "  " + $0.summary }
     }
     lines += ["", "Exit status:"]
-    lines += command.exitStatus.map { "  " + $0 }
+    lines += (command.exitStatus + outputStatus).map { "  " + $0 }
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -111,7 +117,7 @@ public enum HelpFormatter {
         for rule in command.rules { roff += [".IP \\(bu 2", escape(rule.summary)] }
       }
       roff.append(".SS Exit status")
-      for line in command.exitStatus {
+      for line in command.exitStatus + outputStatus {
         let parts = line.split(separator: " ", maxSplits: 1)
         roff += [".TP", ".B \(parts[0])", escape(parts.count > 1 ? parts[1].trimmingLeadingSpaces : "")]
       }

@@ -47,11 +47,12 @@ struct InitConfigCommand {
     }
     let text = document.serialized(pretty: true) + "\n"
     do {
-      let descriptor = try Syscalls.createOrTruncate(atPath: output)
-      defer { descriptor.close() }
-      try Syscalls.writeAll(descriptor, Array(text.utf8), displayPath: output)
+      // Complete or not at all: a hidden file beside it, renamed over it once written.
+      let file = try ReplacingFile(path: output)
+      file.write(Array(text.utf8))
+      try file.commit()
     } catch {
-      throw Refusal("\(TerminalText.escaped(output)): cannot write: \(error.reason)")
+      throw Refusal("\(TerminalText.escaped(output)): cannot write: \(error.reason); it was left as it was")
     }
     if quiet { return .success }
     io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(report.backup.bytes, headroom))), "

@@ -8,4 +8,8 @@ public enum ExitCode: Int32, Sendable {
   case failure = 1
   /// Nothing could run: a usage error, a missing or unusable PATH, a failed pre-check.
   case usage = 2
+  /// The reader of standard output went away (`| head`) while SIGPIPE was ignored, so a write
+  /// failed with EPIPE: the run ends quietly with the status a shell shows for a process that
+  /// SIGPIPE ended, 128 + 13 (Docs/options.md, "Exit status").
+  case brokenPipe = 141
 }

@@ -12,3 +12,20 @@ extension Syscalls {
   /// isatty(3) on standard output.
   public static var isStandardOutputATerminal: Bool { isatty(1) == 1 }
 }
+
+extension Syscalls {
+  /// Which of descriptors 0, 1 and 2 were closed when the process started; each is opened on
+  /// /dev/null, so that no file appdata opens takes its number (a report written to a closed
+  /// stdout would land in the first file opened). Call once, first.
+  public static func reserveStandardDescriptors() -> [Bool] {
+    (Int32(0)...2).map { fd -> Bool in
+      guard fcntl(fd, F_GETFD) == -1 else { return false }
+      let opened = Glibc_or_Darwin_open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY)
+      if opened >= 0 && opened != fd {
+        _ = dup2(opened, fd)
+        _ = Glibc_or_Darwin_close(opened)
+      }
+      return true
+    }
+  }
+}

@@ -114,6 +114,10 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
 /// The errno values the rest of the code needs to name, without importing libc.
 public enum ErrnoValue {
   public static let notFound = ENOENT
+  /// EBADF: a descriptor that is not open (a closed stdout).
+  public static let badDescriptor = EBADF
+  /// EPIPE: the reader of a pipe went away.
+  public static let brokenPipe = EPIPE
   /// ELOOP: a symlink where a folder was to be.
   public static let loop = ELOOP
   /// EINTR: an operation stopped by an interrupt (Ctrl-C, SIGTERM).

@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file a user named for output (`audit -o`, `init-config --output`), written completely or
+/// not at all: the bytes go to a hidden file beside it (`.NAME.appdata-PID-RANDOM.tmp`), made
+/// with `O_EXCL`, which is flushed (`fsync`) and renamed over NAME only once every write went
+/// through. A failed write is kept (the first) and the rest are skipped; `commit` then throws it
+/// and removes the hidden file, so a full disk leaves the old NAME, or nothing, never half a
+/// report. A NAME that exists and is not a regular file (`/dev/stdout`, a FIFO, a symlink) is
+/// written in place, as it cannot be replaced.
+public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` guards `failure` and the writes
+  public let path: String
+  private let lock = Lock()
+  private let folder: FileDescriptor?
+  private let name: [UInt8]
+  private let temporaryName: [UInt8]?
+  private let descriptor: FileDescriptor
+  /// The first write that failed.
+  public private(set) var failure: SystemError?
+  private var isDone = false
+
+  public init(path: String) throws(SystemError) {
+    self.path = path
+    let bytes = Array(path.utf8)
+    let slash = bytes.lastIndex(of: 0x2F)
+    name = Array(bytes[(slash.map { $0 + 1 } ?? 0)...])
+    let existing = try? Syscalls.status(ofPath: path)
+    guard !name.isEmpty, existing == nil || existing?.kind == .regular else {
+      folder = nil
+      temporaryName = nil
+      descriptor = try Syscalls.createOrTruncate(atPath: path)
+      return
+    }
+    let folderPath = slash.map { $0 == 0 ? "/" : String(decoding: bytes[..<$0], as: UTF8.self) } ?? "."
+    let folder = try Syscalls.openDirectory(atPath: folderPath)
+    var made: (name: [UInt8], descriptor: FileDescriptor)?
+    var last: SystemError?
+    for _ in 0..<8 where made == nil {
+      let candidate = [0x2E] + name.prefix(180) + Array(".appdata-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).tmp".utf8)
+      do {
+        made = (candidate, try Syscalls.open(candidate, in: folder, options: .createNewFile, mode: 0o644, displayPath: path))
+      } catch {
+        last = error
+        if !error.isExists { break }
+      }
+    }
+    guard let made else {
+      folder.close()
+      throw last ?? SystemError(code: EEXIST, operation: .create, path: path)
+    }
+    self.folder = folder
+    temporaryName = made.name
+    descriptor = made.descriptor
+  }
+
+  deinit { discard() }
+
+  /// Writes all of `bytes`, unless a write failed already.
+  /// Safe from several threads (the walk's workers stream NDJSON lines): each call's bytes go
+  /// out whole.
+  public func write(_ bytes: UnsafeRawBufferPointer) {
+    lock.lock()
+    defer { lock.unlock() }
+    guard failure == nil, !isDone else { return }
+    do { try Syscalls.writeAll(descriptor, bytes, displayPath: path) } catch { failure = error }
+  }
+
+  public func write(_ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { write($0) }
+  }
+
+  /// Flushes the file and puts it in place; throws the first failed write (or the flush's, or
+  /// the rename's), having removed the hidden file.
+  public func commit() throws(SystemError) {
+    guard !isDone else { return }
+    if failure == nil, temporaryName != nil {
+      do { try Syscalls.sync(descriptor, displayPath: path) } catch { failure = error }
+    }
+    if let failure {
+      discard()
+      throw failure
+    }
+    isDone = true
+    descriptor.close()
+    guard let folder, let temporaryName else { return }
+    defer { folder.close() }
+    do {
+      try Syscalls.renameReplacing(temporaryName, in: folder, to: name, in: folder, displayPath: path)
+    } catch {
+      _ = try? Syscalls.remove(temporaryName, in: folder, isDirectory: false, displayPath: path)
+      throw error
+    }
+  }
+
+  /// Removes the hidden file (a failed run); NAME is left as it was.
+  public func discard() {
+    guard !isDone else { return }
+    isDone = true
+    descriptor.close()
+    guard let folder, let temporaryName else { return }
+    _ = try? Syscalls.remove(temporaryName, in: folder, isDirectory: false, displayPath: path)
+    folder.close()
+  }
+}
