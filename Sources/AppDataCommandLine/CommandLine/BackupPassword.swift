@@ -40,12 +40,16 @@ struct BackupPassword: Sendable {
     } else if let file {
       source = "\(TerminalText.escaped(file)): its first line"
       let descriptor: FileDescriptor
+      let status: FileStatus
       do {
-        descriptor = try Syscalls.openFile(atPath: file)
+        (descriptor, status) = try Syscalls.openWithoutWaiting(atPath: file)
       } catch {
         throw Refusal("\(TerminalText.escaped(file)): cannot read the password file: \(error.reason)")
       }
       defer { descriptor.close() }
+      guard status.kind == .regular else {
+        throw Refusal("\(TerminalText.escaped(file)): \(FileReading.notRegular); give a password from a pipe on standard input (--password-file - or --password-stdin)")
+      }
       try readLine(into: secret, from: descriptor, source: source)
     } else if let environment = Syscalls.takeSecretEnvironment(Self.environmentVariable) {
       guard environment.count > 0 else {

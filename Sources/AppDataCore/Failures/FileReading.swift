@@ -6,6 +6,10 @@ package enum FileReading {
     package init(message: String) { self.message = message }
   }
 
+  /// What a FIFO, socket or device named as a file is told.
+  package static let notRegular = "is not a regular file (a FIFO, socket or device), which appdata does not read"
+
+  /// The file's bytes: a regular file (checked on what was opened), at most `limit` bytes.
   package static func read(path: String, limit: Int) throws(Failure) -> [UInt8] {
     let status: FileStatus
     let data: [UInt8]
@@ -15,8 +19,14 @@ package enum FileReading {
       if status.kind == .regular && status.size > UInt64(limit) {
         throw Failure(message: "\(status.size) bytes, larger than the \(ByteSize.human(UInt64(limit))) appdata reads from such a file")
       }
-      let descriptor = try Syscalls.openFile(atPath: path)
+      // Opened without waiting and checked for what it is: a FIFO (even one named
+      // ./appdata.json, read by default) never blocks the run.
+      let (descriptor, opened) = try Syscalls.openWithoutWaiting(atPath: path)
       defer { descriptor.close() }
+      guard opened.kind == .regular else { throw Failure(message: notRegular) }
+      if opened.size > UInt64(limit) {
+        throw Failure(message: "\(opened.size) bytes, larger than the \(ByteSize.human(UInt64(limit))) appdata reads from such a file")
+      }
       data = try Syscalls.readUpTo(descriptor, limit + 1, displayPath: path)
     } catch let failure as Failure {
       throw failure

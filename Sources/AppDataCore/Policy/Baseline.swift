@@ -91,9 +91,12 @@ public struct Baseline: Sendable {
     var fileBytes: [[UInt8]: UInt64] = [:]
     func collect(_ items: [JSONValue]?, criticalOnly: Bool) {
       for item in items ?? [] {
-        guard let object = item.objectValue, let path = object["path"]?.stringValue, let bytes = object["bytes"]?.unsignedValue else { continue }
+        guard let object = item.objectValue, let bytes = object["bytes"]?.unsignedValue else { continue }
+        // A name that is not UTF-8 is exact only in `pathBase64` (`path` has U+FFFD in its place).
+        let exact = object["pathBase64"]?.stringValue.flatMap { Base64.decode(Array($0.utf8)) }
+        guard let path = exact ?? object["path"]?.stringValue.map({ Array($0.utf8) }) else { continue }
         if criticalOnly && object["category"]?.stringValue != Category.critical.rawValue { continue }
-        fileBytes[Array(path.utf8)] = bytes
+        fileBytes[path] = bytes
       }
     }
     collect(members["largest"]?.arrayValue, criticalOnly: false)

@@ -131,13 +131,28 @@ public struct BackupManifest: Sendable {
     }
 
     func text(_ value: PropertyList?) -> String? { value?.stringValue ?? value?.dateText }
+    // A date is a plist date, or text that reads as ISO 8601 (`2024-05-01T09:30:00Z`, written
+    // back in that form): anything else would sort as text among real dates, so the backup is
+    // undated, and its report says why.
+    var dateProblems: [String] = []
+    func date(_ value: PropertyList?, key: String, in file: String) -> String? {
+      guard let value else { return nil }
+      if let text = value.dateText { return text }
+      if let string = value.stringValue, let seconds = PlistDate.seconds(fromText: Array(string.utf8)),
+         let text = PlistDate.text(secondsSince2001: seconds) { return text }
+      let shown = value.stringValue.map { "'\(TerminalText.escaped(String($0.prefix(40))))'" } ?? "not a date"
+      dateProblems.append("\(file): its \(key) \(value.stringValue == nil ? "is not a date" : shown + " is not a date"); the backup is taken as undated")
+      return nil
+    }
+    let backupDate = date(status["Date"], key: "Date", in: "Status.plist") ?? date(manifest["Date"], key: "Date", in: "Manifest.plist")
+      ?? date(info["Last Backup Date"], key: "Last Backup Date", in: "Info.plist")
     let fullBackup = flag(status["IsFullBackup"])
     var loaded = BackupManifest(
       info: Info(
         path: folder.absolutePath,
         deviceName: text(lockdown["DeviceName"]) ?? text(info["Device Name"]),
         productVersion: text(lockdown["ProductVersion"]) ?? text(info["Product Version"]),
-        date: text(status["Date"]) ?? text(manifest["Date"]) ?? text(info["Last Backup Date"]),
+        date: backupDate,
         snapshotState: text(status["SnapshotState"]),
         isFullBackup: fullBackup,
         isEncrypted: encryption.isEncrypted),
@@ -150,6 +165,7 @@ public struct BackupManifest: Sendable {
     }
     loaded.info.deviceIdentifier = text(info["Unique Identifier"]) ?? text(info["Target Identifier"]) ?? text(lockdown["UniqueDeviceID"])
     loaded.info.unreadablePlists = plistNames.compactMap { name in unreadable[name].map { name + ": " + $0 } }
+    if backupDate == nil { loaded.info.unreadablePlists += dateProblems }
     return loaded
   }
 }

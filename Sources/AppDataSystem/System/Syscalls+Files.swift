@@ -117,6 +117,20 @@ extension Syscalls {
     return FileDescriptor(rawValue: fd)
   }
 
+  /// open(2) of a file the user named, read-only, without waiting (O_NONBLOCK: a FIFO with no
+  /// writer does not block the open), and fstat(2) of what was opened: the descriptor and
+  /// whether it is a regular file. The caller refuses anything else.
+  public static func openWithoutWaiting(atPath path: String) throws(SystemError) -> (FileDescriptor, FileStatus) {
+    let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+    let descriptor = FileDescriptor(rawValue: fd)
+    do {
+      return (descriptor, try status(of: descriptor, displayPath: path))
+    } catch {
+      descriptor.close()
+      throw error
+    }
+  }
+
   /// open(2) of a file the user named, read-only.
   public static func openFile(atPath path: String) throws(SystemError) -> FileDescriptor {
     let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_CLOEXEC) }
