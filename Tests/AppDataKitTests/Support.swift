@@ -225,6 +225,13 @@ enum AppData {
   /// `change` (a race: the tree changes between planning and acting), then lets it finish.
   static func runPaused(_ arguments: [String], at point: String, environment extra: [String: String] = [:],
                         change: () throws -> Void) throws -> RunResult {
+    try runPaused(arguments, at: point, environment: extra, withProcess: { _ in try change() })
+  }
+
+  /// `runPaused`, handing `change` the paused process: to signal it by its pid, and wait for
+  /// it to end before the pause is released (no pgrep, no sleep).
+  static func runPaused(_ arguments: [String], at point: String, environment extra: [String: String] = [:],
+                        withProcess change: (Process) throws -> Void) throws -> RunResult {
     let pause = NSTemporaryDirectory() + "appdata-pause-\(UUID().uuidString)"
     defer {
       try? FileManager.default.removeItem(atPath: pause)
@@ -246,7 +253,7 @@ enum AppData {
         throw TestFailure("appdata never reached the pause point \(point)")
       }
       defer { _ = FileManager.default.createFile(atPath: pause, contents: nil) }
-      try change()
+      try change(process)
     }
   }
 

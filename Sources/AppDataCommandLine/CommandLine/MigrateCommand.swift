@@ -3,6 +3,7 @@ import AppDataCore
 import AppDataReaders
 import AppDataReports
 import AppDataMigration
+import Dispatch
 /// `appdata migrate`: options to `MigrationOptions`, the report to the chosen format.
 struct MigrateCommand {
   let path: String
@@ -86,9 +87,24 @@ struct MigrateCommand {
     var options = options
     if options.bundleID == nil, container.kind == .app { options.bundleID = container.id }
     let outcome: Migration.Outcome
+    // Ctrl-C, SIGTERM, SIGHUP: the process ends at once, as a crash would (the journal makes
+    // any instant safe), with one line saying where the migration stopped and how to finish it.
+    let progress = MigrationProgress()
+    var sources: [DispatchSourceSignal] = []
+    if !options.dryRun {
+      let path = self.path
+      sources = Syscalls.onTermination(queue: DispatchQueue(label: "appdata.migrate.signals")) { number in
+        let (done, total) = progress.counts
+        io.error("\(TerminalText.escaped(path)): interrupted after \(done) of \(Plural.counted(total, "entry", "entries")); the rest are where they were, "
+                 + "and \(ContainerLayout.migrationJournalName) records where it stopped: run 'appdata migrate' on it again to finish")
+        Syscalls.exitNow(128 + number)
+      }
+    }
+    defer { for source in sources { source.cancel() } }
     do {
       var migration = Migration(rootPath: container.root, options: options)
       migration.below = path
+      migration.progress = progress
       outcome = try migration.run()
     } catch {
       throw Refusal(error.message)

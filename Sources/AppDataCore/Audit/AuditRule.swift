@@ -90,6 +90,10 @@ extension AuditRule {
     id: "metadata-unreadable", severity: .warning,
     rationale: "The container's metadata plist (or its package's AppDataInfo.plist) is there but cannot be read: the container has no id, so --app, a policy's per-id limits and a baseline do not match it.",
     remedy: "Check the plist (plutil -lint on a Mac); appdata reads binary and XML plists in UTF-8, UTF-16 or ISO-8859-1.")
+  public static let unfinishedMigration = AuditRule(
+    id: "unfinished-migration", severity: .warning,
+    rationale: "An appdata migrate was interrupted: its journal (.appdata-migration.journal) is at the container's root, or a partial copy (.appdata-partial-N) is left; some entries are still where they were.",
+    remedy: "Run appdata migrate on the container again: it reads the journal and finishes the job.")
   public static let unreadable = AuditRule(
     id: "unreadable", severity: .error,
     rationale: "An entry could not be read (permission denied, vanished during the walk); the figures do not cover it.",
@@ -130,7 +134,7 @@ extension AuditRule {
   public static let all: [AuditRule] = [
     .backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit,
     .budgetExceeded, .budgetNearLimit, .backupGrew,
-    .excludedSystemFolder, .legacyMarker, .redundantMarker, .cacheInBackup, .unknownLocation, .unreadable, .metadataUnreadable,
+    .excludedSystemFolder, .legacyMarker, .redundantMarker, .cacheInBackup, .unknownLocation, .unreadable, .metadataUnreadable, .unfinishedMigration,
     .backupIncomplete, .backupUnreadable, .backupHoldsExcluded, .backupFileMissing, .backupFileSizeMismatch,
     .backupMissingFile, .backupUnexpectedFile,
   ]

@@ -14,6 +14,8 @@ public struct Migration {
   public let options: MigrationOptions
   /// The folder the user named, when the container was found below it (see `ContainerAccess`).
   public var below: String?
+  /// Told how many moves are done (what an interrupt's line says).
+  public var progress: MigrationProgress?
 
   public init(rootPath: String, options: MigrationOptions) {
     self.rootPath = rootPath
@@ -107,7 +109,7 @@ public struct Migration {
   private func finish(plan: MigrationPlan, journal: MigrationJournal, container: ContainerAccess,
                       report: MigrationReport, checkpoint: @escaping () -> Void) -> Outcome {
     var report = report
-    let migrator = Migrator(container: container, plan: plan, journal: journal, checkpoint: checkpoint)
+    let migrator = Migrator(container: container, plan: plan, journal: journal, checkpoint: checkpoint, progress: progress)
     let result = migrator.run()
     report.entries = result.entries + report.entries
     report.errors = result.errors

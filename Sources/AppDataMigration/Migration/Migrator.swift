@@ -15,15 +15,19 @@ final class Migrator {
   private let plan: MigrationPlan
   private let journal: MigrationJournal
   private let checkpoint: () -> Void
+  /// How many moves are done, for the line an interrupt prints.
+  private let progress: MigrationProgress?
   /// Testing only: treat every rename as crossing filesystems (EXDEV).
   private let forceCopy = Syscalls.environment("APPDATA_TEST_FORCE_COPY") == "1"
   private var touchedFolders: [[[UInt8]]] = []
 
-  init(container: ContainerAccess, plan: MigrationPlan, journal: MigrationJournal, checkpoint: @escaping () -> Void) {
+  init(container: ContainerAccess, plan: MigrationPlan, journal: MigrationJournal, checkpoint: @escaping () -> Void,
+       progress: MigrationProgress? = nil) {
     self.container = container
     self.plan = plan
     self.journal = journal
     self.checkpoint = checkpoint
+    self.progress = progress
   }
 
   /// Runs every step not yet completed. Returns the entries and the errors not tied to one.
@@ -31,6 +35,7 @@ final class Migrator {
     var entries: [MigrationReport.Entry] = []
     var errors: [String] = []
     var defaultsNote: String?
+    progress?.start(total: plan.moves.count, done: plan.moves.filter { journal.completed.contains($0.id) }.count)
     TestHooks.pause(at: "migrate")
     for step in plan.steps {
       switch step.kind {
@@ -55,6 +60,7 @@ final class Migrator {
           }
         }
         entries.append(entry)
+        progress?.moved(step.id)
       case .updateDefaults:
         // Only after every entry is in place: the flag says the legacy path is still in use.
         if entries.contains(where: { $0.action == .failed || $0.action == .conflict }) || !errors.isEmpty {
@@ -179,8 +185,16 @@ final class Migrator {
     try TreeOperations.remove(temporaryName, in: destinationFolder, display: display)
     let copied: UInt64
     do {
+      // Marked from the moment it exists when its destination will be (else it lies in a
+      // folder that is marked already): an interrupt never leaves a copy that is backed up.
+      let markers = plan.markers
       copied = try TreeOperations.copy(sourceName, in: sourceFolder, to: temporaryName, in: destinationFolder,
-                              display: container.display(step.source), checkpoint: checkpoint)
+                                       display: container.display(step.source), checkpoint: checkpoint,
+                                       markTop: step.mark ? { (top: FileDescriptor) throws(SystemError) in
+                                         for marker in markers {
+                                           try ExtendedAttributes.setValue(marker.valueToWrite, of: MarkerTable.platformName(of: marker), on: top, displayPath: display)
+                                         }
+                                       } : nil)
     } catch {
       // The source is untouched; leave no half copy behind (it may be what filled the disk).
       try? TreeOperations.remove(temporaryName, in: destinationFolder, display: display)
@@ -244,4 +258,26 @@ final class Migrator {
     }
     touchedFolders.removeAll()
   }
+}
+
+/// How far a migration is, read by the command line when an interrupt stops it: the moves
+/// planned and those done (a resumed one's earlier moves included).
+public final class MigrationProgress: @unchecked Sendable {  // @unchecked: `lock` guards both counts
+  private let lock = Lock()
+  private var total = 0
+  private var done = 0
+
+  public init() {}
+
+  func start(total: Int, done: Int) {
+    lock.withLock {
+      self.total = total
+      self.done = done
+    }
+  }
+
+  func moved(_ step: Int) { lock.withLock { done += 1 } }
+
+  /// Moves done, and planned.
+  public var counts: (done: Int, total: Int) { lock.withLock { (done, total) } }
 }

@@ -27,9 +27,12 @@ enum TreeOperations {
   /// holes. Data is fsynced before the folder that holds it; `checkpoint` is called after each
   /// file. Returns the bytes of data copied.
   @discardableResult
+  /// `markTop`: called on the copy's top entry (a file or a folder) the moment it is made,
+  /// before anything is written in it: a partial copy carries the do-not-back-up marker for as
+  /// long as it exists, so one an interrupt leaves is never backed up.
   static func copy(
     _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
-    display: String, checkpoint: () -> Void
+    display: String, checkpoint: () -> Void, markTop: ((FileDescriptor) throws(SystemError) -> Void)? = nil
   ) throws(SystemError) -> UInt64 {
     var copied: UInt64 = 0
     let status = try Syscalls.status(of: name, in: source, displayPath: display)
@@ -39,6 +42,7 @@ enum TreeOperations {
       defer { input.close() }
       let output = try Syscalls.open(newName, in: destination, options: .createNewFile, mode: 0o600, displayPath: display)
       defer { output.close() }
+      try markTop?(output)
       copied = try Syscalls.copyData(from: input, to: output, displayPath: display)
       try ExtendedAttributes.copyAll(from: input, to: output, displayPath: display)
       try Syscalls.setMode(output, status.permissions, displayPath: display)
@@ -49,6 +53,7 @@ enum TreeOperations {
       let inputStream = try DirectoryStream(taking: input, displayPath: display)
       let output = try Syscalls.open(newName, in: destination, options: .directory, displayPath: display)
       defer { output.close() }
+      try markTop?(output)
       for child in try inputStream.names() {
         copied += try copy(child, in: inputStream.descriptor, to: child, in: output,
                            display: display + "/" + TerminalText.escaped(child), checkpoint: checkpoint)
