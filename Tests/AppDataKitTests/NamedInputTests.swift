@@ -1,5 +1,6 @@
 @testable import AppDataSystem
 @testable import AppDataCore
+@testable import AppDataReaders
 import Foundation
 import Testing
 
@@ -81,5 +82,28 @@ struct NamedInputTests {
     #expect(table.output.contains("Status.plist: its Date 'Z is after every ISO date' is not a date; the backup is taken as undated"), "\(table.output)")
     let dated = try AppData.auditJSON(folder + "/Backup/B")
     #expect(value(dated, "backup", "date") as? String == "2021-03-04T05:06:07Z", "\(String(describing: dated["backup"]))")
+  }
+}
+
+/// Issue 39, 7: extract unwraps only the class keys of the files it writes.
+@Suite("extract, secrets")
+struct ExtractSecretTests {
+  /// The library call: the group's one file is of class 3, the app's files of classes 2, 3 and
+  /// 4; the keybag holds more, which are never unwrapped.
+  @Test(arguments: [("group.com.example.extract", [UInt32(3)]), ("com.example.extract", [UInt32(2), 3, 4])])
+  func onlyTheClassKeysTheFilesUseAreUnwrapped(id: String, classes: [UInt32]) throws {
+    let folder = ExtractTests.scratch("classes")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let backups = try InputResolver.deviceBackups(in: InputResolver.resolve("\(ExtractTests.fixtures)/encrypted"))
+    let source = try #require(backups.first)
+    var request = BackupExtraction.Request(id: id, output: folder + "/out")
+    let password = Array(EncryptedBackupTests.password.utf8)
+    let secret = try #require(SecretBuffer(capacity: password.count))
+    secret.storage.copyBytes(from: password)
+    secret.setCount(password.count)
+    request.password = secret
+    let report = try BackupExtraction.run(source, request: request)
+    #expect(report.problems.isEmpty, "\(report.problems.map(\.message))")
+    #expect(report.unwrappedClasses == classes)
   }
 }

@@ -31,11 +31,39 @@ enum BackupDecryption {
   /// The ciphertext read and decrypted at a time: what decryption adds to the database's size.
   static let chunkSize = 1 << 20
 
-  /// The class keys the password unwraps, for `appdata extract`'s payloads: each file's key is
-  /// wrapped with its class's key. `SymmetricKey`s, wiped when the object is released.
-  final class Unlocked: @unchecked Sendable {
-    fileprivate let classKeys: [UInt32: SymmetricKey]
-    fileprivate init(classKeys: [UInt32: SymmetricKey]) { self.classKeys = classKeys }
+  /// What `appdata extract` needs to decrypt payloads: each file's key is wrapped with its
+  /// protection class's key, which the key-encryption key unwraps. A class key is unwrapped the
+  /// first time a file of that class asks (so only the classes the chosen app's files use are
+  /// ever unwrapped), and `wipe` releases every key, the key-encryption key too, when the
+  /// extraction ends. Keys are swift-crypto `SymmetricKey`s, which zero their bytes when
+  /// released. Used by the one thread that makes the tree.
+  final class Unlocked: @unchecked Sendable {  // @unchecked: used by one thread at a time (the tree's)
+    private var kek: SymmetricKey?
+    private let wrapped: [UInt32: [UInt8]]
+    private var classKeys: [UInt32: SymmetricKey] = [:]
+    fileprivate init(kek: SymmetricKey, wrapped: [UInt32: [UInt8]]) {
+      self.kek = kek
+      self.wrapped = wrapped
+    }
+
+    /// The protection classes whose keys are unwrapped now.
+    var unwrappedClasses: [UInt32] { classKeys.keys.sorted() }
+
+    /// Releases every key (zeroed by `SymmetricKey`): nothing more can be decrypted.
+    func wipe() {
+      classKeys = [:]
+      kek = nil
+    }
+
+    private func classKey(_ protectionClass: UInt32) throws(Failure) -> SymmetricKey {
+      if let known = classKeys[protectionClass] { return known }
+      guard let kek, let wrappedKey = wrapped[protectionClass] else { throw .noClassKey(protectionClass) }
+      guard let key = try? AES.KeyWrap.unwrap(wrappedKey, using: kek) else {
+        throw .damaged("the key of protection class \(protectionClass) does not unwrap with the password")
+      }
+      classKeys[protectionClass] = key
+      return key
+    }
 
     /// The decryptor of one payload, from its MBFile's `EncryptionKey` (a 4-byte little-endian
     /// protection class, then the 40-byte wrapped file key).
@@ -44,7 +72,7 @@ enum BackupDecryption {
         throw .damaged("its EncryptionKey is \(Plural.counted(UInt64(encryptionKey.count), "byte")), not 4 and a 40-byte wrapped key")
       }
       let protectionClass = UInt32(encryptionKey[0]) | UInt32(encryptionKey[1]) << 8 | UInt32(encryptionKey[2]) << 16 | UInt32(encryptionKey[3]) << 24
-      guard let classKey = classKeys[protectionClass] else { throw .noClassKey(protectionClass) }
+      let classKey = try self.classKey(protectionClass)
       let fileKey: SymmetricKey
       do {
         fileKey = try AES.KeyWrap.unwrap(encryptionKey[4...], using: classKey)
@@ -80,17 +108,28 @@ enum BackupDecryption {
       iv = Array(cipher[(cipher.count - 16)...])
       if !held.isEmpty { held.withUnsafeBytes(write) }
       plain.withUnsafeBytes { bytes in write(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - 16)])) }
-      held = Array(plain.suffix(16))
+      // The block held back is plaintext: written over in place, never left in freed memory.
+      if held.count != 16 { held = [UInt8](repeating: 0, count: 16) }
+      plain.withUnsafeBytes { bytes in
+        held.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - 16)...])) }
+      }
       plain.resetBytes(in: 0..<plain.count)
+    }
+
+    /// Zeroes the block held back (after `finish`, or when the payload is given up).
+    mutating func wipe() {
+      held.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
     /// Checks the padding of the last block and hands what precedes it to `write`.
     mutating func finish(write: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
       guard let last = held.last, held.count == 16 else { throw .damaged("no AES block to unpad (an empty encrypted payload)") }
       guard (1...16).contains(last), held.suffix(Int(last)).allSatisfy({ $0 == last }) else {
+        wipe()
         throw .damaged("its PKCS#7 padding is invalid (a wrong key, or a damaged payload)")
       }
       held.withUnsafeBytes { bytes in write(UnsafeRawBufferPointer(rebasing: bytes[0..<(16 - Int(last))])) }
+      wipe()
       held = []
     }
   }
@@ -124,11 +163,11 @@ enum BackupDecryption {
     }
     guard databaseKey.bitCount == 256 else { throw .damaged("Manifest.plist's ManifestKey is not a 256-bit key") }
     if let unlocked {
-      var keys: [UInt32: SymmetricKey] = [manifestKey.protectionClass: classKey]
-      for wrapped in keybag.classKeys where wrapped.isWrappedByPassword && keys[wrapped.protectionClass] == nil {
-        if let key = try? AES.KeyWrap.unwrap(wrapped.wrappedKey, using: kek) { keys[wrapped.protectionClass] = key }
+      var wrappedKeys: [UInt32: [UInt8]] = [:]
+      for wrapped in keybag.classKeys where wrapped.isWrappedByPassword && wrappedKeys[wrapped.protectionClass] == nil {
+        wrappedKeys[wrapped.protectionClass] = Array(wrapped.wrappedKey)
       }
-      unlocked(Unlocked(classKeys: keys))
+      unlocked(Unlocked(kek: kek, wrapped: wrappedKeys))
     }
     if let memory { return try decrypt(memory.bytes, displayPath: path, key: databaseKey) }
     return try decrypt(path: path, key: databaseKey)

@@ -68,6 +68,9 @@ package enum BackupExtraction {
     package var dryRun = false
     package var containers: [Container] = []
     package var problems: [Problem] = []
+    /// The protection classes whose keys were unwrapped (an encrypted backup): only those the
+    /// extracted files use. Not in the report's JSON; what the tests check.
+    package var unwrappedClasses: [UInt32] = []
   }
 
   /// The domains of `id` (and its extensions) in `source`, each with its kind and id.
@@ -107,6 +110,8 @@ package enum BackupExtraction {
     let keys = UnlockedKeys()
     reader.unlockedKeys = keys
     let database = try reader.open()
+    // The class keys are unwrapped as files ask for them, and all released when this ends.
+    defer { keys.value?.wipe() }
     let domains = try domains(in: database, request: request, backup: source.source)
     let isPackage = !request.withExtensions && ExtractionOutput.normalized(request.output).hasSuffix(".xcappdata")
     var report = Report(backup: source.source, output: Syscalls.absolutePath(ExtractionOutput.normalized(request.output)), isPackage: isPackage,
@@ -164,6 +169,7 @@ package enum BackupExtraction {
     }
     // It puts OUT in place, or removes what it wrote, itself.
     try writer.finish()
+    report.unwrappedClasses = keys.value?.unwrappedClasses ?? []
     return report
   }
 }

@@ -93,7 +93,10 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
   /// Writes the job and closes its descriptors; throws what stops the whole extraction.
   func write(_ job: PayloadJob) throws(Refusal) -> PayloadOutcome {
     var job = job
-    defer { job.closeDescriptors() }
+    defer {
+      job.decryptor?.wipe()
+      job.closeDescriptors()
+    }
     var outcome = PayloadOutcome(index: job.index, path: job.path, manifestSize: job.record?.size, hasNoRecord: job.record == nil, result: .written(0))
     let displayPath = display(job.path)
     var bytes: UInt64 = 0
