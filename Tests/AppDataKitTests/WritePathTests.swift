@@ -28,6 +28,8 @@ struct WritePathTests {
       ("extract json", ["extract", "--json", "--app", ExtractTests.app, "-o", scratch + "/out", "\(ExtractTests.fixtures)/plain"]),
       ("status", ["status", container + "/Documents"]),
       ("help", ["audit", "--help"]),
+      ("migrate", ["migrate", scratch + "/migrated"]),
+      ("init-config", ["init-config", "--output", scratch + "/appdata.json", container]),
     ]
   }
 
@@ -69,6 +71,10 @@ struct WritePathTests {
     defer { try? FileManager.default.removeItem(atPath: scratch) }
     for (name, arguments) in Self.stdoutCommands(scratch) {
       try? FileManager.default.removeItem(atPath: scratch + "/out")
+      try? FileManager.default.removeItem(atPath: scratch + "/appdata.json")
+      // migrate: a container of its own each time, with a cache to move.
+      #expect(try AppData.shell("rm -rf '\(scratch)/migrated' && mkdir -p '\(scratch)/migrated/Documents' '\(scratch)/migrated/Library/Caches/x' "
+                                + "'\(scratch)/migrated/tmp' && printf x > '\(scratch)/migrated/Library/Caches/x/a'").status == 0)
       let (status, error) = try Self.runWithStdout(how, arguments)
       switch how {
       case "full", "closed":
