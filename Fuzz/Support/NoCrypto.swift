@@ -10,12 +10,15 @@ enum BackupDecryption {
   }
 
   final class Unlocked: @unchecked Sendable {
+    var unwrappedClasses: [UInt32] { [] }
+    func wipe() {}
     func payload(encryptionKey: [UInt8]) throws(Failure) -> PayloadDecryptor { throw .damaged("decryption is not part of fuzz builds") }
   }
 
   struct PayloadDecryptor {
     mutating func update(_ cipher: UnsafeRawBufferPointer, write: (UnsafeRawBufferPointer) -> Void) throws(Failure) {}
     mutating func finish(write: (UnsafeRawBufferPointer) -> Void) throws(Failure) {}
+    mutating func wipe() {}
   }
 
   static func decryptDatabase(path: String, memory: SecretBuffer?, password: SecretBuffer, keybag: BackupKeybag, manifestKey: ManifestKey,
