@@ -128,4 +128,31 @@ struct WritePathTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["r.json"])
     #expect(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/r.json"))) is [String: Any])
   }
+
+  /// audit -o killed (SIGKILL) or interrupted (SIGINT, SIGTERM) during its walk: the old report
+  /// is left as it was and nothing is beside it; the next run replaces the report whole, and
+  /// removes the hidden file a run killed while writing it left (one is planted, named with the
+  /// pid of a process that has ended).
+  @Test(arguments: ["SIGKILL", "SIGINT", "SIGTERM"])
+  func aReportFileInterruptedIsLeftAsItWasAndTheNextRunFinishes(signal: String) throws {
+    let folder = ExtractTests.scratch("killed-report")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let report = folder + "/r.ndjson"
+    try "old report\n".write(toFile: report, atomically: false, encoding: .utf8)
+    let arguments = ["audit", "--format", "ndjson", "--list", "critical", "-o", report, Self.container]
+    let killed = try AppData.runPaused(arguments, at: "walk", withProcess: { process in
+      kill(process.processIdentifier, signal == "SIGKILL" ? SIGKILL : signal == "SIGINT" ? SIGINT : SIGTERM)
+      process.waitUntilExit()
+    })
+    #expect(killed.status == (signal == "SIGKILL" ? 9 : signal == "SIGINT" ? 130 : 143), "\(killed.status)")
+    #expect(try String(contentsOfFile: report, encoding: .utf8) == "old report\n")
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != "r.ndjson" }
+    #expect(left.isEmpty, "\(left)")
+    let ended = try AppData.shell("sh -c 'echo $$'").output.trimmingCharacters(in: .whitespacesAndNewlines)
+    try "half a report".write(toFile: folder + "/.r.ndjson.appdata-\(ended)-1a2b3c.tmp", atomically: false, encoding: .utf8)
+    let rerun = try AppData.run(arguments)
+    #expect(rerun.status == 0, "\(rerun.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["r.ndjson"])
+    #expect(try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").count > 1500)
+  }
 }

@@ -332,6 +332,17 @@ struct AuditCommand {
       command.baselineInput = nil
       return try command.run(io: io, collect: collect)
     }
+    // Ctrl-C, SIGTERM, SIGHUP while report files are being written: their hidden files go, the
+    // reports named stay as they were, and the process ends as the signal would have ended it.
+    var signalSources: [DispatchSourceSignal] = []
+    if collect == nil && outputs.contains(where: { $0.file != nil }) {
+      let reports = Self.openReports
+      signalSources = Syscalls.onTermination(queue: DispatchQueue(label: "appdata.audit.signals")) { number in
+        reports.removeHiddenFiles()
+        Syscalls.exitNow(128 + number)
+      }
+    }
+    defer { for source in signalSources { source.cancel() } }
     // A report that cannot be written is refused before anything is read, not after the walk.
     for file in outputs.compactMap(\.file) {
       do {
@@ -510,9 +521,22 @@ struct AuditCommand {
     }
   }
 
+  /// The report files being written, whose hidden files an interrupt removes.
+  static let openReports = OpenReports()
+
+  /// The report files of a run, for the signal handler.
+  final class OpenReports: @unchecked Sendable {  // @unchecked: `lock` guards `files`
+    private let lock = Lock()
+    private var files: [ReplacingFile] = []
+    func add(_ file: ReplacingFile) { lock.withLock { files.append(file) } }
+    func removeHiddenFiles() { for file in lock.withLock({ files }) { file.removeHiddenFile() } }
+  }
+
   private static func create(_ file: String) throws(Refusal) -> ReplacingFile {
     do {
-      return try ReplacingFile(path: file)
+      let replacing = try ReplacingFile(path: file)
+      openReports.add(replacing)
+      return replacing
     } catch {
       throw Refusal("\(TerminalText.escaped(file)): cannot write the report: \(error.reason)")
     }

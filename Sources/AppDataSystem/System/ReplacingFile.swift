@@ -9,7 +9,8 @@ import Darwin
 /// with `O_EXCL`, which is flushed (`fsync`) and renamed over NAME only once every write went
 /// through. A failed write is kept (the first) and the rest are skipped; `commit` then throws it
 /// and removes the hidden file, so a full disk leaves the old NAME, or nothing, never half a
-/// report. A NAME that exists and is not a regular file (`/dev/stdout`, a FIFO, a symlink) is
+/// report; a hidden file a killed run left is removed by the next run that writes NAME. A NAME
+/// that exists and is not a regular file (`/dev/stdout`, a FIFO, a symlink) is
 /// written in place, as it cannot be replaced.
 public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` guards `failure` and the writes
   public let path: String
@@ -36,10 +37,11 @@ public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` g
     }
     let folderPath = slash.map { $0 == 0 ? "/" : String(decoding: bytes[..<$0], as: UTF8.self) } ?? "."
     let folder = try Syscalls.openDirectory(atPath: folderPath)
+    Self.removeLeftovers(of: name, in: folder)
     var made: (name: [UInt8], descriptor: FileDescriptor)?
     var last: SystemError?
     for _ in 0..<8 where made == nil {
-      let candidate = [0x2E] + name.prefix(180) + Array(".appdata-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).tmp".utf8)
+      let candidate = Self.prefix(of: name) + Array("\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).tmp".utf8)
       do {
         made = (candidate, try Syscalls.open(candidate, in: folder, options: .createNewFile, mode: 0o644, displayPath: path))
       } catch {
@@ -57,6 +59,21 @@ public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` g
   }
 
   deinit { discard() }
+
+  /// `.NAME.appdata-`: what this run's hidden file, and any a killed run left, start with.
+  private static func prefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-".utf8) }
+
+  /// Removes the hidden files of runs that were killed (their process is gone) before they
+  /// could rename theirs over NAME: `.NAME.appdata-PID-RANDOM.tmp`.
+  private static func removeLeftovers(of name: [UInt8], in folder: FileDescriptor) {
+    let prefix = prefix(of: name)
+    for entry in Syscalls.entryNames(of: folder) where entry.starts(with: prefix) && entry.count > prefix.count + 4 && entry.suffix(4).elementsEqual(".tmp".utf8) {
+      let rest = entry[prefix.count...]
+      guard let dash = rest.firstIndex(of: 0x2D), let pid = Int32(String(decoding: rest[..<dash], as: UTF8.self)), pid > 0 else { continue }
+      if kill(pid, 0) == 0 || errno != ESRCH { continue }
+      _ = try? Syscalls.remove(Array(entry), in: folder, isDirectory: false, displayPath: "")
+    }
+  }
 
   /// Writes all of `bytes`, unless a write failed already.
   /// Safe from several threads (the walk's workers stream NDJSON lines): each call's bytes go
@@ -93,6 +110,13 @@ public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` g
       _ = try? Syscalls.remove(temporaryName, in: folder, isDirectory: false, displayPath: path)
       throw error
     }
+  }
+
+  /// Unlinks the hidden file by its name, touching nothing else: what a signal handler does
+  /// (from its own thread) just before the process ends.
+  public func removeHiddenFile() {
+    guard let folder, let temporaryName else { return }
+    _ = try? Syscalls.remove(temporaryName, in: folder, isDirectory: false, displayPath: path)
   }
 
   /// Removes the hidden file (a failed run); NAME is left as it was.
