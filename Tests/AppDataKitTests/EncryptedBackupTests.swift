@@ -93,9 +93,32 @@ struct EncryptedBackupTests {
     // At a terminal (a pseudo-terminal from script(1)): a prompt on standard error, typed without
     // echo; --password-stdin and --password-file - at a terminal do not echo either.
     for options in ["", "--password-stdin", "--password-file -"] {
+      // A pseudo-terminal driven by Python: the password is typed once the prompt is there
+      // (appdata writes it after turning echo off), no sleep.
       let typed = try AppData.shell("""
-        (sleep 2; printf '%s\\n' '\(Self.password)') | \
-          script -qec "\\"$APPDATA\\" audit --no-config --fail-on never -q \(options) '\(Self.encrypted)'" /dev/null
+        python3 - "$APPDATA" '\(Self.password)' \(options) '\(Self.encrypted)' <<'EOF'
+        import os, pty, sys
+        binary, password, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(binary, [binary, "audit", "--no-config", "--fail-on", "never", "-q"] + rest)
+        seen = b""
+        while b"Password for" not in seen:
+            seen += os.read(fd, 4096)
+        while not seen.endswith(b": "):
+            seen += os.read(fd, 4096)
+        os.write(fd, password.encode() + b"\\n")
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        sys.stdout.write(seen.decode("utf-8", "replace"))
+        sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        EOF
         """)
       #expect(typed.status == 0, "\(typed.output)\(typed.error)")
       #expect(typed.output.contains("Password for the encrypted backup \(Self.encrypted): "))

@@ -357,15 +357,14 @@ struct ExtractTests {
     let folder = Self.scratch("interrupt")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let out = folder + "/out.xcappdata"
-    var pid: Int32 = 0
     let result = try AppData.runPaused(["extract", "--app", Self.app, "-o", out, "\(Self.fixtures)/encrypted"], at: "extract",
-                                       environment: Self.environment) {
-      pid = Int32(try AppData.shell("pgrep -n -f 'appdata extract --app \(Self.app) -o \(out)'").output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-      #expect(pid > 0)
-      #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { $0.hasPrefix(".out.xcappdata.appdata-extract-partial-") })
-      kill(pid, signal == "SIGTERM" ? SIGTERM : SIGINT)
-      usleep(100_000)
-    }
+                                       environment: Self.environment, withProcess: { process in
+      let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+      #expect(names.count == 1 && names.allSatisfy { $0.hasPrefix(".out.xcappdata.appdata-extract-partial-") }, "\(names)")
+      kill(process.processIdentifier, signal == "SIGTERM" ? SIGTERM : SIGINT)
+      // Released from the pause only once the process has ended: the signal is heard first.
+      process.waitUntilExit()
+    })
     #expect(result.status == (signal == "SIGTERM" ? 143 : 130), "\(result.status) \(result.error)")
     #expect(result.error.contains("interrupted; nothing was written"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)

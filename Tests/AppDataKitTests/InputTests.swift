@@ -71,7 +71,9 @@ struct InputTests {
     #expect(integer(json, "summary", "categories", "cached", "bytes") == 5000 + 700 + 300)
   }
 
-  @Test(arguments: ["", "/data", "/data/Containers"])
+  /// The device folder itself is the reference; each folder below it that is an entry point
+  /// gives the same report (the device itself is not compared with itself).
+  @Test(arguments: ["/data", "/data/Containers"])
   func everyEntryPointOfADeviceGivesTheSameReport(suffix: String) throws {
     var json = try Library.auditJSON(Self.device + suffix)
     var reference = try Library.auditJSON(Self.device)

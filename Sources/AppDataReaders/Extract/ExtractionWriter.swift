@@ -62,7 +62,7 @@ struct ExtractionWriter {
   private mutating func checkpoint() {
     checkpoints += 1
     if let stop = request.stopAfter, checkpoints >= stop { Syscalls.killSelf() }
-    TestHooks.pause(at: "extract")
+    TestHooks.pause(at: "extract", releasedBy: request.isInterrupted)
   }
 
   init(request: BackupExtraction.Request, backupPath: String, backupFolder: String?, isEncrypted: Bool, keys: BackupDecryption.Unlocked?,
@@ -464,8 +464,8 @@ struct ExtractionWriter {
         throw failed(error)
       }
     }
-    return .success(PayloadJob(index: index, source: source, file: file, decryptor: decryptor, mode: mode, record: entry.record,
-                               path: path, folder: folderPath, name: name))
+    return .success(PayloadJob(index: index, source: source, payloadSize: opened == nil ? nil : payloadSize, file: file, decryptor: decryptor,
+                               mode: mode, record: entry.record, path: path, folder: folderPath, name: name))
   }
 
   static func words(_ error: BackupDecryption.Failure) -> String {

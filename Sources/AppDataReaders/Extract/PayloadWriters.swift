@@ -7,6 +7,8 @@ struct PayloadJob: @unchecked Sendable {  // @unchecked: its descriptors and dec
   /// The entry's place among its container's rows: outcomes are reported in this order.
   var index: Int
   var source: ExtractionWriter.PayloadReader?
+  /// The payload file's length when it was opened (its `fstat`), if it is a file.
+  var payloadSize: UInt64?
   var file: FileDescriptor
   var decryptor: BackupDecryption.PayloadDecryptor?
   var mode: UInt32
@@ -69,6 +71,8 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
   /// True stops a write between chunks (Ctrl-C, SIGTERM, another thread's failure).
   let isStopped: @Sendable () -> Bool
   let buffer: UnsafeMutableRawBufferPointer
+  /// What this copier's copies learn once (the kernel refused `copy_file_range` here).
+  let copies = CopyContext()
 
   init(output: String, progress: ExtractionProgress, isStopped: @escaping @Sendable () -> Bool) {
     self.output = output
@@ -106,11 +110,12 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
       do {
         // A step at a time, so that the progress line moves and an interrupt is heard within a
         // large file.
-        _ = try Syscalls.copyData(from: payload, to: job.file, displayPath: displayPath) { count in
+        _ = try Syscalls.copyData(from: payload, to: job.file, displayPath: displayPath, step: { count in
           progress.add(count)
           return !isStopped()
-        }
-        bytes = try Syscalls.status(of: job.file, displayPath: displayPath).size
+        }, sourceSize: job.payloadSize, context: copies)
+        // The copy ends at the source's length (holes included): no fstat of the file written.
+        if let size = job.payloadSize { bytes = size } else { bytes = try Syscalls.status(of: job.file, displayPath: displayPath).size }
       } catch {
         if error.code == ErrnoValue.cancelled && isStopped() { throw Self.interrupted(output: output) }
         throw Self.failed(error, output: output)

@@ -19,19 +19,26 @@ extension Syscalls {
   /// Returns the bytes of data copied (holes are not). `step`, when given, is told the bytes of
   /// each step (at most 64 MiB, so that a progress line moves on a large file) and stops the copy
   /// by returning false: the copy then throws `ECANCELED`.
+  ///
+  /// A caller copying many files passes `context`: what a copy learns (the kernel refuses
+  /// `copy_file_range` between these filesystems) is then learnt once, and its buffer is reused;
+  /// and `sourceSize`, when it has just read it (no second `fstat`). A file no larger than one
+  /// buffer is one extent (no `lseek`), and the length is set only after a trailing hole.
   public static func copyData(
     from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String,
-    step: ((UInt64) -> Bool)? = nil
+    step: ((UInt64) -> Bool)? = nil, sourceSize: UInt64? = nil, context: CopyContext? = nil
   ) throws(SystemError) -> UInt64 {
     let most: Int64 = step == nil ? 1 << 30 : 64 << 20
-    let size = Int64(try status(of: source, displayPath: displayPath()).size)
+    let size: Int64
+    if let sourceSize { size = Int64(sourceSize) } else { size = Int64(try status(of: source, displayPath: displayPath()).size) }
     var copied: UInt64 = 0
-    var kernelCopies = !forcesCopyFallback
-    var buffer: UnsafeMutableRawBufferPointer?
-    defer { buffer?.deallocate() }
+    var kernelCopies = !forcesCopyFallback && !(context?.kernelCopyRefused ?? false)
+    var buffer: UnsafeMutableRawBufferPointer? = context?.buffer
+    defer { if context == nil { buffer?.deallocate() } }
     var offset: Int64 = 0
+    var dataEnd: Int64 = 0
     while offset < size {
-      let (start, end) = try nextExtent(source, from: offset, size: size, displayPath: displayPath())
+      let (start, end) = size <= 128 << 10 ? (offset, size) : try nextExtent(source, from: offset, size: size, displayPath: displayPath())
       guard start < end else { break }  // only a hole is left
       var position = start
       while position < end {
@@ -45,12 +52,16 @@ extension Syscalls {
             if let step, !step(UInt64(count)) { throw SystemError(code: ErrnoValue.cancelled, operation: .copyData, path: displayPath()) }
           case .failure(let error) where [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EPERM].contains(error.code):
             kernelCopies = false
+            context?.kernelCopyRefused = true
           case .failure(let error):
             throw SystemError(code: error.code, operation: .copyData, path: displayPath())
           }
           continue
         }
-        if buffer == nil { buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 4096) }
+        if buffer == nil {
+          buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 4096)
+          context?.buffer = buffer
+        }
         let chunk = buffer!
         let count = try valueOrErrno(.readSource, path: displayPath()) {
           pread(source.rawValue, chunk.baseAddress, min(wanted, chunk.count), off_t(position))
@@ -67,8 +78,12 @@ extension Syscalls {
         if let step, !step(UInt64(count)) { throw SystemError(code: ErrnoValue.cancelled, operation: .copyData, path: displayPath()) }
       }
       offset = end
+      dataEnd = position
     }
-    _ = try valueOrErrno(.setSize, path: displayPath()) { ftruncate(destination.rawValue, off_t(size)) }
+    // Only a trailing hole (or a source that shrank) leaves the destination short.
+    if dataEnd != size {
+      _ = try valueOrErrno(.setSize, path: displayPath()) { ftruncate(destination.rawValue, off_t(size)) }
+    }
     return copied
   }
 
@@ -107,4 +122,14 @@ extension Syscalls {
     return .failure(Errno(code: ENOSYS))
     #endif
   }
+}
+
+/// What copies of many files share (`Syscalls.copyData(context:)`): whether the kernel refused
+/// `copy_file_range` (EXDEV between two filesystems, or no support), learnt by the first copy,
+/// and the fallback's buffer. One per thread that copies: not shared between threads.
+public final class CopyContext {
+  public var kernelCopyRefused = false
+  fileprivate var buffer: UnsafeMutableRawBufferPointer?
+  public init() {}
+  deinit { buffer?.deallocate() }
 }

@@ -100,7 +100,6 @@ extension Syscalls {
   /// with echo off (the settings are restored after the line, and on SIGINT, SIGTERM, SIGHUP or
   /// SIGQUIT before the signal's default action).
   package static func readSecretLine(prompt: String, into secret: SecretBuffer) throws(SystemError) -> Bool {
-    try writeAll(.standardError, Array(prompt.utf8), displayPath: "standard error")
     var settings = termios()
     let canSilence = tcgetattr(0, &settings) == 0
     if canSilence {
@@ -116,6 +115,9 @@ extension Syscalls {
       silent.c_lflag |= tcflag_t(ICANON)
       _ = tcsetattr(0, TCSAFLUSH, &silent)
     }
+    // The prompt once echo is off and pending input flushed (as getpass(3) does): whoever types
+    // after seeing it is neither echoed nor flushed away.
+    try writeAll(.standardError, Array(prompt.utf8), displayPath: "standard error")
     defer {
       if canSilence {
         _ = tcsetattr(0, TCSAFLUSH, &settings)

@@ -13,13 +13,15 @@ package enum TestHooks {
   private static let point = Syscalls.environment("APPDATA_TEST_PAUSE_AT") ?? "migrate"
   package static let handOverAll = Syscalls.environment("APPDATA_TEST_HAND_OVER_ALL") == "1"
 
-  package static func pause(at name: String) {
+  /// `releasedBy`: a condition that also ends the pause (an interrupt the run heard), so a test
+  /// that signals the paused process can wait for it to end without releasing the pause.
+  package static func pause(at name: String, releasedBy released: () -> Bool = { false }) {
     guard let file, name == point else { return }
     if let ready = try? Syscalls.open(Array((file + ".ready").utf8), in: .currentWorkingDirectory, options: .createNewFile, displayPath: "") {
       ready.close()
     }
     for _ in 0..<6000 {
-      if (try? Syscalls.status(ofPath: file)) != nil { return }
+      if released() || (try? Syscalls.status(ofPath: file)) != nil { return }
       Syscalls.sleep(milliseconds: 10)
     }
   }
