@@ -4,6 +4,7 @@ import AppDataReaders
 import AppDataReports
 import AppDataMigration
 import Dispatch
+import Synchronization
 
 /// The report formats of `appdata audit`.
 public enum AuditFormat: String, CaseIterable, Sendable {
@@ -525,11 +526,10 @@ struct AuditCommand {
   static let openReports = OpenReports()
 
   /// The report files of a run, for the signal handler.
-  final class OpenReports: @unchecked Sendable {  // @unchecked: `lock` guards `files`
-    private let lock = Lock()
-    private var files: [ReplacingFile] = []
-    func add(_ file: ReplacingFile) { lock.withLock { files.append(file) } }
-    func removeHiddenFiles() { for file in lock.withLock({ files }) { file.removeHiddenFile() } }
+  final class OpenReports: Sendable {
+    private let files = Mutex<[ReplacingFile]>([])
+    func add(_ file: ReplacingFile) { files.withLock { $0.append(file) } }
+    func removeHiddenFiles() { for file in files.withLock({ $0 }) { file.removeHiddenFile() } }
   }
 
   private static func create(_ file: String) throws(Refusal) -> ReplacingFile {

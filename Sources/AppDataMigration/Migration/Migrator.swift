@@ -1,5 +1,6 @@
 import AppDataSystem
 import AppDataCore
+import Synchronization
 /// Carries out a plan step by step, recording progress in the journal. Every step first
 /// looks at the filesystem, so running it again after an interruption at any instant
 /// finishes the job without moving anything twice or losing anything:
@@ -262,22 +263,15 @@ final class Migrator {
 
 /// How far a migration is, read by the command line when an interrupt stops it: the moves
 /// planned and those done (a resumed one's earlier moves included).
-public final class MigrationProgress: @unchecked Sendable {  // @unchecked: `lock` guards both counts
-  private let lock = Lock()
-  private var total = 0
-  private var done = 0
+public final class MigrationProgress: Sendable {
+  private let state = Mutex<(done: Int, total: Int)>((0, 0))
 
   public init() {}
 
-  func start(total: Int, done: Int) {
-    lock.withLock {
-      self.total = total
-      self.done = done
-    }
-  }
+  func start(total: Int, done: Int) { state.withLock { $0 = (done, total) } }
 
-  func moved(_ step: Int) { lock.withLock { done += 1 } }
+  func moved(_ step: Int) { state.withLock { $0.done += 1 } }
 
   /// Moves done, and planned.
-  public var counts: (done: Int, total: Int) { lock.withLock { (done, total) } }
+  public var counts: (done: Int, total: Int) { state.withLock { $0 } }
 }
