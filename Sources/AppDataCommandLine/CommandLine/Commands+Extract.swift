@@ -38,7 +38,8 @@ extension Commands {
     exitStatus: [
       "0  everything was extracted",
       "1  some entries were not written (named in the report and on stderr); the rest are in OUT",
-      "2  nothing was written: a usage error, no such backup or app, a wrong password, an existing OUT (or one --force may not replace), OUT that is or holds the backup, a full disk, an interrupt",
+      "2  nothing was written: a usage error, no such backup or app, a wrong password, an existing OUT (or one --force may not replace), OUT that is or holds the backup, a full disk",
+      "130  interrupted (Ctrl-C; SIGTERM 143, SIGHUP 129): nothing was written, OUT does not exist",
     ],
     rules: [
       .exclusive("password-file", "password-stdin", because: "the password comes from one place"),

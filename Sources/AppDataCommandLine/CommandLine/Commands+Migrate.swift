@@ -39,5 +39,6 @@ extension Commands {
       "0  everything planned was done, or there was nothing to do",
       "1  some entries failed; the rest are done and the journal is kept for a rerun",
       "2  nothing could start (usage error, failed pre-check, conflicts under --on-conflict fail)",
+      "130  interrupted (Ctrl-C; SIGTERM 143, SIGHUP 129): a line says how far it got; the journal is kept, and running it again finishes",
     ])
 }

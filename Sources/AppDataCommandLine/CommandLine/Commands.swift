@@ -71,6 +71,7 @@ public enum Commands {
       "0  no finding at or above --fail-on",
       "1  at least one finding at or above --fail-on",
       "2  the audit could not run (usage error, PATH missing or holding no container, no container matching --app, a bad policy file or baseline, an unreadable, corrupt, encrypted or oversized archive, a pre-iOS 10 or damaged device backup, an encrypted one without its password or with a wrong one; in a folder of backups, only when none can be read)",
+      "130  interrupted while writing -o files (Ctrl-C; SIGTERM 143, SIGHUP 129): each report file is left as it was",
     ],
     rules: [
       .exclusive("config", "no-config", because: "--no-config reads no policy file, and --config names one to read"),
