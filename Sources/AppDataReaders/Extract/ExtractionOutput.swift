@@ -146,14 +146,17 @@ final class ExtractionOutput {
     if !replaceable { throw Refusal("\(out): \(what); \(rule)") }
   }
 
-  /// Removes the partial folders of runs that were killed: those whose lock nobody holds.
+  /// Removes the partial folders of runs that were killed: those whose lock nobody holds, and
+  /// that prove they are appdata's (the marker every partial folder gets the moment it is made,
+  /// or nothing in them: a run killed between the two). A folder of that name without either is
+  /// left alone.
   private static func removeLeftovers(of name: [UInt8], in parent: FileDescriptor) {
     let prefix = partialPrefix(of: name)
-    // The fixed names earlier versions used.
+    // The fixed names earlier versions used, which their name alone proved.
     let legacy = [[0x2E] + name + Array(".appdata-extract-partial".utf8), [0x2E] + name + Array(".appdata-extract-replaced".utf8)]
     for entry in Syscalls.entryNames(of: parent) where entry.starts(with: prefix) || legacy.contains(entry) {
       guard let folder = try? Syscalls.open(entry, in: parent, options: .directory, displayPath: "") else { continue }
-      if Syscalls.lockExclusively(folder) { Syscalls.removeTree(entry, in: parent) }
+      if Syscalls.lockExclusively(folder) && (legacy.contains(entry) || isReplaceable(folder)) { Syscalls.removeTree(entry, in: parent) }
       folder.close()
     }
   }

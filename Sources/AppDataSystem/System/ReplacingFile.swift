@@ -56,6 +56,8 @@ public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` g
     self.folder = folder
     temporaryName = made.name
     descriptor = made.descriptor
+    // The report it replaces keeps its permission bits (a 0600 report stays private).
+    if let existing { try? Syscalls.setMode(made.descriptor, existing.permissions, displayPath: path) }
   }
 
   deinit { discard() }
