@@ -659,6 +659,12 @@ def third_round(out, case, folder):
         link_row("Library/loop1", "loop2"), link_row("Library/loop2", "loop1"),
         link_row("Library/far", "/".join(["."] * 2000) + "/../x"), link_row("t", "a" * 255 + "/.." * 1900)])
     extract_case("shapes-extract-x3", ["--app", app, "{DIR}/backup"], expect=(0, 1))
+    # 2,000 links whose 3,000-byte targets each go 600 folders down, come back and go on through
+    # the next link: resolving them all is bounded work (past it they become files), in bounded time.
+    f = place("shapes-extract-x3-many")
+    hops = "/".join(["a"] * 600) + "/" + "/".join([".."] * 600)
+    extract_backup(os.path.join(f, "backup"), [folder_row("")] + [link_row(f"l{i:05d}", hops + f"/l{(i + 1) % 2000:05d}") for i in range(2000)])
+    extract_case("shapes-extract-x3-many", ["--app", app, "{DIR}/backup"], expect=(0, 1))
 
     # --force onto what appdata did not make: a desk, the backup, the folder holding it, inside
     # it, the working folder.

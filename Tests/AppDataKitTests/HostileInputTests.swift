@@ -324,8 +324,8 @@ struct HostileInputSecondRoundTests {
                  "running the extract cases as an unprivileged user needs setpriv (util-linux)"))
   func everyInputShapeStaysWithinBounds() throws {
     let lines = try HostileInputTests.run("shapes-")
-    #expect(lines.count == 39)
-    #expect(lines.filter { ($0["name"] as? String ?? "").hasPrefix("shapes-extract-") }.count == 24)
+    #expect(lines.count == 40)
+    #expect(lines.filter { ($0["name"] as? String ?? "").hasPrefix("shapes-extract-") }.count == 25)
   }
 }
 

@@ -239,9 +239,14 @@ extension BackupExtraction {
       return total
     }
 
-    /// The domain's symlink rows that pass `each`'s checks, path and target, in its order.
-    func symlinks(_ database: SQLiteDatabase) throws(Refusal) -> [(path: [UInt8], target: [UInt8])] {
+    /// What `symlinks` holds in memory at most, paths and targets together.
+    static let maximumSymlinkBytes = 64 << 20
+
+    /// The domain's symlink rows that pass `each`'s checks, path and target, in its order, and
+    /// whether that is all of them (false past `maximumSymlinkBytes`: the rest are files).
+    func symlinks(_ database: SQLiteDatabase) throws(Refusal) -> (links: [(path: [UInt8], target: [UInt8])], isComplete: Bool) {
       var links: [(path: [UInt8], target: [UInt8])] = []
+      var bytes = 0
       do {
         let statement = try database.prepare("SELECT relativePath, file FROM Files WHERE domain = ?1 AND flags = 4 "
                                              + "ORDER BY replace(CAST(relativePath AS BLOB), '/', char(0)), CAST(fileID AS BLOB)")
@@ -250,12 +255,14 @@ extension BackupExtraction {
           let path = Array(statement.bytes(0))
           guard !path.isEmpty, Self.unsafePath(path) == nil, let target = MBFileRecord.decode(Array(statement.bytes(1)))?.target,
                 Self.unsafeTarget(target) == nil else { continue }
+          bytes += path.count + target.count
+          if bytes > Self.maximumSymlinkBytes { return (links, false) }
           links.append((path, target))
         }
       } catch {
         throw failed(error)
       }
-      return links
+      return (links, true)
     }
 
     /// Each row to write, in path order, handed to `body`; each row that will not be, to

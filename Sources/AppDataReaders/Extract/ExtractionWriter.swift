@@ -161,7 +161,8 @@ struct ExtractionWriter {
         ("MCMMetadataIdentifier", .string(plan.id)), ("MCMMetadataContentClass", .integer(contentClass)),
       ]))
     }
-    let links = SymlinkCheck(links: try plan.symlinks(database))
+    let (symlinks, isComplete) = try plan.symlinks(database)
+    let links = SymlinkCheck(links: symlinks, isComplete: isComplete)
     let tree = FolderStack(root: root, rootPath: rootPath)
     var rootRecord: MBFileRecord?
     // What was not written, by row: the rows' files are written on other threads, and what

@@ -34,7 +34,18 @@ struct SymlinkCheck {
   static let maximumSteps = 8192
   static let maximumRounds = 8
 
-  init(links: [(path: [UInt8], target: [UInt8])]) {
+  /// The work all rounds together may do, in resolution steps: past it, every link not yet
+  /// judged inside is written as a file (a hostile manifest's million long targets cost a bounded
+  /// time, not hours).
+  static let maximumTotalSteps = 2_000_000
+  /// Links beyond what `Plan.symlinks` holds in memory (`isComplete` false): written as files.
+  private var isComplete = true
+  private var spent = 0
+
+  /// `isComplete`: false when the container has more symlink rows than were handed over (their
+  /// targets passed the memory bound); those are all written as files.
+  init(links: [(path: [UInt8], target: [UInt8])], isComplete: Bool = true) {
+    self.isComplete = isComplete
     for link in links where targets[link.path] == nil {
       targets[link.path] = link.target
       longest = max(longest, link.path.count)
@@ -44,10 +55,15 @@ struct SymlinkCheck {
       round += 1
       var outward: [(path: [UInt8], why: String, hops: Int)] = []
       for (path, target) in targets where demoted[path] == nil {
+        if spent > Self.maximumTotalSteps {
+          outward.append((path, "is one of more symlinks than appdata resolves in one container", 0))
+          continue
+        }
         if let (why, hops) = resolve(path, target) { outward.append((path, why, hops)) }
       }
       guard let fewest = outward.map(\.hops).min() else { break }
-      for link in outward where link.hops == fewest || round >= Self.maximumRounds { demoted[link.path] = link.why }
+      let all = round >= Self.maximumRounds || spent > Self.maximumTotalSteps
+      for link in outward where link.hops == fewest || all { demoted[link.path] = link.why }
     }
   }
 
@@ -57,14 +73,17 @@ struct SymlinkCheck {
   /// Why the symlink row at `path` is written as a file, or nil: it is written as a symlink.
   func verdict(_ path: [UInt8], target: [UInt8]) -> String? {
     if let why = demoted[path] { return why }
-    // A row this table does not hold (only a hostile caller's): judged on its own.
-    if targets[path] != target { return resolve(path, target)?.why }
+    // A row this table does not hold: past the memory bound, or a second row with one path
+    // (which is never written). Never a link.
+    if targets[path] != target {
+      return isComplete ? "is not the symlink row its path names" : "is one of more symlinks than appdata holds for one container (their paths and targets pass 64 MiB)"
+    }
     return nil
   }
 
   /// Resolves `target` from the folder holding `path`, through the links that are links: why it
   /// ends outside the container and after how many links, or nil.
-  private func resolve(_ path: [UInt8], _ target: [UInt8]) -> (why: String, hops: Int)? {
+  private mutating func resolve(_ path: [UInt8], _ target: [UInt8]) -> (why: String, hops: Int)? {
     if target.first == 0x2F { return ("is absolute", 0) }
     if target.isEmpty { return ("is empty", 0) }
     // Where resolution is: the components from the container's root, and their bytes joined.
@@ -77,6 +96,7 @@ struct SymlinkCheck {
       let last = here.removeLast()
       joined.removeLast(min(joined.count, last.count + (here.isEmpty ? 0 : 1)))
     }
+    defer { spent += steps }
     while let component = work.popLast() {
       steps += 1
       if steps > Self.maximumSteps { return ("takes more than \(Self.maximumSteps) steps to resolve", hops) }
