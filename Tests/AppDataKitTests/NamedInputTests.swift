@@ -1,6 +1,7 @@
 @testable import AppDataSystem
 @testable import AppDataCore
 @testable import AppDataReaders
+@testable import AppDataCommandLine
 import Foundation
 import Testing
 
@@ -105,5 +106,20 @@ struct ExtractSecretTests {
     let report = try BackupExtraction.run(source, request: request)
     #expect(report.problems.isEmpty, "\(report.problems.map(\.message))")
     #expect(report.unwrappedClasses == classes)
+  }
+}
+
+/// Issue 40: parsing the command line reads no file; what it names is read when the command runs.
+@Suite("prepare reads nothing")
+struct PrepareReadsNothingTests {
+  @Test func aPolicyAndABaselineAreReadWhenTheCommandRunsNotWhenItIsParsed() throws {
+    let arguments = ["appdata", "audit", "--config", "/nonexistent/appdata.json", "--baseline", "/nonexistent/base.json", "/nonexistent/C"]
+    guard case .command = CLI.prepare(arguments) else {
+      Issue.record("parsing read the files it names")
+      return
+    }
+    let result = try AppData.run(Array(arguments.dropFirst()))
+    #expect(result.status == 2)
+    #expect(result.error == "appdata: error: /nonexistent/appdata.json: no such file\n", "\(result.error)")
   }
 }

@@ -23,8 +23,11 @@ struct AuditCommand {
   /// PATH: the first operand (the one `--root` and the messages name); `paths` is every operand.
   var path: String
   var paths: [String]
-  /// The policy file's contents (its per-container overrides applied by `options(for:)`).
-  let policy: AuditPolicy
+  /// The policy file's contents (its per-container overrides applied by `options(for:)`),
+  /// read when the command runs (`loadNamedFiles`), never while the command line is parsed.
+  var policy = AuditPolicy()
+  /// `--baseline`'s argument, read (or audited) when the command runs.
+  var baselineArgument: String?
   /// The options as the command line sets them over the policy (see `options(for:)`).
   var commandLine: CommandLineOptions
   var outputs: [Output]
@@ -95,8 +98,7 @@ struct AuditCommand {
     path = parsed.operands[0]
     paths = parsed.operands
 
-    // The policy file first; every command-line option then overrides it.
-    var policy = AuditPolicy()
+    // The policy file (read when the command runs); every command-line option overrides it.
     var policyFile: String?
     if !parsed.flag("no-config") {
       if let file = parsed.value("config") {
@@ -105,15 +107,7 @@ struct AuditCommand {
         policyFile = AuditPolicy.defaultFileName
       }
     }
-    if let policyFile {
-      do {
-        policy = try AuditPolicy.load(path: policyFile)
-      } catch {
-        throw UsageError("\(TerminalText.escaped(policyFile)): \(error.message)")
-      }
-    }
     self.policyFile = policyFile
-    self.policy = policy
 
     var options = CommandLineOptions()
     options.maxFileSize = try parsed.size("max-file-size")
@@ -135,19 +129,10 @@ struct AuditCommand {
       }
       options.ignore = globs
     }
-    var baselineInput: String?
     if let file = parsed.value("baseline") {
-      if Self.isSavedReport(file) {
-        do {
-          options.baselines = try Baseline.load(path: file)
-        } catch {
-          throw UsageError("\(TerminalText.escaped(file)): \(error.message)")
-        }
-      } else {
-        // Anything audit reads: audited first, when the command runs.
-        baselineInput = file
-        options.baselines = BaselineSet(file: file, baselines: [])
-      }
+      // A saved report is read, anything else audited, when the command runs.
+      baselineArgument = file
+      options.baselines = BaselineSet(file: file, baselines: [])
     }
     options.maxGrowth = try parsed.size("max-growth")
     if let text = parsed.value("max-growth-percent") {
@@ -189,7 +174,6 @@ struct AuditCommand {
     backupPath = parsed.value("backup")
     backupDomain = parsed.value("backup-domain")
     password = try BackupPassword(parsed)
-    self.baselineInput = baselineInput
     if backupDomain != nil && backupPath == nil {
       throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
     }
@@ -286,7 +270,33 @@ struct AuditCommand {
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
-    try run(io: io, collect: nil)
+    var command = self
+    try command.loadNamedFiles()
+    return try command.run(io: io, collect: nil)
+  }
+
+  /// Reads what the command line named: the policy file, and `--baseline` when it is a saved
+  /// report (anything else is audited first, by `run`). Parsing the command line reads nothing.
+  mutating func loadNamedFiles() throws(Refusal) {
+    if let policyFile {
+      do {
+        policy = try AuditPolicy.load(path: policyFile)
+      } catch {
+        throw Refusal("\(TerminalText.escaped(policyFile)): \(error.message)")
+      }
+    }
+    if let file = baselineArgument {
+      baselineArgument = nil
+      if Self.isSavedReport(file) {
+        do {
+          commandLine.baselines = try Baseline.load(path: file)
+        } catch {
+          throw Refusal("\(TerminalText.escaped(file)): \(error.message)")
+        }
+      } else {
+        baselineInput = file
+      }
+    }
   }
 
   /// `--baseline PATH`: PATH audited with this command's options, its reports as the
