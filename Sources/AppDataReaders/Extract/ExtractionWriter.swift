@@ -26,6 +26,8 @@ struct ExtractionWriter {
   /// The backup folder's descriptor; nil for a backup inside an archive (its payloads are
   /// written in a second pass over the archive, `writePayloads(from:)`).
   let backup: FileDescriptor?
+  /// Closes `backup` once, whichever of `abandon` and `finish` (or both) runs.
+  private let backupCloser = CloseOnce()
   /// Writes the payloads: on threads of their own from a backup folder, on this one from an
   /// archive (one stream).
   let writers: PayloadWriters
@@ -85,11 +87,11 @@ struct ExtractionWriter {
                              progress: ExtractionProgress(total: totalBytes, report: request.progress), isInterrupted: request.isInterrupted)
   }
 
-  /// Removes the partial folder (after a failure or an interrupt).
+  /// Removes the partial folder (after a failure or an interrupt). Safe to call more than once.
   func abandon() {
     writers.stop()
     writers.close()
-    backup?.close()
+    backupCloser.close(backup)
     output.abandon()
   }
 
@@ -560,7 +562,7 @@ struct ExtractionWriter {
     let setting = outSetting ?? FolderStack.Setting(mode: 0o755, time: nil)
     if let mode = setting.mode { try? Syscalls.setMode(partial, mode, displayPath: output.path) }
     if let time = setting.time { try? Syscalls.setTimes(partial, access: Self.fileTime(time), modification: Self.fileTime(time), displayPath: "") }
-    backup?.close()
+    backupCloser.close(backup)
     writers.close()
     try output.putInPlace(force: request.force)
   }
@@ -670,6 +672,16 @@ final class FolderStack {
   /// Leaves every folder (the container's rows are all made).
   func leaveAll() throws(SystemError) {
     while !ends.isEmpty { try leave() }
+  }
+}
+
+/// Closes a descriptor the first time it is asked to, and never again.
+final class CloseOnce {
+  private var isClosed = false
+  func close(_ descriptor: FileDescriptor?) {
+    guard !isClosed else { return }
+    isClosed = true
+    descriptor?.close()
   }
 }
 
