@@ -255,4 +255,21 @@ struct ExtractHostileTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["backup", "out"])
     #expect(try AppData.shell("find '\(out)' -name f | wc -l").output.trimmingCharacters(in: .whitespacesAndNewlines) == "101")
   }
+
+  /// The writing threads' failure and skip paths, without root: the Nth file written fails as a
+  /// full disk would (`APPDATA_TEST_FAIL_WRITE`). Whichever thread meets it, the run exits 2 with
+  /// one line, the jobs still queued are dropped, and nothing is left beside OUT.
+  @Test(arguments: [("plain", 1), ("plain", 150), ("plain", 307), ("encrypted", 2), ("encrypted", 200)])
+  func aWriterThatFailsStopsTheRunAndLeavesNothing(backup: String, failing: Int) throws {
+    let folder = ExtractTests.scratch("fail-write")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    #expect(try AppData.shell("python3 '\(AppData.packageRoot)/Scripts/make-extract-backup.py' '\(folder)/fixtures' --files 300 --file-size 3001").status == 0)
+    try FileManager.default.createDirectory(atPath: folder + "/work", withIntermediateDirectories: true)
+    var environment = ExtractTests.environment
+    environment["APPDATA_TEST_FAIL_WRITE"] = String(failing)
+    let result = try AppData.run(["extract", "--app", ExtractTests.app, "-o", folder + "/work/out", "\(folder)/fixtures/\(backup)"], environment: environment)
+    #expect(result.status == 2, "\(result.status) \(result.error)")
+    #expect(result.error.contains("No space left on device") && result.error.split(separator: "\n").count == 1, "\(result.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/work").isEmpty)
+  }
 }

@@ -103,6 +103,7 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
     }
     var outcome = PayloadOutcome(index: job.index, path: job.path, manifestSize: job.record?.size, hasNoRecord: job.record == nil, result: .written(0))
     let displayPath = display(job.path)
+    if TestHooks.failsThisWrite() { throw Self.failed(SystemError(code: ErrnoValue.noSpace, operation: .write, path: displayPath), output: output) }
     var bytes: UInt64 = 0
     var why: String?
     if case .file(let payload) = job.source, job.decryptor == nil {

@@ -114,6 +114,8 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
 /// The errno values the rest of the code needs to name, without importing libc.
 public enum ErrnoValue {
   public static let notFound = ENOENT
+  /// ENOSPC: a full filesystem.
+  public static let noSpace = ENOSPC
   /// EBADF: a descriptor that is not open (a closed stdout).
   public static let badDescriptor = EBADF
   /// EPIPE: the reader of a pipe went away.

@@ -1,3 +1,4 @@
+import Synchronization
 /// Pause points for tests that change a tree while appdata works on it (races).
 /// With `APPDATA_TEST_PAUSE_FILE=F` and `APPDATA_TEST_PAUSE_AT=POINT`, reaching POINT creates
 /// `F.ready` and waits (up to 60 s) until `F` exists. Points: `migrate` (after planning, before
@@ -12,6 +13,19 @@ package enum TestHooks {
   private static let file = Syscalls.environment("APPDATA_TEST_PAUSE_FILE")
   private static let point = Syscalls.environment("APPDATA_TEST_PAUSE_AT") ?? "migrate"
   package static let handOverAll = Syscalls.environment("APPDATA_TEST_HAND_OVER_ALL") == "1"
+  /// `APPDATA_TEST_FAIL_WRITE=N`: the Nth file an extraction's writers write fails as a full disk
+  /// would (ENOSPC), so the writers' failure path is tested without root or a small filesystem.
+  private static let failWriteAt = Syscalls.environment("APPDATA_TEST_FAIL_WRITE").flatMap { Int($0) }
+  private static let writes = Mutex<Int>(0)
+
+  /// Whether this write is the one `APPDATA_TEST_FAIL_WRITE` names.
+  package static func failsThisWrite() -> Bool {
+    guard let failWriteAt else { return false }
+    return writes.withLock { count in
+      count += 1
+      return count == failWriteAt
+    }
+  }
 
   /// `releasedBy`: a condition that also ends the pause (an interrupt the run heard), so a test
   /// that signals the paused process can wait for it to end without releasing the pause.
