@@ -15,7 +15,7 @@ final class ExtractionOutput {
   static let markerName = MarkerTable.platformAttributeName("appdata.extract")
   static let markerValue = Array("1".utf8)
 
-  /// OUT as typed, for messages; normalised (no doubled or trailing `/`).
+  /// OUT as typed, for messages; and normalised (no doubled or trailing `/`), for everything else.
   let typed: String
   let path: String
   let parent: FileDescriptor
