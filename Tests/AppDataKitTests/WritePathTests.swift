@@ -155,4 +155,18 @@ struct WritePathTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["r.ndjson"])
     #expect(try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").count > 1500)
   }
+
+  /// A warning that cannot be written to standard error (/dev/full, or a closed stderr) fails a
+  /// run that would have passed: exit 2, not 0 with the warning lost. The warning here: a job
+  /// summary that cannot be appended.
+  @Test func aWarningThatCannotBeWrittenFailsARunThatWouldPass() throws {
+    let folder = ExtractTests.scratch("stderr")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try NamedInputTests.container(folder + "/C")
+    let command = "GITHUB_STEP_SUMMARY='\(folder)/missing/summary.md' '\(AppData.binary)' audit --format github '\(folder)/C' > /dev/null"
+    let shown = try AppData.shell(command)
+    #expect(shown.status == 0 && shown.error.contains("cannot append the job summary"), "\(shown.status) \(shown.error)")
+    #expect(try AppData.shell(command + " 2> /dev/full").status == 2)
+    #expect(try AppData.shell(command + " 2>&-").status == 2)
+  }
 }

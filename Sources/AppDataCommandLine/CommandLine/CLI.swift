@@ -30,10 +30,15 @@ public enum CLI {
       status = run(io)
     }
     // Whatever the command decided, output that did not all go out fails the run.
-    guard let failure = io.outputFailure() else { return status }
-    if failure.code == ErrnoValue.brokenPipe { return .brokenPipe }
-    io.error("standard output: cannot write: \(failure.reason); the output is incomplete")
-    return .usage
+    if let failure = io.outputFailure() {
+      if failure.code == ErrnoValue.brokenPipe { return .brokenPipe }
+      io.error("standard output: cannot write: \(failure.reason); the output is incomplete")
+      return .usage
+    }
+    // A warning or an error line lost: a run that would have passed does not (nothing can say
+    // why where it could not be written; a failing status already says it failed).
+    if io.errorFailure() != nil && status == .success { return .usage }
+    return status
   }
 
   /// Parses and checks a command line: everything `run` does before touching a container.

@@ -24,6 +24,8 @@ public struct CommandIO: Sendable {
   /// gone), or nil. Every later write is skipped, and the run fails at its end (`CLI.run`):
   /// never exit 0 with a report cut short.
   public var outputFailure: @Sendable () -> SystemError? = { nil }
+  /// The first write to standard error that failed (a warning or an error line lost), or nil.
+  public var errorFailure: @Sendable () -> SystemError? = { nil }
 
   public init(writeOutput: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
               isErrorTerminal: Bool = false, isOutputTerminal: Bool = false,
@@ -38,13 +40,15 @@ public struct CommandIO: Sendable {
   /// The process's stdout and stderr, written with write(2) and nothing buffered, so a consumer
   /// such as `jq` sees NDJSON lines as they are made (and text from the two never interleaves
   /// out of order). Each call writes whole lines: the NDJSON stream hands over 64 KiB chunks.
-  /// A stdout that was closed when appdata started (`>&-`) is held on /dev/null, and its
-  /// first write fails as a write to it would have (EBADF).
+  /// A stdout or stderr that was closed when appdata started (`>&-`) is held on /dev/null, and
+  /// its first write fails as a write to it would have (EBADF).
   public static func standard() -> CommandIO {
     let closed = Syscalls.reserveStandardDescriptors()
     let lock = Lock()
-    let sink = OutputFailure()
-    if closed[1] { sink.closedAtStart = true }
+    let sink = OutputFailure(name: "standard output")
+    let errorSink = OutputFailure(name: "standard error")
+    sink.closedAtStart = closed[1]
+    errorSink.closedAtStart = closed[2]
     var io = CommandIO(
       writeOutput: { text in
         lock.lock()
@@ -53,7 +57,7 @@ public struct CommandIO: Sendable {
       },
       writeError: { text in
         lock.lock()
-        try? Syscalls.writeAll(.standardError, Array(text.utf8), displayPath: "standard error")
+        errorSink.write { () throws(SystemError) in try Syscalls.writeAll(.standardError, Array(text.utf8), displayPath: "standard error") }
         lock.unlock()
       },
       isErrorTerminal: Syscalls.isStandardErrorATerminal && Syscalls.environment("TERM") != "dumb",
@@ -64,6 +68,7 @@ public struct CommandIO: Sendable {
       lock.unlock()
     }
     io.outputFailure = { lock.withLock { sink.failure } }
+    io.errorFailure = { lock.withLock { errorSink.failure } }
     return io
   }
 
@@ -80,17 +85,20 @@ public struct CommandIO: Sendable {
   }
 }
 
-/// The first failed write to standard output; the writes after it are skipped. Used under the
-/// standard IO's lock.
+/// The first failed write to standard output (or error); the writes after it are skipped. Used
+/// under the standard IO's lock.
 final class OutputFailure: @unchecked Sendable {  // @unchecked: the standard IO's lock guards `failure`
+  let name: String
   var failure: SystemError?
-  /// Standard output was closed when the process started.
+  /// The descriptor was closed when the process started.
   var closedAtStart = false
+
+  init(name: String) { self.name = name }
 
   func write(_ body: () throws(SystemError) -> Void) {
     guard failure == nil else { return }
     if closedAtStart {
-      failure = SystemError(code: ErrnoValue.badDescriptor, operation: .write, path: "standard output")
+      failure = SystemError(code: ErrnoValue.badDescriptor, operation: .write, path: name)
       return
     }
     do { try body() } catch { failure = error }

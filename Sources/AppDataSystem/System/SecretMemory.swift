@@ -115,17 +115,25 @@ extension Syscalls {
       silent.c_lflag |= tcflag_t(ICANON)
       _ = tcsetattr(0, TCSAFLUSH, &silent)
     }
-    // The prompt once echo is off and pending input flushed (as getpass(3) does): whoever types
-    // after seeing it is neither echoed nor flushed away.
-    try writeAll(.standardError, Array(prompt.utf8), displayPath: "standard error")
-    defer {
-      if canSilence {
-        _ = tcsetattr(0, TCSAFLUSH, &settings)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc_or_Darwin_signal(signal, SIG_DFL) }
-        try? writeAll(.standardError, [0x0A], displayPath: "standard error")
-      }
+    func restore() {
+      guard canSilence else { return }
+      _ = tcsetattr(0, TCSAFLUSH, &settings)
+      for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc_or_Darwin_signal(signal, SIG_DFL) }
     }
-    return try secret.readLine(from: FileDescriptor(rawValue: 0), displayPath: "the terminal")
+    let fits: Bool
+    do {
+      // The prompt once echo is off and pending input flushed (as getpass(3) does): whoever
+      // types after seeing it is neither echoed nor flushed away.
+      try writeAll(.standardError, Array(prompt.utf8), displayPath: "standard error")
+      fits = try secret.readLine(from: FileDescriptor(rawValue: 0), displayPath: "the terminal")
+    } catch {
+      restore()
+      throw error
+    }
+    restore()
+    // The newline the silenced terminal did not echo.
+    if canSilence { try writeAll(.standardError, [0x0A], displayPath: "standard error") }
+    return fits
   }
 }
 
