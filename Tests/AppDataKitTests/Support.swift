@@ -229,11 +229,18 @@ enum AppData {
   }
 
   /// `runPaused`, handing `change` the paused process: to signal it by its pid, and wait for
-  /// it to end before the pause is released (no pgrep, no sleep).
+  /// it to end before the pause is released.
   static func runPaused(_ arguments: [String], at point: String, environment extra: [String: String] = [:],
                         withProcess change: (Process) throws -> Void) throws -> RunResult {
     let pause = NSTemporaryDirectory() + "appdata-pause-\(UUID().uuidString)"
+    // A FIFO the test holds open for reading and writing (so a read waits for data, never sees
+    // an end): appdata writes a byte when it reaches the point, and the process's end writes
+    // one too, so the wait is on an event, never on a clock.
+    guard mkfifo(pause + ".ready", 0o600) == 0 else { throw TestFailure("mkfifo \(pause).ready") }
+    let ready = ReadyPipe(descriptor: open(pause + ".ready", O_RDWR | O_CLOEXEC))
+    guard ready.descriptor >= 0 else { throw TestFailure("open \(pause).ready") }
     defer {
+      ready.close()
       try? FileManager.default.removeItem(atPath: pause)
       try? FileManager.default.removeItem(atPath: pause + ".ready")
     }
@@ -246,11 +253,11 @@ enum AppData {
     for (key, value) in extra { environment[key] = value }
     process.environment = environment
     process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
+    process.terminationHandler = { _ in ready.say(0x78) }
     return try capture(process) {
-      for _ in 0..<3000 where !FileManager.default.fileExists(atPath: pause + ".ready") { usleep(10_000) }
-      guard FileManager.default.fileExists(atPath: pause + ".ready") else {
-        process.terminate()
-        throw TestFailure("appdata never reached the pause point \(point)")
+      var byte: UInt8 = 0
+      guard read(ready.descriptor, &byte, 1) == 1, byte == 0x72 else {
+        throw TestFailure("appdata ended before it reached the pause point \(point)")
       }
       defer { _ = FileManager.default.createFile(atPath: pause, contents: nil) }
       try change(process)
@@ -363,5 +370,31 @@ enum Library {
     set.backupInfo = outcome.backup
     set.backups = outcome.backups
     return set
+  }
+}
+
+/// The pause FIFO of `runPaused`: the process's end writes to it from another thread, perhaps
+/// after the test is done with it, so writing and closing go under one lock.
+final class ReadyPipe: @unchecked Sendable {  // @unchecked: `lock` guards `isClosed` and the writes
+  let descriptor: Int32
+  private let lock = NSLock()
+  private var isClosed = false
+
+  init(descriptor: Int32) { self.descriptor = descriptor }
+
+  func say(_ byte: UInt8) {
+    lock.lock()
+    defer { lock.unlock() }
+    guard !isClosed else { return }
+    var value = byte
+    _ = write(descriptor, &value, 1)
+  }
+
+  func close() {
+    lock.lock()
+    defer { lock.unlock() }
+    guard !isClosed else { return }
+    isClosed = true
+    _ = Glibc.close(descriptor)
   }
 }

@@ -60,6 +60,8 @@ public struct OpenOptions: OptionSet, Sendable {
   /// O_RDONLY | O_NOFOLLOW | O_NONBLOCK: a file that may turn out not to be one (a FIFO in a
   /// backup): opening does not wait for a writer, and the caller checks what it opened.
   public static let readMaybeFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+  /// O_WRONLY | O_NONBLOCK: write to a FIFO whose reader is there (fails with ENXIO when none is).
+  public static let writeToFIFO = OpenOptions(rawValue: O_WRONLY | O_NONBLOCK | O_CLOEXEC)
   /// O_WRONLY | O_NOFOLLOW: write a file that exists (one appdata made), never through a symlink.
   public static let writeExistingFile = OpenOptions(rawValue: O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
   /// O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW: create a new file, never an existing one.

@@ -1,7 +1,8 @@
 import Synchronization
 /// Pause points for tests that change a tree while appdata works on it (races).
-/// With `APPDATA_TEST_PAUSE_FILE=F` and `APPDATA_TEST_PAUSE_AT=POINT`, reaching POINT creates
-/// `F.ready` and waits (up to 60 s) until `F` exists. Points: `migrate` (after planning, before
+/// With `APPDATA_TEST_PAUSE_FILE=F` and `APPDATA_TEST_PAUSE_AT=POINT`, reaching POINT writes a
+/// byte to the FIFO `F.ready` (which the test made and reads) and waits (up to 60 s) until `F`
+/// exists. Points: `migrate` (after planning, before
 /// the first change), `resolved` (PATH's containers are found, none is opened yet), `walk` (after the container root is listed, before any folder below it
 /// is opened) and `folder` (after a top-level folder is listed, before its subfolders are opened).
 /// Without the variables this costs one environment lookup, once.
@@ -31,7 +32,9 @@ package enum TestHooks {
   /// that signals the paused process can wait for it to end without releasing the pause.
   package static func pause(at name: String, releasedBy released: () -> Bool = { false }) {
     guard let file, name == point else { return }
-    if let ready = try? Syscalls.open(Array((file + ".ready").utf8), in: .currentWorkingDirectory, options: .createNewFile, displayPath: "") {
+    // `F.ready` is a FIFO the test holds open: one byte on it wakes the test (no polling there).
+    if let ready = try? Syscalls.open(Array((file + ".ready").utf8), in: .currentWorkingDirectory, options: .writeToFIFO, displayPath: "") {
+      try? Syscalls.writeAll(ready, [0x72], displayPath: "")
       ready.close()
     }
     for _ in 0..<6000 {
