@@ -686,17 +686,7 @@ def third_round(out, case, folder):
     # target with a NUL, a target of 4,097 bytes.
     f = place("shapes-extract-rows")
     path = os.path.join(f, "backup")
-    extract_backup(path, [folder_row(""), folder_row("Documents"), file_row("Documents/a.txt", b"shared"),
-                          file_row("Documents/zero.txt", b"twenty-six bytes, not zero"), file_row("Documents/ok.txt", b"ok"),
-                          link_row("Documents/nul", "notes.txt\0.backup"), link_row("Documents/long", "a/" * 2048 + "b")])
-    db = sqlite3.connect(os.path.join(path, "Manifest.db"))
-    db.executescript("CREATE TABLE F2 AS SELECT * FROM Files; DROP TABLE Files; ALTER TABLE F2 RENAME TO Files")
-    shared = db.execute("SELECT fileID FROM Files WHERE relativePath = 'Documents/a.txt'").fetchone()[0]
-    db.execute("INSERT INTO Files VALUES (?, ?, ?, 1, ?)", (shared, d, "Documents/b.txt", x.mbfile("Documents/b.txt", file_row("Documents/b.txt", b"shared"), 6)))
-    zero = db.execute("SELECT fileID FROM Files WHERE relativePath = 'Documents/zero.txt'").fetchone()[0]
-    db.execute("UPDATE Files SET file = ? WHERE fileID = ?", (x.mbfile("Documents/zero.txt", file_row("Documents/zero.txt", b""), 0), zero))
-    db.commit()
-    db.close()
+    x.write_hostile_rows(path, app)
     tar(os.path.join(f, "backup.tar"), path)
     for source in ("backup", "backup.tar"):
         extract_case(f"shapes-extract-rows-{source}", ["--json", "--app", app, "{DIR}/" + source], out="{DIR}/work/out-" + source, expect=(1,))

@@ -178,6 +178,31 @@ def write_encrypted(encrypted, items, apps, big=0):
         IsEncrypted=True, BackupKeyBag=bag, ManifestKey=struct.pack("<I", 3) + aes_key_wrap(class_keys[3], database_key)))
 
 
+def write_hostile_rows(folder, app):
+    """Issue 38's rows a manifest may hold that are each a finding, never a silent change: two
+    file rows sharing one fileID (the table rebuilt without the primary key a real one has), a
+    row whose Size is 0 though its payload holds 26 bytes, a symlink target holding a NUL and one
+    of 4,097 bytes; and a plain file beside them."""
+    d = "AppDomain-" + app
+    folder_row = lambda p: (d, p, "folder", 0o755, 1, None, None, {}, 0)
+    file_row = lambda p, c: (d, p, "file", 0o644, 1, c, None, {}, 3)
+    link_row = lambda p, t: (d, p, "symlink", 0o755, 1, None, t, {}, 0)
+    os.makedirs(folder)
+    backup.write_plists(folder, [app])
+    write(folder, [folder_row(""), folder_row("Documents"), file_row("Documents/a.txt", b"shared payload"),
+                   file_row("Documents/zero.txt", b"twenty-six bytes, not zero"), file_row("Documents/ok.txt", b"ok"),
+                   link_row("Documents/nul", "notes.txt\0.backup"), link_row("Documents/long", "a/" * 2048 + "b")])
+    db = sqlite3.connect(os.path.join(folder, "Manifest.db"))
+    db.executescript("CREATE TABLE F2 AS SELECT * FROM Files; DROP TABLE Files; ALTER TABLE F2 RENAME TO Files")
+    shared = db.execute("SELECT fileID FROM Files WHERE relativePath = 'Documents/a.txt'").fetchone()[0]
+    db.execute("INSERT INTO Files VALUES (?, ?, ?, 1, ?)",
+               (shared, d, "Documents/b.txt", mbfile("Documents/b.txt", file_row("Documents/b.txt", b"shared payload"), 14)))
+    zero = db.execute("SELECT fileID FROM Files WHERE relativePath = 'Documents/zero.txt'").fetchone()[0]
+    db.execute("UPDATE Files SET file = ? WHERE fileID = ?", (mbfile("Documents/zero.txt", file_row("Documents/zero.txt", b""), 0), zero))
+    db.commit()
+    db.close()
+
+
 def main():
     out = sys.argv[1]
     big = int(sys.argv[sys.argv.index("--big") + 1]) if "--big" in sys.argv else 0
