@@ -206,8 +206,8 @@ extension BackupExtraction {
 
     /// Rows sorted by path, `/` before every other byte: a folder's rows follow it, together.
     /// Ties (two rows with one path) in fileID order, so which one is written never varies.
-    static let orderedRows = "SELECT fileID, relativePath, flags, file FROM Files WHERE domain = ?1 "
-      + "ORDER BY replace(CAST(relativePath AS BLOB), '/', char(0)), CAST(fileID AS BLOB)"
+    static let pathOrder = "ORDER BY replace(CAST(relativePath AS BLOB), '/', char(0)), CAST(fileID AS BLOB)"
+    static let orderedRows = "SELECT fileID, relativePath, flags, file FROM Files WHERE domain = ?1 " + pathOrder
 
     private func failed(_ error: SQLiteDatabase.Failure) -> Refusal {
       Refusal("\(TerminalText.escaped(backup)): cannot read the backup manifest: \(error.message)")
@@ -248,8 +248,7 @@ extension BackupExtraction {
       var links: [(path: [UInt8], target: [UInt8])] = []
       var bytes = 0
       do {
-        let statement = try database.prepare("SELECT relativePath, file FROM Files WHERE domain = ?1 AND flags = 4 "
-                                             + "ORDER BY replace(CAST(relativePath AS BLOB), '/', char(0)), CAST(fileID AS BLOB)")
+        let statement = try database.prepare("SELECT relativePath, file FROM Files WHERE domain = ?1 AND flags = 4 " + Self.pathOrder)
         statement.bind(1, domain)
         while try statement.step() {
           let path = Array(statement.bytes(0))

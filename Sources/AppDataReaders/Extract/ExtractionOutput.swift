@@ -48,12 +48,7 @@ final class ExtractionOutput {
       throw Refusal("\(TerminalText.escaped(typed)): not a name for the output (give OUT a name of its own)")
     }
     name = last
-    let parentPath: String
-    if let slash = bytes.lastIndex(of: 0x2F) {
-      parentPath = slash == 0 ? "/" : String(decoding: bytes[..<slash], as: UTF8.self)
-    } else {
-      parentPath = "."
-    }
+    let parentPath = Syscalls.folderPart(of: bytes)
     do {
       parent = try Syscalls.openDirectory(atPath: parentPath)
     } catch {
@@ -69,25 +64,20 @@ final class ExtractionOutput {
     }
     Self.removeLeftovers(of: last, in: parent)
     // This run's partial folder: a name no other run has, locked for as long as the run lives.
-    let prefix = Self.partialPrefix(of: last)
-    var made: (name: [UInt8], descriptor: FileDescriptor)?
-    var failure: SystemError?
-    for _ in 0..<8 where made == nil {
-      let candidate = prefix + Array("\(Syscalls.processID())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))".utf8)
-      do {
+    let made: (name: [UInt8], made: FileDescriptor)
+    let identity: FileIdentity
+    do {
+      made = try Syscalls.makeUniquelyNamed(Self.partialPrefix(of: last)) { [parent] (candidate: [UInt8]) throws(SystemError) in
         try Syscalls.makeDirectory(candidate, in: parent, mode: 0o700, displayPath: RelativePath.display(candidate))
-        made = (candidate, try Syscalls.open(candidate, in: parent, options: .directory, displayPath: RelativePath.display(candidate)))
-      } catch {
-        failure = error
-        if !error.isExists { break }
+        return try Syscalls.open(candidate, in: parent, options: .directory, displayPath: RelativePath.display(candidate))
       }
-    }
-    guard let made, let identity = try? Syscalls.status(of: made.descriptor, displayPath: "").identity else {
+      identity = try Syscalls.status(of: made.made, displayPath: "").identity
+    } catch {
       parent.close()
-      throw Refusal("\(TerminalText.escaped(parentPath)): cannot create the output there: \(failure?.reason ?? "its partial folder cannot be opened")")
+      throw Refusal("\(TerminalText.escaped(parentPath)): cannot create the output there: \(error.reason)")
     }
     partialName = made.name
-    partial = made.descriptor
+    partial = made.made
     partialIdentity = identity
     _ = Syscalls.lockExclusively(partial)
     try? ExtendedAttributes.setValue(Self.markerValue, of: Self.markerName, on: partial, displayPath: typed)
@@ -104,9 +94,8 @@ final class ExtractionOutput {
       throw Refusal("\(TerminalText.escaped(output)): lies inside the backup \(backupName); appdata extract never writes there")
     }
     if let existing, existing.isDirectory {
-      let bytes = Array(normalized(backupPath).utf8)
       let holder = (try? Syscalls.status(ofPath: backupPath))?.isDirectory == true ? backupPath
-        : bytes.lastIndex(of: 0x2F).map { $0 == 0 ? "/" : String(decoding: bytes[..<$0], as: UTF8.self) } ?? "."
+        : Syscalls.folderPart(of: Array(normalized(backupPath).utf8))
       if let folder = try? Syscalls.openDirectory(atPath: holder) {
         defer { folder.close() }
         if Syscalls.isAncestor(existing.identity, ofFolder: folder) {

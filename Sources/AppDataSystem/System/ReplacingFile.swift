@@ -35,29 +35,22 @@ public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` g
       descriptor = try Syscalls.createOrTruncate(atPath: path)
       return
     }
-    let folderPath = slash.map { $0 == 0 ? "/" : String(decoding: bytes[..<$0], as: UTF8.self) } ?? "."
-    let folder = try Syscalls.openDirectory(atPath: folderPath)
+    let folder = try Syscalls.openDirectory(atPath: Syscalls.folderPart(of: bytes))
     Self.removeLeftovers(of: name, in: folder)
-    var made: (name: [UInt8], descriptor: FileDescriptor)?
-    var last: SystemError?
-    for _ in 0..<8 where made == nil {
-      let candidate = Self.prefix(of: name) + Array("\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).tmp".utf8)
-      do {
-        made = (candidate, try Syscalls.open(candidate, in: folder, options: .createNewFile, mode: 0o644, displayPath: path))
-      } catch {
-        last = error
-        if !error.isExists { break }
+    let made: (name: [UInt8], made: FileDescriptor)
+    do {
+      made = try Syscalls.makeUniquelyNamed(Self.prefix(of: name), suffix: ".tmp") { (candidate: [UInt8]) throws(SystemError) in
+        try Syscalls.open(candidate, in: folder, options: .createNewFile, mode: 0o644, displayPath: path)
       }
-    }
-    guard let made else {
+    } catch {
       folder.close()
-      throw last ?? SystemError(code: EEXIST, operation: .create, path: path)
+      throw error
     }
     self.folder = folder
     temporaryName = made.name
-    descriptor = made.descriptor
+    descriptor = made.made
     // The report it replaces keeps its permission bits (a 0600 report stays private).
-    if let existing { try? Syscalls.setMode(made.descriptor, existing.permissions, displayPath: path) }
+    if let existing { try? Syscalls.setMode(made.made, existing.permissions, displayPath: path) }
   }
 
   deinit { discard() }
@@ -66,7 +59,7 @@ public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` g
   private static func prefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-".utf8) }
 
   /// Removes the hidden files of runs that were killed (their process is gone) before they
-  /// could rename theirs over NAME: `.NAME.appdata-PID-RANDOM.tmp`.
+  /// could rename theirs over NAME: `.NAME.appdata-PID-RANDOM.tmp` (`Syscalls.makeUniquelyNamed`).
   private static func removeLeftovers(of name: [UInt8], in folder: FileDescriptor) {
     let prefix = prefix(of: name)
     for entry in Syscalls.entryNames(of: folder) where entry.starts(with: prefix) && entry.count > prefix.count + 4 && entry.suffix(4).elementsEqual(".tmp".utf8) {

@@ -380,19 +380,36 @@ extension Syscalls {
 
 // Folders as a whole: what is in one, and where one is.
 extension Syscalls {
-  /// getpid(2).
-  public static func processID() -> Int32 { getpid() }
-
-  /// The names in the open folder (`.` and `..` left out), read through a descriptor of its own.
+  /// The names in the open folder (`.` and `..` left out), read through a descriptor of its own;
+  /// none when it cannot be read.
   public static func entryNames(of folder: FileDescriptor) -> [[UInt8]] {
-    var names: [[UInt8]] = []
     guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }),
-          let stream = try? DirectoryStream(taking: listing, displayPath: "") else { return names }
-    _ = stream.forEachEntry { cName, length, _ in
-      let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
-      if !bytes.elementsEqual([0x2E]) && !bytes.elementsEqual([0x2E, 0x2E]) { names.append(Array(bytes)) }
+          let stream = try? DirectoryStream(taking: listing, displayPath: "") else { return [] }
+    return (try? stream.names()) ?? []
+  }
+
+  /// The folder part of a path the user typed: `.` for a bare name, `/` for `/name`.
+  public static func folderPart(of path: [UInt8]) -> String {
+    guard let slash = path.lastIndex(of: 0x2F) else { return "." }
+    return slash == 0 ? "/" : String(decoding: path[..<slash], as: UTF8.self)
+  }
+
+  /// Makes an entry named `prefix` + `PID-RANDOM` + `suffix` with `make` (which must fail with
+  /// EEXIST when the name is taken, as `O_EXCL` and `mkdirat` do), trying another name at most
+  /// eight times: a name no other run has. The name, and what `make` returned.
+  public static func makeUniquelyNamed<T>(_ prefix: [UInt8], suffix: String = "",
+                                          _ make: ([UInt8]) throws(SystemError) -> T) throws(SystemError) -> (name: [UInt8], made: T) {
+    var last = SystemError(code: EEXIST, operation: .create, path: "")
+    for _ in 0..<8 {
+      let name = prefix + Array("\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))\(suffix)".utf8)
+      do {
+        return (name, try make(name))
+      } catch {
+        last = error
+        if !error.isExists { break }
+      }
     }
-    return names
+    throw last
   }
 
   /// The first name in the open folder (`.` and `..` left out), or nil when it is empty or
