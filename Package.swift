@@ -59,7 +59,7 @@ let package = Package(
     ),
     .target(
       name: "AppDataReports",
-      dependencies: ["AppDataSystem", "AppDataCore"],
+      dependencies: ["AppDataSystem", "AppDataCore", "AppDataReaders"],
       path: "Sources/AppDataReports"
     ),
     .target(

@@ -342,7 +342,7 @@ enum Library {
   /// The JSON document of an audit of `path`, parsed. `list` is `--list`; `apps` is `--app`.
   static func auditJSON(_ path: String, list: Set<AppDataCore.Category> = [], apps: [String] = [],
                         allDomains: Bool = false, verify: Bool = false,
-                        configure: @escaping @Sendable (inout AuditOptions) -> Void = { _ in }) throws -> [String: Any] {
+                        configure: (inout AuditConfiguration.Overrides) -> Void = { _ in }) throws -> [String: Any] {
     let set = try audit(path, list: list, apps: apps, allDomains: allDomains, verify: verify, configure: configure)
     let text = set.jsonDocument().serialized(pretty: true)
     guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
@@ -351,25 +351,17 @@ enum Library {
     return object
   }
 
-  /// The audit of `path` as the reports module receives it.
+  /// The audit of `path` through the library's entry point, as a Swift program would make it.
   static func audit(_ path: String, list: Set<AppDataCore.Category> = [], apps: [String] = [],
                     allDomains: Bool = false, verify: Bool = false,
-                    configure: @escaping @Sendable (inout AuditOptions) -> Void = { _ in }) throws -> AuditSet {
-    let source = try InputResolver.resolve(path)
-    var request = AuditRequest(options: { _ in
-      var options = AuditOptions()
-      options.listedCategories = list
-      configure(&options)
-      return options
-    })
-    if !apps.isEmpty { request.filter = AppFilter(ids: apps) }
-    request.allDomains = allDomains
-    request.verify = verify
-    let outcome = try source.audit(request)
-    var set = AuditSet(source: source.source, reports: outcome.reports, isCollection: outcome.isCollection)
-    set.backupInfo = outcome.backup
-    set.backups = outcome.backups
-    return set
+                    configure: (inout AuditConfiguration.Overrides) -> Void = { _ in }) throws -> AuditSet {
+    var configuration = AuditConfiguration()
+    configuration.overrides.listedCategories = list
+    configuration.apps = apps
+    configuration.allDomains = allDomains
+    configuration.verify = verify
+    configure(&configuration.overrides)
+    return try AppDataReports.audit(paths: [path], configuration: configuration)
   }
 }
 

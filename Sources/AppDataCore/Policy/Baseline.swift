@@ -19,6 +19,17 @@ public struct Baseline: Sendable {
   /// a guess: make baselines without `--list all`.
   package static let maximumFileSize = 64 << 20
 
+  package init(file: String, id: String?, backupBytes: UInt64, categoryBytes: [Category: UInt64], fileBytes: [[UInt8]: UInt64],
+               listsEveryBackedUpFile: Bool, folders: FolderSummary?) {
+    self.file = file
+    self.id = id
+    self.backupBytes = backupBytes
+    self.categoryBytes = categoryBytes
+    self.fileBytes = fileBytes
+    self.listsEveryBackedUpFile = listsEveryBackedUpFile
+    self.folders = folders
+  }
+
   public static func load(path: String) throws(AuditPolicy.LoadError) -> BaselineSet {
     let bytes: [UInt8]
     do {

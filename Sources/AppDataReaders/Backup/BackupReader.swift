@@ -32,7 +32,7 @@ package struct BackupReader {
 
   /// The refusal when no password was given (exit 2, before any report): how to give one.
   package static func noPassword(_ backup: String) -> Refusal {
-    Refusal("\(TerminalText.escaped(backup)): an encrypted backup, and no password given: set \(passwordVariable), or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)", isLocked: true)
+    Refusal(.locked, path: backup, "an encrypted backup, and no password given: set \(passwordVariable), or use --password-file FILE or --password-stdin (at a terminal, appdata asks for it)")
   }
 
   /// The columns of the manifest's Files table appdata reads.

@@ -22,6 +22,9 @@ public struct AuditSet: Sendable {
   /// With `--baseline` on a report of many: the baseline's name and its containers' ids, so
   /// that the containers new since it, and those gone, are named.
   public var baselineIDs: (file: String, ids: [String])?
+  /// One line each about how PATH was read that the user should know (an input named twice,
+  /// read once); `appdata audit` shows them as warnings.
+  public var notices: [String] = []
 
   /// The ids of the containers new since the baseline and of those no longer there, each
   /// sorted by bytes; nil without a baseline of many.

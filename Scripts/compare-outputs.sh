@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Every report format of two appdata builds, byte for byte, on the same generated inputs: a
+# refactoring that must not change output (issue 40) shows `identical` on every line.
+#
+# Usage: Scripts/compare-outputs.sh OLD_BINARY NEW_BINARY [WORKDIR]
+# Prints one line per command: identical, or the first lines of the diff; exits 1 if any differ.
+set -uo pipefail
+old=$(realpath "$1") new=$(realpath "$2") work=${3:-$(mktemp -d)}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$work"
+[ -d "$work/inputs" ] || python3 "$here/make-test-inputs.py" "$work/inputs" >/dev/null
+[ -d "$work/backups" ] || python3 "$here/make-test-backup.py" "$work/backups" >/dev/null
+[ -d "$work/big" ] || python3 "$here/make-test-backup.py" --rows 3000 --apps 20 "$work/big" >/dev/null
+[ -d "$work/history" ] || python3 "$here/make-backup-history.py" "$work/history" >/dev/null
+[ -d "$work/container" ] || python3 "$here/generate-container.py" --entries 2000 --seed 5 "$work/container" >/dev/null
+export APPDATA_BACKUP_PASSWORD=${APPDATA_BACKUP_PASSWORD:-$(python3 -c "import importlib.util,sys; s=importlib.util.spec_from_file_location('m','$here/make-test-backup.py'); m=importlib.util.module_from_spec(s); s.loader.exec_module(m); print(m.PASSWORD)")}
+device=$(ls -d "$work"/inputs/device/*-* | head -1)
+history=$(ls -d "$work"/history/Backup/*-* | head -1)
+newest=$(ls -d "$work"/history/Backup/00008030-001234567890802E)
+inputs=(
+  "$work/container"
+  "$device"
+  "$work/inputs/WeightTracker.xcappdata"
+  "$work/inputs/Containers.tar.gz"
+  "$work/inputs/mac/Library/Containers"
+  "$work/backups/plain"
+  "$work/big"
+  "$work/history/Backup"
+)
+differ=0
+run() {  # a name, then the arguments; SORTED=1: compare the lines sorted (streamed NDJSON
+  # lines come in the order the walk's threads classify them)
+  local name=$1; shift
+  local a b
+  a=$(cd "$work" && "$old" "$@" 2>&1; echo "exit $?")
+  b=$(cd "$work" && "$new" "$@" 2>&1; echo "exit $?")
+  if [ -n "${SORTED:-}" ]; then a=$(sort <<<"$a"); b=$(sort <<<"$b"); fi
+  if [ "$a" == "$b" ]; then
+    echo "identical  $name ($(printf '%s' "$b" | wc -c) bytes)"
+  else
+    differ=1
+    echo "DIFFERENT  $name"
+    diff <(printf '%s\n' "$a") <(printf '%s\n' "$b") | head -10
+  fi
+}
+for input in "${inputs[@]}"; do
+  short=${input#"$work"/}
+  for format in table json ndjson github junit sarif html; do
+    run "$short $format" audit --no-config --fail-on never --format "$format" "$input"
+  done
+  run "$short json --list all" audit --no-config --fail-on never --format json --list all "$input"
+  SORTED=1 run "$short ndjson --list critical (sorted)" audit --no-config --fail-on never --format ndjson --list critical "$input"
+  run "$short table --bytes -q" audit --no-config --bytes -q "$input"
+done
+run "baseline PATH (older backup)" audit --no-config --fail-on never --format json --baseline "$history" "$newest"
+run "baseline PATH table" audit --no-config --fail-on never --baseline "$history" "$newest"
+run "baseline PATH --list all" audit --no-config --fail-on never --format json --list all --baseline "$history" "$newest"
+"$new" audit --no-config --fail-on never --format json "$work/container" > "$work/saved.json"
+run "baseline saved report" audit --no-config --fail-on never --format json --baseline "$work/saved.json" "$work/container"
+run "--backup comparison" audit --no-config --fail-on never --format json --list all --backup "$work/backups/plain" --app com.example.my-app "$work/backups/plain"
+run "--app none" audit --no-config --app nope "$device"
+run "two PATHs" audit --no-config --fail-on never --format json "$device" "$work/container"
+run "encrypted" audit --no-config --fail-on never --format json "$work/backups/encrypted"
+exit $differ

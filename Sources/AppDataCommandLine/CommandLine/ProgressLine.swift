@@ -1,0 +1,93 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import Dispatch
+import Synchronization
+
+/// One line of stderr, refreshed while a long walk runs: entries and bytes so far.
+/// Shown only on a terminal, only after half a second, and erased at the end. Paused (erased,
+/// and Ctrl-C back to its default) while a password is asked for.
+final class ProgressLine: Sendable {
+  private struct State {
+    var shown = false
+    var paused = false
+    var timer: DispatchSourceTimer?
+    var interrupt: DispatchSourceSignal?
+  }
+
+  private let progress: WalkProgress
+  private let io: CommandIO
+  /// Where the timer and Ctrl-C handlers run; `pause` and `stop` wait for a handler in flight.
+  private let queue = DispatchQueue(label: "appdata.progress")
+  private let state = Mutex(State())
+
+  init(progress: WalkProgress, io: CommandIO) {
+    self.progress = progress
+    self.io = io
+  }
+
+  /// Half a second, so quick audits print nothing; `APPDATA_PROGRESS_DELAY_MS` lets tests shorten it.
+  private static let delay = Int(Syscalls.environment("APPDATA_PROGRESS_DELAY_MS") ?? "") ?? 500
+
+  func start() {
+    let (queue, progress, io) = (queue, progress, io)
+    state.withLock { state in
+      let timer = DispatchSource.makeTimerSource(queue: queue)
+      timer.schedule(deadline: .now() + .milliseconds(Self.delay), repeating: .milliseconds(200))
+      timer.setEventHandler { [self] in
+        guard self.state.withLock({ state in
+          if state.paused || state.timer == nil { return false }
+          state.shown = true
+          return true
+        }) else { return }
+        let (entries, bytes) = progress.snapshot
+        if let activity = progress.currentActivity {
+          io.writeError("\r\u{1B}[2K\(activity)")
+        } else {
+          io.writeError("\r\u{1B}[2KScanning: \(Plural.counted(entries, "entry", "entries")), \(ByteSize.human(bytes))")
+        }
+      }
+      timer.resume()
+      state.timer = timer
+      catchInterrupt(&state)
+    }
+  }
+
+  /// Ctrl-C: erase the line first, so the shell's prompt does not land after it.
+  private func catchInterrupt(_ state: inout State) {
+    state.interrupt = Syscalls.onInterrupt(queue: queue) { [self] in
+      if self.state.withLock({ $0.shown }) { io.writeError("\r\u{1B}[2K") }
+      Syscalls.exitNow(130)
+    }
+  }
+
+  /// Erases the line and stops drawing it (a password prompt takes the terminal), until `resume`.
+  func pause() {
+    queue.sync {
+      let shown = state.withLock { state in
+        defer { state.paused = true; state.shown = false; state.interrupt = nil }
+        state.interrupt?.cancel()
+        return state.shown
+      }
+      if shown { io.writeError("\r\u{1B}[2K") }
+    }
+  }
+
+  func resume() {
+    state.withLock { state in
+      guard state.paused && state.timer != nil else { return }
+      state.paused = false
+      catchInterrupt(&state)
+    }
+  }
+
+  func stop() {
+    state.withLock { state in
+      state.timer?.cancel()
+      state.timer = nil
+    }
+    queue.sync { state.withLock { state in state.interrupt?.cancel(); state.interrupt = nil } }
+    // On the timer's queue: after any handler in flight, erase the line if one was drawn.
+    queue.sync { if state.withLock({ $0.shown }) { io.writeError("\r\u{1B}[2K") } }
+  }
+}

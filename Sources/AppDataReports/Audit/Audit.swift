@@ -1,0 +1,396 @@
+import AppDataSystem
+import AppDataCore
+import AppDataReaders
+import Synchronization
+
+/// What `audit(paths:configuration:password:progress:)` is asked to do: the policy and what
+/// overrides it, the baseline, the backup to compare with, which containers, and the bounds.
+public struct AuditConfiguration: Sendable {
+  /// The policy file's contents (`AuditPolicy.load(path:)`), with its per-container overrides.
+  public var policy = AuditPolicy()
+  /// Where the policy came from, as given; shown in the table's header and JSON's `policy`.
+  public var policySource: String?
+  /// What overrides the policy (the command line's options); nil fields leave the policy's value.
+  public var overrides = Overrides()
+  /// What to measure growth against.
+  public var baseline: BaselineInput?
+  /// A device backup to compare each container with (`--backup`), and the domain to compare a
+  /// single container with (`--backup-domain`; by default the container's own).
+  public var backup: String?
+  public var backupDomain: String?
+  /// `--app`: the ids to keep (each with its extensions and app groups); empty keeps all.
+  public var apps: [String] = []
+  /// `--root`: the folder inside PATH to read, by components.
+  public var root: [[UInt8]]?
+  public var limits = Limits()
+  /// Device backups: check every stored file (`--verify`), list every system domain (`--all-domains`).
+  public var verify = false
+  public var allDomains = false
+  /// Keep every entry of every category in the set returned (the HTML report's treemap needs
+  /// them); `overrides.listedCategories` is then applied by `AuditSet.listing(_:)`.
+  public var listsEveryEntry = false
+  /// Receives the listed entries as NDJSON lines while the audit runs, instead of holding them
+  /// (`AuditSet.render(format: .ndjson, …)` then writes the rest with `style.streamedNDJSON`).
+  public var entrySink: (@Sendable ([UInt8]) -> Void)?
+  /// Whether streamed NDJSON lines name their container (as in a report of many).
+  public var tagsNDJSONLines = false
+
+  public init() {}
+
+  /// The options that override the policy; nil fields leave the policy's value.
+  public struct Overrides: Sendable {
+    public var maxFileSize: UInt64?
+    public var maxBackupSize: UInt64?
+    public var warnAt: Double?
+    public var ignore: [Glob]?
+    public var maxGrowth: UInt64?
+    public var maxGrowthPercent: Double?
+    public var top = 10
+    public var jobs = AuditOptions.defaultJobs
+    /// `--jobs` was given: the walk does not adapt its width.
+    public var jobsAreFixed = false
+    /// `--list`: the categories whose entries the report lists.
+    public var listedCategories: Set<Category> = []
+    public init() {}
+  }
+
+  /// The bounds on what is read.
+  public struct Limits: Sendable {
+    public var maximumArchiveBytes: UInt64?
+    public var maximumManifestBytes: UInt64?
+    public var maximumBackups: Int?
+    /// The most key-derivation rounds an encrypted backup's keybag may ask for.
+    public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+    public init() {}
+  }
+
+  /// A baseline: a saved report's baselines (`Baseline.load(path:)`), or any PATH, audited first
+  /// with the same configuration.
+  public enum BaselineInput: Sendable {
+    case report(BaselineSet)
+    case audit(path: String)
+  }
+
+  /// The options of the container with `id`: the policy (with that id's overrides), then the
+  /// overrides over it.
+  public func options(for id: String?, isOnlyContainer: Bool, baselines: BaselineSet?) -> AuditOptions {
+    let policy = policy.forContainer(id)
+    var options = AuditOptions()
+    options.maxFileSize = overrides.maxFileSize ?? policy.maxFileSize
+    options.maxBackupSize = overrides.maxBackupSize ?? policy.maxBackupSize
+    options.warnAt = overrides.warnAt ?? policy.warnAt
+    options.severities = policy.severities
+    options.budgets = policy.budgets
+    options.ignore = overrides.ignore ?? policy.ignore
+    options.baseline = baselines?.baseline(for: id, isOnlyContainer: isOnlyContainer)
+    options.maxGrowth = overrides.maxGrowth
+    options.maxGrowthPercent = overrides.maxGrowthPercent
+    options.top = overrides.top
+    options.jobs = overrides.jobs
+    options.jobsAreFixed = overrides.jobsAreFixed
+    options.listedCategories = overrides.listedCategories
+    return options
+  }
+}
+
+/// Why an audit could not run. Each case carries the paths it is about as given; `message` is
+/// the one line a terminal shows, escaped.
+public enum AuditFailure: Error, Sendable {
+  /// PATH (or a part of it) could not be read as containers; the refusal says why and where.
+  case input(Refusal)
+  /// The password of an encrypted backup could not be had (the closure's own failure).
+  case password(Refusal)
+  /// `--backup BACKUP` is not a device backup, or could not be read.
+  case notABackup(path: String)
+  case backup(Refusal)
+  /// The baseline could not be read, or PATH's report could not be used as one.
+  case baseline(path: String, reason: String)
+  /// `--app` matched no container; `available` is every id (or folder name) found.
+  case noMatchingApp(ids: [String], source: String, available: [String])
+  /// A baseline of many containers, none with the audited container's id.
+  case baselineHasNoSuchContainer(baseline: String, containers: Int, id: String?)
+  /// `--backup-domain` names one domain, but PATH holds several containers.
+  case backupDomainNeedsOneContainer(containers: Int)
+  /// A container with no id to find its domain by.
+  case containerHasNoID(container: String)
+  /// The backup holds no domain of that name.
+  case backupHasNoDomain(backup: String, domain: String)
+
+  /// The line shown after `appdata: error: `.
+  public var message: String {
+    switch self {
+    case .input(let refusal), .password(let refusal), .backup(let refusal):
+      return refusal.message
+    case .notABackup(let path):
+      return "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); --backup takes the backup folder"
+    case .baseline(let path, let reason):
+      return "\(TerminalText.escaped(path)): \(reason)"
+    case .noMatchingApp(let ids, let source, let available):
+      return AppFilter.noMatch(ids, source: source, available: available).message
+    case .baselineHasNoSuchContainer(let baseline, let count, let id):
+      let id = id.map { "'\(TerminalText.escaped($0))'" } ?? "(it has none)"
+      return "\(TerminalText.escaped(baseline)): a baseline of \(count) containers, none with this container's id \(id); give --baseline a report of this container, or audit the folder it was made from"
+    case .backupDomainNeedsOneContainer(let count):
+      return "'--backup-domain' names the domain of one container; PATH holds \(Plural.counted(count, "container")): choose one with --app"
+    case .containerHasNoID(let container):
+      return "\(TerminalText.escaped(container)): has no id (no metadata plist); name its domain in the backup with --backup-domain AppDomain-BUNDLE-ID"
+    case .backupHasNoDomain(let backup, let domain):
+      return "\(TerminalText.escaped(backup)): the backup holds no domain \(TerminalText.escaped(domain)); --backup-domain names another"
+    }
+  }
+
+  /// The failure as a `Refusal` (exit status 2), for a caller that does not tell causes apart.
+  public var refusal: Refusal {
+    switch self {
+    case .input(let refusal), .password(let refusal), .backup(let refusal): return refusal
+    case .notABackup(let path): return Refusal(.notAnInput, path: path, message: message)
+    case .baseline(let path, _): return Refusal(.damaged, path: path, message: message)
+    case .noMatchingApp(_, let source, _): return Refusal(.notMatched, path: source, message: message)
+    case .baselineHasNoSuchContainer(let baseline, _, _): return Refusal(.notMatched, path: baseline, message: message)
+    case .backupDomainNeedsOneContainer: return Refusal(.conflict, path: nil, message: message)
+    case .containerHasNoID(let container): return Refusal(.notMatched, path: container, message: message)
+    case .backupHasNoDomain(let backup, _): return Refusal(.notMatched, path: backup, message: message)
+    }
+  }
+}
+
+/// Reads an encrypted backup's password when one is needed, given the backup's path; throws
+/// when there is none to be had (a `Refusal` with cause `.locked` lets a report of many list
+/// the backup as locked).
+public typealias PasswordSource = @Sendable (String) throws(Refusal) -> SecretBuffer
+
+/// Audits `paths` (containers, packages, devices, archives, backups, folders of them) as
+/// `appdata audit` does, and returns the reports; nothing is written.
+///
+/// - `password` is asked only when an encrypted backup needs one, at most once per call (the
+///   same password is tried on the baseline, PATH and `--backup`); it may prompt.
+/// - `progress` counts entries and bytes while the walk runs; read it from another thread.
+/// - Safe to call from several threads at once; each call walks with its own threads.
+public func audit(paths: [String], configuration: AuditConfiguration, password: PasswordSource? = nil,
+                  progress: WalkProgress? = nil) throws(AuditFailure) -> AuditSet {
+  let cache = PasswordCache(password)
+  var configuration = configuration
+  var baselines: BaselineSet?
+  switch configuration.baseline {
+  case .report(let set): baselines = set
+  case .audit(let path): baselines = try AuditRun.baselines(auditing: path, configuration: configuration, password: cache)
+  case nil: break
+  }
+  configuration.baseline = baselines.map { .report($0) }
+  var set = try AuditRun(paths: paths, configuration: configuration, baselines: baselines, password: cache, progress: progress).run()
+  // Comparing with a backup lists every entry; the report keeps only the ones asked for.
+  if configuration.backup != nil && !configuration.listsEveryEntry {
+    set = set.listing(configuration.overrides.listedCategories)
+  }
+  return set
+}
+
+extension AuditSet {
+  /// The set with each report listing only `categories` (none: no listing).
+  public func listing(_ categories: Set<Category>) -> AuditSet {
+    var set = self
+    for index in set.reports.indices {
+      set.reports[index].entries = categories.isEmpty ? nil : set.reports[index].entries?.filtered(categories)
+    }
+    return set
+  }
+}
+
+/// One audit: PATH resolved, read, compared with the backup, assembled.
+struct AuditRun {
+  var paths: [String]
+  var configuration: AuditConfiguration
+  var baselines: BaselineSet?
+  var password: PasswordCache
+  var progress: WalkProgress?
+
+  func run() throws(AuditFailure) -> AuditSet {
+    let limits = configuration.limits
+    let source: any ContainerSource
+    do {
+      source = try InputResolver.resolve(paths, root: configuration.root, maximumArchiveBytes: limits.maximumArchiveBytes,
+                                         maximumManifestBytes: limits.maximumManifestBytes,
+                                         limits: InputLimits(maximumBackups: limits.maximumBackups))
+    } catch {
+      throw .input(error)
+    }
+    TestHooks.pause(at: "resolved")
+    let isOnlyContainer = !source.isCollection
+    let backup = try configuration.backup.map { path throws(AuditFailure) in try Self.backupSource(path) }
+    // An encrypted backup's password, asked for before the walk starts (the same password
+    // opens PATH and --backup BACKUP when both need one).
+    let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil }
+    var secret: SecretBuffer?
+    if let needsPassword {
+      do {
+        secret = try password.get(for: needsPassword)
+      } catch where error.isLocked && source.passwordIsOptional && backup == nil {
+        secret = nil  // a report of many lists the encrypted backups it cannot open as locked
+      } catch {
+        throw .password(error)
+      }
+    }
+    // Comparing with a backup, and the HTML treemap, need every file: list them all.
+    let listsEverything = backup != nil || configuration.listsEveryEntry
+    let configuration = configuration
+    let baselines = baselines
+    var request = AuditRequest(options: { id in
+      var options = configuration.options(for: id, isOnlyContainer: isOnlyContainer, baselines: baselines)
+      if listsEverything { options.listedCategories = Set(Category.allCases) }
+      return options
+    })
+    request.optionsDependOnID = !configuration.policy.containers.isEmpty
+    if !configuration.apps.isEmpty { request.filter = AppFilter(ids: configuration.apps) }
+    request.verify = configuration.verify
+    request.allDomains = configuration.allDomains
+    request.password = secret
+    request.maximumKeyRounds = configuration.limits.maximumKeyRounds
+    request.entrySink = configuration.entrySink
+    request.tagsLines = configuration.tagsNDJSONLines
+    request.progress = progress
+    if secret == nil && password.canAsk {
+      // A backup found while reading (inside an archive) asks for the password then.
+      let password = password
+      request.passwordProvider = { (backup: String) throws(Refusal) -> SecretBuffer in try password.get(for: backup) }
+    }
+    let outcome: AuditOutcome
+    do {
+      outcome = try source.audit(request)
+    } catch {
+      throw .input(error)
+    }
+    let apps = configuration.apps
+    if outcome.reports.isEmpty && !apps.isEmpty {
+      throw .noMatchingApp(ids: apps, source: paths.count == 1 ? paths[0] : paths.joined(separator: ", "), available: outcome.available)
+    }
+    // A baseline of many containers is matched by id; given to one container whose id it does
+    // not hold, it would compare with nothing: say so rather than ignore it.
+    if !outcome.isCollection, outcome.reports.count == 1, let baselines, baselines.baselines.count > 1,
+       baselines.baseline(for: outcome.reports[0].id, isOnlyContainer: true) == nil {
+      throw .baselineHasNoSuchContainer(baseline: baselines.file, containers: baselines.baselines.count, id: outcome.reports[0].id)
+    }
+    var compared = outcome.reports
+    if let backup { try compare(&compared, with: backup, password: secret) }
+    var set = AuditSet(source: source.source, reports: compared, isCollection: outcome.isCollection)
+    set.backupInfo = outcome.backup
+    set.backups = outcome.backups
+    set.notices = source.notices
+    if paths.count > 1 { set.sources = paths.map(Syscalls.absolutePath) }
+    set.policySource = configuration.policySource
+    if let baselines { set.baselineIDs = (baselines.file, baselines.baselines.compactMap(\.id)) }
+    return set
+  }
+
+  /// `--backup BACKUP`: it must be a device backup.
+  static func backupSource(_ path: String) throws(AuditFailure) -> BackupSource {
+    let source: any ContainerSource
+    do { source = try InputResolver.resolve(path) } catch { throw .backup(error) }
+    guard let backup = source as? BackupSource else { throw .notABackup(path: path) }
+    return backup
+  }
+
+  /// Compares each container with its domain in the backup.
+  private func compare(_ reports: inout [AuditReport], with backup: BackupSource, password: SecretBuffer?) throws(AuditFailure) {
+    let domainOption = configuration.backupDomain
+    if domainOption != nil && reports.count != 1 { throw .backupDomainNeedsOneContainer(containers: reports.count) }
+    for index in reports.indices {
+      let report = reports[index]
+      guard report.kind != .system else { continue }
+      guard let domain = domainOption ?? report.id.map({ BackupComparison.domain(kind: report.kind, id: $0) }) else {
+        throw .containerHasNoID(container: report.container)
+      }
+      let found: [[UInt8]: UInt64]?
+      do {
+        found = try backup.files(ofDomain: domain, password: password, maximumKeyRounds: configuration.limits.maximumKeyRounds)
+      } catch {
+        throw .backup(error)
+      }
+      guard let files = found else { throw .backupHasNoDomain(backup: backup.folderPath, domain: domain) }
+      BackupComparison.compare(&reports[index], backupFiles: files, backup: backup.source, domain: domain)
+      let options = configuration.options(for: report.id, isOnlyContainer: reports.count == 1, baselines: baselines)
+      reports[index].findings = Finding.sortedForReport(Auditor.applyPolicy(to: reports[index].findings, options: options))
+    }
+  }
+
+  /// `--baseline PATH`: PATH audited with the same configuration, its reports as the baselines.
+  /// When the audit lists files, the baseline lists its critical files too, so that growth is
+  /// known file by file where both sides list them; else, as a saved report made without
+  /// `--list`, it has the largest files and the folder summary.
+  static func baselines(auditing path: String, configuration: AuditConfiguration, password: PasswordCache) throws(AuditFailure) -> BaselineSet {
+    var configuration = configuration
+    configuration.baseline = nil
+    configuration.overrides.maxGrowth = nil
+    configuration.overrides.maxGrowthPercent = nil
+    configuration.listsEveryEntry = false
+    configuration.entrySink = nil
+    configuration.tagsNDJSONLines = false
+    if !configuration.overrides.listedCategories.isEmpty { configuration.overrides.listedCategories.insert(.critical) }
+    let set = try AuditRun(paths: [path], configuration: configuration, baselines: nil, password: password, progress: nil).run()
+    return BaselineSet(of: set, file: path)
+  }
+}
+
+/// The password, asked for the first time it is needed and then kept (a failure is not kept:
+/// each backup that asks is told why).
+final class PasswordCache: Sendable {
+  private let source: PasswordSource?
+  private let value = Mutex<SecretBuffer?>(nil)
+
+  init(_ source: PasswordSource?) { self.source = source }
+
+  var canAsk: Bool { source != nil }
+
+  func get(for backup: String) throws(Refusal) -> SecretBuffer {
+    try value.withLock { (value: inout SecretBuffer?) throws(Refusal) -> SecretBuffer in
+      if let value { return value }
+      guard let source else { throw BackupReader.noPassword(backup) }
+      let read = try source(backup)
+      value = read
+      return read
+    }
+  }
+}
+
+extension BaselineSet {
+  /// The baselines of an audit's reports, each as a saved JSON report of it would read
+  /// (`Baseline.set(of:file:)`): its summary, its largest files, its listed critical files and
+  /// its folder summary.
+  public init(of set: AuditSet, file: String) {
+    let grouping = set.grouping()
+    var indices = grouping.loose
+    for (index, backup) in set.backups.enumerated() where backup.status == .audited { indices += grouping.containers[index] }
+    if set.single != nil { indices = [0] }
+    self.init(file: file, baselines: indices.map { Baseline(of: set.reports[$0], file: file) })
+  }
+}
+
+extension Baseline {
+  /// The baseline a saved JSON report of `report` would give.
+  public init(of report: AuditReport, file: String) {
+    var categoryBytes: [Category: UInt64] = [:]
+    for category in Category.allCases { categoryBytes[category] = report.categories[category]?.bytes ?? 0 }
+    var fileBytes: [[UInt8]: UInt64] = [:]
+    for large in report.largest { fileBytes[large.path] = large.bytes }
+    var listsAll = false
+    if let entries = report.entries {
+      for entry in entries where entry.category == .critical {
+        fileBytes[entry.path] = entry.bytes
+        listsAll = true
+      }
+    }
+    // The JSON's folder summary is keyed by text: a name that is not UTF-8 reads back with
+    // U+FFFD, and the last of two names that become one is kept, as a JSON object keeps it.
+    var folders = FolderSummary()
+    var byKey: [[UInt8]: Int] = [:]
+    for (path, bytes) in report.folders.folders {
+      let key = Array(String(decoding: path, as: UTF8.self).utf8)
+      if let index = byKey[key] { folders.folders[index].bytes = bytes; continue }
+      guard folders.folders.count < FolderSummary.maximumFolders else { continue }
+      byKey[key] = folders.folders.count
+      folders.folders.append((key, bytes))
+    }
+    folders.isComplete = report.folders.isComplete
+    self.init(file: file, id: report.id, backupBytes: report.backup.bytes, categoryBytes: categoryBytes, fileBytes: fileBytes,
+              listsEveryBackedUpFile: listsAll, folders: folders)
+  }
+}

@@ -1,0 +1,52 @@
+import AppDataSystem
+import AppDataCore
+
+/// The report formats of `appdata audit`.
+public enum AuditFormat: String, CaseIterable, Sendable {
+  case table, json, ndjson, github, junit, sarif, html
+}
+
+/// How a report is drawn: what the formats take besides the reports.
+public struct RenderStyle: Sendable {
+  /// The severity at which the run fails (`--fail-on`); nil: never.
+  public var failOn: Severity? = .error
+  /// Table: sizes in bytes (`--bytes`), ANSI colours, findings only (`--quiet`), box-drawing
+  /// and other non-ASCII characters (a UTF-8 locale).
+  public var exactBytes = false
+  public var colors = false
+  public var findingsOnly = false
+  public var unicode = true
+  /// JUnit: the rules the policy turned off, listed as skipped.
+  public var disabledRules: Set<String> = []
+  /// GitHub: the job summary is written too (`GITHUB_STEP_SUMMARY`), so the commands say so.
+  public var hasStepSummary = false
+  /// NDJSON: the entries were streamed while the audit ran (`AuditConfiguration.entrySink`).
+  public var streamedNDJSON = false
+
+  public init() {}
+}
+
+extension AuditSet {
+  /// Writes the report in `format` to `write`, in chunks as it is made: a JSON listing of a
+  /// million files is never whole in memory.
+  public func render(format: AuditFormat, style: RenderStyle, to write: ([UInt8]) -> Void) {
+    switch format {
+    case .json:
+      jsonDocument().serialize(pretty: true, to: write)
+      write([0x0A])
+    case .table:
+      write(Array(table(exactBytes: style.exactBytes, failOn: style.failOn, colors: style.colors, findingsOnly: style.findingsOnly,
+                        unicode: style.unicode).utf8))
+    case .ndjson:
+      write(Array(ndjson(streamed: style.streamedNDJSON).utf8))
+    case .github:
+      write(Array(githubCommands(hasStepSummary: style.hasStepSummary).utf8))
+    case .junit:
+      write(Array(junitXML(failOn: style.failOn, disabledRules: style.disabledRules).utf8))
+    case .sarif:
+      write(Array((sarifDocument().serialized(pretty: true) + "\n").utf8))
+    case .html:
+      write(Array(html(failOn: style.failOn).utf8))
+    }
+  }
+}
