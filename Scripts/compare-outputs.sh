@@ -32,8 +32,11 @@ run() {  # a name, then the arguments; SORTED=1: compare the lines sorted (strea
   # lines come in the order the walk's threads classify them)
   local name=$1; shift
   local a b
+  [ -n "${CLEAN:-}" ] && rm -rf "$CLEAN"
   a=$(cd "$work" && "$old" "$@" 2>&1; echo "exit $?")
+  [ -n "${CLEAN:-}" ] && a+=$(cd "$work" && find "${CLEAN#"$work"/}" -printf '%y %m %s %P %l\n' 2>/dev/null | sort) && rm -rf "$CLEAN"
   b=$(cd "$work" && "$new" "$@" 2>&1; echo "exit $?")
+  [ -n "${CLEAN:-}" ] && b+=$(cd "$work" && find "${CLEAN#"$work"/}" -printf '%y %m %s %P %l\n' 2>/dev/null | sort) && rm -rf "$CLEAN"
   if [ -n "${SORTED:-}" ]; then a=$(sort <<<"$a"); b=$(sort <<<"$b"); fi
   if [ "$a" == "$b" ]; then
     echo "identical  $name ($(printf '%s' "$b" | wc -c) bytes)"
@@ -61,4 +64,13 @@ run "--backup comparison" audit --no-config --fail-on never --format json --list
 run "--app none" audit --no-config --app nope "$device"
 run "two PATHs" audit --no-config --fail-on never --format json "$device" "$work/container"
 run "encrypted" audit --no-config --fail-on never --format json "$work/backups/encrypted"
+out="$work/out.xcappdata"
+CLEAN=$out run "extract table" extract "$work/backups/plain" --app com.example.my-app -o "$out"
+CLEAN=$out run "extract --json" extract "$work/backups/plain" --app com.example.my-app -o "$out" --json
+CLEAN=$out run "extract --with-extensions" extract "$work/backups/plain" --app com.example.my-app -o "$out" --with-extensions
+CLEAN=$out run "extract encrypted" extract "$work/backups/encrypted" --app com.example.my-app -o "$out" --json
+CLEAN=$out run "extract --dry-run" extract "$work/big" --app com.example.app07 -o "$out" --dry-run
+CLEAN=$out run "extract no such app" extract "$work/backups/plain" --app com.example.nope -o "$out"
+CLEAN=$out run "extract not a backup" extract "$work/container" --app x -o "$out"
+CLEAN=$out run "extract several backups" extract "$work/history/Backup" --app com.example.notes -o "$out"
 exit $differ

@@ -9,7 +9,7 @@ import AppDataCore
 /// without following a symlink and only when they are regular files. The output is built in a
 /// hidden sibling folder (`.OUT.appdata-extract-partial`) and renamed into place once complete;
 /// on any failure, or an interrupt, the partial folder is removed. The backup is only read.
-package enum BackupExtraction {
+public enum BackupExtraction {
   /// What to extract, and where.
   package struct Request: Sendable {
     /// The app, group or plugin id (`AppDomain-ID`, `AppDomainGroup-ID`, `AppDomainPlugin-ID`).
@@ -38,36 +38,36 @@ package enum BackupExtraction {
   }
 
   /// What was extracted, per container, and what was not, with why.
-  package struct Report: Sendable {
-    package struct Container: Sendable {
-      package var id: String
-      package var kind: ContainerKind
-      package var domain: String
+  public struct Report: Sendable {
+    public struct Container: Sendable {
+      public var id: String
+      public var kind: ContainerKind
+      public var domain: String
       /// Where its root is, relative to OUT (`.`, `AppData`, or its id).
-      package var root: String
-      package var folders: UInt64 = 0
-      package var files: UInt64 = 0
-      package var symlinks: UInt64 = 0
-      package var bytes: UInt64 = 0
+      public var root: String
+      public var folders: UInt64 = 0
+      public var files: UInt64 = 0
+      public var symlinks: UInt64 = 0
+      public var bytes: UInt64 = 0
       /// Files whose decrypted length differs from the manifest's `Size` (a live database).
-      package var sizeDifferences: [(path: [UInt8], manifestSize: UInt64, written: UInt64)] = []
+      public var sizeDifferences: [(path: [UInt8], manifestSize: UInt64, written: UInt64)] = []
     }
 
     /// An entry not written, or written otherwise than the manifest says.
-    package struct Problem: Sendable {
-      package var domain: String
-      package var path: [UInt8]
-      package var message: String
+    public struct Problem: Sendable {
+      public var domain: String
+      public var path: [UInt8]
+      public var message: String
       /// Not written (exit 1); a warning is written, with a difference (a symlink as data).
-      package var isError: Bool
+      public var isError: Bool
     }
 
-    package var backup: String
-    package var output: String
-    package var isPackage = false
-    package var dryRun = false
-    package var containers: [Container] = []
-    package var problems: [Problem] = []
+    public var backup: String
+    public var output: String
+    public var isPackage = false
+    public var dryRun = false
+    public var containers: [Container] = []
+    public var problems: [Problem] = []
     /// The protection classes whose keys were unwrapped (an encrypted backup): only those the
     /// extracted files use. Not in the report's JSON; what the tests check.
     package var unwrappedClasses: [UInt32] = []

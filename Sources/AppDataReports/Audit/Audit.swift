@@ -154,11 +154,6 @@ public enum AuditFailure: Error, Sendable {
   }
 }
 
-/// Reads an encrypted backup's password when one is needed, given the backup's path; throws
-/// when there is none to be had (a `Refusal` with cause `.locked` lets a report of many list
-/// the backup as locked).
-public typealias PasswordSource = @Sendable (String) throws(Refusal) -> SecretBuffer
-
 /// Audits `paths` (containers, packages, devices, archives, backups, folders of them) as
 /// `appdata audit` does, and returns the reports; nothing is written.
 ///

@@ -1,0 +1,118 @@
+import AppDataSystem
+import AppDataCore
+
+/// Reads an encrypted backup's password when one is needed, given the backup's path; throws
+/// when there is none to be had (a `Refusal` with cause `.locked` lets a report of many list
+/// the backup as locked). It may prompt: it is called on the caller's thread, before any
+/// worker thread starts, and at most once per call of `audit` or `extract`.
+public typealias PasswordSource = @Sendable (String) throws(Refusal) -> SecretBuffer
+
+/// How `extract(backup:app:output:options:password:)` writes.
+public struct ExtractOptions: Sendable {
+  /// The backup's folder inside BACKUP, by components, when BACKUP holds several (`--root`).
+  public var root: [[UInt8]]?
+  /// Also the app's groups (`group.ID…`) and plugins (`ID.…`): OUT is a folder of containers.
+  public var withExtensions = false
+  /// Replace OUT, only when it is an earlier extraction's output or an empty folder.
+  public var force = false
+  /// Plan and report, write nothing.
+  public var dryRun = false
+  /// The most key-derivation rounds an encrypted backup's keybag may ask for.
+  public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+  /// Checked between files and between chunks: true stops the extraction, which then removes
+  /// what it wrote and fails with `ExtractFailure.interrupted`.
+  public var isInterrupted: @Sendable () -> Bool = { false }
+  /// Told the bytes written so far and the bytes to write, from the writing threads.
+  public var progress: (@Sendable (UInt64, UInt64) -> Void)?
+  /// Testing only (`--test-stop-after N`): SIGKILL at the Nth checkpoint.
+  package var stopAfter: Int?
+
+  public init() {}
+}
+
+/// What an extraction wrote, per container, and what it did not, with why.
+public typealias ExtractReport = BackupExtraction.Report
+
+/// Why an extraction could not run. `message` is the one line a terminal shows, escaped.
+public enum ExtractFailure: Error, Sendable {
+  /// BACKUP could not be read (the refusal says why and where).
+  case input(Refusal)
+  /// BACKUP is not a device backup and holds none.
+  case notABackup(path: String)
+  /// BACKUP holds several backups and `root` names none of them.
+  case severalBackups(path: String, names: [String])
+  /// The password of an encrypted backup could not be had (the closure's own failure).
+  case password(Refusal)
+  /// The extraction refused: no such app, OUT exists, a damaged manifest, a write that failed
+  /// (nothing is left at OUT).
+  case refused(Refusal)
+  /// `isInterrupted` said stop; nothing was written.
+  case interrupted(output: String)
+
+  public var message: String {
+    switch self {
+    case .input(let refusal), .password(let refusal), .refused(let refusal): return refusal.message
+    case .notABackup(let path):
+      return "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); appdata extract reads backups"
+    case .severalBackups(let path, let names):
+      return "\(TerminalText.escaped(path)): holds \(Plural.counted(names.count, "backup")); name the one to extract from with --root (\(Plural.listed(names.map(TerminalText.escaped), limit: 10)))"
+    case .interrupted(let output):
+      return "\(TerminalText.escaped(output)): interrupted; nothing was written"
+    }
+  }
+
+  /// The failure as a `Refusal` (exit status 2), for a caller that does not tell causes apart.
+  public var refusal: Refusal {
+    switch self {
+    case .input(let refusal), .password(let refusal), .refused(let refusal): return refusal
+    case .notABackup(let path): return Refusal(.notAnInput, path: path, message: message)
+    case .severalBackups(let path, _): return Refusal(.notMatched, path: path, message: message)
+    case .interrupted(let output): return Refusal(.other, path: output, message: message)
+    }
+  }
+}
+
+/// Extracts app `id` (with `withExtensions`, its groups and plugins too) from the device backup
+/// at `backup` into a new container at `output` (`.xcappdata`: an Xcode package), as
+/// `appdata extract` does. The backup is only read. OUT appears whole or not at all: the tree is
+/// made in a partial folder of the call's own and renamed into place.
+///
+/// - `password` is asked only when the backup is encrypted; it may prompt.
+/// - `options.progress` and `options.isInterrupted` are called from the writing threads.
+/// - Two calls may run at once on different outputs.
+public func extract(backup path: String, app id: String, output: String, options: ExtractOptions = ExtractOptions(),
+                    password: PasswordSource? = nil) throws(ExtractFailure) -> ExtractReport {
+  let backups: [BackupSource]
+  do {
+    backups = try InputResolver.deviceBackups(in: InputResolver.resolve(path, root: options.root))
+  } catch {
+    throw .input(error)
+  }
+  guard backups.count == 1 else {
+    if backups.isEmpty { throw .notABackup(path: path) }
+    throw .severalBackups(path: path, names: backups.map(\.name))
+  }
+  let backup = backups[0]
+  var request = BackupExtraction.Request(id: id, output: output)
+  request.withExtensions = options.withExtensions
+  request.force = options.force
+  request.dryRun = options.dryRun
+  request.maximumKeyRounds = options.maximumKeyRounds
+  request.stopAfter = options.stopAfter
+  request.isInterrupted = options.isInterrupted
+  request.progress = options.progress
+  if backup.needsPassword {
+    guard let password else { throw .password(BackupReader.noPassword(backup.source)) }
+    do {
+      request.password = try password(backup.source)
+    } catch {
+      throw .password(error)
+    }
+  }
+  do {
+    return try BackupExtraction.run(backup, request: request)
+  } catch {
+    if options.isInterrupted() { throw .interrupted(output: output) }
+    throw .refused(error)
+  }
+}

@@ -1,0 +1,75 @@
+import AppDataSystem
+import AppDataCore
+
+extension BackupExtraction.Report {
+  /// The table: each container's folders, files, symlinks and bytes, then what was not written.
+  public func table() -> String {
+    var lines = ["Backup: \(TerminalText.escaped(backup))", (dryRun ? "Would write: " : "Written: ") + TerminalText.escaped(output)
+                 + (isPackage ? " (an Xcode package; the container in AppData)" : ""), ""]
+    var rows: [[String]] = [["CONTAINER", "KIND", "FOLDER", "FOLDERS", "FILES", "SYMLINKS", "BYTES"]]
+    for container in containers {
+      rows.append([TerminalText.escaped(container.id), container.kind.rawValue, TerminalText.escaped(container.root), String(container.folders),
+                   String(container.files), String(container.symlinks), ByteSize.human(container.bytes)])
+    }
+    lines += TextTable.render(rows, rightAligned: [3, 4, 5, 6])
+    let differences = containers.flatMap { container in container.sizeDifferences.map { (container.id, $0) } }
+    if !differences.isEmpty {
+      lines.append("")
+      lines.append("Written with another length than the manifest's Size (the file changed while the backup was made):")
+      for (id, difference) in differences {
+        lines.append("  \(TerminalText.escaped(id)): \(TerminalText.escaped(RelativePath.display(difference.path))): \(difference.written) bytes, recorded \(difference.manifestSize)")
+      }
+    }
+    lines.append("")
+    let errors = problems.filter(\.isError)
+    lines.append(errors.isEmpty && problems.isEmpty ? "Not written: none" : "Not written: \(errors.count); warnings: \(problems.count - errors.count)")
+    for problem in problems {
+      lines.append("  \(problem.isError ? "error  " : "warning") \(TerminalText.escaped(problem.domain)): \(TerminalText.escaped(RelativePath.display(problem.path))): \(TerminalText.escaped(problem.message))")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// `{schemaVersion, tool, backup, output, package, dryRun, containers, problems}`
+  /// (Docs/extract.schema.json).
+  public func jsonDocument() -> JSONValue {
+    .object([
+      "schemaVersion": .integer(1),
+      "tool": AppDataVersion.toolJSON,
+      "backup": .string(backup),
+      "output": .string(output),
+      "package": .bool(isPackage),
+      "dryRun": .bool(dryRun),
+      "containers": .array(containers.map { container in
+        .object([
+          "id": .string(container.id), "kind": .string(container.kind.rawValue), "domain": .string(container.domain),
+          "folder": .string(container.root), "folders": .unsigned(container.folders), "files": .unsigned(container.files),
+          "symlinks": .unsigned(container.symlinks), "bytes": .unsigned(container.bytes),
+          "sizeDifferences": .array(container.sizeDifferences.map { difference in
+            var object = JSONValue.pathFields(difference.path)
+            object["manifestSize"] = .unsigned(difference.manifestSize)
+            object["written"] = .unsigned(difference.written)
+            return .object(object)
+          }),
+        ])
+      }),
+      "problems": .array(problems.map { problem in
+        var object = JSONValue.pathFields(problem.path)
+        object["domain"] = .string(problem.domain)
+        object["message"] = .string(problem.message)
+        object["severity"] = .string(problem.isError ? "error" : "warning")
+        return .object(object)
+      }),
+    ])
+  }
+
+  /// The entries not written (errors), and whether the run fails at `failOn` ("error",
+  /// "warning" or "never").
+  public func fails(at failOn: String) -> Bool {
+    let errors = problems.filter(\.isError).count
+    switch failOn {
+    case "never": return false
+    case "warning": return problems.count > 0
+    default: return errors > 0
+    }
+  }
+}
