@@ -3,6 +3,7 @@
 @testable import AppDataReaders
 @testable import AppDataReports
 import Foundation
+import Synchronization
 import Testing
 
 /// The in-process audit the figure tests use gives byte for byte what the binary prints, for
@@ -23,5 +24,99 @@ struct LibraryTests {
     let set = try Library.audit(path, list: Set(AppDataCore.Category.allCases))
     let inProcess = set.jsonDocument().serialized(pretty: true) + "\n"
     #expect(inProcess == binary.output)
+  }
+
+  /// The backups a password closure was asked for.
+  final class Asked: Sendable {
+    let calls = Mutex<[String]>([])
+    var backups: [String] { calls.withLock { $0 } }
+  }
+
+  /// A password closure that counts its calls.
+  static func counting(_ password: String?, _ asked: Asked) -> PasswordSource {
+    { (backup: String) throws(Refusal) -> SecretBuffer in
+      asked.calls.withLock { $0.append(backup) }
+      guard let password else { throw Refusal(.locked, path: backup, "no password here") }
+      let bytes = Array(password.utf8)
+      let secret = SecretBuffer(capacity: bytes.count)!
+      secret.storage.copyBytes(from: bytes)
+      secret.setCount(bytes.count)
+      return secret
+    }
+  }
+
+  /// The password is asked for only when an encrypted backup needs it, once per call, and a
+  /// baseline PATH and PATH share it.
+  @Test func thePasswordIsAskedForOnlyWhenNeededAndOnce() throws {
+    let asked = Asked()
+    var configuration = AuditConfiguration()
+    _ = try audit(paths: [BackupTests.plain], configuration: configuration, password: Self.counting(nil, asked))
+    #expect(asked.backups.isEmpty)
+    configuration.baseline = .audit(path: EncryptedBackupTests.encrypted)
+    let set = try audit(paths: [EncryptedBackupTests.encrypted], configuration: configuration,
+                        password: Self.counting(EncryptedBackupTests.password, asked))
+    #expect(asked.backups.count == 1)
+    // The same backup as its own baseline: every container with an id is compared with it.
+    let compared = set.reports.filter { $0.id != nil }
+    #expect(!compared.isEmpty && compared.allSatisfy { $0.comparison != nil })
+  }
+
+  /// Failures are causes a caller can switch on, with the paths as given.
+  @Test func auditFailuresAreCausesWithTheirPaths() throws {
+    var configuration = AuditConfiguration()
+    configuration.apps = ["com.example.none"]
+    #expect {
+      try audit(paths: [BackupTests.plain], configuration: configuration)
+    } throws: { error in
+      guard case AuditFailure.noMatchingApp(let ids, let source, let available) = error else { return false }
+      return ids == ["com.example.none"] && source == BackupTests.plain && available.contains("com.example.my-app")
+    }
+    let missing = BackupTests.plain + "/no such\nfolder"
+    #expect {
+      try audit(paths: [missing], configuration: AuditConfiguration())
+    } throws: { error in
+      guard case AuditFailure.input(let refusal) = error else { return false }
+      return !refusal.message.contains("\n")
+    }
+    configuration = AuditConfiguration()
+    configuration.backup = InputTests.device
+    #expect {
+      try audit(paths: [BackupTests.plain], configuration: configuration)
+    } throws: { error in
+      guard case AuditFailure.notABackup(let path) = error else { return false }
+      return path == InputTests.device
+    }
+    // Locked, and the closure's own refusal is passed on.
+    let asked = Asked()
+    #expect {
+      try audit(paths: [EncryptedBackupTests.encrypted], configuration: AuditConfiguration(), password: Self.counting(nil, asked))
+    } throws: { error in
+      guard case AuditFailure.password(let refusal) = error else { return false }
+      return refusal.cause == .locked && refusal.path == EncryptedBackupTests.encrypted
+    }
+  }
+
+  @Test func extractFailuresAreCausesWithTheirPaths() throws {
+    let folder = ExtractTests.scratch("library")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    #expect {
+      try extract(backup: InputTests.device, app: "x", output: folder + "/out")
+    } throws: { error in
+      guard case ExtractFailure.notABackup(let path) = error else { return false }
+      return path == InputTests.device
+    }
+    #expect {
+      try extract(backup: ExtractTests.fixtures + "/plain", app: "com.example.none", output: folder + "/out")
+    } throws: { error in
+      guard case ExtractFailure.refused(let refusal) = error else { return false }
+      return refusal.message.contains("com.example.none")
+    }
+    #expect {
+      try extract(backup: ExtractTests.fixtures + "/encrypted", app: ExtractTests.app, output: folder + "/out")
+    } throws: { error in
+      guard case ExtractFailure.password(let refusal) = error else { return false }
+      return refusal.cause == .locked
+    }
+    #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
   }
 }

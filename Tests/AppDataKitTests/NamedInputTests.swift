@@ -3,6 +3,7 @@
 @testable import AppDataReaders
 @testable import AppDataCommandLine
 import Foundation
+import Synchronization
 import Testing
 
 /// Issue 39, what appdata reads by name: files that would block or mislead are refused in one
@@ -95,15 +96,16 @@ struct ExtractSecretTests {
   func onlyTheClassKeysTheFilesUseAreUnwrapped(id: String, classes: [UInt32]) throws {
     let folder = ExtractTests.scratch("classes")
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let backups = try InputResolver.deviceBackups(in: InputResolver.resolve("\(ExtractTests.fixtures)/encrypted"))
-    let source = try #require(backups.first)
-    var request = BackupExtraction.Request(id: id, output: folder + "/out")
     let password = Array(EncryptedBackupTests.password.utf8)
     let secret = try #require(SecretBuffer(capacity: password.count))
     secret.storage.copyBytes(from: password)
     secret.setCount(password.count)
-    request.password = secret
-    let report = try BackupExtraction.run(source, request: request)
+    let asked = Mutex(0)
+    let report = try extract(backup: "\(ExtractTests.fixtures)/encrypted", app: id, output: folder + "/out", password: { _ in
+      asked.withLock { $0 += 1 }
+      return secret
+    })
+    #expect(asked.withLock { $0 } == 1, "the password is asked for once")
     #expect(report.problems.isEmpty, "\(report.problems.map(\.message))")
     #expect(report.unwrappedClasses == classes)
   }
