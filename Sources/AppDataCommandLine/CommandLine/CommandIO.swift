@@ -44,31 +44,23 @@ public struct CommandIO: Sendable {
   /// its first write fails as a write to it would have (EBADF).
   public static func standard() -> CommandIO {
     let closed = Syscalls.reserveStandardDescriptors()
-    let lock = Lock()
-    let sink = OutputFailure(name: "standard output")
-    let errorSink = OutputFailure(name: "standard error")
-    sink.closedAtStart = closed[1]
-    errorSink.closedAtStart = closed[2]
+    // One lock for both, so that text from the two never interleaves out of order.
+    let sinks = Locked((output: OutputSink(name: "standard output", closedAtStart: closed[1]),
+                        error: OutputSink(name: "standard error", closedAtStart: closed[2])))
     var io = CommandIO(
       writeOutput: { text in
-        lock.lock()
-        sink.write { () throws(SystemError) in try Syscalls.writeAll(.standardOutput, Array(text.utf8), displayPath: "standard output") }
-        lock.unlock()
+        sinks.withLock { $0.output.write { () throws(SystemError) in try Syscalls.writeAll(.standardOutput, Array(text.utf8), displayPath: "standard output") } }
       },
       writeError: { text in
-        lock.lock()
-        errorSink.write { () throws(SystemError) in try Syscalls.writeAll(.standardError, Array(text.utf8), displayPath: "standard error") }
-        lock.unlock()
+        sinks.withLock { $0.error.write { () throws(SystemError) in try Syscalls.writeAll(.standardError, Array(text.utf8), displayPath: "standard error") } }
       },
       isErrorTerminal: Syscalls.isStandardErrorATerminal && Syscalls.environment("TERM") != "dumb",
       isOutputTerminal: Syscalls.isStandardOutputATerminal)
     io.writeOutputBytes = { bytes in
-      lock.lock()
-      sink.write { () throws(SystemError) in try Syscalls.writeAll(.standardOutput, bytes, displayPath: "standard output") }
-      lock.unlock()
+      sinks.withLock { $0.output.write { () throws(SystemError) in try Syscalls.writeAll(.standardOutput, bytes, displayPath: "standard output") } }
     }
-    io.outputFailure = { lock.withLock { sink.failure } }
-    io.errorFailure = { lock.withLock { errorSink.failure } }
+    io.outputFailure = { sinks.withLock { $0.output.failure } }
+    io.errorFailure = { sinks.withLock { $0.error.failure } }
     return io
   }
 
@@ -85,17 +77,19 @@ public struct CommandIO: Sendable {
   }
 }
 
-/// The first failed write to standard output (or error); the writes after it are skipped. Used
-/// under the standard IO's lock.
-final class OutputFailure: @unchecked Sendable {  // @unchecked: the standard IO's lock guards `failure`
+/// The first failed write to standard output (or error); the writes after it are skipped.
+struct OutputSink: Sendable {
   let name: String
   var failure: SystemError?
   /// The descriptor was closed when the process started.
-  var closedAtStart = false
+  let closedAtStart: Bool
 
-  init(name: String) { self.name = name }
+  init(name: String, closedAtStart: Bool) {
+    self.name = name
+    self.closedAtStart = closedAtStart
+  }
 
-  func write(_ body: () throws(SystemError) -> Void) {
+  mutating func write(_ body: () throws(SystemError) -> Void) {
     guard failure == nil else { return }
     if closedAtStart {
       failure = SystemError(code: ErrnoValue.badDescriptor, operation: .write, path: name)

@@ -3,9 +3,9 @@ import AppDataCore
 /// Reaches paths inside a container through descriptors only: every component is opened
 /// with `O_NOFOLLOW`, so a symlink anywhere on the way is refused instead of followed,
 /// and nothing outside the container can be read or written.
-// @unchecked Sendable: its two stored properties are constants (a path and a descriptor that is
-// only closed in deinit); every method opens descriptors of its own.
-public final class ContainerAccess: @unchecked Sendable {
+/// Sendable: its two stored properties are constants (a path and a descriptor that is only
+/// closed in deinit); every method opens descriptors of its own.
+public final class ContainerAccess: Sendable {
   /// The container root as the user named it.
   public let rootPath: String
   /// The open root folder.

@@ -1,5 +1,6 @@
 import AppDataSystem
 import AppDataCore
+import Synchronization
 /// `appdata migrate`: plan, pre-check, journal, move, mark, verify; or resume a journal.
 public struct Migration {
   /// The report and the exit status it calls for.
@@ -183,16 +184,14 @@ public struct Migration {
 
 /// Counts checkpoints (journal records, renames, copied files) and, for crash tests only,
 /// kills the process with SIGKILL at the chosen one.
-// @unchecked Sendable: captured by the checkpoint closure, but a migration runs on one thread, so
-// `count` is only ever touched by that thread.
-final class CheckpointCounter: @unchecked Sendable {
+final class CheckpointCounter: Sendable {
   private let stopAfter: Int?
-  private var count = 0
+  private let count = Atomic<Int>(0)
 
   init(stopAfter: Int?) { self.stopAfter = stopAfter }
 
   func reach() {
-    count += 1
-    if let stopAfter, count >= stopAfter { Syscalls.killSelf() }
+    let reached = count.add(1, ordering: .relaxed).newValue
+    if let stopAfter, reached >= stopAfter { Syscalls.killSelf() }
   }
 }

@@ -37,6 +37,9 @@ extension ProbedFolder: BackupContents {
 /// its plists and Manifest.db read into memory while the archive is read once (never extracted
 /// to disk; the archive's size limit bounds them), and, for `--verify`, the length of each
 /// stored file (`xx/<fileID>`).
+// Unchecked Sendable: its vars are filled by the one thread that reads the archive, and only
+// read once that read is over, by the threads the audit then starts (which the thread start
+// orders after every write).
 package final class ArchivedBackup: BackupContents, @unchecked Sendable {
   /// `ARCHIVE//FOLDER`, with the archive's absolute path.
   package let path: String

@@ -1,5 +1,6 @@
 import AppDataSystem
 import AppDataCore
+import Synchronization
 import Crypto
 import CryptoExtras
 // DataProtocol and Data: swift-crypto's argument and result types, from FoundationEssentials
@@ -37,32 +38,33 @@ enum BackupDecryption {
   /// ever unwrapped), and `wipe` releases every key, the key-encryption key too, when the
   /// extraction ends. Keys are swift-crypto `SymmetricKey`s, which zero their bytes when
   /// released. Used by the one thread that makes the tree.
-  final class Unlocked: @unchecked Sendable {  // @unchecked: used by one thread at a time (the tree's)
-    private var kek: SymmetricKey?
+  final class Unlocked: Sendable {
     private let wrapped: [UInt32: [UInt8]]
-    private var classKeys: [UInt32: SymmetricKey] = [:]
+    /// The key-encryption key (nil once wiped) and the class keys unwrapped so far.
+    private let keys: Mutex<(kek: SymmetricKey?, classes: [UInt32: SymmetricKey])>
     fileprivate init(kek: SymmetricKey, wrapped: [UInt32: [UInt8]]) {
-      self.kek = kek
       self.wrapped = wrapped
+      keys = Mutex((kek, [:]))
     }
 
     /// The protection classes whose keys are unwrapped now.
-    var unwrappedClasses: [UInt32] { classKeys.keys.sorted() }
+    var unwrappedClasses: [UInt32] { keys.withLock { $0.classes.keys.sorted() } }
 
     /// Releases every key (zeroed by `SymmetricKey`): nothing more can be decrypted.
     func wipe() {
-      classKeys = [:]
-      kek = nil
+      keys.withLock { $0 = (nil, [:]) }
     }
 
     private func classKey(_ protectionClass: UInt32) throws(Failure) -> SymmetricKey {
-      if let known = classKeys[protectionClass] { return known }
-      guard let kek, let wrappedKey = wrapped[protectionClass] else { throw .noClassKey(protectionClass) }
-      guard let key = try? AES.KeyWrap.unwrap(wrappedKey, using: kek) else {
-        throw .damaged("the key of protection class \(protectionClass) does not unwrap with the password")
+      try keys.withLock { (keys: inout (kek: SymmetricKey?, classes: [UInt32: SymmetricKey])) throws(Failure) -> SymmetricKey in
+        if let known = keys.classes[protectionClass] { return known }
+        guard let kek = keys.kek, let wrappedKey = wrapped[protectionClass] else { throw .noClassKey(protectionClass) }
+        guard let key = try? AES.KeyWrap.unwrap(wrappedKey, using: kek) else {
+          throw .damaged("the key of protection class \(protectionClass) does not unwrap with the password")
+        }
+        keys.classes[protectionClass] = key
+        return key
       }
-      classKeys[protectionClass] = key
-      return key
     }
 
     /// The decryptor of one payload, from its MBFile's `EncryptionKey` (a 4-byte little-endian
@@ -86,7 +88,7 @@ enum BackupDecryption {
 
   /// AES-256-CBC with a zero IV and PKCS#7 padding, a chunk at a time, in memory bounded by the
   /// chunk: the last block is held back until `finish` checks and removes the padding.
-  struct PayloadDecryptor {
+  struct PayloadDecryptor: Sendable {
     fileprivate let key: SymmetricKey
     private var iv = [UInt8](repeating: 0, count: 16)
     private var held: [UInt8] = []

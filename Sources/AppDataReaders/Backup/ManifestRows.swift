@@ -42,42 +42,51 @@ enum ManifestRows {
       }
       return
     }
-    let pipe = BatchPipe(count: batchCount)
+    // Empty batches go to SQLite's thread, full ones come back in order: `batchCount` batches in
+    // all, reused, so the memory is fixed whatever the manifest.
+    let empty = WorkQueue<RowBatch>()
+    let full = WorkQueue<RowBatch>()
+    for _ in 0..<batchCount { empty.push(RowBatch()) }
     let producer = StatementBox(statement)
-    let finished = DispatchSemaphore(value: 0)
+    let failure = Locked<SQLiteDatabase.Failure?>(nil)
     let produce: @Sendable () -> Void = {
-      var failure: SQLiteDatabase.Failure?
-      if var batch = pipe.takeEmpty() {
+      var finished = false
+      if var batch = empty.pop() {
+        batch.clear()
         do throws(SQLiteDatabase.Failure) {
           while try producer.statement.step() {
             batch.append(row(of: producer.statement, withFileID: withFileID))
             if batch.rowCount >= batchRows || batch.byteCount >= batchBytes {
-              pipe.putFull(batch)
-              guard let next = pipe.takeEmpty() else { break }
+              full.push(batch)
+              guard let next = empty.pop(finishedPrevious: finished) else { return full.close() }
+              finished = true
               batch = next
+              batch.clear()
             }
           }
         } catch {
-          failure = error
+          failure.withLock { $0 = error }
         }
-        pipe.finish(last: batch, failure: failure)
-      } else {
-        pipe.finish(last: nil, failure: nil)
+        if batch.rowCount > 0 { full.push(batch) }
       }
-      finished.signal()
+      full.close()
     }
-    guard Threads.start(stackSize: 1 << 20, produce) else {
+    let threads = ThreadGroup()
+    guard threads.start(stackSize: 1 << 20, produce) else {
       // No second thread to be had: SQLite steps on this one.
       return try forEach(statement, withFileID: withFileID, threads: 1, body)
     }
     var stopped = false
-    while !stopped, let batch = pipe.takeFull() {
+    var finished = false
+    while !stopped, let batch = full.pop(finishedPrevious: finished) {
+      finished = true
       stopped = !batch.forEach(body)
-      pipe.putEmpty(batch)
+      empty.push(batch)
     }
-    if stopped { pipe.cancel() }
-    finished.wait()
-    if !stopped, let failure = pipe.failure { throw failure }
+    // Stopped early: SQLite's thread stops at its next batch.
+    if stopped { _ = empty.cancel() }
+    threads.join()
+    if !stopped, let failure = failure.withLock({ $0 }) { throw failure }
   }
 
   private static func row(of statement: SQLiteDatabase.Statement, withFileID: Bool) -> ManifestRow {
@@ -89,7 +98,10 @@ enum ManifestRows {
 
 /// Rows copied out of SQLite: their bytes back to back in one arena, and per row where each
 /// value ends. A class, so handing one between threads copies no bytes. Reused batch after batch: no allocation per row once the arena has grown.
-private final class RowBatch {
+// Unchecked Sendable: a batch is used by one thread at a time, the one that popped it from a
+// `WorkQueue` (SQLite's thread fills it, the reader's reads it); the compiler cannot see that
+// its rows, copied from the statement's memory, no longer refer to it.
+private final class RowBatch: @unchecked Sendable {
   private struct Record {
     var flags: Int64
     var domainEnd: Int32
@@ -144,84 +156,9 @@ private final class RowBatch {
   }
 }
 
-/// The batches between SQLite's thread and the reader's: empty ones go to SQLite, full ones
-/// come back in order.
-// @unchecked Sendable: every property is touched only while holding `condition`'s lock; a batch
-// taken out is owned by the one thread that took it until it is put back.
-private final class BatchPipe: @unchecked Sendable {
-  private let condition = Condition()
-  private var empty: [RowBatch]
-  private var full: [RowBatch] = []
-  private var fullStart = 0
-  private var done = false
-  private var cancelled = false
-  private(set) var failure: SQLiteDatabase.Failure?
-
-  init(count: Int) {
-    empty = (0..<count).map { _ in RowBatch() }
-  }
-
-  /// An empty batch for SQLite's thread; nil when the reader has stopped.
-  func takeEmpty() -> RowBatch? {
-    condition.lock()
-    defer { condition.unlock() }
-    while empty.isEmpty && !cancelled { condition.wait() }
-    if cancelled { return nil }
-    let batch = empty.removeLast()
-    batch.clear()
-    return batch
-  }
-
-  func putFull(_ batch: RowBatch) {
-    condition.lock()
-    full.append(batch)
-    condition.unlock()
-    condition.broadcast()
-  }
-
-  /// SQLite is done: its last batch (maybe partly filled) and its failure, if any.
-  func finish(last: RowBatch?, failure: SQLiteDatabase.Failure?) {
-    condition.lock()
-    if let last, last.rowCount > 0 { full.append(last) }
-    self.failure = failure
-    done = true
-    condition.unlock()
-    condition.broadcast()
-  }
-
-  /// The next full batch for the reader, in order; nil when SQLite is done and all were read.
-  func takeFull() -> RowBatch? {
-    condition.lock()
-    defer { condition.unlock() }
-    while fullStart == full.count && !done { condition.wait() }
-    guard fullStart < full.count else { return nil }
-    let batch = full[fullStart]
-    fullStart += 1
-    if fullStart == full.count {
-      full.removeAll(keepingCapacity: true)
-      fullStart = 0
-    }
-    return batch
-  }
-
-  func putEmpty(_ batch: RowBatch) {
-    condition.lock()
-    empty.append(batch)
-    condition.unlock()
-    condition.broadcast()
-  }
-
-  /// The reader stopped early: SQLite's thread stops at its next batch.
-  func cancel() {
-    condition.lock()
-    cancelled = true
-    condition.unlock()
-    condition.broadcast()
-  }
-}
-
 /// The statement, stepped only by SQLite's thread while the reader waits on batches.
-// @unchecked Sendable: one thread uses the statement at a time (the producer, until `finished`).
+// Unchecked Sendable: one thread uses the statement at a time: SQLite's, from its start until
+// `ThreadGroup.join` returns (the caller waits there before it touches the statement again).
 private final class StatementBox: @unchecked Sendable {
   let statement: SQLiteDatabase.Statement
   init(_ statement: SQLiteDatabase.Statement) { self.statement = statement }

@@ -1,5 +1,6 @@
 import AppDataSystem
 import AppDataCore
+import Synchronization
 /// `appdata extract`: one app's domains out of a device backup, written as a container (or an
 /// Xcode `.xcappdata` package, or a folder of containers with its groups and plugins).
 ///
@@ -175,8 +176,12 @@ public enum BackupExtraction {
 }
 
 /// The class keys an encrypted backup's password unwraps, kept from opening its manifest.
-final class UnlockedKeys: @unchecked Sendable {
-  var value: BackupDecryption.Unlocked?
+final class UnlockedKeys: Sendable {
+  private let unlocked = Mutex<BackupDecryption.Unlocked?>(nil)
+  var value: BackupDecryption.Unlocked? {
+    get { unlocked.withLock { $0 } }
+    set { unlocked.withLock { $0 = newValue } }
+  }
 }
 
 extension BackupExtraction {

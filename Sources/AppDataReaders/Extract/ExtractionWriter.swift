@@ -31,6 +31,9 @@ struct ExtractionWriter {
   /// Writes the payloads: on threads of their own from a backup folder, on this one from an
   /// archive (one stream).
   let writers: PayloadWriters
+  /// This thread's own copier: the jobs it writes itself when no thread could be made, and the
+  /// archive's payloads (one stream, read in order).
+  let local: PayloadCopier
   /// How many threads write payloads beside the one that makes the tree.
   static let writerThreads = 2
   /// Folders whose manifest mode leaves out some of the owner's permissions: they keep them
@@ -83,8 +86,11 @@ struct ExtractionWriter {
     } else {
       backup = nil
     }
-    writers = PayloadWriters(threads: backupFolder == nil ? 0 : Self.writerThreads, output: output.path,
-                             progress: ExtractionProgress(total: totalBytes, report: request.progress), isInterrupted: request.isInterrupted)
+    let progress = ExtractionProgress(total: totalBytes, report: request.progress)
+    let writers = PayloadWriters(threads: backupFolder == nil ? 0 : Self.writerThreads, output: output.path, progress: progress,
+                                 isInterrupted: request.isInterrupted)
+    self.writers = writers
+    local = PayloadCopier(output: output.path, progress: progress, isStopped: { writers.isStopping })
   }
 
   /// Removes the partial folder (after a failure or an interrupt). Safe to call more than once.
@@ -95,7 +101,7 @@ struct ExtractionWriter {
     output.abandon()
   }
 
-  private func display(_ path: [UInt8]) -> String { writers.local.display(path) }
+  private func display(_ path: [UInt8]) -> String { local.display(path) }
 
   /// Between rows: an interrupt, or a failure a writing thread met, stops the extraction.
   private func checkInterrupt() throws(Refusal) {
@@ -357,19 +363,20 @@ struct ExtractionWriter {
   enum FileResult { case written(UInt64), notWritten(String) }
 
   /// Where a file's bytes are read from: its payload file in the backup folder, or the entry
-  /// of the archive being read.
-  enum PayloadReader {
+  /// of the archive being read (the archive's reader itself stays on the thread reading it).
+  enum PayloadReader: Sendable {
     case file(FileDescriptor)
-    case archive(LibArchive)
+    case archiveEntry
 
-    func read(into buffer: UnsafeMutableRawBufferPointer, path: String) throws(Refusal) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer, path: String, archive: LibArchive?) throws(Refusal) -> Int {
       switch self {
       case .file(let descriptor):
         do { return try Syscalls.read(descriptor, into: buffer, displayPath: path) } catch {
           throw Refusal("\(TerminalText.escaped(path)): cannot read its payload: \(error.reason); nothing was written")
         }
-      case .archive(let reader):
-        do { return try reader.readChunk(into: buffer) } catch {
+      case .archiveEntry:
+        guard let archive else { return 0 }
+        do { return try archive.readChunk(into: buffer) } catch {
           throw Refusal("cannot read the archive (truncated or damaged?): \(error.message); nothing was written")
         }
       }
@@ -502,7 +509,7 @@ struct ExtractionWriter {
             let item = deferred.removeValue(forKey: String(decoding: components[components.count - 1], as: UTF8.self)) else { continue }
       checkpoint()
       try checkInterrupt()
-      try writeDeferred(item, source: .archive(reader), size: header.size, containers: &containers, problems: &problems, removals: &removals)
+      try writeDeferred(item, source: .archiveEntry, archive: reader, size: header.size, containers: &containers, problems: &problems, removals: &removals)
     }
     for (fileID, item) in deferred.sorted(by: { $0.key < $1.key }) {
       if canBeEmpty(item.entry) {
@@ -518,7 +525,7 @@ struct ExtractionWriter {
   }
 
   /// Writes a file the first pass made, from `source` (nil: it stays empty).
-  private mutating func writeDeferred(_ item: Deferred, source: PayloadReader?, size: UInt64?, containers: inout [BackupExtraction.Report.Container],
+  private mutating func writeDeferred(_ item: Deferred, source: PayloadReader?, archive: LibArchive? = nil, size: UInt64?, containers: inout [BackupExtraction.Report.Container],
                                       problems: inout [BackupExtraction.Report.Problem], removals: inout [(folder: [UInt8], name: [UInt8])]) throws(Refusal) {
     func problem(_ message: String, _ isError: Bool) {
       problems.append(BackupExtraction.Report.Problem(domain: item.domain, path: item.entry.path, message: message, isError: isError))
@@ -536,7 +543,7 @@ struct ExtractionWriter {
     }
     switch try startFile(item.entry, index: 0, name: item.name, in: folder, folderPath: item.folder, path: item.entry.path,
                          mode: item.entry.record?.mode.map { $0 & 0o777 } ?? 0o644, source: source, payloadSize: size, existing: file) {
-    case .success(let job): Self.note(try writers.local.write(job), in: &containers[item.container], removals: &removals, problem: problem)
+    case .success(let job): Self.note(try local.write(job, archive: archive), in: &containers[item.container], removals: &removals, problem: problem)
     case .failure(let why):
       file.close()
       removals.append((item.folder, item.name))

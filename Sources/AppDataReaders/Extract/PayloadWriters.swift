@@ -1,9 +1,12 @@
 import AppDataSystem
 import AppDataCore
+import Synchronization
 /// One file of an extraction whose tree entry is made: its new file is open (created with
 /// `O_EXCL | O_NOFOLLOW` by the thread that makes the tree), its payload is open or is the
 /// archive entry being read; what is left is the bytes, the mode, the time and the attributes.
-struct PayloadJob: @unchecked Sendable {  // @unchecked: its descriptors and decryptor move to one thread, which closes them
+/// Handed to a writing thread through the writers' `WorkQueue`; the thread that writes it closes
+/// its descriptors.
+struct PayloadJob: Sendable {
   /// The entry's place among its container's rows: outcomes are reported in this order.
   var index: Int
   var source: ExtractionWriter.PayloadReader?
@@ -42,9 +45,8 @@ struct PayloadOutcome: Sendable {
 }
 
 /// The bytes written so far (the progress line) and the total, shared by the writing threads.
-final class ExtractionProgress: @unchecked Sendable {  // @unchecked: the lock guards `written`
-  private let lock = Lock()
-  private var written: UInt64 = 0
+final class ExtractionProgress: Sendable {
+  private let written = Mutex<UInt64>(0)
   private let total: UInt64
   private let report: (@Sendable (UInt64, UInt64) -> Void)?
 
@@ -55,7 +57,7 @@ final class ExtractionProgress: @unchecked Sendable {  // @unchecked: the lock g
 
   func add(_ bytes: UInt64) {
     guard let report else { return }
-    let now = lock.withLock { () -> UInt64 in
+    let now = written.withLock { written in
       written = written.saturatingSum(bytes)
       return written
     }
@@ -65,12 +67,15 @@ final class ExtractionProgress: @unchecked Sendable {  // @unchecked: the lock g
 
 /// Writes jobs: their bytes (copied by the kernel, or decrypted a chunk at a time in a buffer
 /// of its own), then attributes, mode and time through the open descriptor.
-struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs to the one thread that writes with it
+/// Not Sendable: each writing thread makes its own (its buffer is the thread's).
+struct PayloadCopier {
   let output: String
   let progress: ExtractionProgress
   /// True stops a write between chunks (Ctrl-C, SIGTERM, another thread's failure).
   let isStopped: @Sendable () -> Bool
-  let buffer: UnsafeMutableRawBufferPointer
+  /// The chunk buffer, freed with the last copy of the copier.
+  private let chunk = ChunkBuffer()
+  var buffer: UnsafeMutableRawBufferPointer { chunk.bytes }
   /// What this copier's copies learn once (the kernel refused `copy_file_range` here).
   let copies = CopyContext()
 
@@ -78,10 +83,12 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
     self.output = output
     self.progress = progress
     self.isStopped = isStopped
-    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExtractionWriter.chunkSize, alignment: 16)
   }
 
-  func deallocate() { buffer.deallocate() }
+  final class ChunkBuffer {
+    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: ExtractionWriter.chunkSize, alignment: 16)
+    deinit { bytes.deallocate() }
+  }
 
   func display(_ path: [UInt8]) -> String { RelativePath.display(RelativePath.join(Array(output.utf8), path)) }
 
@@ -95,7 +102,7 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
   }
 
   /// Writes the job and closes its descriptors; throws what stops the whole extraction.
-  func write(_ job: PayloadJob) throws(Refusal) -> PayloadOutcome {
+  func write(_ job: PayloadJob, archive: LibArchive? = nil) throws(Refusal) -> PayloadOutcome {
     var job = job
     defer {
       job.decryptor?.wipe()
@@ -122,7 +129,7 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
         throw Self.failed(error, output: output)
       }
     } else if let source = job.source {
-      (bytes, why) = try copy(from: source, decryptor: &job.decryptor, into: job.file, path: job.path)
+      (bytes, why) = try copy(from: source, archive: archive, decryptor: &job.decryptor, into: job.file, path: job.path)
     }
     if let why {
       outcome.result = .notWritten(why)
@@ -149,13 +156,13 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
   /// Copies `source` into `file` a chunk at a time, decrypting it with `decryptor` when there
   /// is one; the bytes written, or why the payload cannot be decrypted (not whole blocks, bad
   /// padding).
-  private func copy(from source: ExtractionWriter.PayloadReader, decryptor: inout BackupDecryption.PayloadDecryptor?, into file: FileDescriptor,
+  private func copy(from source: ExtractionWriter.PayloadReader, archive: LibArchive?, decryptor: inout BackupDecryption.PayloadDecryptor?, into file: FileDescriptor,
                     path: [UInt8]) throws(Refusal) -> (UInt64, String?) {
     let counter = WriteCounter(file: file, displayPath: display(path))
     var filled = 0
     while true {
       if isStopped() { throw Self.interrupted(output: output) }
-      let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), path: display(path))
+      let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), path: display(path), archive: archive)
       filled += count
       let atEnd = count == 0
       // Whole blocks only, but for the end.
@@ -207,158 +214,101 @@ struct PayloadCopier: @unchecked Sendable {  // @unchecked: its buffer belongs t
 /// timing; the bytes, which take the time, go on in parallel. A bounded queue keeps the
 /// descriptors held and the memory fixed: at most `capacity` jobs wait, each thread has one
 /// buffer of `ExtractionWriter.chunkSize`.
-final class PayloadWriters: @unchecked Sendable {  // @unchecked: `condition` guards every var
+final class PayloadWriters: Sendable {
   static let capacity = 16
-  private let condition = Condition()
-  private var queue: [PayloadJob] = []
-  private var head = 0
-  private var outcomes: [PayloadOutcome] = []
-  /// Jobs queued or being written.
-  private var pending = 0
-  private var closed = false
-  private var failure: Refusal?
-  private let signal: StopSignal
-  private var isReleased = false
-  /// The calling thread's own copier: the jobs it writes itself when no thread could be made,
-  /// and the archive's payloads (one stream, read in order).
-  let local: PayloadCopier
-  private(set) var threads = 0
+  private let queue = WorkQueue<PayloadJob>(capacity: PayloadWriters.capacity)
+  private let group = ThreadGroup()
+  /// The outcomes not yet collected, and the first failure a thread met.
+  private let state = Mutex<(outcomes: [PayloadOutcome], failure: Refusal?)>(([], nil))
+  private let stopped = Atomic<Bool>(false)
+  private let isInterrupted: @Sendable () -> Bool
+  private let output: String
+  private let started = Atomic<Int>(0)
+  /// The threads that could be started (none: the caller writes every job itself).
+  var threads: Int { started.load(ordering: .relaxed) }
 
   /// Interrupted (Ctrl-C, SIGTERM), or stopped by a failure: checked by every copier between
   /// chunks.
-  final class StopSignal: @unchecked Sendable {  // @unchecked: the lock guards `stopped`
-    private let lock = Lock()
-    private var stopped = false
-    let isInterrupted: @Sendable () -> Bool
-    init(isInterrupted: @escaping @Sendable () -> Bool) { self.isInterrupted = isInterrupted }
-    var isStopping: Bool { isInterrupted() || lock.withLock { stopped } }
-    func stop() { lock.withLock { stopped = true } }
-  }
+  var isStopping: Bool { isInterrupted() || stopped.load(ordering: .relaxed) }
 
   init(threads wanted: Int, output: String, progress: ExtractionProgress, isInterrupted: @escaping @Sendable () -> Bool) {
-    let signal = StopSignal(isInterrupted: isInterrupted)
-    self.signal = signal
-    local = PayloadCopier(output: output, progress: progress, isStopped: { signal.isStopping })
+    self.isInterrupted = isInterrupted
+    self.output = output
     for _ in 0..<max(0, wanted) {
-      let copier = PayloadCopier(output: output, progress: progress, isStopped: { signal.isStopping })
-      let started = Threads.start(stackSize: 1 << 19) { [self] in
-        self.work(with: copier)
-        copier.deallocate()
+      // Each thread holds the writers until `close` or `stop` ends it (and joins it).
+      if group.start(stackSize: 1 << 19, { self.work(output: output, progress: progress) }) {
+        started.add(1, ordering: .relaxed)
       }
-      if started { threads += 1 } else { copier.deallocate() }
     }
   }
 
-  private func work(with copier: PayloadCopier) {
-    while true {
-      condition.lock()
-      while head == queue.count && !closed { condition.wait() }
-      if head == queue.count {
-        condition.unlock()
-        return
-      }
-      let job = queue[head]
-      head += 1
-      // The jobs taken go once they are as many as may wait: the array stays within twice that.
-      if head >= Self.capacity {
-        queue.removeFirst(head)
-        head = 0
-      }
-      let skip = signal.isStopping
-      condition.broadcast()
-      condition.unlock()
-      var result: Result<PayloadOutcome, Refusal>?
-      if skip {
+  private func work(output: String, progress: ExtractionProgress) {
+    let copier = PayloadCopier(output: output, progress: progress, isStopped: { [self] in isStopping })
+    var finished = false
+    while let job = queue.pop(finishedPrevious: finished) {
+      finished = true
+      if isStopping {
         job.closeDescriptors()
-        result = .failure(PayloadCopier.interrupted(output: copier.output))
-      } else {
-        do throws(Refusal) { result = .success(try copier.write(job)) } catch { result = .failure(error) }
+        fail(PayloadCopier.interrupted(output: output))
+        continue
       }
-      condition.lock()
-      switch result {
-      case .success(let outcome)?: outcomes.append(outcome)
-      case .failure(let error)?:
-        if failure == nil { failure = error }
-        signal.stop()
-      case nil: break
+      do throws(Refusal) {
+        let outcome = try copier.write(job)
+        state.withLock { $0.outcomes.append(outcome) }
+      } catch {
+        fail(error)
       }
-      pending -= 1
-      condition.broadcast()
-      condition.unlock()
     }
   }
 
-  /// Hands a job over, waiting while the queue is full; written here when there is no thread.
-  func submit(_ job: PayloadJob) throws(Refusal) {
-    guard threads > 0 else {
-      let outcome = try local.write(job)
-      condition.lock()
-      outcomes.append(outcome)
-      condition.unlock()
-      return
+  /// The first failure stops every thread: the jobs still queued are closed, not written.
+  private func fail(_ error: Refusal) {
+    state.withLock { if $0.failure == nil { $0.failure = error } }
+    stopped.store(true, ordering: .relaxed)
+    for job in queue.cancel() { job.closeDescriptors() }
+  }
+
+  /// Hands a job over, waiting while the queue is full.
+  func submit(_ job: sending PayloadJob) throws(Refusal) {
+    if let refused = queue.push(job) {
+      refused.closeDescriptors()
+      try check()
+      throw PayloadCopier.interrupted(output: output)
     }
-    condition.lock()
-    while queue.count - head >= Self.capacity && failure == nil { condition.wait() }
-    if let failure {
-      condition.unlock()
-      job.closeDescriptors()
-      throw failure
-    }
-    queue.append(job)
-    pending += 1
-    condition.broadcast()
-    condition.unlock()
   }
 
   /// The failure a thread met, if any (checked between rows).
   func check() throws(Refusal) {
-    condition.lock()
-    let failure = self.failure
-    condition.unlock()
-    if let failure { throw failure }
+    if let failure = state.withLock({ $0.failure }) { throw failure }
   }
 
   /// The outcomes of the jobs written so far, without waiting: taken between rows, so that what
   /// is held does not grow with the rows.
   func collect() -> [PayloadOutcome] {
-    condition.lock()
-    let done = outcomes
-    outcomes = []
-    condition.unlock()
-    return done
+    state.withLock { state in
+      defer { state.outcomes = [] }
+      return state.outcomes
+    }
   }
 
   /// Waits until every job handed over is written; their outcomes, in the order handed over.
   func drain() throws(Refusal) -> [PayloadOutcome] {
-    condition.lock()
-    while pending > 0 { condition.wait() }
-    let done = outcomes
-    outcomes = []
-    let failure = self.failure
-    condition.unlock()
-    if let failure { throw failure }
-    return done.sorted { $0.index < $1.index }
+    queue.waitUntilDone()
+    try check()
+    return collect().sorted { $0.index < $1.index }
   }
 
-  /// Stops: the threads drop the jobs still queued, finish the one they are writing (it stops
-  /// at its next chunk) and end. Returns once nothing is being written.
+  /// Stops: the jobs still queued are closed, the ones being written stop at their next chunk,
+  /// and the threads end. Returns once they have.
   func stop() {
-    signal.stop()
-    condition.lock()
-    closed = true
-    condition.broadcast()
-    while pending > 0 { condition.wait() }
-    condition.unlock()
+    stopped.store(true, ordering: .relaxed)
+    for job in queue.cancel() { job.closeDescriptors() }
+    group.join()
   }
 
-  /// No more jobs: the threads end once the queue is empty.
+  /// No more jobs: the threads end once the queue is empty; returns once they have.
   func close() {
-    condition.lock()
-    closed = true
-    condition.broadcast()
-    let release = !isReleased
-    isReleased = true
-    condition.unlock()
-    if release { local.deallocate() }
+    queue.close()
+    group.join()
   }
 }

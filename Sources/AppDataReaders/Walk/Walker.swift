@@ -1,6 +1,6 @@
 import AppDataSystem
 import AppDataCore
-import Dispatch
+import Synchronization
 
 /// Walks a container below an open root folder, in parallel over folders, without
 /// following symlinks: every folder is opened with `openat(parent, name, O_NOFOLLOW |
@@ -42,7 +42,7 @@ public enum Walker {
     let starting = min(jobs, max(1, startingWith ?? jobs))
     var streams: [DirectoryStream?] = []
     var failures: [Int: SystemError] = [:]
-    let queue = WorkQueue()
+    let queue = WorkQueue<PendingFolder>(lastInFirstOut: true, endsWhenIdle: true)
     var starts: [PendingFolder] = []
     var scratch = [UInt8](repeating: 0, count: 1024)
     for (index, root) in roots.enumerated() {
@@ -67,7 +67,7 @@ public enum Walker {
         root: index, parent: nil, opened: stream, name: [], path: [], depth: 0, topLevelName: nil,
         placement: .root, exclusion: rootExclusion))
     }
-    queue.push(starts)
+    queue.push(contentsOf: starts)
     let descriptors = streams.map { $0?.descriptor ?? FileDescriptor(rawValue: -1) }
     let layouts = roots.map(\.layout)
 
@@ -79,15 +79,15 @@ public enum Walker {
       perWorker = [visitors]
     } else {
       let box = VisitorBox((0..<jobs).map { _ in roots.indices.map { makeVisitor($0) } })
-      let group = DispatchGroup()
+      let threads = ThreadGroup()
       let growth = starting < jobs ? WalkGrowth(started: starting, maximum: jobs) : nil
-      // @Sendable: called from the walking thread and from workers that ask for help.
-      let spawn = SpawnBox()
-      spawn.start = { index in
+      // Called from the walking thread and from workers that ask for help.
+      let spawn = Locked<(@Sendable (Int) -> Void)?>(nil)
+      let start: @Sendable (Int) -> Void = { index in
         let work: @Sendable () -> Void = {
           // Each worker works in its own copy of the descriptor table (it still holds the roots,
           // opened above): folders it opens are its own, and folders it hands to another worker
-          // travel as paths (`WorkQueue.share`). If unshare fails, the walk is the same, slower.
+          // travel as paths (`Worker.share`). If unshare fails, the walk is the same, slower.
           _ = Syscalls.unshareDescriptorTable()
           // The visitors live in this thread's own copy while it works: visitors side by side
           // in one array would share cache lines, and every counter update would bounce them.
@@ -97,24 +97,21 @@ public enum Walker {
           if let growth {
             worker.onBlockedFolder = {
               let (index, canGrow) = growth.blockedFolder()
-              if let index { spawn.start?(index) }
+              if let index, let start = spawn.withLock({ $0 }) { start(index) }
               return canGrow
             }
           }
           worker.run(queue: queue, visitors: &visitors, shares: true)
           box.values[index] = visitors
-          group.leave()
         }
-        group.enter()
-        if !Threads.start(stackSize: 1 << 20, work) {
-          // No thread to be had: a worker started by the walk itself runs here (the walk needs
-          // one at least); one the walk would have added is done without.
-          if index == 0 { work() } else { group.leave() }
-        }
+        // No thread to be had: a worker started by the walk itself runs here (the walk needs
+        // one at least); one the walk would have added is done without.
+        if !threads.start(stackSize: 1 << 20, work) && index == 0 { work() }
       }
-      for index in 0..<starting { spawn.start?(index) }
-      group.wait()
-      spawn.start = nil
+      spawn.withLock { $0 = start }
+      for index in 0..<starting { start(index) }
+      threads.join()
+      spawn.withLock { $0 = nil }
       perWorker = box.values
     }
     withExtendedLifetime(streams) {}
@@ -132,8 +129,7 @@ public enum Walker {
 /// millisecond each), or when it took `blockedNanoseconds` more wall-clock time than CPU time (a
 /// filesystem that reads no block device, such as NFS; getrusage's CPU time lags by up to a
 /// scheduler tick at each end, so the margin is several ticks).
-// @unchecked Sendable: every property is touched only while holding `lock`.
-final class WalkGrowth: @unchecked Sendable {
+final class WalkGrowth: Sendable {
   static let blockedNanoseconds: UInt64 = 25_000_000
   static let blockedFoldersPerWorker = 2
 
@@ -141,40 +137,33 @@ final class WalkGrowth: @unchecked Sendable {
     blocksRead > 0 || (wallNanoseconds > cpuNanoseconds && wallNanoseconds - cpuNanoseconds > blockedNanoseconds)
   }
 
-  private let lock = Lock()
-  private var started: Int
   private let maximum: Int
-  private var blocked = 0
+  /// Workers started, and folders that waited since the last one was.
+  private let state: Mutex<(started: Int, blocked: Int)>
 
   init(started: Int, maximum: Int) {
-    self.started = started
     self.maximum = maximum
+    state = Mutex((started, 0))
   }
 
   /// A worker waited on the disk: the index of a worker to start now, if one is due, and
   /// whether the walk can still grow after it (once it cannot, waiting need not be measured).
   func blockedFolder() -> (start: Int?, canGrow: Bool) {
-    lock.lock()
-    defer { lock.unlock() }
-    guard started < maximum else { return (nil, false) }
-    blocked += 1
-    guard blocked >= Self.blockedFoldersPerWorker else { return (nil, true) }
-    blocked = 0
-    started += 1
-    return (started - 1, started < maximum)
+    state.withLock { state in
+      guard state.started < maximum else { return (nil, false) }
+      state.blocked += 1
+      guard state.blocked >= Self.blockedFoldersPerWorker else { return (nil, true) }
+      state.blocked = 0
+      state.started += 1
+      return (state.started - 1, state.started < maximum)
+    }
   }
 }
 
-/// The function that starts worker N (set before the first starts, cleared once all are done).
-// @unchecked Sendable: `start` is set before any worker runs and cleared after all have left
-// the group; workers only read it in between (the thread start orders the write before).
-private final class SpawnBox: @unchecked Sendable {
-  var start: ((Int) -> Void)?
-}
-
 /// Holds the per-worker visitors; each thread touches only its own slot.
-// @unchecked Sendable: slot i is read and written only by worker i, and the walking thread reads
-// them all only after `DispatchGroup.wait()`, which orders every worker's writes before it.
+// Unchecked Sendable: slot i is read and written only by worker i, and the walking thread reads
+// them all only after `ThreadGroup.join()`, which orders every worker's writes before it (a
+// visitor is not Sendable: it is an accumulator of the reader's, moved, never shared).
 private final class VisitorBox<V>: @unchecked Sendable {
   var values: [V]
   init(_ values: [V]) { self.values = values }
@@ -184,10 +173,9 @@ private final class VisitorBox<V>: @unchecked Sendable {
 
 /// A folder waiting to be read: its parent's open stream (kept alive by this reference)
 /// and its name, plus what it passes down to its entries.
-// @unchecked Sendable: every property is a constant; the streams it refers to are
-// `DirectoryStream`s (see there), and a folder handed to another worker drops them
-// (`handedOver()`), so no descriptor crosses into another thread's descriptor table.
-struct PendingFolder: @unchecked Sendable {
+/// A folder handed to another worker drops its streams (`handedOver()`), so no descriptor
+/// crosses into another thread's descriptor table.
+struct PendingFolder: Sendable {
   /// Which root of the walk the folder is under.
   let root: Int
   let parent: DirectoryStream?
@@ -209,63 +197,6 @@ struct PendingFolder: @unchecked Sendable {
     PendingFolder(
       root: root, parent: nil, opened: nil, name: name, path: path, depth: depth, topLevelName: topLevelName,
       placement: placement, exclusion: exclusion)
-  }
-}
-
-/// The folders no worker has claimed yet. Each worker keeps its own LIFO stack (depth-first,
-/// so few folders are open at once however wide the tree is) and hands part of it over only
-/// when another worker is idle, so the lock is taken rarely rather than once per folder.
-// @unchecked Sendable: `stack`, `busyWorkers` and `idleWorkers` are touched only while holding
-// `condition`'s lock.
-final class WorkQueue: @unchecked Sendable {
-  private let condition = Condition()
-  private var stack: [PendingFolder] = []
-  private var busyWorkers = 0
-  private var idleWorkers = 0
-
-  func push(_ folders: [PendingFolder]) {
-    guard !folders.isEmpty else { return }
-    condition.lock()
-    stack.append(contentsOf: folders.reversed())
-    condition.unlock()
-    condition.broadcast()
-  }
-
-  /// The next folder for a worker whose own stack is empty, waiting while other workers may
-  /// still hand one over; nil when the walk is done.
-  func next(finishedPrevious: Bool) -> PendingFolder? {
-    condition.lock()
-    defer { condition.unlock() }
-    if finishedPrevious { busyWorkers -= 1 }
-    while stack.isEmpty {
-      if busyWorkers == 0 {
-        condition.broadcast()
-        return nil
-      }
-      idleWorkers += 1
-      condition.wait()
-      idleWorkers -= 1
-    }
-    busyWorkers += 1
-    return stack.removeLast()
-  }
-
-  /// Gives the older half of a busy worker's stack (the larger subtrees) to idle workers,
-  /// as paths (`PendingFolder.handedOver`). Called by the giving worker, so the parent folders
-  /// it stops referring to are closed in its own descriptor table.
-  func share(from local: inout [PendingFolder]) {
-    guard local.count > 1 else { return }
-    condition.lock()
-    let wanted = idleWorkers > 0 && stack.isEmpty
-    condition.unlock()
-    guard wanted else { return }
-    let half = local.count / 2
-    let handed = local[..<half].map { $0.handedOver() }
-    local.removeFirst(half)
-    condition.lock()
-    stack.append(contentsOf: handed)
-    condition.unlock()
-    condition.broadcast()
   }
 }
 
@@ -296,11 +227,25 @@ struct Worker {
     self.layouts = layouts
   }
 
-  mutating func run<V: WalkVisitor>(queue: WorkQueue, visitors: inout [V], shares: Bool) {
+  /// Gives the older half of this worker's stack (the larger subtrees) to idle workers, as
+  /// paths (`PendingFolder.handedOver`), when one waits and the queue is empty: each worker
+  /// keeps its own LIFO stack (depth-first, so few folders are open at once however wide the
+  /// tree is), so the queue's lock is taken rarely rather than once per folder. Called by the
+  /// giving worker, so the parent folders it stops referring to close in its own table.
+  private func share(from local: inout [PendingFolder], to queue: WorkQueue<PendingFolder>) {
+    guard local.count > 1, queue.wantsWork else { return }
+    let half = local.count / 2
+    let handed = local[..<half].map { $0.handedOver() }
+    local.removeFirst(half)
+    // Reversed: the queue gives last-in first, so the last handed comes out first.
+    queue.push(contentsOf: Array(handed.reversed()))
+  }
+
+  mutating func run<V: WalkVisitor>(queue: WorkQueue<PendingFolder>, visitors: inout [V], shares: Bool) {
     var finished = false
     var local: [PendingFolder] = []
     var sinceShareCheck = 0
-    while let claimed = queue.next(finishedPrevious: finished) {
+    while let claimed = queue.pop(finishedPrevious: finished) {
       local.append(claimed)
       while let folder = local.popLast() {
         read(folder, visitor: &visitors[folder.root])
@@ -310,7 +255,7 @@ struct Worker {
         sinceShareCheck += 1
         if shares && sinceShareCheck >= 8 {
           sinceShareCheck = 0
-          queue.share(from: &local)
+          share(from: &local, to: queue)
         }
         if let progress, localEntries >= 4096 {
           progress.add(entries: localEntries, bytes: localBytes)

@@ -16,7 +16,7 @@ public enum DirectoryEntryType: Sendable {
 /// Reference-counted, so that entries still waiting to be walked keep their parent's
 /// descriptor alive, and the last one out closes it. On Linux the names come from
 /// getdents64(2) directly; on Darwin from readdir(3).
-// @unchecked Sendable: the descriptor is a constant, closed only in deinit (when no thread holds
+// Unchecked Sendable: the descriptor is a constant, closed only in deinit (when no thread holds
 // the stream); a stream is read by the one worker that opened it.
 public final class DirectoryStream: @unchecked Sendable {
   /// The folder's descriptor, valid as long as this object lives.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// A file a user named for output (`audit -o`, `init-config --output`), written completely or
 /// not at all: the bytes go to a hidden file beside it (`.NAME.appdata-PID-RANDOM.tmp`), made
@@ -12,16 +13,22 @@ import Darwin
 /// report; a hidden file a killed run left is removed by the next run that writes NAME. A NAME
 /// that exists and is not a regular file (`/dev/stdout`, a FIFO, a symlink) is
 /// written in place, as it cannot be replaced.
-public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` guards `failure` and the writes
+public final class ReplacingFile: Sendable {
   public let path: String
-  private let lock = Lock()
   private let folder: FileDescriptor?
   private let name: [UInt8]
   private let temporaryName: [UInt8]?
   private let descriptor: FileDescriptor
+  private struct State {
+    /// The first write that failed.
+    var failure: SystemError?
+    var isDone = false
+  }
+  /// Held while writing, so that each write's bytes go out whole.
+  private let state = Mutex(State())
+
   /// The first write that failed.
-  public private(set) var failure: SystemError?
-  private var isDone = false
+  public var failure: SystemError? { state.withLock { $0.failure } }
 
   public init(path: String) throws(SystemError) {
     self.path = path
@@ -74,10 +81,10 @@ public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` g
   /// Safe from several threads (the walk's workers stream NDJSON lines): each call's bytes go
   /// out whole.
   public func write(_ bytes: UnsafeRawBufferPointer) {
-    lock.lock()
-    defer { lock.unlock() }
-    guard failure == nil, !isDone else { return }
-    do { try Syscalls.writeAll(descriptor, bytes, displayPath: path) } catch { failure = error }
+    state.withLock { state in
+      guard state.failure == nil, !state.isDone else { return }
+      do throws(SystemError) { try Syscalls.writeAll(descriptor, bytes, displayPath: path) } catch { state.failure = error }
+    }
   }
 
   public func write(_ bytes: [UInt8]) {
@@ -87,15 +94,23 @@ public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` g
   /// Flushes the file and puts it in place; throws the first failed write (or the flush's, or
   /// the rename's), having removed the hidden file.
   public func commit() throws(SystemError) {
-    guard !isDone else { return }
-    if failure == nil, temporaryName != nil {
-      do { try Syscalls.sync(descriptor, displayPath: path) } catch { failure = error }
+    enum Step { case alreadyDone, failed(SystemError), rename }
+    let step: Step = state.withLock { state in
+      guard !state.isDone else { return .alreadyDone }
+      if state.failure == nil, temporaryName != nil {
+        do throws(SystemError) { try Syscalls.sync(descriptor, displayPath: path) } catch { state.failure = error }
+      }
+      if let failure = state.failure { return .failed(failure) }
+      state.isDone = true
+      return .rename
     }
-    if let failure {
+    switch step {
+    case .alreadyDone: return
+    case .failed(let failure):
       discard()
       throw failure
+    case .rename: break
     }
-    isDone = true
     descriptor.close()
     guard let folder, let temporaryName else { return }
     defer { folder.close() }
@@ -116,8 +131,10 @@ public final class ReplacingFile: @unchecked Sendable {  // @unchecked: `lock` g
 
   /// Removes the hidden file (a failed run); NAME is left as it was.
   public func discard() {
-    guard !isDone else { return }
-    isDone = true
+    guard state.withLock({ state in
+      defer { state.isDone = true }
+      return !state.isDone
+    }) else { return }
     descriptor.close()
     guard let folder, let temporaryName else { return }
     _ = try? Syscalls.remove(temporaryName, in: folder, isDirectory: false, displayPath: path)

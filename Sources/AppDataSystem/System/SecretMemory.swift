@@ -8,6 +8,9 @@ import Darwin
 /// Manifest.db): its own anonymous mapping, left out of core dumps (`MADV_DONTDUMP`), wiped with
 /// `explicit_bzero` (which the compiler may not drop) and unmapped when released. Never a file:
 /// not in TMPDIR, not in /dev/shm.
+// Unchecked Sendable: the mapping's address and length are constants; its bytes are written by
+// one thread while it fills them (the password read, the manifest decrypted), before the
+// buffer is shared, and only read after; `wipe` runs when no reader is left.
 public final class SecretBuffer: @unchecked Sendable {
   /// The mapping's start and length (a multiple of the page size; at least one page).
   private let base: UnsafeMutableRawPointer

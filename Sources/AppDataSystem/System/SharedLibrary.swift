@@ -13,9 +13,11 @@ import Darwin
 /// (Archive/LibArchive.swift, Backup/SQLite.swift) bind their functions with `lookup` into a
 /// table their shim header declares with each function's own type, so the C compiler checks
 /// every call against the library's header as if it were linked.
-public struct SharedLibrary: @unchecked Sendable {  // @unchecked: the handle is only read
-  /// The dynamic loader's handle; never closed: a library loaded stays for the rest of the run.
-  public let handle: UnsafeMutableRawPointer
+public struct SharedLibrary: Sendable {
+  /// The dynamic loader's handle, kept as its address (a pointer is not Sendable; the handle is
+  /// only ever read); never closed: a library loaded stays for the rest of the run.
+  private let address: UInt
+  public var handle: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: address)! }
   /// The file name it was loaded by.
   public let name: String
 
@@ -49,7 +51,7 @@ public struct SharedLibrary: @unchecked Sendable {  // @unchecked: the handle is
     var first: String?
     for name in names {
       if let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) {
-        return .success(SharedLibrary(handle: handle, name: name))
+        return .success(SharedLibrary(address: UInt(bitPattern: handle), name: name))
       }
       if first == nil { first = dlerror().map { String(cString: $0) } }
     }

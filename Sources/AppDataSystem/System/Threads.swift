@@ -3,45 +3,119 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
-// Threads, a lock and a condition from pthreads: what the walk's workers, the backup reader's
-// SQLite thread and the shared counters need. Foundation's Thread, NSLock and NSCondition wrap
-// the same calls, but linking Foundation costs every run its start: a static binary that imports
-// Foundation starts in 58 ms with a cold page cache, one that does not in 37 ms.
+// Threads and the one queue between them, from pthreads: what the walk's workers, the backup
+// reader's SQLite thread and the extraction's writers need. Shared counters and state use
+// `Mutex` and `Atomic` (Synchronization). Real threads, not Swift's task pool: the work is
+// blocking syscalls (a cold disk, a slow NFS folder) and each walk worker calls
+// `unshare(CLONE_FILES)`, which would change a pool thread for every task run after it.
+// Foundation's Thread and NSCondition wrap the same calls, but linking Foundation costs every
+// run its start (58 ms against 37 ms with a cold page cache).
 
-/// A mutex. `lock()` and `unlock()` pair as with NSLock; `withLock` for a scope.
-public final class Lock: @unchecked Sendable {  // @unchecked: the mutex is what makes it safe
-  fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>
+/// Threads that are joined: `join()` returns once every thread started in the group has ended,
+/// those started by its own threads while it waits included.
+public final class ThreadGroup: Sendable {
+  #if canImport(Glibc)
+  private typealias Handle = pthread_t
+  #else
+  private typealias Handle = pthread_t?
+  #endif
+  private let running = Mutex<[Handle]>([])
 
-  public init() {
-    mutex = .allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
+  public init() {}
+
+  /// Runs `body` on a new thread of the group with a stack of `stackSize` bytes. False when the
+  /// system will not make one (pthread_create fails with EAGAIN at the process's or the
+  /// system's thread limit); the caller then does without it, and `body` never runs.
+  public func start(stackSize: Int, _ body: @escaping @Sendable () -> Void) -> Bool {
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setstacksize(&attributes, stackSize)
+    let context = Unmanaged.passRetained(Body(body)).toOpaque()
+    // Added under the lock before the thread can end, so `join` cannot miss it.
+    return running.withLock { running in
+      var thread = Handle()
+      // Darwin's start routine takes a non-optional pointer, Glibc's an optional one.
+      let status = pthread_create(&thread, &attributes, { context in
+        #if canImport(Glibc)
+        let context = context!
+        #endif
+        Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+        return nil
+      }, context)
+      guard status == 0 else {
+        Unmanaged<Body>.fromOpaque(context).release()
+        return false
+      }
+      running.append(thread)
+      return true
+    }
   }
 
-  deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deinitialize(count: 1)
-    mutex.deallocate()
+  /// Waits for every thread of the group, including those started while it waits.
+  public func join() {
+    while let thread = running.withLock({ $0.popLast() }) {
+      #if canImport(Glibc)
+      pthread_join(thread, nil)
+      #else
+      if let thread { pthread_join(thread, nil) }
+      #endif
+    }
   }
 
-  public func lock() { pthread_mutex_lock(mutex) }
-  public func unlock() { pthread_mutex_unlock(mutex) }
-
-  public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-    lock()
-    defer { unlock() }
-    return try body()
+  private final class Body {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
   }
 }
 
-/// A mutex with a condition variable, used as NSCondition is: lock, `wait()` in a loop until
-/// the state it guards says go on, unlock; `broadcast()` after a change.
-public final class Condition: @unchecked Sendable {  // @unchecked: the mutex is what makes it safe
-  private let mutex = Lock()
-  private let condition: UnsafeMutablePointer<pthread_cond_t>
+/// A value shared between threads behind a `Mutex`, in a class so that closures can capture it.
+public final class Locked<Value>: Sendable {
+  private let mutex: Mutex<Value>
 
-  public init() {
+  public init(_ value: sending Value) { mutex = Mutex(value) }
+
+  public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    try mutex.withLock(body)
+  }
+}
+
+/// The queue between threads: producers `push`, consumers `pop`, under one mutex and condition.
+///
+/// - Bounded: `push` waits while `capacity` items wait, so a producer that runs ahead (SQLite's
+///   thread, the extraction's tree) holds a fixed number of buffers and descriptors.
+/// - An item is `sending`: the thread that pushed it gives it up, the one that pops it owns it.
+/// - `close()`: no more items; consumers take what is left, then `pop` returns nil.
+/// - `cancel()`: the items left are handed back (to close what they hold), `push` refuses, `pop`
+///   returns nil.
+/// - Work that makes work (the walk): with `endsWhenIdle`, `pop` returns nil once nothing is
+///   queued and no consumer is busy (a consumer is busy from one `pop` to its next).
+/// - `lastInFirstOut` for a depth-first walk; first in, first out otherwise.
+// Unchecked Sendable: every stored var is read and written only while holding `mutex`; the
+// items cross threads only through `push` and `pop`, whose `sending` lets the compiler check
+// that the pushing thread keeps no reference.
+public final class WorkQueue<Item>: @unchecked Sendable {
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private let condition: UnsafeMutablePointer<pthread_cond_t>
+  private var items: [Item] = []
+  private var head = 0
+  private let capacity: Int
+  private let lastInFirstOut: Bool
+  private let endsWhenIdle: Bool
+  private var closed = false
+  private var cancelled = false
+  private var busy = 0
+  private var idle = 0
+
+  public init(capacity: Int = .max, lastInFirstOut: Bool = false, endsWhenIdle: Bool = false) {
+    self.capacity = max(1, capacity)
+    self.lastInFirstOut = lastInFirstOut
+    self.endsWhenIdle = endsWhenIdle
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
     condition = .allocate(capacity: 1)
     condition.initialize(to: pthread_cond_t())
     pthread_cond_init(condition, nil)
@@ -51,45 +125,110 @@ public final class Condition: @unchecked Sendable {  // @unchecked: the mutex is
     pthread_cond_destroy(condition)
     condition.deinitialize(count: 1)
     condition.deallocate()
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
   }
 
-  public func lock() { mutex.lock() }
-  public func unlock() { mutex.unlock() }
-  /// Unlocks, sleeps until a broadcast (or spuriously), locks again.
-  public func wait() { pthread_cond_wait(condition, mutex.mutex) }
-  public func broadcast() { pthread_cond_broadcast(condition) }
-}
+  private func locked<T>(_ body: () -> T) -> T {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return body()
+  }
 
-public enum Threads {
-  /// Runs `body` on a new detached thread with a stack of `stackSize` bytes. False when the
-  /// system will not make one (pthread_create fails with EAGAIN at the process's or the
-  /// system's thread limit); the caller then does without it, and `body` never runs.
-  public static func start(stackSize: Int, _ body: @escaping @Sendable () -> Void) -> Bool {
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    defer { pthread_attr_destroy(&attributes) }
-    pthread_attr_setstacksize(&attributes, stackSize)
-    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    let context = Unmanaged.passRetained(Body(body)).toOpaque()
-    #if canImport(Glibc)
-    var thread = pthread_t()
-    #else
-    var thread: pthread_t?
-    #endif
-    let status = pthread_create(&thread, &attributes, { context in
-      let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-      body.run()
+  private var count: Int { items.count - head }
+
+  /// Queues `item`, waiting while the queue is full; hands it back when the queue was
+  /// cancelled or closed (so that the caller closes what it holds), nil once it is queued.
+  @discardableResult
+  public func push(_ item: sending Item) -> sending Item? {
+    let refused: Item? = locked {
+      while count >= capacity && !cancelled && !closed { pthread_cond_wait(condition, mutex) }
+      guard !cancelled && !closed else { return item }
+      items.append(item)
+      pthread_cond_broadcast(condition)
       return nil
-    }, context)
-    guard status == 0 else {
-      Unmanaged<Body>.fromOpaque(context).release()
-      return false
     }
-    return true
+    nonisolated(unsafe) let handedBack = refused
+    return handedBack
   }
 
-  private final class Body {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+  /// Queues several items at once, ignoring the bound (a walk's folders, pushed by a consumer
+  /// that must not wait on itself). Popped last-in-first-out, the first of them comes out first.
+  public func push(contentsOf newItems: sending [Item]) {
+    guard !newItems.isEmpty else { return }
+    locked {
+      guard !cancelled && !closed else { return }
+      items.append(contentsOf: lastInFirstOut ? newItems.reversed() : newItems)
+      pthread_cond_broadcast(condition)
+    }
+  }
+
+  /// The next item, waiting while none is queued; nil once the queue is closed and empty, or
+  /// cancelled, or (`endsWhenIdle`) empty with no consumer busy. `finishedPrevious`: the caller
+  /// is done with the item it popped before (with `endsWhenIdle`, it may have pushed more).
+  public func pop(finishedPrevious: Bool = false) -> sending Item? {
+    let item: Item? = locked {
+      if finishedPrevious {
+        busy -= 1
+        if busy == 0 { pthread_cond_broadcast(condition) }
+      }
+      while count == 0 && !cancelled && !closed {
+        if endsWhenIdle && busy == 0 {
+          pthread_cond_broadcast(condition)
+          return nil
+        }
+        idle += 1
+        pthread_cond_wait(condition, mutex)
+        idle -= 1
+      }
+      guard count > 0 && !cancelled else { return nil }
+      busy += 1
+      pthread_cond_broadcast(condition)  // room for a waiting producer
+      if lastInFirstOut { return items.removeLast() }
+      let item = items[head]
+      head += 1
+      // The items taken go once they are as many as those left: the array stays within twice
+      // what waits.
+      if head >= 64 && head * 2 >= items.count {
+        items.removeFirst(head)
+        head = 0
+      }
+      return item
+    }
+    nonisolated(unsafe) let taken = item
+    return taken
+  }
+
+  /// Whether a consumer waits and nothing is queued (a busy walk worker then shares its folders).
+  public var wantsWork: Bool { locked { idle > 0 && count == 0 } }
+
+  /// No more items: consumers take what is left, then `pop` returns nil.
+  public func close() {
+    locked {
+      closed = true
+      pthread_cond_broadcast(condition)
+    }
+  }
+
+  /// Drops what is queued and hands it back; `push` refuses and `pop` returns nil from now on.
+  public func cancel() -> sending [Item] {
+    let left: [Item] = locked {
+      cancelled = true
+      let left = Array(items[head...])
+      items = []
+      head = 0
+      pthread_cond_broadcast(condition)
+      return left
+    }
+    nonisolated(unsafe) let taken = left
+    return taken
+  }
+
+  /// Waits until nothing is queued and no consumer is busy (every item popped was finished).
+  public func waitUntilDone() {
+    locked {
+      while (count > 0 && !cancelled) || busy > 0 { pthread_cond_wait(condition, mutex) }
+    }
   }
 }
