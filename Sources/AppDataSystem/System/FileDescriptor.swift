@@ -38,3 +38,35 @@ package func Glibc_or_Darwin_close(_ fd: Int32) -> Int32 {
   return Darwin.close(fd)
   #endif
 }
+
+/// A descriptor and who closes it, checked by the compiler: not copyable, so it is closed once
+/// (in `deinit`, when its one owner lets it go) and cannot be used after; `consume` moves it.
+/// `borrowing:` is a view of a descriptor someone else owns (the partial folder, a root): its
+/// `deinit` leaves it open. Where a function may return either (a folder that is the root, or
+/// one it opened), the caller no longer carries an `isOwned` flag and a conditional `defer`.
+public struct OwnedDescriptor: ~Copyable, Sendable {
+  /// The descriptor, to pass to calls that borrow it.
+  public let descriptor: FileDescriptor
+  private let closes: Bool
+
+  /// Takes ownership: closed when this value ends.
+  public init(owning descriptor: FileDescriptor) {
+    self.descriptor = descriptor
+    closes = true
+  }
+
+  /// A view of a descriptor owned elsewhere: left open when this value ends.
+  public init(borrowing descriptor: FileDescriptor) {
+    self.descriptor = descriptor
+    closes = false
+  }
+
+  /// Gives the descriptor up without closing it (its new owner closes it).
+  public consuming func release() -> FileDescriptor {
+    let descriptor = self.descriptor
+    discard self
+    return descriptor
+  }
+
+  deinit { if closes { descriptor.close() } }
+}
