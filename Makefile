@@ -85,6 +85,7 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	./Scripts/fuzz.sh --check
+	./Scripts/check-example.sh
 
 demo: build
 	@./Scripts/make-demo-container.sh "$(BIN)" "$(DEMO_DIR)"

@@ -77,6 +77,15 @@ let package = Package(
       dependencies: ["AppDataSystem", "AppDataCommandLine"],
       path: "Sources/appdata"
     ),
+    // Examples/TopApps, a package of its own that depends on AppDataKit (what a user builds).
+    // Built here too, so that `make test` runs it without building the dependencies a second
+    // time; Scripts/check-example.sh typechecks it as a separate module, which sees only what
+    // is public.
+    .executableTarget(
+      name: "top-apps",
+      dependencies: ["AppDataCore", "AppDataReports"],
+      path: "Examples/TopApps/Sources/TopApps"
+    ),
     .testTarget(
       name: "AppDataKitTests",
       dependencies: ["AppDataSystem", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration", "AppDataCommandLine"],

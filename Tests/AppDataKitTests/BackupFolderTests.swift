@@ -344,7 +344,7 @@ struct BackupHistoryTests {
   }
 
   static func reportFile() throws -> String {
-    let file = NSTemporaryDirectory() + "appdata-history-\(UUID().uuidString).json"
+    let file = AppData.fixtureRoot + "/history-\(UUID().uuidString).json"
     let result = try AppData.run(["audit", "--format", "json", "--fail-on", "never", "--output", file, "\(folder)/Backup"],
                                  environment: EncryptedBackupTests.withPassword)
     #expect(result.status == 0, "\(result.error)")

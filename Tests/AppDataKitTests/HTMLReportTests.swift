@@ -81,7 +81,7 @@ struct HTMLReportTests {
   @Test(.enabled(if: AppData.has("chromedriver") && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium/__init__.py"),
                  "needs chromium-driver and python3-selenium (make test installs them)"))
   func theHistoryChartShowsATooltipAndLinksToTheContainer() throws {
-    let file = NSTemporaryDirectory() + "appdata-history-\(UUID().uuidString).html"
+    let file = AppData.fixtureRoot + "/history-\(UUID().uuidString).html"
     defer { try? FileManager.default.removeItem(atPath: file) }
     let audit = try AppData.run(["audit", "--no-config", "--format", "html", "--output", file, "--fail-on", "never", "\(BackupHistoryTests.folder)/Backup"],
                                 environment: EncryptedBackupTests.withPassword)

@@ -16,7 +16,7 @@ struct HostileInputTests {
   /// The generated cases (built once: the 60 MB baseline and the 100,000-domain backup take a
   /// few seconds).
   static let cases: String = {
-    let folder = NSTemporaryDirectory() + "appdata-hostile-\(UUID().uuidString)"
+    let folder = AppData.fixtureRoot + "/hostile-\(UUID().uuidString)"
     let result = try! AppData.shell("python3 '\(AppData.packageRoot)/Scripts/hostile-inputs.py' make '\(folder)'")
     precondition(result.status == 0, result.error)
     return folder

@@ -16,7 +16,7 @@ struct NamesAreBytesTests {
   /// A folder with `Documents/café` of 3,000 bytes (NFC) and 1,000 bytes (NFD), its tar, and a
   /// backup holding the same; a folder of two containers named `café` both ways.
   static let fixtures: String = {
-    let folder = NSTemporaryDirectory() + "appdata-names-\(UUID().uuidString)"
+    let folder = AppData.fixtureRoot + "/names-\(UUID().uuidString)"
     let script = """
       import os, sys, tarfile, importlib.util
       folder = sys.argv[1]

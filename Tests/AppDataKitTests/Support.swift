@@ -274,8 +274,22 @@ enum AppData {
 
 extension AppData {
   /// A fresh temporary folder filled by `Scripts/SCRIPT` (a fixture generator), which must succeed.
+  /// Where the suites' shared fixtures go: one folder per test process, removed when it exits;
+  /// a folder whose process is gone (killed, crashed) is removed by the next run.
+  static let fixtureRoot: String = {
+    let temporary = NSTemporaryDirectory()
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix("appdata-tests-") {
+      guard let pid = Int32(name.dropFirst("appdata-tests-".count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+      try? FileManager.default.removeItem(atPath: temporary + name)
+    }
+    let root = temporary + "appdata-tests-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "appdata-tests-\(getpid())") }
+    return root
+  }()
+
   static func generatedFixtures(_ script: String, label: String) -> String {
-    let folder = NSTemporaryDirectory() + "appdata-\(label)-\(UUID().uuidString)"
+    let folder = fixtureRoot + "/\(label)-\(UUID().uuidString)"
     let result = try! shell("python3 '\(packageRoot)/Scripts/\(script)' '\(folder)'")
     precondition(result.status == 0, result.error)
     return folder

@@ -10,7 +10,7 @@ import Testing
 struct WritePathTests {
   /// A container with enough files that a JSON listing passes any pipe's buffer (64 KiB).
   static let container: String = {
-    let folder = NSTemporaryDirectory() + "appdata-writepaths-\(UUID().uuidString)"
+    let folder = AppData.fixtureRoot + "/writepaths-\(UUID().uuidString)"
     let result = try! AppData.shell("""
       mkdir -p '\(folder)/Documents' '\(folder)/Library/Caches' '\(folder)/tmp' && cd '\(folder)/Documents' && \
       for i in $(seq 1 1500); do printf x > "file-$i.txt"; done

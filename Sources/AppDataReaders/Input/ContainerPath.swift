@@ -13,11 +13,11 @@ enum ContainerPath {
         descriptor.close()
       }
       guard status.isDirectory else {
-        throw Refusal("\(TerminalText.escaped(path)): not a folder; give the container root, the folder holding Documents, Library and tmp")
+        throw Refusal(.notAnInput, path: path, "not a folder; give the container root, the folder holding Documents, Library and tmp")
       }
     } catch let error as SystemError {
-      if error.isNotFound { throw Refusal("\(TerminalText.escaped(path)): no such file or folder") }
-      throw Refusal(TerminalText.escaped(error.description))
+      if error.isNotFound { throw Refusal(.notFound, path: path, "no such file or folder") }
+      throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     } catch let error as Refusal {
       throw error
     } catch {

@@ -18,8 +18,8 @@ public enum InputResolver {
     do {
       status = try Syscalls.status(ofPath: path)
     } catch {
-      if error.isNotFound { throw Refusal("\(TerminalText.escaped(path)): no such file or folder") }
-      throw Refusal(TerminalText.escaped(error.description))
+      if error.isNotFound { throw Refusal(.notFound, path: path, "no such file or folder") }
+      throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
     if status.kind == .regular {
       return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes,
@@ -34,7 +34,7 @@ public enum InputResolver {
       return try named(root, in: path, limits: limits)
     }
     guard let folder = ProbedFolder(path: path) else {
-      throw Refusal("\(TerminalText.escaped(path)): cannot read the folder: \(ProbedFolder.whyUnreadable(path))")
+      throw Refusal(.unreadable, path: path, "cannot read the folder: \(ProbedFolder.whyUnreadable(path))")
     }
     for kind in folderKinds {
       if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
@@ -89,7 +89,7 @@ public enum InputResolver {
     let relative = RelativePath.display(RelativePath.join(root))
     let full = root.isEmpty ? path : (path.hasSuffix("/") ? path : path + "/") + relative
     guard let folder = ProbedFolder(path: full) else {
-      throw Refusal("\(TerminalText.escaped(full)): --root names no folder inside \(TerminalText.escaped(path))")
+      throw Refusal(.notMatched, path: full, "--root names no folder inside \(TerminalText.escaped(path))")
     }
     for kind in folderKinds {
       if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
@@ -113,7 +113,7 @@ public struct InputLimits: Sendable {
   /// The refusal for `count` backups in `path`, over the bound.
   package func checkBackups(_ count: Int, in path: String) throws(Refusal) {
     guard count > maximumBackups else { return }
-    throw Refusal("\(TerminalText.escaped(path)): holds \(count) device backups, more than the \(maximumBackups) appdata reads from one folder (--max-backups raises it)")
+    throw Refusal(.tooLarge, path: path, "holds \(count) device backups, more than the \(maximumBackups) appdata reads from one folder (--max-backups raises it)")
   }
 }
 

@@ -4,29 +4,30 @@ import AppDataCore
 /// folder looks like instead, and how to name the container.
 enum NoContainer {
   static func refusal(_ folder: ProbedFolder) -> Refusal {
-    let path = TerminalText.escaped(folder.path)
+    let rawPath = folder.path
+    let path = TerminalText.escaped(rawPath)
     if isHomeFolder(folder) {
       let found = ContainerPlaces.homeFolderNames.filter(folder.isFolder).joined(separator: ", ")
-      return Refusal("\(path): a home folder (\(found)), not an app data container; name a Mac app's ~/Library/Containers/BUNDLE-ID/Data, all of ~/Library/Containers, or a Simulator device")
+      return Refusal(.notAnInput, path: rawPath, message: "\(path): a home folder (\(found)), not an app data container; name a Mac app's ~/Library/Containers/BUNDLE-ID/Data, all of ~/Library/Containers, or a Simulator device")
     }
     let looked = "looked for Documents, Library or tmp, a container metadata plist, an .xcappdata package, a Simulator device (data/Containers) and a folder of containers"
     if isSourceCheckout(folder) {
       let packages = packagesBelow(folder)
       if !packages.isEmpty {
         let list = packages.prefix(3).map { TerminalText.escaped($0) }.joined(separator: ", ")
-        return Refusal("\(path): a source checkout, not an app data container; it holds \(list): audit that")
+        return Refusal(.notAnInput, path: rawPath, message: "\(path): a source checkout, not an app data container; it holds \(list): audit that")
       }
-      return Refusal("\(path): a source checkout holding no app data container (\(looked)); name the container's folder, or use --root PATH")
+      return Refusal(.notAnInput, path: rawPath, message: "\(path): a source checkout holding no app data container (\(looked)); name the container's folder, or use --root PATH")
     }
     let devices = folder.folderNames.filter { name in folder.folder(name)?.folder("data")?.isFolder("Containers") ?? false }
     if !devices.isEmpty {
       let list = devices.prefix(3).map { TerminalText.escaped($0) }.joined(separator: ", ") + (devices.count > 3 ? ", …" : "")
-      return Refusal("\(path): holds \(devices.count) Simulator \(devices.count == 1 ? "device" : "devices") (\(list)); audit one at a time: \(path)/UDID")
+      return Refusal(.notAnInput, path: rawPath, message: "\(path): holds \(devices.count) Simulator \(devices.count == 1 ? "device" : "devices") (\(list)); audit one at a time: \(path)/UDID")
     }
     if folder.entries.isEmpty {
-      return Refusal("\(path): an empty folder, not an app data container (\(looked))")
+      return Refusal(.notAnInput, path: rawPath, message: "\(path): an empty folder, not an app data container (\(looked))")
     }
-    return Refusal("\(path): holds no app data container (\(looked)); name the container's folder, or use --root PATH")
+    return Refusal(.notAnInput, path: rawPath, message: "\(path): holds no app data container (\(looked)); name the container's folder, or use --root PATH")
   }
 
   /// Two or more of Desktop, Downloads, Music, … as real folders: a home folder (a Mac app's
