@@ -158,6 +158,8 @@ struct AuditCommand {
     let display = progress.map { ProgressLine(progress: $0, io: io) }
     let password = self.password
     let passwordSource: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
+      // A prompt takes the terminal: the progress line is erased and stops until it is done.
+      guard password.prompts else { return try password.read(for: backup) }
       display?.pause()
       defer { display?.resume() }
       return try password.read(for: backup)

@@ -25,6 +25,14 @@ struct BackupPassword: Sendable {
   }
 
   /// Reads the password for the backup at `backup` (named in the prompt and the errors).
+  /// Whether `read` will ask at the terminal (and so take over SIGINT, SIGTERM and SIGHUP while
+  /// the terminal does not echo): no file, no pipe and no environment variable gives it.
+  var prompts: Bool {
+    guard Syscalls.isStandardInputATerminal else { return false }
+    if fromStandardInput || file == "-" { return true }
+    return file == nil && Syscalls.environment(Self.environmentVariable) == nil
+  }
+
   func read(for backup: String) throws(Refusal) -> SecretBuffer {
     guard let secret = SecretBuffer(capacity: Self.maximumLength) else {
       throw Refusal("cannot map memory to hold the password")

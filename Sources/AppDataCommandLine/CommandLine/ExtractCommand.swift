@@ -50,7 +50,8 @@ struct ExtractCommand {
     }
     let password = self.password
     let passwordSource: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
-      // The prompt handles the signals itself while the terminal does not echo.
+      // A prompt handles the signals itself while the terminal does not echo.
+      guard password.prompts else { return try password.read(for: backup) }
       signals.stop()
       defer { signals.start() }
       return try password.read(for: backup)

@@ -182,19 +182,28 @@ struct AuditAccumulator: EntryVisitor {
     }
   }
 
-  /// The per-path rules: layout and markers.
-  private mutating func checkLocationAndMarkers(_ entry: WalkedEntry) {
-    // appdata's own: an interrupted migration's journal, or the partial copy it left.
-    let name = entry.path.split(separator: 0x2F).last ?? []
+  /// appdata's own leftovers: an interrupted migration's journal, or the partial copy it left
+  /// (`.appdata-partial-N`).
+  private mutating func checkAppdataLeftover(_ entry: WalkedEntry, name: UnsafeBufferPointer<UInt8>) {
     if entry.depth == 1 && name.elementsEqual(ContainerLayout.migrationJournalName.utf8) {
       findings.append(Finding(
         rule: .unfinishedMigration, path: entry.path,
         message: "an interrupted appdata migrate's journal; run 'appdata migrate' on this container again to finish it", bytes: nil))
-    } else if name.starts(with: Array(".appdata-partial-".utf8)) && name.count > 17 && name.dropFirst(17).allSatisfy({ (0x30...0x39).contains($0) }) {
+    } else if name.starts(with: ".appdata-partial-".utf8) && name.count > 17 && name.dropFirst(17).allSatisfy({ (0x30...0x39).contains($0) }) {
       findings.append(Finding(
         rule: .unfinishedMigration, path: entry.path,
         message: "a partial copy an interrupted appdata migrate left (\(entry.category == .critical ? "backed up: it has no marker" : "not backed up")); run 'appdata migrate' on this container again to finish it", bytes: nil))
     }
+  }
+
+  /// The per-path rules: layout and markers.
+  private mutating func checkLocationAndMarkers(_ entry: WalkedEntry) {
+    // appdata's own: an interrupted migration's journal, or the partial copy it left.
+    // The name is borrowed, never copied: this runs for every entry, and only a name that
+    // starts with a dot can be one (`entry.path` would allocate a path per entry: it made a
+    // 200,000-entry audit 1.3 times slower).
+    let name = entry.nameBuffer
+    if name.first == 0x2E { checkAppdataLeftover(entry, name: name) }
     // A Mac app's Data holds symlinks to the user's Desktop, Downloads, …: part of its layout.
     if entry.depth == 1 && !entry.isStandardLocation
         && !(entry.status.kind == .symbolicLink && ContainerPlaces.homeFolderNames.contains(RelativePath.display(entry.path))) {

@@ -36,7 +36,11 @@ public final class ThreadGroup: Sendable {
     let context = Unmanaged.passRetained(Body(body)).toOpaque()
     // Added under the lock before the thread can end, so `join` cannot miss it.
     return running.withLock { running in
-      var thread = Handle()
+      #if canImport(Glibc)
+      var thread = pthread_t()
+      #else
+      var thread: pthread_t? = nil
+      #endif
       // Darwin's start routine takes a non-optional pointer, Glibc's an optional one.
       let status = pthread_create(&thread, &attributes, { context in
         #if canImport(Glibc)
