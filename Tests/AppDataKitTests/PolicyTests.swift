@@ -450,6 +450,14 @@ extension BaselinePathTests {
     #expect(changes?["new"] as? [String] == ["group.com.example.notes"])
     #expect(changes?["removed"] as? [String] == ["com.example.game"])
     let table = try AppData.run(["audit", "--baseline", backups + "00008030-001234567890802E-20261008-093000", newest])
-    #expect(table.output.contains("new containers: group.com.example.notes; removed: com.example.game"), "\(table.output)")
+    // Issue 41: what grew, then and now, largest change first; new and gone marked.
+    #expect(table.output.contains("-20261008-093000: 1 grew, 1 new, 1 gone\n"), "\(table.output)")
+    let rows = table.output.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+    let growth = Array(rows.drop { !$0.hasPrefix("CONTAINER THEN NOW CHANGE") }.prefix(4))
+    #expect(growth == ["CONTAINER THEN NOW CHANGE", "group.com.example.notes - 48.8 KiB new",
+                       "com.example.notes 2.9 KiB 20.5 KiB +17.6 KiB (+600.0%)", "com.example.game 4.9 KiB - gone"], "\(table.output)")
+    let html = try AppData.run(["audit", "--format", "html", "--baseline", backups + "00008030-001234567890802E-20261008-093000", newest])
+    #expect(html.output.contains("<tr class=\"gone\"><td>com.example.game</td><td>4.9 KiB</td><td>-</td><td>gone</td></tr>"))
+    #expect(html.output.contains("<tr class=\"grew\"><td>com.example.notes</td><td>2.9 KiB</td><td>20.5 KiB</td><td>+17.6 KiB (+600.0%)</td></tr>"))
   }
 }

@@ -272,7 +272,10 @@ struct AuditRun {
     set.notices = source.notices
     if paths.count > 1 { set.sources = paths.map(Syscalls.absolutePath) }
     set.policySource = configuration.policySource
-    if let baselines { set.baselineIDs = (baselines.file, baselines.baselines.compactMap(\.id)) }
+    if let baselines {
+      set.baselineIDs = (baselines.file, baselines.baselines.compactMap(\.id))
+      for baseline in baselines.baselines { if let id = baseline.id { set.baselineBytes[id] = baseline.backupBytes } }
+    }
     return set
   }
 

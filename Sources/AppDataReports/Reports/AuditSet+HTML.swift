@@ -47,6 +47,7 @@ extension AuditSet {
     body += "<p class=\"result \(failed ? "fail" : "ok")\">\(failed ? "FAIL" : "OK"): \(Self.escape(Plural.counted(backup.files, "file"))), \(ByteSize.human(backup.bytes)) backed up; findings: \(Severity.counted(findings(labels: labels).map(\.finding.severity)))</p>\n"
     if isCollection || !backups.isEmpty {
       body += overview(shown: shown, empty: empty, labels: labels, anchors: anchors, backupOf: backupOf, grouping: grouping)
+      body += growthSection(labels: labels)
     }
     for (index, history) in histories.enumerated() {
       body += "<section class=\"history\"><h2>History of \(Self.escape(history.device ?? history.udid)) <small>\(Self.escape(history.udid)) · \(history.backups.count) backups</small></h2>\n"
@@ -139,6 +140,24 @@ extension AuditSet {
     if !empty.isEmpty {
       let names = empty.map { Self.escape(labels[$0.container] ?? $0.name) }.sorted()
       html += "<details class=\"empty\"><summary>\(Plural.counted(empty.count, "container")) with no app files: \(Plural.listed(names, limit: Self.namesOnOneLine))</summary><p>\(names.joined(separator: ", "))</p></details>\n"
+    }
+    return html + "</section>\n"
+  }
+
+  /// With `--baseline`: what grew, as the table shows it (largest change first, new and gone).
+  private func growthSection(labels: [JSONKey: String]) -> String {
+    guard let growth = growth(labels: labels) else { return "" }
+    // Its style here, so that a page without a baseline is as it was.
+    var html = "<section id=\"growth\"><style>table.growth td:nth-child(n+2){text-align:right}tr.grew td:last-child,tr.new td:last-child{color:#b00020}"
+      + "tr.shrank td:last-child,tr.gone td:last-child{color:#137333}</style><h2>Since \(Self.escape(growth.file))</h2>\n<p>\(Self.escape(growth.summary))</p>\n"
+    if !growth.rows.isEmpty {
+      html += "<table class=\"growth\"><tr><th>container</th><th>then</th><th>now</th><th>change</th></tr>\n"
+      for row in growth.rows {
+        let kind = row.then == nil ? "new" : row.now == nil ? "gone" : row.change > 0 ? "grew" : "shrank"
+        html += "<tr class=\"\(kind)\"><td>\(Self.escape(row.name))</td><td>\(row.then.map(ByteSize.human) ?? "-")</td>"
+          + "<td>\(row.now.map(ByteSize.human) ?? "-")</td><td>\(Self.escape(row.changeText(ByteSize.human)))</td></tr>\n"
+      }
+      html += "</table>\n"
     }
     return html + "</section>\n"
   }

@@ -22,6 +22,9 @@ public struct AuditSet: Sendable {
   /// With `--baseline` on a report of many: the baseline's name and its containers' ids, so
   /// that the containers new since it, and those gone, are named.
   public var baselineIDs: (file: String, ids: [String])?
+  /// With `--baseline` on a report of many: each baseline container's backed-up bytes, by id
+  /// (what the table's growth section shows for a container then, and for one now gone).
+  public var baselineBytes: [String: UInt64] = [:]
   /// One line each about how PATH was read that the user should know (an input named twice,
   /// read once); `appdata audit` shows them as warnings.
   public var notices: [String] = []
@@ -211,9 +214,8 @@ extension AuditSet {
       lines.append(contentsOf: containerRows(loose, labels: labels, size: size))
       lines.append("")
     }
-    if let changes = baselineChanges {
-      let names = { (ids: [String]) in ids.isEmpty ? "none" : Plural.listed(ids.map(TerminalText.escaped), limit: Self.namesOnOneLine) }
-      lines.append("Since \(TerminalText.escaped(changes.file)): new containers: \(names(changes.new)); removed: \(names(changes.removed))")
+    if baselineChanges != nil {
+      lines.append(contentsOf: growthLines(labels: labels, size: size))
       lines.append("")
     }
     lines.append("Findings: " + Severity.counted(all.map(\.finding.severity)))
@@ -265,6 +267,69 @@ extension AuditSet {
       let names = Plural.listed(empty.map { TerminalText.escaped(labels[$0.container] ?? $0.name) }.sorted(), limit: Self.namesOnOneLine)
       lines.append(Plural.counted(empty.count, "container") + " with no app files: \(names)")
     }
+    return lines
+  }
+
+  /// One container's backup then and now, for the growth section of a report of many.
+  struct GrowthRow {
+    var name: String
+    /// nil: new since the baseline.
+    var then: UInt64?
+    /// nil: gone since the baseline.
+    var now: UInt64?
+    var change: Int64 { Int64(clamping: now ?? 0) - Int64(clamping: then ?? 0) }
+
+    /// `new`, `gone`, or `+1.2 MiB (+25.0%)`.
+    func changeText(_ size: (UInt64) -> String) -> String {
+      guard let then else { return "new" }
+      guard now != nil else { return "gone" }
+      var text = (change >= 0 ? "+" : "-") + size(change.magnitude)
+      if then > 0 { text += " (" + Plural.percent(Double(change) / Double(then) * 100) + "%)" }
+      return text
+    }
+  }
+
+  /// With `--baseline` on a report of many: what each container's backup was then and is now,
+  /// largest change first; a container new since the baseline has no `then`, one gone no `now`;
+  /// the unchanged are only counted. Containers are matched by id (one without an id has no
+  /// baseline). The summary: `2 grew, 1 new, 1 gone, 5 unchanged`.
+  func growth(labels: [JSONKey: String]) -> (file: String, summary: String, rows: [GrowthRow])? {
+    guard let changes = baselineChanges else { return nil }
+    var rows: [GrowthRow] = []
+    var unchanged = 0
+    var seen = Set<JSONKey>()
+    for report in reports {
+      guard let id = report.id else { continue }
+      seen.insert(JSONKey(id))
+      let then = baselineBytes[id]
+      if then == report.backup.bytes { unchanged += 1; continue }
+      rows.append(GrowthRow(name: labels[report.container] ?? report.name, then: then, now: report.backup.bytes))
+    }
+    for id in changes.removed where !seen.contains(JSONKey(id)) {
+      rows.append(GrowthRow(name: id, then: baselineBytes[id] ?? 0, now: nil))
+    }
+    rows.sort { a, b in
+      let (x, y) = (a.change.magnitude, b.change.magnitude)
+      return x != y ? x > y : a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
+    }
+    let new = rows.filter { $0.then == nil }.count
+    let gone = rows.filter { $0.now == nil }.count
+    let grew = rows.filter { $0.then != nil && $0.now != nil && $0.change > 0 }.count
+    let counts = [(grew, "grew"), (rows.count - new - gone - grew, "shrank"), (new, "new"), (gone, "gone"), (unchanged, "unchanged")]
+      .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+    return (changes.file, counts.isEmpty ? "no containers" : counts.joined(separator: ", "), rows)
+  }
+
+  /// The growth section of the table.
+  func growthLines(labels: [JSONKey: String], size: (UInt64) -> String) -> [String] {
+    guard let growth = growth(labels: labels) else { return [] }
+    var lines = ["Since \(TerminalText.escaped(growth.file)): \(growth.summary)"]
+    guard !growth.rows.isEmpty else { return lines }
+    var table: [[String]] = [["CONTAINER", "THEN", "NOW", "CHANGE"]]
+    for row in growth.rows {
+      table.append([TerminalText.escaped(row.name), row.then.map(size) ?? "-", row.now.map(size) ?? "-", row.changeText(size)])
+    }
+    lines += TextTable.render(table, rightAligned: [1, 2]).map { "  " + $0 }
     return lines
   }
 
