@@ -385,7 +385,8 @@ struct CommandLineTests {
 struct ProgressTests {
   /// Runs appdata under `script`, which gives it a pseudo-terminal for stdout and stderr.
   private func onTerminal(_ arguments: String) throws -> RunResult {
-    try AppData.shell("TERM=xterm APPDATA_PROGRESS_DELAY_MS=0 script -qec \"$APPDATA \(arguments)\" /dev/null")
+    // The walk waits for the line's first drawing: no race between the timer and the walk.
+    try AppData.shell("TERM=xterm APPDATA_PROGRESS_DELAY_MS=0 APPDATA_TEST_WAIT_FOR_PROGRESS=1 script -qec \"$APPDATA \(arguments)\" /dev/null")
   }
 
   @Test func shownOnATerminalAndErased() throws {

@@ -30,6 +30,7 @@ final class ProgressLine: Sendable {
   private static let delay = Int(Syscalls.environment("APPDATA_PROGRESS_DELAY_MS") ?? "") ?? 500
 
   func start() {
+    TestHooks.noteProgressStarted()
     let (queue, progress, io) = (queue, progress, io)
     state.withLock { state in
       let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -46,6 +47,7 @@ final class ProgressLine: Sendable {
         } else {
           io.writeError("\r\u{1B}[2KScanning: \(Plural.counted(entries, "entry", "entries")), \(ByteSize.human(bytes))")
         }
+        TestHooks.noteProgressShown()
       }
       timer.resume()
       state.timer = timer

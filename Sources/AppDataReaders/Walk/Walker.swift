@@ -250,6 +250,7 @@ struct Worker {
       while let folder = local.popLast() {
         read(folder, visitor: &visitors[folder.root])
         if folder.depth <= 1 { TestHooks.pause(at: folder.depth == 0 ? "walk" : "folder") }
+        if folder.depth == 0 { TestHooks.waitForProgress() }
         // Children in reverse, so the first one listed is read first; moved, not copied.
         while let child = children.popLast() { local.append(child) }
         sinceShareCheck += 1

@@ -269,6 +269,7 @@ struct AuditRun {
     var set = AuditSet(source: source.source, reports: compared, isCollection: outcome.isCollection)
     set.backupInfo = outcome.backup
     set.backups = outcome.backups
+    set.orderBackupsByDate()
     set.notices = source.notices
     if paths.count > 1 { set.sources = paths.map(Syscalls.absolutePath) }
     set.policySource = configuration.policySource

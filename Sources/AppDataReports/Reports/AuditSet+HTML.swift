@@ -44,7 +44,11 @@ extension AuditSet {
     let heading = !isCollection && backups.isEmpty ? reports.first?.container ?? source : sources.isEmpty ? source : sources.joined(separator: ", ")
     var body = "<h1>appdata audit: \(Self.escape(heading))</h1>\n"
     let failed = fails(at: failOn)
-    body += "<p class=\"result \(failed ? "fail" : "ok")\">\(failed ? "FAIL" : "OK"): \(Self.escape(Plural.counted(backup.files, "file"))), \(ByteSize.human(backup.bytes)) backed up; findings: \(Severity.counted(findings(labels: labels).map(\.finding.severity)))</p>\n"
+    // As the table's totals: each device's latest backup, its older copies not added.
+    let counted = countedReports(grouping)
+    let held = Self.sums(of: counted.indices, in: reports).backup
+    let older = counted.olderCopies == 0 ? "" : " (the latest backup of each device; \(Plural.counted(counted.olderCopies, "older copy", "older copies")) not added)"
+    body += "<p class=\"result \(failed ? "fail" : "ok")\">\(failed ? "FAIL" : "OK"): \(Self.escape(Plural.counted(held.files, "file"))), \(ByteSize.human(held.bytes)) backed up\(older); findings: \(Severity.counted(findings(labels: labels).map(\.finding.severity)))</p>\n"
     if isCollection || !backups.isEmpty {
       body += overview(shown: shown, empty: empty, labels: labels, anchors: anchors, backupOf: backupOf, grouping: grouping)
       body += growthSection(labels: labels)
@@ -105,10 +109,8 @@ extension AuditSet {
     var html = "<section id=\"overview\"><h2>Overview</h2>\n"
     if !backups.isEmpty {
       html += "<table class=\"backups\"><tr><th>backup</th><th>device</th><th>iOS</th><th>date</th><th>encrypted</th><th>status</th><th>files</th><th>backed up</th></tr>\n"
-      // Each backup's figures once, then largest first.
-      let rows = backups.indices.map { (backup: backups[$0], held: Self.sums(of: grouping.containers[$0], in: reports).backup) }.sorted { a, b in
-        a.held.bytes != b.held.bytes ? a.held.bytes > b.held.bytes : a.backup.udid < b.backup.udid
-      }
+      // In date order, as the table and the JSON list them.
+      let rows = backups.indices.map { (backup: backups[$0], held: Self.sums(of: grouping.containers[$0], in: reports).backup) }
       for (backup, held) in rows {
         let audited = backup.status == .audited
         let status = backup.status.words + (backup.reason.map { ": " + Self.escape($0) } ?? "")

@@ -43,6 +43,41 @@ extension AuditSet {
     return backup.udid
   }
 
+  /// Backups in date order, oldest first; when one of them gives no date, in folder-name order
+  /// (as each device's history): what the table, the JSON and the HTML list.
+  public mutating func orderBackupsByDate() {
+    let byDate = backups.allSatisfy { !($0.info?.date ?? "").isEmpty }
+    backups.sort { a, b in
+      let (da, db) = byDate ? (a.info?.date ?? "", b.info?.date ?? "") : ("", "")
+      return da != db ? da.utf8.lexicographicallyPrecedes(db.utf8) : a.path.utf8.lexicographicallyPrecedes(b.path.utf8)
+    }
+  }
+
+  /// The latest audited backup of each device (by date, else by folder name), and how many
+  /// older copies there are: what the totals count, so that a device's history is not summed.
+  func latestBackups() -> (latest: [Int], older: Int) {
+    var latest: [JSONKey: Int] = [:]
+    var audited = 0
+    for (index, backup) in backups.enumerated() where backup.status == .audited {
+      audited += 1
+      let key = JSONKey(Self.deviceKey(backup))
+      guard let current = latest[key] else { latest[key] = index; continue }
+      let (da, db) = (backups[current].info?.date ?? "", backup.info?.date ?? "")
+      let later = !da.isEmpty && !db.isEmpty ? da.utf8.lexicographicallyPrecedes(db.utf8)
+        : backups[current].path.utf8.lexicographicallyPrecedes(backup.path.utf8)
+      if later { latest[key] = index }
+    }
+    return (latest.values.sorted(), audited - latest.count)
+  }
+
+  /// The reports the totals count: the containers of each device's latest backup, and those
+  /// beside the backups; with the number of older copies left out.
+  func countedReports(_ grouping: Grouping) -> (indices: [Int], olderCopies: Int) {
+    guard !backups.isEmpty else { return (Array(reports.indices), 0) }
+    let (latest, older) = latestBackups()
+    return (latest.flatMap { grouping.containers[$0] } + grouping.loose, older)
+  }
+
   /// The history of each device with an audited backup, devices in the order their first
   /// backup comes; containers by kind and id (the system domains by their line's name).
   func histories(_ grouping: Grouping) -> [DeviceHistory] {

@@ -233,12 +233,16 @@ extension AuditSet {
       }
     }
     lines.append("")
-    let sums = Self.sums(of: reports)
+    // A device's archived copies are its history, not more data: the totals count each
+    // device's latest backup (and the containers beside the backups), and say so.
+    let counted = countedReports(grouping)
+    let sums = Self.sums(of: counted.indices, in: reports)
     let totalFiles = sums.categories.values.reduce(0) { $0 + $1.files }
     let totalBytes = sums.categories.values.reduce(0) { $0 + $1.bytes }
     let backupCount = backups.isEmpty ? "" : Self.backupCount(backups) + ", "
-    lines.append("Total: \(backupCount)\(Plural.counted(reports.count, "container")), \(Plural.counted(totalFiles, "file")), \(size(totalBytes));"
-                 + " backup \(Plural.counted(sums.backup.files, "file")), \(size(sums.backup.bytes))")
+    let older = counted.olderCopies == 0 ? "" : " (the latest backup of each device; \(Plural.counted(counted.olderCopies, "older copy", "older copies")) not added)"
+    lines.append("Total: \(backupCount)\(Plural.counted(counted.indices.count, "container")), \(Plural.counted(totalFiles, "file")), \(size(totalBytes));"
+                 + " backup \(Plural.counted(sums.backup.files, "file")), \(size(sums.backup.bytes))" + older)
     lines.append(fails(at: failOn) ? "Result: " + paint("FAIL", "1;31") + " (findings at or above --fail-on \(failOn!.rawValue))"
                  : "Result: " + paint("OK", "32"))
     return lines.joined(separator: "\n") + "\n"

@@ -18,6 +18,28 @@ package enum TestHooks {
   /// would (ENOSPC), so the writers' failure path is tested without root or a small filesystem.
   private static let failWriteAt = Syscalls.environment("APPDATA_TEST_FAIL_WRITE").flatMap { Int($0) }
   private static let writes = Mutex<Int>(0)
+  /// `APPDATA_TEST_WAIT_FOR_PROGRESS=1`: the walk waits, after listing a container's root, until
+  /// the progress line has been drawn once (up to 60 s), so a test of the line does not depend
+  /// on the walk being slower than the line's timer.
+  private static let waitsForProgress = Syscalls.environment("APPDATA_TEST_WAIT_FOR_PROGRESS") == "1"
+  /// 0: no progress line; 1: started, not drawn yet; 2: drawn.
+  private static let progress = Atomic<Int>(0)
+
+  /// A progress line started (it draws after its delay).
+  package static func noteProgressStarted() {
+    if waitsForProgress { _ = progress.compareExchange(expected: 0, desired: 1, ordering: .releasing) }
+  }
+
+  /// The progress line was drawn.
+  package static func noteProgressShown() {
+    if waitsForProgress { progress.store(2, ordering: .releasing) }
+  }
+
+  /// Waits for the progress line's first drawing, when a test asks for it and a line started.
+  package static func waitForProgress() {
+    guard waitsForProgress else { return }
+    for _ in 0..<60_000 where progress.load(ordering: .acquiring) == 1 { Syscalls.sleep(milliseconds: 1) }
+  }
 
   /// Whether this write is the one `APPDATA_TEST_FAIL_WRITE` names.
   package static func failsThisWrite() -> Bool {
