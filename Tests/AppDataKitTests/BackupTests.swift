@@ -137,11 +137,11 @@ struct BackupTests {
   @Test func appKeepsAnAppAndItsGroups() throws {
     let json = try Library.auditJSON(Self.plain, apps: ["com.example.my-app"])
     #expect(Set(Self.byName(json).keys) == ["com.example.my-app", "group.com.example.my-app"])
-    // No match: the ids --app can name, never "(system domains)".
+    // No match: the nearest id, then the largest apps (issue 41), never "(system domains)".
     let none = try AppData.run(["audit", "--no-config", "--app", "com.example.nope", Self.plain])
     #expect(none.status == 2)
-    #expect(none.error == "appdata: error: \(Self.plain): no container matches --app 'com.example.nope'; the ids found: "
-      + "com.example.empty, com.example.ghost, com.example.my-app, com.example.notes, com.example.notes.widget, group.com.example.my-app\n")
+    #expect(none.error == "appdata: error: \(Self.plain): no container matches --app 'com.example.nope' (did you mean 'com.example.notes'?); "
+      + "the apps with the most backed-up bytes: com.example.my-app (4.7 GiB), com.example.empty (0 B), com.example.ghost (0 B) (appdata audit --list-apps PATH lists them all)\n")
   }
 
   /// `--root` goes through the same resolver as PATH: a backup in a folder of backups is audited

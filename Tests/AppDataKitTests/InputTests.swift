@@ -207,7 +207,7 @@ struct InputTests {
     #expect(Set(Self.byID(two).keys) == ["com.example.photos", "com.example.empty"])
     let none = try AppData.run(["audit", "--app", "com.example.nope", Self.device])
     #expect(none.status == 2)
-    #expect(none.error == "appdata: error: \(Self.device): no container matches --app 'com.example.nope'; the ids found: com.example.empty, com.example.notes, com.example.notes.widget, com.example.photos, group.com.example.notes\n")
+    #expect(none.error == "appdata: error: \(Self.device): no container matches --app 'com.example.nope' (did you mean 'com.example.notes'?); the apps with the most backed-up bytes: com.example.photos (1.9 MiB), com.example.empty (0 B) (appdata audit --list-apps PATH lists them all)\n")
   }
 
   @Test(.enabled(if: AppData.has("jq"), "needs jq"))

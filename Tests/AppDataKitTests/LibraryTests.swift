@@ -68,8 +68,9 @@ struct LibraryTests {
     #expect {
       try audit(paths: [BackupTests.plain], configuration: configuration)
     } throws: { error in
-      guard case AuditFailure.noMatchingApp(let ids, let source, let available) = error else { return false }
-      return ids == ["com.example.none"] && source == BackupTests.plain && available.contains("com.example.my-app")
+      guard case AuditFailure.noMatchingApp(let ids, let source, let candidates, let largest) = error else { return false }
+      return ids == ["com.example.none"] && source == BackupTests.plain && candidates.first == "com.example.notes"
+        && largest.first == AppSize(id: "com.example.my-app", bytes: 5_000_000_730)
     }
     let missing = BackupTests.plain + "/no such\nfolder"
     #expect {

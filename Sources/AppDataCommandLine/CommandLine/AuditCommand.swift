@@ -20,6 +20,8 @@ struct AuditCommand {
   let exactBytes: Bool
   let quiet: Bool
   let colorChoice: String
+  /// `--list-apps`: ids and sizes, one per line, instead of the report.
+  let listsApps: Bool
   /// `--password-file`, `--password-stdin` (or APPDATA_BACKUP_PASSWORD, or a prompt): an
   /// encrypted backup's password, read only when one is needed.
   let password: BackupPassword
@@ -79,6 +81,7 @@ struct AuditCommand {
     exactBytes = parsed.flag("bytes")
     quiet = parsed.flag("quiet")
     colorChoice = parsed.value("color") ?? "auto"
+    listsApps = parsed.flag("list-apps")
     configuration.root = try parsed.root(inside: "a folder inside PATH")
     configuration.limits.maximumArchiveBytes = try parsed.size("max-archive-bytes")
     configuration.limits.maximumManifestBytes = try parsed.size("max-manifest-bytes")
@@ -175,6 +178,10 @@ struct AuditCommand {
     }
     display?.stop()
     for notice in everything.notices { io.warning(notice) }
+    if listsApps {
+      io.writeOutput(everything.appSizes().map { "\(TerminalText.escaped($0.id))\t\($0.bytes)\n" }.joined())
+      return .success
+    }
     let reports = configuration.listsEveryEntry ? everything.listing(configuration.overrides.listedCategories) : everything
     var style = RenderStyle()
     style.failOn = failOn

@@ -68,6 +68,9 @@ struct ExtractCommand {
       throw error.refusal
     }
     if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
+    if let chosen = report.chosenID {
+      io.warning("--app '\(TerminalText.escaped(id))' is \(TerminalText.escaped(chosen)), the one id that fits it")
+    }
     if json {
       io.writeOutput(report.jsonDocument().serialized(pretty: true) + "\n")
     } else if !quiet {

@@ -69,6 +69,9 @@ public enum BackupExtraction {
     public var dryRun = false
     public var containers: [Container] = []
     public var problems: [Problem] = []
+    /// The id `--app` was taken to mean when it is not one the backup holds (a unique last
+    /// component or substring); nil when it is.
+    public var chosenID: String?
     /// The protection classes whose keys were unwrapped (an encrypted backup): only those the
     /// extracted files use. Not in the report's JSON; what the tests check.
     package var unwrappedClasses: [UInt32] = []
@@ -76,29 +79,44 @@ public enum BackupExtraction {
 
   /// The domains of `id` (and its extensions) in `source`, each with its kind and id.
   static func domains(in database: SQLiteDatabase, request: Request, backup: String) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
-    var found: [(domain: String, kind: ContainerKind, id: String)] = []
-    var available: [String] = []
+    var all: [(domain: String, kind: ContainerKind, id: String)] = []
     do {
       let statement = try database.prepare("SELECT DISTINCT domain FROM Files")
       while try statement.step() {
         let domain = String(decoding: statement.bytes(0), as: UTF8.self)
         guard let (kind, id) = BackupReader.appDomain(domain) else { continue }
-        available.append(id)
-        let matches = request.withExtensions ? AppFilter(ids: [request.id]).matches(id) : id.utf8.elementsEqual(request.id.utf8)
-        if matches { found.append((domain, kind, id)) }
+        all.append((domain, kind, id))
       }
     } catch {
       throw Refusal("\(TerminalText.escaped(backup)): cannot read the backup manifest: \(error.message)")
     }
-    guard !found.isEmpty else {
-      var message = "\(TerminalText.escaped(backup)): the backup holds no app, group or plugin '\(TerminalText.escaped(request.id))'"
-      if let suggestion = Suggestion.nearest(to: request.id, among: available) { message += " (did you mean '\(TerminalText.escaped(suggestion))'?)" }
-      let ids = Array(Set(available)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(TerminalText.escaped)
-      throw Refusal(message + "; the ids it holds: " + (ids.isEmpty ? "none" : Plural.listed(ids, limit: 10)))
+    func matching(_ wanted: String) -> [(domain: String, kind: ContainerKind, id: String)] {
+      all.filter { request.withExtensions ? AppFilter(ids: [wanted]).matches($0.id) : $0.id.utf8.elementsEqual(wanted.utf8) }
+    }
+    var wanted = request.id
+    var found = matching(wanted)
+    if found.isEmpty {
+      // Not an id it holds: the one id it plainly means (`whatsapp`, `WhatsApp`), or the
+      // best candidates (the ids holding it, then near spellings), never an alphabetical list.
+      switch AppChoice.choose(request.id, among: all.map(\.id)) {
+      case .chosen(let id):
+        wanted = id
+        found = matching(id)
+      case .candidates(let candidates):
+        var message = "\(TerminalText.escaped(backup)): the backup holds no app, group or plugin '\(TerminalText.escaped(request.id))'"
+        if candidates.count == 1 {
+          message += " (did you mean '\(TerminalText.escaped(candidates[0]))'?)"
+        } else if !candidates.isEmpty {
+          message += "; it fits \(Plural.listed(candidates.map(TerminalText.escaped), limit: AppChoice.limit)): give one of them"
+        } else {
+          message += all.isEmpty ? "; it holds no app" : "; 'appdata audit --list-apps BACKUP' lists the \(Plural.counted(Set(all.map(\.id)).count, "id")) it holds, largest first"
+        }
+        throw Refusal(.notMatched, path: backup, message: message)
+      }
     }
     // The app first, then its groups and plugins, each by its id's bytes.
     func rank(_ item: (domain: String, kind: ContainerKind, id: String)) -> Int {
-      item.kind == .app && item.id.utf8.elementsEqual(request.id.utf8) ? 0 : 1
+      item.kind == .app && item.id.utf8.elementsEqual(wanted.utf8) ? 0 : 1
     }
     return found.sorted { a, b in rank(a) != rank(b) ? rank(a) < rank(b) : a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
   }
@@ -114,9 +132,14 @@ public enum BackupExtraction {
     // The class keys are unwrapped as files ask for them, and all released when this ends.
     defer { keys.value?.wipe() }
     let domains = try domains(in: database, request: request, backup: source.source)
+    // `--app whatsapp` chose `net.whatsapp.WhatsApp`: the report says so.
+    let chosen = domains.first.map(\.id).flatMap { first in
+      domains.contains { $0.id.utf8.elementsEqual(request.id.utf8) } ? nil : first
+    }
     let isPackage = !request.withExtensions && ExtractionOutput.normalized(request.output).hasSuffix(".xcappdata")
     var report = Report(backup: source.source, output: Syscalls.absolutePath(ExtractionOutput.normalized(request.output)), isPackage: isPackage,
                         dryRun: request.dryRun)
+    report.chosenID = chosen
     // Each container's folder in OUT: with --with-extensions its id, which must be one name.
     var containers: [Plan] = []
     for (domain, kind, id) in domains {

@@ -146,11 +146,32 @@ public struct AppFilter: Sendable {
     }
   }
 
-  /// The exit-2 message when no container matches.
-  package static func noMatch(_ ids: [String], source: String, available: [String]) -> Refusal {
+  /// The exit-2 message when no container matches: the best candidates first (the ids holding
+  /// what was typed, then near spellings), then the largest apps; never an alphabetical list.
+  package static func noMatch(_ ids: [String], source: String, candidates: [String], largest: [(id: String, bytes: UInt64)]) -> Refusal {
     let wanted = ids.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
-    let ids = available.sorted().map { TerminalText.escaped($0) }
-    let found = ids.isEmpty ? "none" : Plural.listed(ids, limit: 10)
-    return Refusal("\(TerminalText.escaped(source)): no container matches --app \(wanted); the ids found: \(found)")
+    var message = "\(TerminalText.escaped(source)): no container matches --app \(wanted)"
+    if !candidates.isEmpty {
+      message += candidates.count == 1 ? " (did you mean '\(TerminalText.escaped(candidates[0]))'?)"
+        : "; it fits \(Plural.listed(candidates.map(TerminalText.escaped), limit: AppChoice.limit)): give one of them"
+    }
+    if !largest.isEmpty {
+      message += "; the apps with the most backed-up bytes: "
+        + largest.map { "\(TerminalText.escaped($0.id)) (\(ByteSize.human($0.bytes)))" }.joined(separator: ", ")
+    } else if candidates.isEmpty {
+      message += "; it holds no container with an id"
+    }
+    return Refusal(.notMatched, path: source, message: message + " (appdata audit --list-apps PATH lists them all)")
+  }
+
+  /// The same, from the names found alone (no sizes: `migrate`, which reads no file).
+  package static func noMatch(_ ids: [String], source: String, available: [String]) -> Refusal {
+    var candidates: [String] = []
+    for id in ids { if case .candidates(let found) = AppChoice.choose(id, among: available) { candidates += found } }
+    let rest = Array(Set(available)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.filter { !candidates.contains($0) }
+    let wanted = ids.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
+    let shown = (candidates + rest).map(TerminalText.escaped)
+    return Refusal(.notMatched, path: source,
+                   message: "\(TerminalText.escaped(source)): no container matches --app \(wanted); the ids found: \(shown.isEmpty ? "none" : Plural.listed(shown, limit: 10))")
   }
 }

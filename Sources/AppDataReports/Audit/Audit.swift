@@ -93,6 +93,16 @@ public struct AuditConfiguration: Sendable {
   }
 }
 
+/// An app's id and its backed-up bytes.
+public struct AppSize: Sendable, Equatable {
+  public var id: String
+  public var bytes: UInt64
+  public init(id: String, bytes: UInt64) {
+    self.id = id
+    self.bytes = bytes
+  }
+}
+
 /// Why an audit could not run. Each case carries the paths it is about as given; `message` is
 /// the one line a terminal shows, escaped.
 public enum AuditFailure: Error, Sendable {
@@ -105,8 +115,10 @@ public enum AuditFailure: Error, Sendable {
   case backup(Refusal)
   /// The baseline could not be read, or PATH's report could not be used as one.
   case baseline(path: String, reason: String)
-  /// `--app` matched no container; `available` is every id (or folder name) found.
-  case noMatchingApp(ids: [String], source: String, available: [String])
+  /// `--app` matched no container, and no one id is plainly meant: `candidates` are the ids that
+  /// hold what was typed, then near spellings (best first); `largest`, the apps with the most
+  /// backed-up bytes.
+  case noMatchingApp(ids: [String], source: String, candidates: [String], largest: [AppSize])
   /// A baseline of many containers, none with the audited container's id.
   case baselineHasNoSuchContainer(baseline: String, containers: Int, id: String?)
   /// `--backup-domain` names one domain, but PATH holds several containers.
@@ -125,8 +137,8 @@ public enum AuditFailure: Error, Sendable {
       return "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); --backup takes the backup folder"
     case .baseline(let path, let reason):
       return "\(TerminalText.escaped(path)): \(reason)"
-    case .noMatchingApp(let ids, let source, let available):
-      return AppFilter.noMatch(ids, source: source, available: available).message
+    case .noMatchingApp(let ids, let source, let candidates, let largest):
+      return AppFilter.noMatch(ids, source: source, candidates: candidates, largest: largest.map { ($0.id, $0.bytes) }).message
     case .baselineHasNoSuchContainer(let baseline, let count, let id):
       let id = id.map { "'\(TerminalText.escaped($0))'" } ?? "(it has none)"
       return "\(TerminalText.escaped(baseline)): a baseline of \(count) containers, none with this container's id \(id); give --baseline a report of this container, or audit the folder it was made from"
@@ -145,7 +157,7 @@ public enum AuditFailure: Error, Sendable {
     case .input(let refusal), .password(let refusal), .backup(let refusal): return refusal
     case .notABackup(let path): return Refusal(.notAnInput, path: path, message: message)
     case .baseline(let path, _): return Refusal(.damaged, path: path, message: message)
-    case .noMatchingApp(_, let source, _): return Refusal(.notMatched, path: source, message: message)
+    case .noMatchingApp(_, let source, _, _): return Refusal(.notMatched, path: source, message: message)
     case .baselineHasNoSuchContainer(let baseline, _, _): return Refusal(.notMatched, path: baseline, message: message)
     case .backupDomainNeedsOneContainer: return Refusal(.conflict, path: nil, message: message)
     case .containerHasNoID(let container): return Refusal(.notMatched, path: container, message: message)
@@ -172,7 +184,7 @@ public func audit(paths: [String], configuration: AuditConfiguration, password: 
   case nil: break
   }
   configuration.baseline = baselines.map { .report($0) }
-  var set = try AuditRun(paths: paths, configuration: configuration, baselines: baselines, password: cache, progress: progress).run()
+  var set = try AuditRun(paths: paths, configuration: configuration, baselines: baselines, password: cache, progress: progress).runChoosingApps()
   // Comparing with a backup lists every entry; the report keeps only the ones asked for.
   if configuration.backup != nil && !configuration.listsEveryEntry {
     set = set.listing(configuration.overrides.listedCategories)
@@ -256,7 +268,8 @@ struct AuditRun {
     }
     let apps = configuration.apps
     if outcome.reports.isEmpty && !apps.isEmpty {
-      throw .noMatchingApp(ids: apps, source: paths.count == 1 ? paths[0] : paths.joined(separator: ", "), available: outcome.available)
+      // Candidates and sizes are found by the caller (`audit`), which may read PATH again.
+      throw .noMatchingApp(ids: apps, source: paths.count == 1 ? paths[0] : paths.joined(separator: ", "), candidates: outcome.available, largest: [])
     }
     // A baseline of many containers is matched by id; given to one container whose id it does
     // not hold, it would compare with nothing: say so rather than ignore it.
@@ -278,6 +291,41 @@ struct AuditRun {
       for baseline in baselines.baselines { if let id = baseline.id { set.baselineBytes[id] = baseline.backupBytes } }
     }
     return set
+  }
+
+  /// `run`, and for `--app NAME` that is no id PATH holds: the one id it plainly means
+  /// (`whatsapp`, `WhatsApp`), said in a notice; else the best candidates and the largest apps.
+  func runChoosingApps() throws(AuditFailure) -> AuditSet {
+    do {
+      return try run()
+    } catch {
+      guard case .noMatchingApp(let ids, let source, let available, _) = error else { throw error }
+      var chosen: [String] = []
+      var candidates: [String] = []
+      for id in ids {
+        switch AppChoice.choose(id, among: available) {
+        case .chosen(let match): chosen.append(match)
+        case .candidates(let found): candidates += found
+        }
+      }
+      guard chosen.count == ids.count else {
+        var everything = self
+        everything.configuration.apps = []
+        everything.configuration.listsEveryEntry = false
+        everything.configuration.entrySink = nil
+        everything.progress = nil
+        let reports = (try? everything.run().reports) ?? []
+        let largest = reports.filter { $0.id != nil && $0.kind == .app && !candidates.contains($0.id!) }
+          .sorted { a, b in a.backup.bytes != b.backup.bytes ? a.backup.bytes > b.backup.bytes : a.id!.utf8.lexicographicallyPrecedes(b.id!.utf8) }
+          .prefix(max(3, AppChoice.limit - candidates.count)).map { AppSize(id: $0.id!, bytes: $0.backup.bytes) }
+        throw .noMatchingApp(ids: ids, source: source, candidates: candidates, largest: Array(largest))
+      }
+      var again = self
+      again.configuration.apps = chosen
+      var set = try again.run()
+      set.notices += zip(ids, chosen).map { "--app '\(TerminalText.escaped($0))' is \(TerminalText.escaped($1)), the one id that fits it" }
+      return set
+    }
   }
 
   /// `--backup BACKUP`: it must be a device backup.
@@ -324,7 +372,7 @@ struct AuditRun {
     configuration.entrySink = nil
     configuration.tagsNDJSONLines = false
     if !configuration.overrides.listedCategories.isEmpty { configuration.overrides.listedCategories.insert(.critical) }
-    let set = try AuditRun(paths: [path], configuration: configuration, baselines: nil, password: password, progress: nil).run()
+    let set = try AuditRun(paths: [path], configuration: configuration, baselines: nil, password: password, progress: nil).runChoosingApps()
     return BaselineSet(of: set, file: path)
   }
 }

@@ -70,6 +70,18 @@ extension AuditSet {
     return (latest.values.sorted(), audited - latest.count)
   }
 
+  /// Each id's backed-up bytes, largest first (then by id): in a folder of backups, from each
+  /// device's latest backup, the largest where several devices hold it (`--list-apps`).
+  public func appSizes() -> [AppSize] {
+    var sizes: [JSONKey: UInt64] = [:]
+    for index in countedReports(grouping()).indices {
+      guard let id = reports[index].id else { continue }
+      sizes[JSONKey(id)] = max(sizes[JSONKey(id)] ?? 0, reports[index].backup.bytes)
+    }
+    return sizes.map { AppSize(id: $0.key.string, bytes: $0.value) }
+      .sorted { a, b in a.bytes != b.bytes ? a.bytes > b.bytes : a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
+  }
+
   /// The reports the totals count: the containers of each device's latest backup, and those
   /// beside the backups; with the number of older copies left out.
   func countedReports(_ grouping: Grouping) -> (indices: [Int], olderCopies: Int) {
