@@ -81,7 +81,7 @@ struct ArchiveTests {
     let none = try AppData.run(["audit", "--no-config", "--root", "nothing-here", folder + "/two.tar"])
     #expect(none.status == 2)
     #expect(none.output.isEmpty)
-    #expect(none.error == "appdata: error: \(folder)/two.tar: --root nothing-here names no app data container in the archive (no Documents, Library or tmp folder, no container metadata plist under it)\n")
+    #expect(none.error == "appdata: error: \(folder)/two.tar: --root nothing-here names no app data container and no device backup in the archive (no Documents, Library or tmp folder, no container metadata plist, no Manifest.db beside Manifest.plist under it)\n")
     let notOne = try AppData.run(["audit", "--no-config", "--root", "A/Documents", folder + "/two.tar"])
     #expect(notOne.status == 2)
     // --root names a folder inside a folder too.

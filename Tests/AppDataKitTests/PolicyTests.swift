@@ -180,7 +180,7 @@ struct PolicyTests {
     #expect(try AppData.run(["audit", "--no-config", "--baseline", baseline, "--max-growth", "2K", tree.root]).status == 0)
     let percent = try AppData.run(["audit", "--json", "--no-config", "--baseline", baseline, "--max-growth-percent", "30", tree.root])
     #expect(percent.status == 1)
-    #expect((findings(try percent.json(), rule: "backup-grew").first?["message"] as? String)?.contains("grew by 34.2% since") == true)
+    #expect((findings(try percent.json(), rule: "backup-grew").first?["message"] as? String)?.contains("grew by 34.2%, from ") == true)
     // Text shows one decimal; JSON's percent keeps full precision (above).
     let table = try AppData.run(["audit", "--no-config", "--bytes", "--baseline", baseline, tree.root])
     #expect(table.output.contains(": backup 3100 -> 4160 (+1060, +34.2%)\n"), "\(table.output)")
@@ -344,7 +344,9 @@ struct BaselinePathTests {
     #expect(try comparison(folder + "/old.tgz") == expected)
     let limited = try AppData.run(["audit", "--baseline", folder + "/old.tgz", "--max-growth", "1K", folder + "/new"])
     #expect(limited.status == 1)
-    #expect(limited.output.contains("the backup grew by 5004 bytes since \(folder)/old.tgz, more than --max-growth 1024 bytes [backup-grew]"), "\(limited.output)")
+    // Issue 41: sizes a person reads, then the exact bytes.
+    #expect(limited.output.contains("the backup grew by 4.9 KiB (5004 bytes), from "), "\(limited.output)")
+    #expect(limited.output.contains(", since \(folder)/old.tgz; more than --max-growth 1.0 KiB (1024 bytes) [backup-grew]"), "\(limited.output)")
   }
 
   /// A backup against an older one, containers matched by id; two encrypted backups open

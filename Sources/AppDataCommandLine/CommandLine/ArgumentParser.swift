@@ -55,6 +55,11 @@ public struct ArgumentParser {
       let argument = arguments[index]
       let argvIndex = index + indexOffset
       if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
+        if !optionsEnded, Self.isSizeUnit(argument), let (option, value) = sizeOption(before: index, in: arguments) {
+          // `--max-file-size 5 MB`: the unit would be taken for PATH ("MB: no such file").
+          throw UsageError("'--\(option) \(TerminalText.escaped(value)) \(TerminalText.escaped(argument))': a size is one word; write '--\(option) \(TerminalText.escaped(value + argument))'",
+                           argumentIndex: argvIndex)
+        }
         result.addOperand(argument)
       } else if argument == "--" {
         optionsEnded = true
@@ -106,6 +111,28 @@ public struct ArgumentParser {
     return index
   }
 
+  /// The size option (and its value) that ends just before `index`: `--NAME VALUE` or
+  /// `--NAME=VALUE`, NAME taking a SIZE.
+  private func sizeOption(before index: Int, in arguments: [String]) -> (String, String)? {
+    func sizeName(_ typed: Substring) -> String? {
+      guard let option = try? resolveLong(String(typed), argvIndex: 0).0, option.metavar == "SIZE" else { return nil }
+      return option.name
+    }
+    if index >= 1, arguments[index - 1].hasPrefix("--"), let equals = arguments[index - 1].firstIndex(of: "=") {
+      let typed = arguments[index - 1]
+      if let name = sizeName(typed.dropFirst(2)[..<equals]) { return (name, String(typed[typed.index(after: equals)...])) }
+    }
+    if index >= 2, arguments[index - 2].hasPrefix("--"), let name = sizeName(arguments[index - 2].dropFirst(2)) {
+      return (name, arguments[index - 1])
+    }
+    return nil
+  }
+
+  /// A word that is only a size's unit (`MB`, `KiB`, `bytes`), as when a size is typed in two.
+  static func isSizeUnit(_ word: String) -> Bool {
+    ["b", "byte", "bytes", "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "t", "tb", "tib"].contains(word.lowercased())
+  }
+
   /// Exact name, `no-NAME` of a negatable flag, or an unambiguous prefix.
   private func resolveLong(_ name: String, argvIndex: Int) throws(UsageError) -> (OptionSpec, negated: Bool) {
     var spellings: [(spelling: String, option: OptionSpec, negated: Bool)] = []
@@ -114,6 +141,11 @@ public struct ArgumentParser {
       if option.isNegatable { spellings.append(("no-" + option.name, option, true)) }
     }
     if let exact = spellings.first(where: { $0.spelling == name }) { return (exact.option, exact.negated) }
+    if name == "password" && command.options.contains(where: { $0.name == "password-file" }) {
+      throw UsageError("there is no '--password': a password is never an option's value, which the shell's history and ps would keep; "
+                       + "give it with '--password-file FILE', '--password-stdin', or \(BackupReader.passwordVariable), or type it at the prompt",
+                       argumentIndex: argvIndex)
+    }
     let prefixed = name.isEmpty ? [] : spellings.filter { $0.spelling.hasPrefix(name) }
     if prefixed.count == 1 { return (prefixed[0].option, prefixed[0].negated) }
     if prefixed.count > 1 {

@@ -107,7 +107,7 @@ public struct ArchiveAuditor {
     }
     // --root never turns a folder that is no container into a container audit.
     if let root, let state = pass.roots.first, !state.looksLikeContainer {
-      throw Failure(message: "--root \(RelativePath.display(RelativePath.join(root))) names no app data container in the archive (no Documents, Library or tmp folder, no container metadata plist under it)")
+      throw Failure(message: "--root \(RelativePath.display(RelativePath.join(root))) names no app data container and no device backup in the archive (no Documents, Library or tmp folder, no container metadata plist, no Manifest.db beside Manifest.plist under it)")
     }
     // A root found inside another (a `Library` folder deep in a container's Documents, met before
     // the container's own folders) belongs to it; a container whose metadata plist names another
@@ -219,8 +219,7 @@ public struct ArchiveAuditor {
       do {
         reader = try LibArchive(path: auditor.archivePath)
       } catch {
-        throw Failure(message: error.isFileFormat
-          ? "is neither a container folder nor an archive appdata can read (\(error.message))"
+        throw Failure(message: error.isFileFormat ? ArchiveAuditor.notAnArchive(auditor.archivePath, error.message)
           : "cannot read the archive (truncated or damaged?): \(error.message)")
       }
       var sawEntry = false
@@ -235,10 +234,11 @@ public struct ArchiveAuditor {
           header = try reader.next()
         } catch {
           let unrecognised = !sawEntry && error.isFileFormat
-          throw Failure(message: unrecognised ? "is neither a container folder nor an archive appdata can read (\(error.message))"
+          throw Failure(message: unrecognised ? ArchiveAuditor.notAnArchive(auditor.archivePath, error.message)
                                               : "cannot read the archive (truncated or damaged?): \(error.message)")
         }
         guard let header else { break }
+        if !sawEntry && reader.isTextListing { throw Failure(message: ArchiveAuditor.notAnArchive(auditor.archivePath, "a text file")) }
         sawEntry = true
         try guardSize(header, reader: reader)
         try handle(header, reader: reader)
@@ -588,5 +588,39 @@ public struct ArchiveAuditor {
       return true
     }
     return false
+  }
+}
+
+extension ArchiveAuditor {
+  /// The names of a device backup's own files.
+  static let backupFileNames: Set<String> = ["Manifest.db", "Manifest.plist", "Info.plist", "Status.plist", "Manifest.db-wal", "Manifest.db-shm"]
+
+  /// The backup folder a file belongs to, when it is one of a device backup's own files (its
+  /// folder holds Manifest.db beside Manifest.plist); nil otherwise.
+  static func backupFolder(holding path: String) -> String? {
+    let bytes = Array(path.utf8)
+    let name = String(decoding: bytes[((bytes.lastIndex(of: 0x2F)).map { $0 + 1 } ?? 0)...], as: UTF8.self)
+    guard backupFileNames.contains(name) else { return nil }
+    let folder = Syscalls.folderPart(of: bytes)
+    guard (try? Syscalls.status(ofPath: folder + "/Manifest.db"))?.kind == .regular,
+          (try? Syscalls.status(ofPath: folder + "/Manifest.plist"))?.kind == .regular else { return nil }
+    return folder
+  }
+
+  /// Whether libarchive reads `path` as an archive (its format is known, and it has an entry or
+  /// none).
+  static func isArchive(_ path: String) -> Bool {
+    guard let reader = try? LibArchive(path: path) else { return false }
+    do { _ = try reader.next() } catch { return !error.isFileFormat }
+    return !reader.isTextListing
+  }
+
+  /// The refusal of a file that is not an archive: a device backup's own file names its
+  /// folder; any other file says what PATH can be.
+  static func notAnArchive(_ path: String, _ reason: String) -> String {
+    if let folder = backupFolder(holding: path) {
+      return "is a file of a device backup; give the backup's folder: \(TerminalText.escaped(folder))"
+    }
+    return "is neither a container folder nor an archive appdata can read (\(reason)); give a container's folder, an .xcappdata package, a Simulator device, a device backup's folder, or a tar or zip of one"
   }
 }

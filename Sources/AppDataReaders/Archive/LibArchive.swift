@@ -184,6 +184,11 @@ final class LibArchive {
   /// Uncompressed bytes read so far (the zip-bomb guard).
   var uncompressedBytes: UInt64 { UInt64(max(0, c.archive_filter_bytes(archive, -1), c.archive_filter_bytes(archive, 0))) }
 
+  /// Whether libarchive took the file for an mtree listing: any text file whose lines look like
+  /// paths (`notes.txt`). A listing of names holds no file's bytes: appdata treats it as a file
+  /// that is not an archive.
+  var isTextListing: Bool { (c.archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_MTREE }
+
   /// Whether the archive is a tar (ustar, pax, GNU) read without a compression filter.
   var isUncompressedTar: Bool {
     (c.archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR && c.archive_filter_code(archive, 0) == ARCHIVE_FILTER_NONE

@@ -64,13 +64,13 @@ package enum Auditor {
       if let maxGrowth = options.maxGrowth, growth > 0, UInt64(growth) > maxGrowth {
         merged.findings.append(Finding(
           rule: .backupGrew, path: Array(".".utf8),
-          message: "the backup grew by \(growth) bytes since \(baseline.file), more than --max-growth \(maxGrowth) bytes",
+          message: "the backup grew by \(ByteSize.human(UInt64(growth))) (\(growth) bytes), from \(ByteSize.human(result.backupBefore)) to \(ByteSize.human(result.backupAfter)), since \(baseline.file); more than --max-growth \(ByteSize.human(maxGrowth)) (\(maxGrowth) bytes)",
           bytes: UInt64(growth)))
       }
       if let maxPercent = options.maxGrowthPercent, let percent = result.percent, percent > maxPercent {
         merged.findings.append(Finding(
           rule: .backupGrew, path: Array(".".utf8),
-          message: "the backup grew by \(Plural.percent(percent).dropFirst())% since \(baseline.file), more than --max-growth-percent \(JSONValue.format(maxPercent))%",
+          message: "the backup grew by \(Plural.percent(percent).dropFirst())%, from \(ByteSize.human(result.backupBefore)) to \(ByteSize.human(result.backupAfter)), since \(baseline.file); more than --max-growth-percent \(JSONValue.format(maxPercent))%",
           bytes: growth > 0 ? UInt64(growth) : 0))
       }
     }

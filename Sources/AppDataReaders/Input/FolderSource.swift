@@ -109,7 +109,14 @@ struct ArchiveSource: ContainerSource, BackupHolder {
   }
 
   func folders() throws(Refusal) -> [ContainerRef] {
-    throw Refusal("\(TerminalText.escaped(path)): is an archive; appdata changes containers only in folders: extract it first (with 'tar --xattrs' or 'ditto -x -k' on a Mac)")
+    // Only what libarchive reads as an archive is called one (issue 41: notes.txt was "an archive").
+    if let backup = ArchiveAuditor.backupFolder(holding: path) {
+      throw Refusal(.notAnInput, path: path, "is a file of a device backup, which appdata does not change; to work on an app's data, 'appdata extract \(TerminalText.escaped(backup)) --app ID' makes a container of it")
+    }
+    guard ArchiveAuditor.isArchive(path) else {
+      throw Refusal(.notAnInput, path: path, "is a file, not a container folder; give the container's folder (the one holding Documents, Library and tmp), an .xcappdata package or a Simulator device")
+    }
+    throw Refusal(.notAnInput, path: path, "is an archive; appdata changes containers only in folders: extract it first (with 'tar --xattrs' or 'ditto -x -k' on a Mac)")
   }
 
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {

@@ -23,7 +23,7 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
   public var reason: String { String(cString: strerror(code)) }
 
   /// `path: cannot OPERATION: REASON`.
-  public var description: String { "\(path): cannot \(operation): \(reason)" }
+  public var description: String { "\(path): cannot \(operation.action): \(reason)" }
 
   /// The operation without its trailing preposition, for messages where the path is shown
   /// elsewhere: "read the extended attributes" rather than "read the extended attributes of".
