@@ -40,4 +40,27 @@ struct ReportsOfManyTests {
     let html = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "html", Self.backups], environment: environment)
     #expect(html.output.contains("OK: 8 files, 70.1 KiB backed up (the latest backup of each device; 5 older copies not added)"))
   }
+
+  /// On a terminal, no line is wider than it (at 60, 80 and 200 columns): names are cut in the
+  /// middle, the least useful columns dropped, long lines wrapped. Piped, the table is the same
+  /// whatever COLUMNS says.
+  @Test(.enabled(if: AppData.has("script"), "needs script(1) for a pseudo-terminal"),
+        arguments: ["history", "plain", "device"])
+  func tablesFitTheTerminalAndPipesStayFullWidth(input: String) throws {
+    let path = input == "history" ? Self.backups : input == "plain" ? BackupTests.plain : InputTests.device
+    let password = EncryptedBackupTests.password.replacingOccurrences(of: "'", with: "'\\''")
+    var piped: [String] = []
+    for width in [60, 80, 200] {
+      let result = try AppData.shell("APPDATA_BACKUP_PASSWORD='\(password)' TERM=xterm COLUMNS=\(width) script -qec \"$APPDATA audit --no-config --fail-on never --color never --list all '\(path)'\" /dev/null < /dev/null")
+      let lines = result.output.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
+      #expect(lines.count > 10, "\(result.output)")
+      let over = lines.filter { $0.count > width }
+      #expect(over.isEmpty, "at \(width) columns: \(over.prefix(3))")
+      let pipe = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--list", "all", path],
+                                 environment: ["COLUMNS": String(width), "APPDATA_BACKUP_PASSWORD": EncryptedBackupTests.password])
+      piped.append(pipe.output)
+    }
+    #expect(Set(piped).count == 1, "piped output changed with COLUMNS")
+    #expect(piped[0].split(separator: "\n").contains { $0.count > 80 }, "piped output is full width")
+  }
 }

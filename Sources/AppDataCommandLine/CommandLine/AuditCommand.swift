@@ -194,6 +194,7 @@ struct AuditCommand {
     for output in outputs {
       let set = output.format == .html ? everything : reports
       style.colors = output.format == .table && AuditOutput.usesColors(colorChoice, toTerminal: output.file == nil, io: io)
+      style.width = output.file == nil ? io.outputWidth : nil
       if let file = output.file {
         // Complete or not at all: a hidden file beside it, renamed over it once all is written.
         let replacing: ReplacingFile

@@ -18,6 +18,8 @@ public struct CommandIO: Sendable {
   public var isErrorTerminal: Bool
   /// Whether standard output is a terminal (colour is used only there, by default).
   public var isOutputTerminal: Bool
+  /// The terminal's width when standard output is one (tables are fitted to it); nil otherwise.
+  public var outputWidth: Int?
   /// Reads an environment variable (injectable for tests).
   public var environment: @Sendable (String) -> String?
   /// The first write to standard output that failed (a full disk, a closed stdout, a reader
@@ -56,6 +58,7 @@ public struct CommandIO: Sendable {
       },
       isErrorTerminal: Syscalls.isStandardErrorATerminal && Syscalls.environment("TERM") != "dumb",
       isOutputTerminal: Syscalls.isStandardOutputATerminal)
+    io.outputWidth = Syscalls.outputTerminalWidth()
     io.writeOutputBytes = { bytes in
       sinks.withLock { $0.output.write { () throws(SystemError) in try Syscalls.writeAll(.standardOutput, bytes, displayPath: "standard output") } }
     }

@@ -74,7 +74,7 @@ struct ExtractCommand {
     if json {
       io.writeOutput(report.jsonDocument().serialized(pretty: true) + "\n")
     } else if !quiet {
-      io.writeOutput(report.table())
+      io.writeOutput(TextTable.wrapped(TextTable.$width.withValue(io.outputWidth) { report.table() }, width: io.outputWidth))
     }
     let notWritten = report.problems.filter(\.isError)
     let fails = report.fails(at: failOn)

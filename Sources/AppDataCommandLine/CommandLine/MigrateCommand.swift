@@ -113,7 +113,7 @@ struct MigrateCommand {
     if json {
       io.writeOutput(outcome.report.jsonDocument().serialized(pretty: true) + "\n")
     } else if !quiet {
-      io.writeOutput(outcome.report.table())
+      io.writeOutput(TextTable.wrapped(TextTable.$width.withValue(io.outputWidth) { outcome.report.table() }, width: io.outputWidth))
     }
     if outcome.status == .failure {
       let failed = outcome.report.entries.filter { $0.action == .failed || $0.action == .conflict }.count

@@ -106,7 +106,8 @@ public struct MigrationReport: Sendable {
         rows.append([entry.action.rawValue, String(entry.files), size,
                      MarkerSet(entry.markers).name ?? "-", description])
       }
-      lines.append(contentsOf: TextTable.render(rows, rightAligned: [1, 2]))
+      // Narrow terminals: the description (paths) cut in the middle, then the marker column goes.
+      lines.append(contentsOf: TextTable.render(rows, rightAligned: [1, 2], cuttable: [4], dropOrder: [3]))
     }
     if let defaultsNote { lines += ["", "Defaults: " + defaultsNote] }
     for error in errors { lines += ["", "Error: " + TerminalText.escaped(error)] }

@@ -11,7 +11,8 @@ extension BackupExtraction.Report {
       rows.append([TerminalText.escaped(container.id), container.kind.rawValue, TerminalText.escaped(container.root), String(container.folders),
                    String(container.files), String(container.symlinks), ByteSize.human(container.bytes)])
     }
-    lines += TextTable.render(rows, rightAligned: [3, 4, 5, 6])
+    // Narrow terminals: the id and folder cut in the middle, then KIND, SYMLINKS and FOLDERS go.
+    lines += TextTable.render(rows, rightAligned: [3, 4, 5, 6], cuttable: [0, 2], dropOrder: [1, 5, 3])
     let differences = containers.flatMap { container in container.sizeDifferences.map { (container.id, $0) } }
     if !differences.isEmpty {
       lines.append("")

@@ -177,7 +177,7 @@ extension AuditSet {
                      item.line.points.last.flatMap { $0 }.map { size($0.bytes) } ?? "-",
                      sign + size(item.change.magnitude), Self.sparkline(item.line.points.map { $0?.bytes }, unicode: unicode)])
       }
-      lines += TextTable.render(rows, rightAligned: [2, 3, 4]).map { "  " + $0 }
+      lines += TextTable.render(rows, rightAligned: [2, 3, 4], indent: 2).map { "  " + $0 }
       if changed.count > Self.historyRows { lines.append("  … and \(changed.count - Self.historyRows) more") }
       lines.append("")
     }

@@ -22,6 +22,9 @@ public struct RenderStyle: Sendable {
   public var hasStepSummary = false
   /// NDJSON: the entries were streamed while the audit ran (`AuditConfiguration.entrySink`).
   public var streamedNDJSON = false
+  /// Table: the terminal's width; tables are fitted to it (names cut in the middle, the least
+  /// useful columns dropped) and other lines wrapped. nil: full width (piped, or a file).
+  public var width: Int?
 
   public init() {}
 }
@@ -35,8 +38,10 @@ extension AuditSet {
       jsonDocument().serialize(pretty: true, to: write)
       write([0x0A])
     case .table:
-      write(Array(table(exactBytes: style.exactBytes, failOn: style.failOn, colors: style.colors, findingsOnly: style.findingsOnly,
-                        unicode: style.unicode).utf8))
+      let text = TextTable.$width.withValue(style.width) {
+        table(exactBytes: style.exactBytes, failOn: style.failOn, colors: style.colors, findingsOnly: style.findingsOnly, unicode: style.unicode)
+      }
+      write(Array(TextTable.wrapped(text, width: style.width).utf8))
     case .ndjson:
       write(Array(ndjson(streamed: style.streamedNDJSON).utf8))
     case .github:

@@ -203,7 +203,7 @@ extension AuditSet {
       lines.append("")
       for (index, backup) in backups.enumerated() where backup.status == .audited {
         lines.append("Backup \(TerminalText.escaped(backup.udid)): " + (backup.info.map(Self.backupLine) ?? ""))
-        lines.append(contentsOf: containerRows(grouping.containers[index].map { reports[$0] }, labels: [:], size: size).map { "  " + $0 })
+        lines.append(contentsOf: containerRows(grouping.containers[index].map { reports[$0] }, labels: [:], size: size, indent: 2).map { "  " + $0 })
         lines.append("")
       }
       lines.append(contentsOf: historyLines(grouping, size: size, unicode: unicode))
@@ -250,7 +250,7 @@ extension AuditSet {
 
   /// A row per container with app files, largest backup first; the containers holding nothing
   /// but system files (their metadata plist) and no finding on one line after them.
-  private func containerRows(_ reports: [AuditReport], labels: [JSONKey: String], size: (UInt64) -> String) -> [String] {
+  private func containerRows(_ reports: [AuditReport], labels: [JSONKey: String], size: (UInt64) -> String, indent: Int = 0) -> [String] {
     let sorted = Self.byBackupSize(reports)
     let withFiles = sorted.filter { !Self.isEmpty($0) }
     let empty = sorted.filter(Self.isEmpty)
@@ -265,7 +265,8 @@ extension AuditSet {
         rows.append([TerminalText.escaped(labels[report.container] ?? report.name), report.kind.rawValue, String(files), size(report.backup.bytes),
                      String(count(.error, in: report)), String(count(.warning, in: report))])
       }
-      lines.append(contentsOf: TextTable.render(rows, rightAligned: [2, 3, 4, 5]))
+      // Narrow terminals: the id is cut in the middle, then KIND, FILES, WARNINGS and ERRORS go.
+      lines.append(contentsOf: TextTable.render(rows, rightAligned: [2, 3, 4, 5], indent: indent, dropOrder: [1, 2, 5, 4]))
     }
     if !empty.isEmpty {
       let names = Plural.listed(empty.map { TerminalText.escaped(labels[$0.container] ?? $0.name) }.sorted(), limit: Self.namesOnOneLine)
@@ -333,7 +334,7 @@ extension AuditSet {
     for row in growth.rows {
       table.append([TerminalText.escaped(row.name), row.then.map(size) ?? "-", row.now.map(size) ?? "-", row.changeText(size)])
     }
-    lines += TextTable.render(table, rightAligned: [1, 2]).map { "  " + $0 }
+    lines += TextTable.render(table, rightAligned: [1, 2], indent: 2, dropOrder: [1]).map { "  " + $0 }
     return lines
   }
 
@@ -350,7 +351,9 @@ extension AuditSet {
                    info.map { $0.isEncrypted ? "yes" : "no" } ?? "-", info?.snapshotState.map(TerminalText.escaped) ?? "-",
                    backup.status.words, files, bytes])
     }
-    return TextTable.render(rows, rightAligned: [7, 8])
+    // Narrow terminals: the folder name and device cut in the middle, then SNAPSHOT, ENCRYPTED,
+    // IOS, DEVICE, FILES and STATUS go; the date and the bytes stay.
+    return TextTable.render(rows, rightAligned: [7, 8], cuttable: [0, 1], dropOrder: [5, 4, 2, 1, 7, 6])
   }
 
   /// `3 backups (2 audited, 1 locked)`.

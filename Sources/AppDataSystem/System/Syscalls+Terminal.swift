@@ -11,6 +11,17 @@ extension Syscalls {
   public static var isStandardErrorATerminal: Bool { isatty(2) == 1 }
   /// isatty(3) on standard output.
   public static var isStandardOutputATerminal: Bool { isatty(1) == 1 }
+
+  /// The width of the terminal on standard output: `COLUMNS` when set to a number, else the
+  /// terminal's own (TIOCGWINSZ), else 80; nil when standard output is not a terminal (a pipe or
+  /// a file is written full width, whatever the window).
+  public static func outputTerminalWidth() -> Int? {
+    guard isStandardOutputATerminal else { return nil }
+    if let text = environment("COLUMNS"), let columns = Int(text), columns > 0 { return min(columns, 10_000) }
+    var size = winsize()
+    if ioctl(1, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
+    return 80
+  }
 }
 
 extension Syscalls {
