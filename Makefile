@@ -118,8 +118,15 @@ install: release
 	$(RELEASE) completion zsh > $(INSTALL_ZSH) && chmod 644 $(INSTALL_ZSH)
 	$(RELEASE) completion fish > $(INSTALL_FISH) && chmod 644 $(INSTALL_FISH)
 
+# Then the folders install made that are now empty, up to (never including) PREFIX.
 uninstall:
 	rm -f $(INSTALL_BIN) $(INSTALL_MAN) $(INSTALL_BASH) $(INSTALL_ZSH) $(INSTALL_FISH)
+	@for dir in $(dir $(INSTALL_BIN) $(INSTALL_MAN) $(INSTALL_BASH) $(INSTALL_ZSH) $(INSTALL_FISH)); do \
+	  dir=$${dir%/}; \
+	  while [ "$$dir" != "$(DESTDIR)$(PREFIX)" ] && [ "$${dir#$(DESTDIR)$(PREFIX)/}" != "$$dir" ] && rmdir "$$dir" 2>/dev/null; do \
+	    dir=$$(dirname "$$dir"); \
+	  done; \
+	done
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -55,6 +55,23 @@ struct DocumentationTests {
     let uninstall = try AppData.shell("\(make) uninstall")
     #expect(uninstall.status == 0, "\(uninstall.error)")
     #expect(try AppData.shell("cd '\(root.root)' && find . -type f").output.isEmpty)
+    // Issue 41: the folders it made, now empty, go too (up to PREFIX, which stays).
+    #expect(try AppData.shell("cd '\(root.root)' && find . -mindepth 1 -type d | sort").output == "./usr\n./usr/local\n")
+  }
+
+  /// Issue 41, 7: the man page has an ENVIRONMENT section from the one table, and no name is
+  /// hyphenated at a line's end.
+  @Test(.enabled(if: AppData.has("nroff"), "needs nroff (groff) to format the man page"))
+  func theManPageNamesTheEnvironmentAndHyphenatesNothing() throws {
+    let page = try read("Docs/appdata.1")
+    let environment = page.components(separatedBy: ".SH ENVIRONMENT\n").last?.components(separatedBy: ".SH ").first ?? ""
+    for name in ["APPDATA_BACKUP_PASSWORD", "NO_COLOR", "TERM", "COLUMNS", "LC_ALL, LC_CTYPE, LANG", "GITHUB_STEP_SUMMARY"] {
+      #expect(environment.contains(".B \(name)\n"), "\(name)")
+    }
+    let formatted = try AppData.shell("MANWIDTH=80 nroff -man '\(AppData.packageRoot)/Docs/appdata.1'")
+    #expect(formatted.status == 0)
+    let hyphenated = formatted.output.split(separator: "\n").filter { $0.hasSuffix("\u{2010}") || ($0.hasSuffix("-") && !$0.hasSuffix(" -") && !$0.hasSuffix("--")) }
+    #expect(hyphenated.isEmpty, "\(hyphenated.prefix(5))")
   }
 
   @Test func theManPageHasNoFormattingWarnings() throws {

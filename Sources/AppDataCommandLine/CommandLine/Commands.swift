@@ -6,6 +6,16 @@ import AppDataMigration
 /// The option tables of every command. Help, the man page, shell-facing docs and the
 /// parser are all generated from these.
 public enum Commands {
+  /// The environment variables appdata reads: the man page's ENVIRONMENT section.
+  static let environment: [(name: String, help: String)] = [
+    (BackupReader.passwordVariable, "An encrypted device backup's password, when neither --password-file nor --password-stdin is given (read once, then removed from the environment). Set but empty is refused, as a CI secret that is not defined."),
+    ("NO_COLOR", "Set and not empty: the table has no colours unless --color always (https://no-color.org)."),
+    ("TERM", "dumb: no colours and no progress line."),
+    ("COLUMNS", "On a terminal, the width tables are fitted to (else the terminal's own). Output to a pipe or a file is never fitted."),
+    ("LC_ALL, LC_CTYPE, LANG", "The first set says whether the terminal is UTF-8; if not, the history's sparklines use ASCII."),
+    ("GITHUB_STEP_SUMMARY", "With --format github, the job summary is appended to this file."),
+  ]
+
   static let categoryChoices = Category.allCases.map(\.rawValue) + ["all"]
 
   public static let audit = CommandSpec(
