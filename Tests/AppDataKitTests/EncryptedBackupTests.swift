@@ -127,6 +127,51 @@ struct EncryptedBackupTests {
     }
   }
 
+  /// Issue 41: at a prompt, three tries, as sudo and ssh give; never more than one from a file,
+  /// standard input or the environment (the case below).
+  @Test(arguments: ["audit", "extract"])
+  func aPromptGivesThreeTries(command: String) throws {
+    let folder = ExtractTests.scratch("tries")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    func typing(_ passwords: [String], into arguments: [String]) throws -> RunResult {
+      try AppData.shell("""
+        python3 - "$APPDATA" \(passwords.map { "'\($0)'" }.joined(separator: " ")) -- \(arguments.map { "'\($0)'" }.joined(separator: " ")) <<'EOF'
+        import os, pty, sys
+        separator = sys.argv.index("--")
+        binary, passwords, rest = sys.argv[1], sys.argv[2:separator], sys.argv[separator + 1:]
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(binary, [binary] + rest)
+        seen = b""
+        for password in passwords:
+            start = len(seen)
+            while b"Password for" not in seen[start:] or not seen.endswith(b": "):
+                seen += os.read(fd, 4096)
+            os.write(fd, password.encode() + b"\\n")
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        sys.stdout.write(seen.decode("utf-8", "replace"))
+        sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        EOF
+        """)
+    }
+    let arguments = command == "audit" ? ["audit", "--no-config", "--fail-on", "never", "-q", Self.encrypted]
+      : ["extract", "-q", "--fail-on", "never", "--app", "com.example.my-app", "-o", folder + "/out", Self.encrypted]
+    let third = try typing(["wrong one", "wrong two", Self.password], into: arguments)
+    #expect(third.status == 0, "\(third.output)")
+    #expect(third.output.components(separatedBy: "Sorry, that password does not open the backup; try again.").count == 3, "\(third.output)")
+    let never = try typing(["a", "b", "c"], into: arguments.map { $0 == folder + "/out" ? folder + "/out2" : $0 })
+    #expect(never.status == 2, "\(never.output)")
+    #expect(never.output.contains("wrong password for this encrypted backup"))
+    #expect(never.output.components(separatedBy: "Password for").count == 4, "three prompts: \(never.output)")
+  }
+
   @Test func aWrongOrMissingPasswordIsRefusedWithNoReport() throws {
     let files = try TestTree("password")
     let folder = files.root

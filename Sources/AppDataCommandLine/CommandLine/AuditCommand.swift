@@ -168,13 +168,23 @@ struct AuditCommand {
       return try password.read(for: backup)
     }
     display?.start()
-    let everything: AuditSet
-    do {
-      everything = try audit(paths: paths, configuration: configuration, password: passwordSource, progress: progress)
-    } catch {
-      display?.stop()
-      streamFile?.discard()
-      throw error.refusal
+    var everything: AuditSet
+    var tries = 1
+    while true {
+      do {
+        everything = try audit(paths: paths, configuration: configuration, password: passwordSource, progress: progress)
+        break
+      } catch {
+        // A password typed at the prompt: three tries, as sudo and ssh give.
+        if password.prompts && tries < 3 && error.refusal.cause == .wrongPassword {
+          tries += 1
+          io.writeError("Sorry, that password does not open the backup; try again.\n")
+          continue
+        }
+        display?.stop()
+        streamFile?.discard()
+        throw error.refusal
+      }
     }
     display?.stop()
     for notice in everything.notices { io.warning(notice) }

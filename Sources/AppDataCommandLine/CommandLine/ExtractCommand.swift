@@ -57,15 +57,23 @@ struct ExtractCommand {
       return try password.read(for: backup)
     }
     let report: ExtractReport
-    do {
-      report = try extract(backup: path, app: id, output: output, options: options, password: passwordSource)
-    } catch {
-      if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
-      if case .interrupted = error, let number = signals.number {
-        io.error(error.message)
-        Syscalls.exitNow(128 + number)
+    var tries = 1
+    while true {
+      do {
+        report = try extract(backup: path, app: id, output: output, options: options, password: passwordSource)
+        break
+      } catch where password.prompts && tries < 3 && error.refusal.cause == .wrongPassword && signals.number == nil {
+        // A password typed at the prompt: three tries, as sudo and ssh give.
+        tries += 1
+        io.writeError("Sorry, that password does not open the backup; try again.\n")
+      } catch {
+        if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
+        if case .interrupted = error, let number = signals.number {
+          io.error(error.message)
+          Syscalls.exitNow(128 + number)
+        }
+        throw error.refusal
       }
-      throw error.refusal
     }
     if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
     if let chosen = report.chosenID {

@@ -17,8 +17,10 @@ public struct Refusal: Error, Equatable, Sendable {
     case unreadable
     /// What was read is damaged or not in the format it claims (a manifest, a plist, an archive).
     case damaged
-    /// An encrypted backup with no password, or a wrong one.
+    /// An encrypted backup with no password.
     case locked
+    /// An encrypted backup whose keybag does not open with the password given.
+    case wrongPassword
     /// Past one of appdata's bounds (archive bytes, manifest bytes, backups, key rounds).
     case tooLarge
     /// An output cannot be written, or written there.
@@ -39,7 +41,7 @@ public struct Refusal: Error, Equatable, Sendable {
   public var message: String
   /// An encrypted backup that was given no password, or a wrong one: in a report of many it is
   /// listed as locked rather than refusing the whole run.
-  public var isLocked: Bool { cause == .locked }
+  public var isLocked: Bool { cause == .locked || cause == .wrongPassword }
 
   public init(_ message: String, isLocked: Bool = false) {
     self.cause = isLocked ? .locked : .other

@@ -127,7 +127,7 @@ package struct BackupReader {
     } catch {
       switch error {
       case .wrongPassword:
-        throw Refusal("\(backup): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)", isLocked: true)
+        throw Refusal(.wrongPassword, path: nil, message: "\(backup): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)")
       case .noClassKey(let protectionClass):
         throw Refusal("\(backup): the keybag holds no password-wrapped key for protection class \(protectionClass), which Manifest.plist's ManifestKey names; the backup is damaged")
       case .damaged(let reason):
