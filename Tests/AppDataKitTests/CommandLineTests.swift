@@ -389,6 +389,19 @@ struct ProgressTests {
     try AppData.shell("TERM=xterm APPDATA_PROGRESS_DELAY_MS=0 APPDATA_TEST_WAIT_FOR_PROGRESS=1 script -qec \"$APPDATA \(arguments)\" /dev/null")
   }
 
+  /// Issue 41, 5: migrate shows files and bytes of the total, as extract does, and erases it.
+  @Test func migrateShowsFilesAndBytesOfTheTotal() throws {
+    let tree = try TestTree("migrate-progress")
+    for index in 0..<20 { try tree.file("Library/Caches/c\(index % 3)/f\(index)", size: 1000) }
+    try tree.file("Documents/keep", size: 1)
+    let shown = try onTerminal("migrate '\(tree.root)'")
+    #expect(shown.status == 0, "\(shown.output)")
+    #expect(shown.output.contains("Migrating: 0 of 20 files, 0 B of 19.5 KiB"), "\(shown.output)")
+    let lastErase = shown.output.range(of: "\r\u{1B}[2K", options: .backwards)
+    let report = shown.output.range(of: "Container:")
+    #expect(lastErase != nil && report != nil && lastErase!.upperBound <= report!.lowerBound, "\(shown.output)")
+  }
+
   @Test func shownOnATerminalAndErased() throws {
     let tree = try TestTree("progress")
     for index in 0..<2000 { try tree.file("Documents/f\(index / 100)/x\(index)", size: 1) }

@@ -90,10 +90,17 @@ struct MigrateCommand {
     // Ctrl-C, SIGTERM, SIGHUP: the process ends at once, as a crash would (the journal makes
     // any instant safe), with one line saying where the migration stopped and how to finish it.
     let progress = MigrationProgress()
+    // On a terminal: `Migrating: 1,234 of 20,000 files, 1.2 GiB of 1.9 GiB`, after half a second.
+    let display = options.dryRun || quiet || json || !io.isErrorTerminal ? nil : ProgressLine(io: io, catchesInterrupt: false) {
+      let amounts = progress.amounts
+      guard amounts.totalFiles > 0 || amounts.totalBytes > 0 else { return nil }
+      return "Migrating: \(amounts.files) of \(Plural.counted(amounts.totalFiles, "file")), \(ByteSize.human(amounts.bytes)) of \(ByteSize.human(amounts.totalBytes))"
+    }
     var sources: [DispatchSourceSignal] = []
     if !options.dryRun {
       let path = self.path
       sources = Syscalls.onTermination(queue: DispatchQueue(label: "appdata.migrate.signals")) { number in
+        if display?.isShown == true { io.writeError("\r\u{1B}[2K") }
         let (done, total) = progress.counts
         io.error("\(TerminalText.escaped(path)): interrupted after \(done) of \(Plural.counted(total, "entry", "entries")); the rest are where they were, "
                  + "and \(ContainerLayout.migrationJournalName) records where it stopped: run 'appdata migrate' on it again to finish")
@@ -105,6 +112,8 @@ struct MigrateCommand {
       var migration = Migration(rootPath: container.root, options: options)
       migration.below = path
       migration.progress = progress
+      display?.start()
+      defer { display?.stop() }
       outcome = try migration.run()
     } catch {
       throw Refusal(error.message)

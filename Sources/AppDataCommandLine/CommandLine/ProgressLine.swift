@@ -15,43 +15,55 @@ final class ProgressLine: Sendable {
     var interrupt: DispatchSourceSignal?
   }
 
-  private let progress: WalkProgress
+  /// The line's text, read at each refresh; nil: nothing to show yet.
+  private let text: @Sendable () -> String?
+  /// Whether Ctrl-C is caught here (erase, exit 130); a command with its own handler says no.
+  private let catchesInterrupt: Bool
   private let io: CommandIO
   /// Where the timer and Ctrl-C handlers run; `pause` and `stop` wait for a handler in flight.
   private let queue = DispatchQueue(label: "appdata.progress")
   private let state = Mutex(State())
 
-  init(progress: WalkProgress, io: CommandIO) {
-    self.progress = progress
-    self.io = io
+  /// The audit's line: what is under way, or the entries and bytes walked so far.
+  convenience init(progress: WalkProgress, io: CommandIO) {
+    self.init(io: io) {
+      if let activity = progress.currentActivity { return activity }
+      let (entries, bytes) = progress.snapshot
+      return "Scanning: \(Plural.counted(entries, "entry", "entries")), \(ByteSize.human(bytes))"
+    }
   }
+
+  init(io: CommandIO, catchesInterrupt: Bool = true, text: @escaping @Sendable () -> String?) {
+    self.io = io
+    self.catchesInterrupt = catchesInterrupt
+    self.text = text
+  }
+
+  /// Whether the line is on the terminal now (a handler erases it before writing its own).
+  var isShown: Bool { state.withLock { $0.shown } }
 
   /// Half a second, so quick audits print nothing; `APPDATA_PROGRESS_DELAY_MS` lets tests shorten it.
   private static let delay = Int(Syscalls.environment("APPDATA_PROGRESS_DELAY_MS") ?? "") ?? 500
 
   func start() {
     TestHooks.noteProgressStarted()
-    let (queue, progress, io) = (queue, progress, io)
+    let (queue, text, io) = (queue, text, io)
     state.withLock { state in
       let timer = DispatchSource.makeTimerSource(queue: queue)
       timer.schedule(deadline: .now() + .milliseconds(Self.delay), repeating: .milliseconds(200))
       timer.setEventHandler { [self] in
+        guard let line = text() else { return }
         guard self.state.withLock({ state in
           if state.paused || state.timer == nil { return false }
           state.shown = true
           return true
         }) else { return }
-        let (entries, bytes) = progress.snapshot
-        if let activity = progress.currentActivity {
-          io.writeError("\r\u{1B}[2K\(activity)")
-        } else {
-          io.writeError("\r\u{1B}[2KScanning: \(Plural.counted(entries, "entry", "entries")), \(ByteSize.human(bytes))")
-        }
+        io.writeError("\r\u{1B}[2K" + line)
         TestHooks.noteProgressShown()
       }
       timer.resume()
       state.timer = timer
-      catchInterrupt(&state)
+      if catchesInterrupt { catchInterrupt(&state) }
     }
   }
 
@@ -79,7 +91,7 @@ final class ProgressLine: Sendable {
     state.withLock { state in
       guard state.paused && state.timer != nil else { return }
       state.paused = false
-      catchInterrupt(&state)
+      if catchesInterrupt { catchInterrupt(&state) }
     }
   }
 

@@ -36,8 +36,9 @@ final class Migrator {
     var entries: [MigrationReport.Entry] = []
     var errors: [String] = []
     var defaultsNote: String?
-    progress?.start(total: plan.moves.count, done: plan.moves.filter { journal.completed.contains($0.id) }.count)
+    progress?.start(moves: plan.moves, completed: journal.completed)
     TestHooks.pause(at: "migrate")
+    TestHooks.waitForProgress()
     for step in plan.steps {
       switch step.kind {
       case .createFolder:
@@ -61,7 +62,7 @@ final class Migrator {
           }
         }
         entries.append(entry)
-        progress?.moved(step.id)
+        progress?.moved(step)
       case .updateDefaults:
         // Only after every entry is in place: the flag says the legacy path is still in use.
         if entries.contains(where: { $0.action == .failed || $0.action == .conflict }) || !errors.isEmpty {
@@ -190,7 +191,9 @@ final class Migrator {
       // folder that is marked already): an interrupt never leaves a copy that is backed up.
       let markers = plan.markers
       copied = try TreeOperations.copy(sourceName, in: sourceFolder, to: temporaryName, in: destinationFolder,
-                                       display: container.display(step.source), checkpoint: checkpoint,
+                                       display: container.display(step.source),
+                                       checkpoint: { [progress] in checkpoint(); progress?.copiedFile() },
+                                       copied: { [progress] bytes in progress?.copied(bytes: bytes) },
                                        markTop: step.mark ? { (top: FileDescriptor) throws(SystemError) in
                                          for marker in markers {
                                            try ExtendedAttributes.setValue(marker.valueToWrite, of: MarkerTable.platformName(of: marker), on: top, displayPath: display)
@@ -264,14 +267,55 @@ final class Migrator {
 /// How far a migration is, read by the command line when an interrupt stops it: the moves
 /// planned and those done (a resumed one's earlier moves included).
 public final class MigrationProgress: Sendable {
-  private let state = Mutex<(done: Int, total: Int)>((0, 0))
+  private struct State {
+    var done = 0, total = 0
+    var files: UInt64 = 0, totalFiles: UInt64 = 0
+    var bytes: UInt64 = 0, totalBytes: UInt64 = 0
+    /// What the copy under way has written (across filesystems), until its move is done.
+    var stepFiles: UInt64 = 0, stepBytes: UInt64 = 0
+  }
+  private let state = Mutex(State())
 
   public init() {}
 
-  func start(total: Int, done: Int) { state.withLock { $0 = (done, total) } }
+  func start(moves: [MigrationStep], completed: Set<Int>) {
+    state.withLock { state in
+      state = State()
+      state.total = moves.count
+      for move in moves {
+        state.totalFiles &+= move.files
+        state.totalBytes &+= move.bytes
+        if completed.contains(move.id) {
+          state.done += 1
+          state.files &+= move.files
+          state.bytes &+= move.bytes
+        }
+      }
+    }
+  }
 
-  func moved(_ step: Int) { state.withLock { $0.done += 1 } }
+  /// A move is done (renamed, or copied and the source removed).
+  func moved(_ step: MigrationStep) {
+    state.withLock { state in
+      state.done += 1
+      state.files &+= step.files
+      state.bytes &+= step.bytes
+      state.stepFiles = 0
+      state.stepBytes = 0
+    }
+  }
+
+  /// A copy across filesystems wrote `bytes` more, or finished a file.
+  func copied(bytes: UInt64) { state.withLock { $0.stepBytes &+= bytes } }
+  func copiedFile() { state.withLock { $0.stepFiles &+= 1 } }
 
   /// Moves done, and planned.
-  public var counts: (done: Int, total: Int) { state.withLock { $0 } }
+  public var counts: (done: Int, total: Int) { state.withLock { ($0.done, $0.total) } }
+
+  /// Files and bytes moved so far (a copy under way included), and in all.
+  public var amounts: (files: UInt64, totalFiles: UInt64, bytes: UInt64, totalBytes: UInt64) {
+    state.withLock { state in
+      (min(state.totalFiles, state.files &+ state.stepFiles), state.totalFiles, min(state.totalBytes, state.bytes &+ state.stepBytes), state.totalBytes)
+    }
+  }
 }

@@ -32,7 +32,8 @@ enum TreeOperations {
   /// long as it exists, so one an interrupt leaves is never backed up.
   static func copy(
     _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
-    display: String, checkpoint: () -> Void, markTop: ((FileDescriptor) throws(SystemError) -> Void)? = nil
+    display: String, checkpoint: () -> Void, copied copiedBytes: ((UInt64) -> Void)? = nil,
+    markTop: ((FileDescriptor) throws(SystemError) -> Void)? = nil
   ) throws(SystemError) -> UInt64 {
     var copied: UInt64 = 0
     let status = try Syscalls.status(of: name, in: source, displayPath: display)
@@ -43,7 +44,15 @@ enum TreeOperations {
       let output = try Syscalls.open(newName, in: destination, options: .createNewFile, mode: 0o600, displayPath: display)
       defer { output.close() }
       try markTop?(output)
-      copied = try Syscalls.copyData(from: input, to: output, displayPath: display)
+      // With a progress line, told as it goes (a step at a time), else in one call.
+      if let copiedBytes {
+        copied = try Syscalls.copyData(from: input, to: output, displayPath: display, step: { count in
+          copiedBytes(count)
+          return true
+        })
+      } else {
+        copied = try Syscalls.copyData(from: input, to: output, displayPath: display)
+      }
       try ExtendedAttributes.copyAll(from: input, to: output, displayPath: display)
       try Syscalls.setMode(output, status.permissions, displayPath: display)
       try Syscalls.sync(output, displayPath: display)
@@ -56,7 +65,7 @@ enum TreeOperations {
       try markTop?(output)
       for child in try inputStream.names() {
         copied += try copy(child, in: inputStream.descriptor, to: child, in: output,
-                           display: display + "/" + TerminalText.escaped(child), checkpoint: checkpoint)
+                           display: display + "/" + TerminalText.escaped(child), checkpoint: checkpoint, copied: copiedBytes)
       }
       try ExtendedAttributes.copyAll(from: inputStream.descriptor, to: output, displayPath: display)
       try Syscalls.setMode(output, status.permissions, displayPath: display)
