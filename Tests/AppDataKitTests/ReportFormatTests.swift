@@ -141,8 +141,12 @@ struct ReportFormatTests {
       COMP_WORDS=(appdata au); COMP_CWORD=1; _appdata; echo "${COMPREPLY[*]}"
       COMP_WORDS=(appdata audit --max-f); COMP_CWORD=2; _appdata; echo "${COMPREPLY[*]}"
       COMP_WORDS=(appdata audit --format s); COMP_CWORD=3; _appdata; echo "${COMPREPLY[*]}"
+      COMP_WORDS=(appdata audit --format = j); COMP_CWORD=4; _appdata; echo "${COMPREPLY[*]}"
+      COMP_WORDS=(appdata audit --format =); COMP_CWORD=3; _appdata; echo "${COMPREPLY[*]}"
+      COMP_WORDS=(appdata audit --color=n); COMP_CWORD=2; _appdata; echo "${COMPREPLY[*]}"
       """)
-    #expect(words.output == "audit\n--max-file-size\nsarif\n")
+    // Issue 41: --format=<Tab>, with '=' a word break (bash's default) or not.
+    #expect(words.output == "audit\n--max-file-size\nsarif\njson junit\ntable json ndjson github junit sarif html\n--color=never\n", "\(words.output)")
     // File names with spaces are one word; --backup and --root complete paths too.
     let tree = try TestTree("completion")
     try tree.file("My Backups/a b.zip")
@@ -189,8 +193,10 @@ struct OneLineListTests {
   @Test func anAppWithNoMatchListsAtMostTenIdsAndNeverTheSystemDomains() {
     let ids = (1...14).map { "com.example.app\($0)" }
     let refusal = AppFilter.noMatch(["com.example.nope"], source: "/b", available: ids)
+    // Issue 41: the near spellings first (app1 … app9 are three edits away), then the rest.
+    let nearFirst = (1...9).map { "com.example.app\($0)" } + ["com.example.app10"]
     #expect(refusal.message == "/b: no container matches --app 'com.example.nope'; the ids found: "
-      + ids.sorted().prefix(10).joined(separator: ", ") + ", … and 4 more")
+      + nearFirst.joined(separator: ", ") + ", … and 4 more")
   }
 
   @Test func aBackupLineWithoutDeviceFieldsSaysSo() {

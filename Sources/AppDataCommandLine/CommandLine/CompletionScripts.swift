@@ -34,8 +34,13 @@ public enum CompletionScripts {
       "  local IFS=$'\\n'",
       "  COMPREPLY=($(compgen -f -- \"$1\"))",
       "}",
+      "# With bash's default COMP_WORDBREAKS, --format=js is three words (--format, =, js); without",
+      "# '=' there, one: then the value is completed after its --option= prefix.",
+      "_appdata_prefix() { [ -n \"$prefix\" ] && COMPREPLY=(\"${COMPREPLY[@]/#/$prefix}\"); return 0; }",
       "_appdata() {",
-      "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"",
+      "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" prefix=\"\"",
+      "  if [ \"$cur\" = \"=\" ]; then cur=\"\"; elif [ \"$prev\" = \"=\" ]; then prev=\"${COMP_WORDS[COMP_CWORD-2]}\";",
+      "  elif [[ \"$cur\" == --*=* ]]; then prev=\"${cur%%=*}\"; prefix=\"${cur%%=*}=\"; cur=\"${cur#*=}\"; fi",
       "  if [ \"$COMP_CWORD\" -eq 1 ]; then",
       "    COMPREPLY=($(compgen -W \"\(commandNames.joined(separator: " ")) --help --version\" -- \"$cur\"))",
       "    return",
@@ -49,9 +54,9 @@ public enum CompletionScripts {
       for option in visible where option.takesValue {
         let spellings = (["--" + option.name] + (option.short.map { ["-\($0)"] } ?? [])).joined(separator: "|")
         if let choices = option.choices {
-          lines.append("        \(spellings)) COMPREPLY=($(compgen -W \"\(choices.joined(separator: " "))\" -- \"$cur\")); return ;;")
+          lines.append("        \(spellings)) COMPREPLY=($(compgen -W \"\(choices.joined(separator: " "))\" -- \"$cur\")); _appdata_prefix; return ;;")
         } else if takesPath(option) {
-          lines.append("        \(spellings)) _appdata_files \"$cur\"; return ;;")
+          lines.append("        \(spellings)) _appdata_files \"$cur\"; _appdata_prefix; return ;;")
         } else {
           lines.append("        \(spellings)) return ;;")
         }
@@ -99,7 +104,8 @@ public enum CompletionScripts {
           else { action = ":\(option.metavar!): " }
         }
         let repeatable = option.isRepeatable ? "*" : ""
-        specs.append("'\(repeatable)--\(option.name)[\(zshEscape(option.help))]\(action)'")
+        // `--name=`: the value may follow in the same word (`--format=json`) or the next one.
+        specs.append("'\(repeatable)--\(option.name)\(option.takesValue ? "=" : "")[\(zshEscape(option.help))]\(action)'")
         if let short = option.short { specs.append("'\(repeatable)-\(short)[\(zshEscape(option.help))]\(action)'") }
       }
       let operand = command.name == "completion" ? "'1:shell:(\(shells.joined(separator: " ")))'" : "'*:path:_files'"
