@@ -291,6 +291,10 @@ struct PolicyTests {
     let result = try AppData.run(["init-config", "--output", output, tree.root])
     #expect(result.status == 0, "\(result.error)")
     #expect(result.output == "Wrote \(output): maxBackupSize 5.8 MiB, maxFileSize 5.8 MiB (current figures + 20%)\n")
+    // Issue 41: written where every audit will read it, it says so; the report names it.
+    let here = try AppData.shell("cd '\(tree.scratch)' && \"$APPDATA\" init-config '\(tree.root)' && \"$APPDATA\" audit --fail-on never '\(tree.root)'")
+    #expect(here.output.contains("Every 'appdata audit' run in this folder now applies it"), "\(here.output)")
+    #expect(here.output.contains("\nPolicy: appdata.json\n"), "\(here.output)")
     let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as! [String: Any]
     #expect(written["containers"] as? NSDictionary == ["com.example.a": ["maxFileSize": "5.8 MiB", "maxBackupSize": "5.8 MiB"]] as NSDictionary)
     // B gains a file: the top level's limits apply to it, and it passes.

@@ -57,6 +57,10 @@ struct InitConfigCommand {
     if quiet { return .success }
     io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(report.backup.bytes, headroom))), "
                    + "maxFileSize \(ByteSize.written(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)\n")
+    // The default name is read by every later audit in this folder: say so (issue 41).
+    if output == AuditPolicy.defaultFileName {
+      io.writeOutput("Every 'appdata audit' run in this folder now applies it, and names it on its report's Policy line ('--no-config' to not).\n")
+    }
     return .success
   }
 
