@@ -105,6 +105,30 @@ struct DocumentationTests {
       try FileManager.default.removeItem(atPath: output)
     }
   }
+
+  /// Issue 41, 7: help, the man page and Docs agree on exit statuses. The man page is generated
+  /// from the help's table; every status a command's help names is in Docs/options.md's "Exit
+  /// status" section, and an interrupt is 128 + the signal everywhere it is told.
+  @Test func helpManPageAndDocsAgreeOnExitStatuses() throws {
+    let options = try read("Docs/options.md")
+    let exitSection = options.components(separatedBy: "## Exit status").last?.components(separatedBy: "\n## ").first ?? ""
+    let page = try read("Docs/appdata.1")
+    for command in ["audit", "migrate", "extract"] {
+      let help = try AppData.run([command, "--help"]).output
+      let section = help.components(separatedBy: "Exit status:\n").last ?? ""
+      let statuses = Set(section.split(separator: "\n").compactMap { Int($0.split(separator: " ").first ?? "") })
+      #expect(statuses.isSuperset(of: [0, 1, 2, 141]), "\(command): \(statuses)")
+      for status in statuses {
+        #expect(exitSection.contains("\(status)"), "\(command): exit \(status) is not in Docs/options.md's Exit status")
+        let manSection = page.components(separatedBy: ".SH COMMAND: \(command.uppercased())").last?.components(separatedBy: ".SH ").first ?? ""
+        #expect(manSection.contains(".B \(status)\n"), "\(command): exit \(status) is not in the man page")
+      }
+      if command != "audit" {
+        #expect(statuses.contains(130), "\(command): an interrupt's status")
+        #expect(try read("Docs/\(command).md").contains("128 + the signal"), "\(command).md tells the interrupt's status")
+      }
+    }
+  }
 }
 
 /// The CI recipe of Docs/ci.md, run as written (issue 34): its commands between the markers,
@@ -155,4 +179,5 @@ struct DocumentedRecipeTests {
     #expect(third.status == 1, "\(third.output)\(third.error)")
     #expect(third.output.contains("[backup-grew]"), "\(third.output)")
   }
+
 }
