@@ -229,13 +229,17 @@ struct CommandLineTests {
   }
 
   @Test func usageErrorsAreOneLineAndExitTwo() throws {
+    // A file no archive format claims (a machine's /etc/hostname may read as an mtree listing).
+    let file = AppData.fixtureRoot + "/not-an-archive-\(UUID().uuidString).bin"
+    try Data([0x00, 0x01, 0x02, 0xFF, 0xFE, 0x7F, 0x10, 0x20]).write(to: URL(fileURLWithPath: file))
+    defer { try? FileManager.default.removeItem(atPath: file) }
     let cases: [([String], String)] = [
       (["audt", "x"], "appdata: error: unknown command 'audt' (did you mean 'audit'?); see 'appdata --help'\n"),
       (["audit", "--max-file-sise", "1", "x"], "appdata: error: unknown option '--max-file-sise' for 'appdata audit'; did you mean '--max-file-size'?\n"),
       (["audit", "--max-file-size", "12Q", "x"], "appdata: error: invalid size '12Q' for '--max-file-size': expected bytes or a number with a unit such as 500K, 10MB, 1.5G or 2GiB\n"),
       (["audit", "--jobs", "0", "x"], "appdata: error: invalid value '0' for '--jobs': expected an integer from 1 to 256\n"),
       (["audit", "/nonexistent/container"], "appdata: error: /nonexistent/container: no such file or folder\n"),
-      (["audit", "/etc/hostname"], "appdata: error: /etc/hostname: is neither a container folder nor an archive appdata can read (Unrecognized archive format)\n"),
+      (["audit", file], "appdata: error: \(file): is neither a container folder nor an archive appdata can read (Unrecognized archive format); give a container's folder, an .xcappdata package, a Simulator device, a device backup's folder, or a tar or zip of one\n"),
       (["audit", "/dev/null"], "appdata: error: /dev/null: not a folder; give the container root, the folder holding Documents, Library and tmp\n"),
     ]
     for (arguments, expected) in cases {
