@@ -8,9 +8,15 @@ import Darwin
 import AppDataCore
 import AppDataReports
 
+/// One line on standard error.
+func complain(_ line: String) {
+  let bytes = Array((line + "\n").utf8)
+  _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 guard let path = arguments.first else {
-  print("usage: top-apps PATH (a Simulator device, a folder of containers, a device backup)")
+  complain("usage: top-apps PATH (a Simulator device, a folder of containers, a device backup)")
   exit(2)
 }
 
@@ -30,9 +36,8 @@ do {
 } catch {
   // A typed failure: switch on its cause, or show its message.
   switch error {
-  case .noMatchingApp: print("no such app")
-  case .input(let refusal) where refusal.cause == .notFound: print("\(path): no such file or folder")
-  default: print(error.message)
+  case .input(let refusal) where refusal.cause == .notFound: complain("\(path): no such file or folder")
+  default: complain(error.message)
   }
   exit(2)
 }
