@@ -32,9 +32,9 @@ public final class ContainerAccess: Sendable {
       } catch {
         // O_NOFOLLOW | O_DIRECTORY on a symlink fails with ENOTDIR: say what it really is.
         var reported = error
-        if error.code == 20 /* ENOTDIR */,
+        if error.code == ErrnoValue.notAFolder,
            let status = try? Syscalls.status(of: component, in: current, displayPath: ""), status.kind == .symbolicLink {
-          reported = SystemError(code: 40 /* ELOOP */, operation: error.operation, path: error.path)
+          reported = SystemError(code: ErrnoValue.loop, operation: error.operation, path: error.path)
         }
         current.close()
         throw reported
@@ -69,7 +69,7 @@ public final class ContainerAccess: Sendable {
     let file = try Syscalls.open(components.last!, in: parent, options: .readFile, displayPath: display(components))
     defer { file.close() }
     let data = try Syscalls.readUpTo(file, limit + 1, displayPath: display(components))
-    if data.count > limit { throw SystemError(code: 27 /* EFBIG */, operation: .readTooLarge, path: display(components)) }
+    if data.count > limit { throw SystemError(code: ErrnoValue.tooLarge, operation: .readTooLarge, path: display(components)) }
     return data
   }
 

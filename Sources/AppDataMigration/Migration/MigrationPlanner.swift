@@ -244,8 +244,8 @@ struct MigrationPlanner {
   static func describe(_ error: SystemError, path: String, role: String) -> String {
     switch error.code {
     case ErrnoValue.notFound: return "\(error.path.isEmpty ? path : error.path): no such folder (the \(role))"
-    case 40 /* ELOOP */: return "\(error.path.isEmpty ? path : error.path): is a symlink; appdata never follows symlinks inside a container"
-    case 20 /* ENOTDIR */: return "\(error.path.isEmpty ? path : error.path): not a folder"
+    case ErrnoValue.loop: return "\(error.path.isEmpty ? path : error.path): is a symlink; appdata never follows symlinks inside a container"
+    case ErrnoValue.notAFolder: return "\(error.path.isEmpty ? path : error.path): not a folder"
     default: return "\(error.path.isEmpty ? path : error.path): cannot \(error.operation): \(error.reason)"
     }
   }

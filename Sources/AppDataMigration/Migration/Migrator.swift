@@ -95,7 +95,7 @@ final class Migrator {
       try Syscalls.makeDirectory(name, in: parent, mode: 0o755, displayPath: container.display(step.destination))
     } catch where error.isExists {
       let status = try Syscalls.status(of: name, in: parent, displayPath: container.display(step.destination))
-      guard status.isDirectory else { throw SystemError(code: 20, operation: .createFolderOverFile, path: container.display(step.destination)) }
+      guard status.isDirectory else { throw SystemError(code: ErrnoValue.notAFolder, operation: .createFolderOverFile, path: container.display(step.destination)) }
     }
     if step.mark { try mark(name, in: parent, display: container.display(step.destination)) }
     try Syscalls.sync(parent, displayPath: container.display(parentPath))

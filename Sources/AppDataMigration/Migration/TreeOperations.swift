@@ -74,7 +74,7 @@ enum TreeOperations {
       let target = try Syscalls.readLink(name, in: source, displayPath: display)
       try Syscalls.makeSymbolicLink(newName, in: destination, target: target, displayPath: display)
     case .other:
-      throw SystemError(code: 95 /* EOPNOTSUPP */, operation: .copySpecialFile, path: display)
+      throw SystemError(code: ErrnoValue.notSupported, operation: .copySpecialFile, path: display)
     }
     // Times last: adding a folder's children changed its modification time.
     try Syscalls.setTimes(newName, in: destination, access: status.accessTime, modification: status.modificationTime, displayPath: display)

@@ -124,7 +124,20 @@ public enum ErrnoValue {
   public static let loop = ELOOP
   /// EINTR: an operation stopped by an interrupt (Ctrl-C, SIGTERM).
   public static let interrupted = EINTR
-  public static let notSupported = EOPNOTSUPP
+  /// EOPNOTSUPP (Linux), ENOTSUP (Darwin, where xattr calls fail with it and EOPNOTSUPP is
+  /// another number): an operation the filesystem or the file does not support.
+  public static let notSupported: Int32 = {
+    #if canImport(Glibc)
+    return EOPNOTSUPP
+    #else
+    return ENOTSUP
+    #endif
+  }()
+  /// ENOTDIR: a component that is not a folder (also what O_NOFOLLOW | O_DIRECTORY gives on a
+  /// symlink).
+  public static let notAFolder = ENOTDIR
+  /// EFBIG: a file larger than appdata reads.
+  public static let tooLarge = EFBIG
   /// ECANCELED: a copy its caller stopped between steps (`Syscalls.copyData(step:)`).
   public static let cancelled = ECANCELED
   /// EILSEQ: libarchive's ARCHIVE_ERRNO_FILE_FORMAT on Linux.

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+/// Issue 42: what differs between Linux and Darwin is named in one place, never written as a
+/// Linux number (40 is ELOOP on Linux and EMSGSIZE on Darwin; 95 is EOPNOTSUPP and EMULTIHOP).
+@Suite("portability")
+struct PortabilityTests {
+  /// Every Swift file under Sources, with its text.
+  static func sources() throws -> [(path: String, text: String)] {
+    let root = AppData.packageRoot + "/Sources"
+    let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+    return try files.map { ($0, try String(contentsOfFile: root + "/" + $0, encoding: .utf8)) }
+  }
+
+  @Test func noErrnoIsANumericLiteral() throws {
+    // An errno compared, passed or switched on as a number (0, "no error", aside), or a number
+    // with an errno's name beside it in a comment.
+    let patterns = [
+      #"\b(code|errno|errnum)\s*(==|!=|:)\s*[1-9][0-9]*\b"#,
+      #"\bcase\s+[1-9][0-9]*\s*(/\*\s*E[A-Z]+)"#,
+      #"\b[1-9][0-9]*\s*/\*\s*E[A-Z]{2,}\s*\*/"#,
+    ].map { try! NSRegularExpression(pattern: $0) }
+    var found: [String] = []
+    for (path, text) in try Self.sources() {
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let line = String(line)
+        let range = NSRange(line.startIndex..., in: line)
+        if patterns.contains(where: { $0.firstMatch(in: line, range: range) != nil }) { found.append("\(path):\(number + 1): \(line)") }
+      }
+    }
+    #expect(found.isEmpty, "errno literals (name them in ErrnoValue, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
+  }
+}
