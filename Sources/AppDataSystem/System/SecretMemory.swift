@@ -6,7 +6,7 @@ import Darwin
 
 /// Memory for secrets (a backup's password) and for what is decrypted with them (a backup's
 /// Manifest.db): its own anonymous mapping, left out of core dumps (`MADV_DONTDUMP`), wiped with
-/// `explicit_bzero` (which the compiler may not drop) and unmapped when released. Never a file:
+/// `secureZero` (explicit_bzero, memset_s on Darwin: the compiler may not drop it) and unmapped when released. Never a file:
 /// not in TMPDIR, not in /dev/shm.
 // Unchecked Sendable: the mapping's address and length are constants; its bytes are written by
 // one thread while it fills them (the password read, the manifest decrypted), before the
@@ -40,7 +40,7 @@ public final class SecretBuffer: @unchecked Sendable {
   }
 
   deinit {
-    explicit_bzero(base, mappedLength)
+    secureZero(base, mappedLength)
     munmap(base, mappedLength)
   }
 
@@ -56,7 +56,7 @@ public final class SecretBuffer: @unchecked Sendable {
   /// Says how many bytes from the start are in use (wiping what is dropped).
   public func setCount(_ newCount: Int) {
     precondition(newCount >= 0 && newCount <= mappedLength)
-    if newCount < count { explicit_bzero(base + newCount, count - newCount) }
+    if newCount < count { secureZero(base + newCount, count - newCount) }
     count = newCount
   }
 
@@ -71,7 +71,7 @@ public final class SecretBuffer: @unchecked Sendable {
                                    displayPath: displayPath())
       if read == 0 { break }
       if base.load(fromByteOffset: count, as: UInt8.self) == 0x0A {
-        explicit_bzero(base + count, 1)
+        secureZero(base + count, 1)
         break
       }
       count += 1
@@ -88,7 +88,7 @@ extension Syscalls {
     guard let value = getenv(name) else { return nil }
     let length = strlen(value)
     let secret = SecretBuffer(copying: UnsafeRawBufferPointer(start: value, count: length))
-    explicit_bzero(value, length)
+    secureZero(value, length)
     unsetenv(name)
     return secret
   }
@@ -146,5 +146,16 @@ private func Glibc_or_Darwin_signal(_ number: Int32, _ handler: (@convention(c) 
   _ = Glibc.signal(number, handler)
   #else
   _ = Darwin.signal(number, handler)
+  #endif
+}
+
+/// Zeroes memory in a way the compiler may not drop: explicit_bzero(3) on Linux; memset_s(3) on
+/// Darwin, which has no explicit_bzero (memset_s "shall not be optimized away", C11 Annex K).
+@inline(__always)
+func secureZero(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
+  #if canImport(Glibc)
+  explicit_bzero(pointer, count)
+  #else
+  _ = memset_s(pointer, count, 0, count)
   #endif
 }

@@ -229,7 +229,15 @@ extension Syscalls {
 
   /// fsync(2): data and metadata reach the disk before we go on.
   public static func sync(_ descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
+    #if canImport(Glibc)
     _ = try valueOrErrno(.flush, path: displayPath()) { fsync(descriptor.rawValue) }
+    #else
+    // Darwin's fsync(2) leaves the data in the drive's cache; fcntl(2) F_FULLFSYNC asks the
+    // drive to write it (a journal must survive a power cut). A filesystem without it
+    // (some network ones) gets fsync.
+    if fcntl(descriptor.rawValue, F_FULLFSYNC) == 0 { return }
+    _ = try valueOrErrno(.flush, path: displayPath()) { fsync(descriptor.rawValue) }
+    #endif
   }
 
   /// mkdirat(2).

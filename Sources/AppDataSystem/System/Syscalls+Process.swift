@@ -65,6 +65,11 @@ extension Syscalls {
     #endif
     if getrlimit(resource, &limit) == 0 && limit.rlim_cur < limit.rlim_max {
       limit.rlim_cur = limit.rlim_max
+      #if !canImport(Glibc)
+      // macOS refuses RLIM_INFINITY for RLIMIT_NOFILE (setrlimit(2): EINVAL above OPEN_MAX, or
+      // kern.maxfilesperproc): ask for OPEN_MAX, so the limit does not stay at 256.
+      limit.rlim_cur = min(limit.rlim_max, rlim_t(OPEN_MAX))
+      #endif
       _ = setrlimit(resource, &limit)
     }
   }

@@ -140,8 +140,14 @@ public enum ErrnoValue {
   public static let tooLarge = EFBIG
   /// ECANCELED: a copy its caller stopped between steps (`Syscalls.copyData(step:)`).
   public static let cancelled = ECANCELED
-  /// EILSEQ: libarchive's ARCHIVE_ERRNO_FILE_FORMAT on Linux.
-  public static let illegalByteSequence = EILSEQ
+  /// libarchive's ARCHIVE_ERRNO_FILE_FORMAT: EILSEQ on Linux, EFTYPE on Darwin (archive.h).
+  public static let illegalByteSequence: Int32 = {
+    #if canImport(Glibc)
+    return EILSEQ
+    #else
+    return EFTYPE
+    #endif
+  }()
   public static let noAttribute: Int32 = {
     #if canImport(Glibc)
     return ENODATA
