@@ -3,6 +3,10 @@ import PackageDescription
 
 let package = Package(
   name: "appdata",
+  // macOS 15: Synchronization's Mutex and Atomic, which the threads share state through, are
+  // available from macOS 15 (swift-crypto's CryptoKit, AES.KeyWrap, needs only 11). Ignored on
+  // Linux.
+  platforms: [.macOS(.v15)],
   products: [
     .executable(name: "appdata", targets: ["appdata"]),
     .library(name: "AppDataKit", targets: ["AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration"]),
