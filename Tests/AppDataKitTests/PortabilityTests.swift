@@ -30,4 +30,16 @@ struct PortabilityTests {
     }
     #expect(found.isEmpty, "errno literals (name them in ErrnoValue, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
   }
+
+  /// Finder's .DS_Store at a container's root (a folder opened on a Mac) is system data, not an
+  /// `unknown-location` finding.
+  @Test func findersDSStoreAtTheRootIsNotAFinding() throws {
+    let tree = try TestTree("ds-store")
+    try tree.file(".DS_Store", size: 6148)
+    try tree.file("Documents/a", size: 10)
+    let json = try AppData.auditJSON(tree.root, ["--no-config", "--list", "all"])
+    #expect((json["findings"] as? [[String: Any]] ?? []).isEmpty, "\(json["findings"] ?? [])")
+    let entry = (json["entries"] as? [[String: Any]] ?? []).first { $0["path"] as? String == ".DS_Store" }
+    #expect(entry?["category"] as? String == "system")
+  }
 }

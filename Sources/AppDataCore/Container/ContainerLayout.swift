@@ -171,6 +171,10 @@ public struct ContainerLayout: Sendable {
                  purpose: "container metadata written by iOS (MCMMetadataIdentifier = bundle id or group id)", isConfirmed: true),
     LocationRule(pattern: [migrationJournalName], category: .other, isStandard: true,
                  purpose: "appdata's own migration journal, present only while a migration is unfinished", isConfirmed: true),
+    // A container copied or opened on a Mac (an .xcappdata, a Simulator folder, ~/Library/Containers)
+    // gets Finder's .DS_Store: it is not the app's data and no device backs it up.
+    LocationRule(pattern: [".DS_Store"], category: .system, isStandard: true,
+                 purpose: "Finder's folder view settings, written when the folder was opened on a Mac; never on a device", isConfirmed: true),
   ]
 
   /// MobileBackup's exclusions, the same for apps, extensions and groups
