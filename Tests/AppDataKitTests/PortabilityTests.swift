@@ -42,4 +42,14 @@ struct PortabilityTests {
     let entry = (json["entries"] as? [[String: Any]] ?? []).first { $0["path"] as? String == ".DS_Store" }
     #expect(entry?["category"] as? String == "system")
   }
+
+  /// On macOS the optional libraries are loaded by absolute path (a bare name is searched in
+  /// the working folder first); on Linux by soname, which ld.so looks up only in the system's
+  /// folders for a binary without RPATH.
+  @Test func darwinLoadsItsLibrariesByAbsolutePath() throws {
+    for (file, name) in [("AppDataReaders/Archive/LibArchive.swift", "libarchive.2.dylib"), ("AppDataReaders/Backup/SQLite.swift", "libsqlite3.dylib")] {
+      let text = try String(contentsOfFile: AppData.packageRoot + "/Sources/" + file, encoding: .utf8)
+      #expect(text.contains("[\"/usr/lib/\(name)\"]"), "\(file)")
+    }
+  }
 }

@@ -40,9 +40,11 @@ final class LibArchive {
   /// The bytes an archive read from memory is read from, owned until the reader is freed.
   private var memory: UnsafeMutableRawBufferPointer?
 
-  /// The sonames tried, in order.
+  /// The sonames tried, in order. On macOS an absolute path: dlopen(3) searches a bare name in
+  /// LC_RPATH, DYLD_LIBRARY_PATH and the working folder first, where anyone may put a
+  /// libarchive.2.dylib; /usr/lib's is in the system's shared cache.
   #if os(macOS)
-  static let libraryNames = ["libarchive.2.dylib"]
+  static let libraryNames = ["/usr/lib/libarchive.2.dylib"]
   #else
   static let libraryNames = ["libarchive.so.13", "libarchive.so"]
   #endif

@@ -195,9 +195,9 @@ final class SQLiteDatabase {
     words.map { String(cString: $0) } ?? "unknown error"
   }
 
-  /// The sonames tried, in order.
+  /// The sonames tried, in order. On macOS an absolute path (see `LibArchive.libraryNames`).
   #if os(macOS)
-  static let libraryNames = ["libsqlite3.dylib"]
+  static let libraryNames = ["/usr/lib/libsqlite3.dylib"]
   #else
   static let libraryNames = ["libsqlite3.so.0", "libsqlite3.so"]
   #endif
