@@ -32,7 +32,25 @@ struct BackupTests {
 
   /// Every file below `folder` with its size and SHA-256, and every folder: to prove nothing changed.
   static func snapshot(_ folder: String) throws -> String {
-    let result = try AppData.shell("cd '\(folder)' && find . -printf '%y %p %s %m\\n' | sort && find . -type f -exec sha256sum {} + | sort")
+    // Python, not GNU find's -printf and sha256sum, so that it runs on macOS too (issue 42).
+    let result = try AppData.shell("""
+      python3 - '\(folder)' <<'EOF'
+      import hashlib, os, stat, sys
+      root = sys.argv[1]
+      lines = []
+      for folder, dirs, files in os.walk(root):
+          for name in [""] + dirs + files if folder == root else dirs + files:
+              path = os.path.join(folder, name) if name else folder
+              info = os.lstat(path)
+              kind = "d" if stat.S_ISDIR(info.st_mode) else "l" if stat.S_ISLNK(info.st_mode) else "f" if stat.S_ISREG(info.st_mode) else "o"
+              line = f"{kind} ./{os.path.relpath(path, root)} {info.st_size} {stat.S_IMODE(info.st_mode):o}"
+              if kind == "f":
+                  with open(path, "rb") as handle:
+                      line += " " + hashlib.sha256(handle.read()).hexdigest()
+              lines.append(line)
+      print("\\n".join(sorted(lines)))
+      EOF
+      """)
     #expect(result.status == 0)
     return result.output
   }

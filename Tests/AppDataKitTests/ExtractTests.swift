@@ -36,7 +36,9 @@ struct ExtractTests {
   }
 
   static func sha256(_ path: String) throws -> String {
-    try AppData.shell("sha256sum '\(path)' | cut -d' ' -f1").output.trimmingCharacters(in: .whitespacesAndNewlines)
+    // Python's hashlib, not GNU coreutils' sha256sum (macOS has shasum), so that it runs there too.
+    try AppData.shell("python3 -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],\"rb\").read()).hexdigest())' '\(path)'")
+      .output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   static func attributes(_ path: String) -> [String: String] {

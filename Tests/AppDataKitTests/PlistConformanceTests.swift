@@ -231,7 +231,8 @@ struct PlistConformanceTests {
   /// `VALUE` (a Python expression) written by plistlib.
   private func plistlib(_ value: String, binary: Bool) throws -> [UInt8] {
     let format = binary ? "FMT_BINARY" : "FMT_XML"
-    let result = try AppData.shell("python3 -c 'import plistlib,sys; sys.stdout.buffer.write(plistlib.dumps(\(value), fmt=plistlib.\(format)))' | base64 -w0")
+    // Base64 by Python, not GNU base64's -w0 (macOS's base64 has no -w).
+    let result = try AppData.shell("python3 -c 'import base64,plistlib,sys; sys.stdout.write(base64.b64encode(plistlib.dumps(\(value), fmt=plistlib.\(format))).decode())'")
     return Array(Data(base64Encoded: result.output.trimmingCharacters(in: .whitespacesAndNewlines))!)
   }
 }
