@@ -93,38 +93,46 @@ struct EncryptedBackupTests {
     // At a terminal (a pseudo-terminal from script(1)): a prompt on standard error, typed without
     // echo; --password-stdin and --password-file - at a terminal do not echo either.
     for options in ["", "--password-stdin", "--password-file -"] {
-      // A pseudo-terminal driven by Python: the password is typed once the prompt is there
-      // (appdata writes it after turning echo off), no sleep.
-      let typed = try AppData.shell("""
-        python3 - "$APPDATA" '\(Self.password)' \(options) '\(Self.encrypted)' <<'EOF'
-        import os, pty, sys
-        binary, password, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execv(binary, [binary, "audit", "--no-config", "--fail-on", "never", "-q"] + rest)
-        seen = b""
-        while b"Password for" not in seen:
-            seen += os.read(fd, 4096)
-        while not seen.endswith(b": "):
-            seen += os.read(fd, 4096)
-        os.write(fd, password.encode() + b"\\n")
-        while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        sys.stdout.write(seen.decode("utf-8", "replace"))
-        sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-        EOF
-        """)
+      // A pseudo-terminal: the password is typed once the prompt is there (appdata writes it
+      // after turning echo off), no sleep.
+      let arguments = ["audit", "--no-config", "--fail-on", "never", "-q"] + options.split(separator: " ").map(String.init) + [Self.encrypted]
+      let typed = try Self.typing([Self.password], into: arguments)
       #expect(typed.status == 0, "\(typed.output)\(typed.error)")
       #expect(typed.output.contains("Password for the encrypted backup \(Self.encrypted): "))
       #expect(typed.output.contains("[backup-holds-excluded]"))
       #expect(!typed.output.contains("horse"), "the password was echoed with '\(options)': \(typed.output)")
     }
+  }
+
+  /// Runs appdata with `arguments` on a pseudo-terminal driven by Python, typing each of
+  /// `passwords` once a prompt for it is there; what the terminal showed, and the exit status.
+  static func typing(_ passwords: [String], into arguments: [String]) throws -> RunResult {
+    try AppData.shell("""
+      python3 - "$APPDATA" \(passwords.map { "'\($0)'" }.joined(separator: " ")) -- \(arguments.map { "'\($0)'" }.joined(separator: " ")) <<'EOF'
+      import os, pty, sys
+      separator = sys.argv.index("--")
+      binary, passwords, rest = sys.argv[1], sys.argv[2:separator], sys.argv[separator + 1:]
+      pid, fd = pty.fork()
+      if pid == 0:
+          os.execv(binary, [binary] + rest)
+      seen = b""
+      for password in passwords:
+          start = len(seen)
+          while b"Password for" not in seen[start:] or not seen.endswith(b": "):
+              seen += os.read(fd, 4096)
+          os.write(fd, password.encode() + b"\\n")
+      while True:
+          try:
+              chunk = os.read(fd, 4096)
+          except OSError:
+              break
+          if not chunk:
+              break
+          seen += chunk
+      sys.stdout.write(seen.decode("utf-8", "replace"))
+      sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+      EOF
+      """)
   }
 
   /// Issue 41: at a prompt, three tries, as sudo and ssh give; never more than one from a file,
@@ -133,40 +141,12 @@ struct EncryptedBackupTests {
   func aPromptGivesThreeTries(command: String) throws {
     let folder = ExtractTests.scratch("tries")
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    func typing(_ passwords: [String], into arguments: [String]) throws -> RunResult {
-      try AppData.shell("""
-        python3 - "$APPDATA" \(passwords.map { "'\($0)'" }.joined(separator: " ")) -- \(arguments.map { "'\($0)'" }.joined(separator: " ")) <<'EOF'
-        import os, pty, sys
-        separator = sys.argv.index("--")
-        binary, passwords, rest = sys.argv[1], sys.argv[2:separator], sys.argv[separator + 1:]
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execv(binary, [binary] + rest)
-        seen = b""
-        for password in passwords:
-            start = len(seen)
-            while b"Password for" not in seen[start:] or not seen.endswith(b": "):
-                seen += os.read(fd, 4096)
-            os.write(fd, password.encode() + b"\\n")
-        while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        sys.stdout.write(seen.decode("utf-8", "replace"))
-        sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-        EOF
-        """)
-    }
     let arguments = command == "audit" ? ["audit", "--no-config", "--fail-on", "never", "-q", Self.encrypted]
       : ["extract", "-q", "--fail-on", "never", "--app", "com.example.my-app", "-o", folder + "/out", Self.encrypted]
-    let third = try typing(["wrong one", "wrong two", Self.password], into: arguments)
+    let third = try Self.typing(["wrong one", "wrong two", Self.password], into: arguments)
     #expect(third.status == 0, "\(third.output)")
     #expect(third.output.components(separatedBy: "Sorry, that password does not open the backup; try again.").count == 3, "\(third.output)")
-    let never = try typing(["a", "b", "c"], into: arguments.map { $0 == folder + "/out" ? folder + "/out2" : $0 })
+    let never = try Self.typing(["a", "b", "c"], into: arguments.map { $0 == folder + "/out" ? folder + "/out2" : $0 })
     #expect(never.status == 2, "\(never.output)")
     #expect(never.output.contains("wrong password for this encrypted backup"))
     #expect(never.output.components(separatedBy: "Password for").count == 4, "three prompts: \(never.output)")
