@@ -8,13 +8,16 @@ RELEASE    := $(BUILD_DIR)/release/appdata
 DEMO_DIR   ?= $(BUILD_DIR)/demo-container
 BENCH_DIR  ?= $(BUILD_DIR)/bench-data
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-UNAME      := $(shell uname -s)
+UNAME      ?= $(shell uname -s)
 # A static Swift runtime exists on Linux only; a Mac's binary uses the system's.
 STATIC     := $(if $(filter Linux,$(UNAME)),--static-swift-stdlib,)
-# macOS ships libarchive's library but not its header: Homebrew's (keg-only) is passed to clang.
-SWIFTFLAGS := $(if $(filter Darwin,$(UNAME)),-Xcc -I$(shell brew --prefix libarchive 2>/dev/null)/include,)
+SWIFTFLAGS ?=
 
-PREFIX     ?= /usr/local
+# On a Mac with Homebrew, `make install` puts appdata where Homebrew puts everything
+# (/opt/homebrew on Apple silicon, /usr/local on Intel), so its man page and completions are
+# found; elsewhere /usr/local.
+BREW_PREFIX := $(if $(filter Darwin,$(UNAME)),$(shell brew --prefix 2>/dev/null),)
+PREFIX     ?= $(or $(BREW_PREFIX),/usr/local)
 DESTDIR    ?=
 # What `make install` puts where (and `make uninstall` removes: exactly these five files).
 INSTALL_BIN  := $(DESTDIR)$(PREFIX)/bin/appdata
@@ -23,7 +26,7 @@ INSTALL_BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions/appdata
 INSTALL_ZSH  := $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_appdata
 INSTALL_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/appdata.fish
 
-.PHONY: all build release test test-deps demo docs check-docs bench fuzz deps clean install uninstall
+.PHONY: all build release test test-deps demo docs check-docs check-darwin bench fuzz deps clean install uninstall
 
 all: build
 
@@ -38,21 +41,21 @@ define apt_require
 	fi
 endef
 
-# Installs a Homebrew formula when it is missing (macOS: SQLite and the xattr calls come with
-# the SDK; libarchive's library too, but not its header).
+# Installs a Homebrew formula when it is missing. A Mac builds with nothing from Homebrew: the
+# xattr calls and SQLite's header come with the SDK, libarchive's library with the system, and
+# Sources/CLibarchive/shim.h declares the few libarchive functions appdata calls (macOS ships no
+# archive.h). The tests need zstd, jq and groff.
 define brew_require
 	@brew list --formula $(1) >/dev/null 2>&1 || { echo "Installing $(1) with Homebrew"; brew install -q $(1); }
 endef
 
 ifeq ($(UNAME),Darwin)
 deps:
-	@command -v brew >/dev/null || { echo "make: Homebrew (https://brew.sh) is needed for libarchive's header and zstd"; exit 2; }
-	$(call brew_require,libarchive)
-	$(call brew_require,zstd)
+	@xcrun --show-sdk-path >/dev/null 2>&1 || { echo "make: the Xcode command line tools are needed (xcode-select --install)"; exit 2; }
 else
 deps:
 	$(call apt_require,/usr/include/attr/libattr.h,libattr1-dev)
-	$(call apt_require,/usr/include/archive.h,libarchive-dev)
+	$(call apt_require,/usr/include/archive.h,libarchive-dev)  # the library; its header for check-darwin
 	$(call apt_require,/usr/bin/zstd,zstd)
 	$(call apt_require,/usr/include/sqlite3.h,libsqlite3-dev)
 endif
@@ -64,6 +67,8 @@ endif
 # backups with it, independently of the swift-crypto that appdata decrypts them with).
 ifeq ($(UNAME),Darwin)
 test-deps: deps
+	@command -v brew >/dev/null || { echo "make: the tests need Homebrew (https://brew.sh) for zstd, jq and groff"; exit 2; }
+	$(call brew_require,zstd)
 	$(call brew_require,jq)
 	$(call brew_require,groff)
 	$(python_require)
@@ -89,13 +94,13 @@ define python_require_ibd
 endef
 
 # Installs Python's cryptography with pip when python3 cannot import it (on a Debian python3
-# without pip, from apt instead).
+# without pip, from apt instead; a Mac's python3 has pip).
 define python_require
 	@python3 -c 'import cryptography' 2>/dev/null || { \
 	  echo "Installing Python's cryptography"; \
 	  python3 -m pip install -q cryptography 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages cryptography 2>/dev/null || \
-	  { export DEBIAN_FRONTEND=noninteractive; $(SUDO) apt-get install -y -qq python3-cryptography; }; }
+	  $(if $(filter Darwin,$(UNAME)),{ echo "make: pip could not install Python's cryptography"; exit 2; },{ export DEBIAN_FRONTEND=noninteractive; $(SUDO) apt-get install -y -qq python3-cryptography; }); }
 endef
 
 build: deps
@@ -111,6 +116,14 @@ test: test-deps
 	$(SWIFT) test --skip-build
 	./Scripts/fuzz.sh --check
 	./Scripts/check-example.sh
+	./Scripts/check-darwin.sh
+	./Scripts/check-darwin.sh --mutations
+
+# Compiles the macOS branches on Linux against Tests/DarwinCheck (Darwin's declarations), and
+# proves that each Darwin compile error found so far would fail it (Scripts/check-darwin.sh).
+check-darwin: build
+	./Scripts/check-darwin.sh
+	./Scripts/check-darwin.sh --mutations
 
 demo: build
 	@./Scripts/make-demo-container.sh "$(BIN)" "$(DEMO_DIR)"

@@ -52,4 +52,30 @@ struct PortabilityTests {
       #expect(text.contains("[\"/usr/lib/\(name)\"]"), "\(file)")
     }
   }
+
+  /// The Makefile's macOS branch, run on Linux as far as `make -n` goes: with UNAME=Darwin it
+  /// asks apt for nothing, builds without --static-swift-stdlib (Linux only), installs under
+  /// Homebrew's prefix where Homebrew is (a stand-in `brew` here answers /opt/homebrew), and
+  /// installs the tests' tools with Homebrew.
+  @Test(.enabled(if: AppData.has("make"), "needs make"))
+  func makefileDarwinBranch() throws {
+    let tree = try TestTree("fake-brew")
+    try tree.file("bin/brew", contents: Array("#!/bin/sh\n[ \"$1\" = --prefix ] && echo /opt/homebrew\nexit 0\n".utf8))
+    #expect(chmod(tree.root + "/bin/brew", 0o755) == 0)
+    let root = AppData.packageRoot
+    let darwin = try AppData.shell("cd '\(root)' && PATH='\(tree.root)/bin':$PATH UNAME=Darwin make -n release install test 2>&1")
+    #expect(darwin.status == 0, "\(darwin.output)")
+    let mac = darwin.output
+    #expect(!mac.contains("apt-get"), "\(mac)")
+    #expect(!mac.contains("--static-swift-stdlib"), "\(mac)")
+    #expect(mac.contains("install -m 755 .build/release/appdata /opt/homebrew/bin/appdata"), "\(mac)")
+    #expect(mac.contains("/opt/homebrew/share/bash-completion/completions/appdata"), "\(mac)")
+    #expect(mac.contains("brew install -q jq"), "\(mac)")
+    #expect(mac.contains("xcode-select --install"), "\(mac)")
+    // The same Makefile on Linux, for contrast: apt and the static runtime, /usr/local.
+    let linux = try AppData.shell("cd '\(root)' && PATH='\(tree.root)/bin':$PATH UNAME=Linux make -n release install 2>&1")
+    #expect(linux.output.contains("--static-swift-stdlib"), "\(linux.output)")
+    #expect(linux.output.contains("apt-get"), "\(linux.output)")
+    #expect(linux.output.contains("/usr/local/bin/appdata"), "\(linux.output)")
+  }
 }

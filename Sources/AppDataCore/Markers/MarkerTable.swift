@@ -41,7 +41,7 @@ public enum MarkerTable {
   /// The name this platform reads and writes for `marker`: `user.` + name on Linux,
   /// the bare name on Darwin.
   public static func platformName(of marker: Marker) -> String {
-    #if os(Linux)
+    #if os(Linux) && !DARWIN_CHECK
     return linuxNamespacePrefix + marker.attributeName
     #else
     return marker.attributeName
@@ -51,7 +51,7 @@ public enum MarkerTable {
   /// The name this platform stores the extended attribute Apple names `name` under: `user.` +
   /// name on Linux (unprivileged names live there), the name itself on Darwin.
   public static func platformAttributeName(_ name: String) -> String {
-    #if os(Linux)
+    #if os(Linux) && !DARWIN_CHECK
     return name.hasPrefix(linuxNamespacePrefix) ? name : linuxNamespacePrefix + name
     #else
     return name
@@ -61,7 +61,7 @@ public enum MarkerTable {
   /// Whether this platform can store a marker on a symlink itself (Darwin can; Linux
   /// allows no user.* attributes on links).
   public static var canMarkSymbolicLinks: Bool {
-    #if os(Linux)
+    #if os(Linux) && !DARWIN_CHECK
     return false
     #else
     return true

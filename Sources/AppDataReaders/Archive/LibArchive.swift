@@ -43,7 +43,7 @@ final class LibArchive {
   /// The sonames tried, in order. On macOS an absolute path: dlopen(3) searches a bare name in
   /// LC_RPATH, DYLD_LIBRARY_PATH and the working folder first, where anyone may put a
   /// libarchive.2.dylib; /usr/lib's is in the system's shared cache.
-  #if os(macOS)
+  #if os(macOS) || DARWIN_CHECK
   static let libraryNames = ["/usr/lib/libarchive.2.dylib"]
   #else
   static let libraryNames = ["libarchive.so.13", "libarchive.so"]

@@ -120,7 +120,7 @@ enum BackupDecryption {
 
     /// Zeroes the block held back (after `finish`, or when the payload is given up).
     mutating func wipe() {
-      held.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+      _ = held.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
     /// Checks the padding of the last block and hands what precedes it to `write`.

@@ -196,7 +196,7 @@ final class SQLiteDatabase {
   }
 
   /// The sonames tried, in order. On macOS an absolute path (see `LibArchive.libraryNames`).
-  #if os(macOS)
+  #if os(macOS) || DARWIN_CHECK
   static let libraryNames = ["/usr/lib/libsqlite3.dylib"]
   #else
   static let libraryNames = ["libsqlite3.so.0", "libsqlite3.so"]

@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 import CLibattr
 #elseif canImport(Darwin)
@@ -21,14 +21,16 @@ public enum DirectoryEntryType: Sendable {
 public final class DirectoryStream: @unchecked Sendable {
   /// The folder's descriptor, valid as long as this object lives.
   public let descriptor: FileDescriptor
-  #if !canImport(Glibc)
-  private let stream: OpaquePointer
+  #if !canImport(Glibc) || DARWIN_CHECK
+  /// Darwin's `DIR` is a complete struct (Libc's dirent.h), so fdopendir(3) gives a typed
+  /// pointer, not an OpaquePointer. Usable from inlinable code: `forEachEntry` reads it.
+  @usableFromInline let stream: UnsafeMutablePointer<DIR>
   #endif
 
   /// Takes ownership of `descriptor`.
   public init(taking descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
     self.descriptor = descriptor
-    #if !canImport(Glibc)
+    #if !canImport(Glibc) || DARWIN_CHECK
     guard let stream = fdopendir(descriptor.rawValue) else {
       let code = currentErrno()
       descriptor.close()
@@ -39,7 +41,7 @@ public final class DirectoryStream: @unchecked Sendable {
   }
 
   deinit {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     descriptor.close()
     #else
     closedir(stream)
@@ -57,7 +59,7 @@ public final class DirectoryStream: @unchecked Sendable {
   /// instead of one per folder.
   @inlinable
   public func forEachEntry(using scratch: DirectoryBuffer, _ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Int32? {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     let size = scratch.size
     let buffer = scratch.pointer
     while true {
@@ -89,15 +91,14 @@ public final class DirectoryStream: @unchecked Sendable {
         return code == 0 ? nil : code
       }
       let type = entry.pointee.d_type
-      let handled: Bool = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
-        tuple.withMemoryRebound(to: CChar.self, capacity: 1024) { name in
-          let length = strlen(name)
-          if name[0] == 0x2E && (length == 1 || (length == 2 && name[1] == 0x2E)) { return true }
+      // bsd/sys/dirent.h: d_namlen is the name's length, d_name[1024] holds it NUL-terminated.
+      let length = Int(entry.pointee.d_namlen)
+      withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+        tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { name in
+          if name[0] == 0x2E && (length == 1 || (length == 2 && name[1] == 0x2E)) { return }
           body(name, length, Self.type(type))
-          return true
         }
       }
-      _ = handled
     }
     #endif
   }

@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 import CLibattr
 #elseif canImport(Darwin)
@@ -13,7 +13,7 @@ public enum ExtendedAttributes {
   /// so tests can exercise it on a new kernel.
   public static let usesPathFallback: Bool = {
     if Syscalls.environment("APPDATA_FORCE_XATTR_FALLBACK") == "1" { return true }
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     var byte: CChar = 0
     if appdata_listxattrat(AT_FDCWD, ".", &byte, 0) < 0 && currentErrno() == ENOSYS { return true }
     return false
@@ -36,7 +36,7 @@ public enum ExtendedAttributes {
     while true {
       let count: Int = buffer.withUnsafeMutableBytes { raw in
         let list = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
-        #if canImport(Glibc)
+        #if canImport(Glibc) && !DARWIN_CHECK
         if !pathFallback {
           return appdata_listxattrat(directory.rawValue, cName, list, raw.count)
         }
@@ -60,7 +60,7 @@ public enum ExtendedAttributes {
     var buffer = [UInt8](repeating: 0, count: 256)
     while true {
       let count: Int = buffer.withUnsafeMutableBytes { raw in
-        #if canImport(Glibc)
+        #if canImport(Glibc) && !DARWIN_CHECK
         if !usesPathFallback {
           return appdata_getxattrat(directory.rawValue, cName, attribute, raw.baseAddress, raw.count)
         }
@@ -87,7 +87,7 @@ public enum ExtendedAttributes {
     _ = try valueOrErrno(.setExtendedAttribute(attribute), path: displayPath()) {
       withCName(name) { cName -> Int in
         value.withUnsafeBytes { raw -> Int in
-          #if canImport(Glibc)
+          #if canImport(Glibc) && !DARWIN_CHECK
           return withFallbackPath(cName, in: directory) { Int(lsetxattr($0, attribute, raw.baseAddress, raw.count, 0)) }
           #else
           return withEntryDescriptor(cName, in: directory) { Int(fsetxattr($0, attribute, raw.baseAddress, raw.count, 0, 0)) }
@@ -102,7 +102,7 @@ public enum ExtendedAttributes {
   public static func setValue(_ value: [UInt8], of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
     _ = try valueOrErrno(.setExtendedAttribute(attribute), path: displayPath()) {
       value.withUnsafeBytes { raw -> Int32 in
-        #if canImport(Glibc)
+        #if canImport(Glibc) && !DARWIN_CHECK
         return fsetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count, 0)
         #else
         return fsetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count, 0, 0)
@@ -117,7 +117,7 @@ public enum ExtendedAttributes {
   public static func value(of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: 64)
     let count: Int = buffer.withUnsafeMutableBytes { raw in
-      #if canImport(Glibc)
+      #if canImport(Glibc) && !DARWIN_CHECK
       return fgetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count)
       #else
       return fgetxattr(descriptor.rawValue, attribute, raw.baseAddress, raw.count, 0, 0)
@@ -136,7 +136,7 @@ public enum ExtendedAttributes {
     of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> Bool {
     let result: Int = withCName(name) { cName in
-      #if canImport(Glibc)
+      #if canImport(Glibc) && !DARWIN_CHECK
       return withFallbackPath(cName, in: directory) { Int(lremovexattr($0, attribute)) }
       #else
       return withEntryDescriptor(cName, in: directory) { Int(fremovexattr($0, attribute, 0)) }
@@ -160,7 +160,7 @@ public enum ExtendedAttributes {
     }
   }
 
-  #if canImport(Glibc)
+  #if canImport(Glibc) && !DARWIN_CHECK
   /// The fallback for kernels without `*xattrat`: a short path through the folder's
   /// /proc/thread-self/fd link, so deep trees still work and the final name is not followed.
   /// `thread-self`, not `self`: the walk's workers each have their own descriptor table
@@ -178,7 +178,7 @@ public enum ExtendedAttributes {
   }
   #else
   /// Darwin: open the entry itself (O_SYMLINK: a link is opened as a link) and use the f* calls.
-  private static func withEntryDescriptor(
+  @usableFromInline static func withEntryDescriptor(
     _ cName: UnsafePointer<CChar>, in directory: FileDescriptor, _ body: (Int32) -> Int
   ) -> Int {
     let fd = openat(directory.rawValue, cName, O_RDONLY | O_SYMLINK | O_NONBLOCK | O_CLOEXEC)
@@ -196,7 +196,7 @@ public enum ExtendedAttributes {
     while true {
       let count: Int = buffer.withUnsafeMutableBytes { raw in
         let list = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
-        #if canImport(Glibc)
+        #if canImport(Glibc) && !DARWIN_CHECK
         return llistxattr(path, list, raw.count)
         #else
         return listxattr(path, list, raw.count, XATTR_NOFOLLOW)
@@ -217,7 +217,7 @@ public enum ExtendedAttributes {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
       let count: Int = buffer.withUnsafeMutableBytes { raw in
-        #if canImport(Glibc)
+        #if canImport(Glibc) && !DARWIN_CHECK
         return lgetxattr(path, attribute, raw.baseAddress, raw.count)
         #else
         return getxattr(path, attribute, raw.baseAddress, raw.count, 0, XATTR_NOFOLLOW)
@@ -236,7 +236,7 @@ public enum ExtendedAttributes {
   public static func setValue(_ value: [UInt8], of attribute: String, atPath path: String) throws(SystemError) {
     _ = try valueOrErrno(.setExtendedAttribute(attribute), path: path) {
       value.withUnsafeBytes { raw -> Int32 in
-        #if canImport(Glibc)
+        #if canImport(Glibc) && !DARWIN_CHECK
         return lsetxattr(path, attribute, raw.baseAddress, raw.count, 0)
         #else
         return setxattr(path, attribute, raw.baseAddress, raw.count, 0, XATTR_NOFOLLOW)
@@ -249,7 +249,7 @@ public enum ExtendedAttributes {
   @discardableResult
   public static func removeValue(of attribute: String, atPath path: String) throws(SystemError) -> Bool {
     while true {
-      #if canImport(Glibc)
+      #if canImport(Glibc) && !DARWIN_CHECK
       let result = lremovexattr(path, attribute)
       #else
       let result = removexattr(path, attribute, XATTR_NOFOLLOW)
@@ -268,7 +268,7 @@ public enum ExtendedAttributes {
   public static func copyAll(
     from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     _ = try valueOrErrno(.copyExtendedAttributes, path: displayPath()) {
       appdata_attr_copy_fd(nil, source.rawValue, nil, destination.rawValue)
     }

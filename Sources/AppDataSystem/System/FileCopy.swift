@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 import CLibattr
 #elseif canImport(Darwin)
@@ -92,7 +92,7 @@ extension Syscalls {
   private static func nextExtent(
     _ file: FileDescriptor, from offset: Int64, size: Int64, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> (Int64, Int64) {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     let start = appdata_seek_data(file.rawValue, off_t(offset))
     if start < 0 {
       let code = currentErrno()
@@ -109,7 +109,7 @@ extension Syscalls {
 
   /// One `copy_file_range(2)` call between equal offsets; the errno on failure.
   private static func kernelCopy(from source: FileDescriptor, to destination: FileDescriptor, at position: Int64, count: Int) -> Result<Int, Errno> {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     var input = off_t(position)
     var output = off_t(position)
     while true {

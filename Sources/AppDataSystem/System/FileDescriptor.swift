@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -32,7 +32,7 @@ public struct FileDescriptor: Hashable, Sendable {
 
 @inline(__always)
 package func Glibc_or_Darwin_close(_ fd: Int32) -> Int32 {
-  #if canImport(Glibc)
+  #if canImport(Glibc) && !DARWIN_CHECK
   return Glibc.close(fd)
   #else
   return Darwin.close(fd)

@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -59,7 +59,7 @@ public struct FileStatus: Sendable {
     linkCount = UInt64(st.st_nlink)
     device = UInt64(st.st_dev)
     inode = UInt64(st.st_ino)
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     accessTime = FileTime(seconds: st.st_atim.tv_sec, nanoseconds: st.st_atim.tv_nsec)
     modificationTime = FileTime(seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec)
     #else

@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -22,9 +22,11 @@ public final class SecretBuffer: @unchecked Sendable {
   public init?(capacity: Int) {
     let page = Int(sysconf(Int32(_SC_PAGESIZE)))
     let length = max(page, (capacity + page - 1) / page * page)
+    // mmap(2) fails with MAP_FAILED, ((void *)-1): spelled out, as only Glibc's Swift overlay
+    // declares the constant.
     guard let pointer = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-          pointer != MAP_FAILED else { return nil }
-    #if canImport(Glibc)
+          pointer != UnsafeMutableRawPointer(bitPattern: -1) else { return nil }
+    #if canImport(Glibc) && !DARWIN_CHECK
     _ = madvise(pointer, length, MADV_DONTDUMP)
     #endif
     base = pointer
@@ -142,7 +144,7 @@ extension Syscalls {
 
 @inline(__always)
 private func Glibc_or_Darwin_signal(_ number: Int32, _ handler: (@convention(c) (Int32) -> Void)?) {
-  #if canImport(Glibc)
+  #if canImport(Glibc) && !DARWIN_CHECK
   _ = Glibc.signal(number, handler)
   #else
   _ = Darwin.signal(number, handler)
@@ -153,7 +155,7 @@ private func Glibc_or_Darwin_signal(_ number: Int32, _ handler: (@convention(c) 
 /// Darwin, which has no explicit_bzero (memset_s "shall not be optimized away", C11 Annex K).
 @inline(__always)
 func secureZero(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
-  #if canImport(Glibc)
+  #if canImport(Glibc) && !DARWIN_CHECK
   explicit_bzero(pointer, count)
   #else
   _ = memset_s(pointer, count, 0, count)

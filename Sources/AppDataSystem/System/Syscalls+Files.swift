@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 import CLibattr
 #elseif canImport(Darwin)
@@ -229,7 +229,7 @@ extension Syscalls {
 
   /// fsync(2): data and metadata reach the disk before we go on.
   public static func sync(_ descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     _ = try valueOrErrno(.flush, path: displayPath()) { fsync(descriptor.rawValue) }
     #else
     // Darwin's fsync(2) leaves the data in the drive's cache; fcntl(2) F_FULLFSYNC asks the
@@ -270,7 +270,7 @@ extension Syscalls {
     try withCName(name) { old throws(SystemError) in
       try withCName(newName) { new throws(SystemError) in
         _ = try valueOrErrno(.move, path: displayPath()) {
-          #if canImport(Glibc)
+          #if canImport(Glibc) && !DARWIN_CHECK
           return appdata_rename_noreplace(source.rawValue, old, destination.rawValue, new)
           #else
           return renameatx_np(source.rawValue, old, destination.rawValue, new, UInt32(RENAME_EXCL))
@@ -288,7 +288,7 @@ extension Syscalls {
     try withCName(name) { old throws(SystemError) in
       try withCName(otherName) { new throws(SystemError) in
         _ = try valueOrErrno(.move, path: displayPath()) {
-          #if canImport(Glibc)
+          #if canImport(Glibc) && !DARWIN_CHECK
           return appdata_rename_exchange(directory.rawValue, old, directory.rawValue, new)
           #else
           return renameatx_np(directory.rawValue, old, directory.rawValue, new, UInt32(RENAME_SWAP))

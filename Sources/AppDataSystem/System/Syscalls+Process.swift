@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 import CLibattr
 #elseif canImport(Darwin)
@@ -13,7 +13,7 @@ extension Syscalls {
   /// table, every syscall on a descriptor takes and drops a reference on the open file; a
   /// walker thread alone in its table skips that (perf: 3% of a two-thread walk).
   package static func unshareDescriptorTable() -> Bool {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     return appdata_unshare_files() == 0
     #else
     return false
@@ -38,7 +38,7 @@ extension Syscalls {
 
   public static func threadUsage() -> ThreadUsage {
     var usage = rusage()
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     let who = __rusage_who_t(1)  // RUSAGE_THREAD, which glibc declares only under _GNU_SOURCE
     #else
     let who = RUSAGE_SELF
@@ -58,14 +58,14 @@ extension Syscalls {
   /// Raises the soft open-file limit to the hard one, so a wide walk does not run out of descriptors.
   public static func raiseOpenFileLimit() {
     var limit = rlimit()
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
     let resource = RLIMIT_NOFILE
     #endif
     if getrlimit(resource, &limit) == 0 && limit.rlim_cur < limit.rlim_max {
       limit.rlim_cur = limit.rlim_max
-      #if !canImport(Glibc)
+      #if !canImport(Glibc) || DARWIN_CHECK
       // macOS refuses RLIM_INFINITY for RLIMIT_NOFILE (setrlimit(2): EINVAL above OPEN_MAX, or
       // kern.maxfilesperproc): ask for OPEN_MAX, so the limit does not stay at 256.
       limit.rlim_cur = min(limit.rlim_max, rlim_t(OPEN_MAX))
@@ -91,7 +91,7 @@ extension Syscalls {
 
   /// exit(3): flushes stdio and ends the process with `status`.
   public static func exit(_ status: Int32) -> Never {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     Glibc.exit(status)
     #else
     Darwin.exit(status)

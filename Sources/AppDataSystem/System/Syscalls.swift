@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 import CLibattr
 #elseif canImport(Darwin)
@@ -10,7 +10,7 @@ import Darwin
 /// Reads errno the same way on every platform.
 @inline(__always)
 @usableFromInline package func currentErrno() -> Int32 {
-  #if canImport(Glibc)
+  #if canImport(Glibc) && !DARWIN_CHECK
   return appdata_errno()
   #else
   return errno
@@ -76,21 +76,21 @@ public struct OpenOptions: OptionSet, Sendable {
 public enum Syscalls {}
 
 @inline(__always) package func Glibc_or_Darwin_open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
-  #if canImport(Glibc)
+  #if canImport(Glibc) && !DARWIN_CHECK
   return Glibc.open(path, flags, mode)
   #else
   return Darwin.open(path, flags, mode)
   #endif
 }
 @inline(__always) package func Glibc_or_Darwin_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-  #if canImport(Glibc)
+  #if canImport(Glibc) && !DARWIN_CHECK
   return Glibc.read(fd, buffer, count)
   #else
   return Darwin.read(fd, buffer, count)
   #endif
 }
 @inline(__always) package func Glibc_or_Darwin_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-  #if canImport(Glibc)
+  #if canImport(Glibc) && !DARWIN_CHECK
   return Glibc.write(fd, buffer, count)
   #else
   return Darwin.write(fd, buffer, count)

@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -127,7 +127,7 @@ public enum ErrnoValue {
   /// EOPNOTSUPP (Linux), ENOTSUP (Darwin, where xattr calls fail with it and EOPNOTSUPP is
   /// another number): an operation the filesystem or the file does not support.
   public static let notSupported: Int32 = {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     return EOPNOTSUPP
     #else
     return ENOTSUP
@@ -142,14 +142,14 @@ public enum ErrnoValue {
   public static let cancelled = ECANCELED
   /// libarchive's ARCHIVE_ERRNO_FILE_FORMAT: EILSEQ on Linux, EFTYPE on Darwin (archive.h).
   public static let illegalByteSequence: Int32 = {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     return EILSEQ
     #else
     return EFTYPE
     #endif
   }()
   public static let noAttribute: Int32 = {
-    #if canImport(Glibc)
+    #if canImport(Glibc) && !DARWIN_CHECK
     return ENODATA
     #else
     return ENOATTR

@@ -1,4 +1,4 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -16,12 +16,9 @@ import Synchronization
 /// Threads that are joined: `join()` returns once every thread started in the group has ended,
 /// those started by its own threads while it waits included.
 public final class ThreadGroup: Sendable {
-  #if canImport(Glibc)
-  private typealias Handle = pthread_t
-  #else
-  private typealias Handle = pthread_t?
-  #endif
-  private let running = Mutex<[Handle]>([])
+  /// The threads not yet joined. Glibc's pthread_t is an integer; Darwin's is a pointer, which
+  /// is not Sendable, so it is kept as its bit pattern.
+  private let running = Mutex<[UInt]>([])
 
   public init() {}
 
@@ -36,35 +33,44 @@ public final class ThreadGroup: Sendable {
     let context = Unmanaged.passRetained(Body(body)).toOpaque()
     // Added under the lock before the thread can end, so `join` cannot miss it.
     return running.withLock { running in
-      #if canImport(Glibc)
+      #if canImport(Glibc) && !DARWIN_CHECK
       var thread = pthread_t()
       #else
       var thread: pthread_t? = nil
       #endif
-      // Darwin's start routine takes a non-optional pointer, Glibc's an optional one.
+      // The start routine's argument is optional in Glibc and in today's macOS SDK
+      // (libpthread's pthread.h), non-optional in older SDKs: `run` takes an optional, which
+      // either converts to.
       let status = pthread_create(&thread, &attributes, { context in
-        #if canImport(Glibc)
-        let context = context!
-        #endif
-        Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+        ThreadGroup.run(context)
         return nil
       }, context)
       guard status == 0 else {
         Unmanaged<Body>.fromOpaque(context).release()
         return false
       }
+      #if canImport(Glibc) && !DARWIN_CHECK
       running.append(thread)
+      #else
+      running.append(UInt(bitPattern: thread))
+      #endif
       return true
     }
+  }
+
+  /// A new thread's first call: `context` is the retained `Body` `start` passed.
+  private static func run(_ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
   }
 
   /// Waits for every thread of the group, including those started while it waits.
   public func join() {
     while let thread = running.withLock({ $0.popLast() }) {
-      #if canImport(Glibc)
+      #if canImport(Glibc) && !DARWIN_CHECK
       pthread_join(thread, nil)
       #else
-      if let thread { pthread_join(thread, nil) }
+      if let thread = pthread_t(bitPattern: thread) { pthread_join(thread, nil) }
       #endif
     }
   }
