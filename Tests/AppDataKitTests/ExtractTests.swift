@@ -68,7 +68,12 @@ struct ExtractTests {
         var status = stat()
         #expect(lstat(full, &status) == 0, "\(full) is missing")
         let kind = entry["kind"] as! String
-        #expect(status.st_mtim.tv_sec == entry["mtime"] as! Int, "\(full) mtime")
+        #if canImport(Glibc)
+        let modified = status.st_mtim.tv_sec
+        #else
+        let modified = status.st_mtimespec.tv_sec  // Darwin's struct stat (sys/stat.h)
+        #endif
+        #expect(modified == entry["mtime"] as! Int, "\(full) mtime")
         switch kind {
         case "file":
           #expect(status.st_mode & S_IFMT == S_IFREG && Int(status.st_mode & 0o777) == entry["mode"] as! Int, "\(full) mode")

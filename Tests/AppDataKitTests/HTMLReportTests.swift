@@ -163,12 +163,12 @@ struct HTMLSizeTests {
   static func entries(count: Int) -> [ListedEntry] {
     var random = SplitMix64(state: 3)
     let tops = ["Documents", "Library/Application Support", "Library/Caches", "tmp", "Library/Preferences"]
-    let categories: [Category] = [.critical, .critical, .cached, .temporary, .critical]
+    let categories: [AppDataCore.Category] = [.critical, .critical, .cached, .temporary, .critical]
     return (0..<count).map { index in
       let top = Int(random.next() % 5)
       let path = "\(tops[top])/a\(random.next() % 30)/b\(random.next() % 30)/c\(random.next() % 30)/f\(index).bin"
       let bytes = 1000 + random.next() % 100_000
-      let category = top == 0 && index % 7 == 0 ? Category.offline : categories[top]
+      let category = top == 0 && index % 7 == 0 ? AppDataCore.Category.offline : categories[top]
       return ListedEntry(path: Array(path.utf8), category: category, bytes: bytes, allocatedBytes: bytes, marker: [], excludedBy: nil)
     }
   }

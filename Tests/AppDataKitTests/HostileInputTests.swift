@@ -135,7 +135,7 @@ struct HostileInputTests {
     var node = tree.root
     while let child = node.children.values.first { node = child; depth += 1 }
     #expect(depth == SizeTree.maximumDepth)
-    #expect(node.bytes[Category.critical.index] == 10)
+    #expect(node.bytes[AppDataCore.Category.critical.index] == 10)
   }
 
   // MARK: - 3. SQLite runs what the file says

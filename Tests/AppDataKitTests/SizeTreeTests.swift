@@ -26,7 +26,7 @@ struct SizeTreeTests {
         folders.append(components.dropLast().joined(separator: "/"))
       }
       let bytes = random.next() % 8 == 0 ? 0 : UInt64(1) << (random.next() % 20) + random.next() % 1000
-      let category = Category.allCases[Int(random.next() % UInt64(Category.allCases.count))]
+      let category = AppDataCore.Category.allCases[Int(random.next() % UInt64(AppDataCore.Category.allCases.count))]
       entries.append(ListedEntry(path: Array(path.utf8), category: category, bytes: bytes, allocatedBytes: bytes, marker: [], excludedBy: nil))
     }
     entries.pathsAreUnique = !filesOnFolders
@@ -60,8 +60,8 @@ struct SizeTreeTests {
     #expect(twice.hasRepeatedPaths)
     let tree = SizeTree(name: "c", entries: twice)
     let file = tree.root.children["Documents"]?.children["a"]
-    #expect(file?.bytes[Category.critical.index] == 10)
-    #expect(file?.bytes[Category.offline.index] == 20)
+    #expect(file?.bytes[AppDataCore.Category.critical.index] == 10)
+    #expect(file?.bytes[AppDataCore.Category.offline.index] == 20)
     // Canonically equivalent names are two names to the general builder, as to the file system
     // (issue 32): é as one scalar and as e with a combining accent.
     let equivalent: ListedEntries = [

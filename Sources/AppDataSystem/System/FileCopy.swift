@@ -11,7 +11,7 @@ extension Syscalls {
   package static let forcesCopyFallback = environment("APPDATA_FORCE_COPY_FALLBACK") == "1"
 
   /// Copies `source` to `destination` (a new, empty file) keeping holes: each data extent found
-  /// with `lseek(SEEK_DATA)`/`lseek(SEEK_HOLE)` is copied with `copy_file_range(2)` where the
+  /// with `lseek(SEEK_DATA)`/`lseek(SEEK_HOLE)` is copied with `copy_file_range(2)` (Linux) where the
   /// kernel allows it (the data never passes through user space), else with `pread`/`pwrite`
   /// through a 128 KiB buffer, as cp uses (on `EXDEV`, `EINVAL`, `ENOSYS`, `EOPNOTSUPP`); holes are skipped,
   /// and the destination ends with the source's exact size (`ftruncate` for a trailing hole).
@@ -103,7 +103,18 @@ extension Syscalls {
     let end = appdata_seek_hole(file.rawValue, start)
     return (Int64(start), end < 0 ? size : min(Int64(end), size))
     #else
-    return (offset, size)
+    // lseek(2) on Darwin: the same SEEK_DATA and SEEK_HOLE (numbered 4 and 3, the other way
+    // round from Linux), ENXIO when no data follows `offset`; a filesystem that keeps no holes
+    // shows the whole file as one data region (APFS keeps them).
+    let start = lseek(file.rawValue, off_t(offset), SEEK_DATA)
+    if start < 0 {
+      let code = currentErrno()
+      if code == ENXIO { return (size, size) }
+      if code == EINVAL || code == ErrnoValue.notSupported { return (offset, size) }
+      throw SystemError(code: code, operation: .findData, path: displayPath())
+    }
+    let end = lseek(file.rawValue, start, SEEK_HOLE)
+    return (Int64(start), end < 0 ? size : min(Int64(end), size))
     #endif
   }
 
@@ -119,6 +130,9 @@ extension Syscalls {
       if code != EINTR { return .failure(Errno(code: code)) }
     }
     #else
+    // Darwin has no copy_file_range: the read/write path copies. (APFS clones need the
+    // destination made by fclonefileat(2), by name, which the extraction's writers, given an
+    // open file, cannot use.)
     return .failure(Errno(code: ENOSYS))
     #endif
   }

@@ -177,11 +177,14 @@ int darwin_check_ioctl_pointer(int, unsigned long, void *);
 #define W_OK (1 << 1)
 #define _SC_PAGESIZE 29
 #define _SC_NPROCESSORS_ONLN 58
+#define SEEK_HOLE 3  // bsd/sys/_types/_seek_set.h (Linux: 4)
+#define SEEK_DATA 4  // (Linux: 3)
 #define _PC_CASE_SENSITIVE 11
 #define _PC_CASE_PRESERVING 12
 int access(const char *, int);
 int faccessat(int, const char *, int, int);
 int close(int);
+off_t lseek(int, off_t, int);
 int dup2(int, int);
 ssize_t read(int, void *, size_t);
 ssize_t write(int __fd, const void *__buf, size_t __nbyte);
