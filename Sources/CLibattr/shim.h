@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <attr/libattr.h>
 #include <attr/error_context.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 
 #if defined(__x86_64__) || defined(__aarch64__)
 #ifndef __NR_setxattrat
@@ -92,6 +94,21 @@ static inline int appdata_unshare_files(void) {
 }
 
 static inline int appdata_errno(void) { return errno; }
+
+/// Whether folder `fd` compares names ignoring case: ext4's (and f2fs's) casefold flag, set with
+/// `chattr +F` on an empty folder and inherited by what is made in it (FS_IOC_GETFLAGS,
+/// FS_CASEFOLD_FL: linux/fs.h, the kernel's Documentation/filesystems/ext4). 1 or 0; -1 (errno
+/// set) where the filesystem keeps no such flags.
+static inline int appdata_is_casefolded(int fd) {
+#ifdef FS_CASEFOLD_FL
+  int flags = 0;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0) return -1;
+  return (flags & FS_CASEFOLD_FL) != 0;
+#else
+  errno = ENOTTY;
+  return -1;
+#endif
+}
 
 /// lseek(2) to the next data (`SEEK_DATA`) or hole (`SEEK_HOLE`) at or after `offset`; the
 /// constants are _GNU_SOURCE's, which Swift's Glibc module does not define.

@@ -35,7 +35,7 @@ func same(_ a: [String: [String: Any]], _ b: [String: [String: Any]]) -> Bool {
 struct MigrateTests {
   /// A container with legacy Caches content: folders, files with modes and xattrs, links.
   static func legacyContainer(_ label: String, in base: String? = nil) throws -> TestTree {
-    let tree = try TestTree(label)
+    let tree = try TestTree(label, base: base)
     try tree.file(".com.apple.mobile_container_manager.metadata.plist", contents: Array("""
       <?xml version="1.0" encoding="UTF-8"?>
       <plist version="1.0"><dict><key>MCMMetadataIdentifier</key><string>com.example.app</string></dict></plist>

@@ -54,6 +54,10 @@ struct MigrationPlanner {
       addStep(.createFolder, destination: Array(destination.prefix(depth)), mark: false)
     }
     let destinationExists = existingDepth == destination.count
+    // Names are compared as the destination's filesystem compares them (a case-insensitive one
+    // sees Photos and photos as one name): the deepest folder of it that exists says, as what
+    // is made in it inherits its casefolding.
+    let comparison = try nameComparison(of: Array(destination.prefix(existingDepth)))
 
     // Where entries land: the destination, or the --into folder inside it.
     var target = destination
@@ -62,8 +66,9 @@ struct MigrationPlanner {
     var conflicts: [SkippedEntry] = []
     if let into = options.into {
       var name = into
-      let existing = destinationExists ? try names(in: destination) : []
-      if existing.contains(name) {
+      let existing = FolderNames(comparison, names: destinationExists ? try names(in: destination) : [])
+      if let other = existing.existing(name) {
+        name = other
         switch options.onConflict {
         case .fail:
           conflicts.append(measured(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name])))
@@ -71,7 +76,7 @@ struct MigrationPlanner {
           return MigrationPlan(source: source, destination: destination, into: into, markers: options.markers, onConflict: options.onConflict,
                                steps: [], skipped: [measured(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name]))], conflicts: [])
         case .keepBoth:
-          name = Self.freeName(for: name, avoiding: Set(existing))
+          name = Self.freeName(for: into, avoiding: existing.contains)
         case .merge:
           guard try statusOrFail(destination + [name])?.isDirectory == true else {
             throw MigrationError("\(display(destination + [name])): exists and is not a folder; cannot merge into it")
@@ -87,7 +92,7 @@ struct MigrationPlanner {
     }
 
     let bundleID = options.bundleID ?? readBundleID()
-    var taken = Set(targetExists ? try names(in: target) : [])
+    var taken = FolderNames(comparison, names: targetExists ? try names(in: target) : [])
     for name in sourceNames {
       let from = source + [name]
       if let reason = Self.systemReason(for: name, bundleID: bundleID) {
@@ -104,22 +109,27 @@ struct MigrationPlanner {
       }
       // With --into, the entries are marked through their folder.
       let markEach = options.into == nil
-      if !taken.contains(name) {
+      // Where the filesystem folds names in ways a key cannot foresee (ß and ss, say), it is
+      // asked: fstatat finds an entry it takes to be the same name.
+      var other = taken.existing(name)
+      if other == nil && comparison != .bytes && targetExists, try statusOrFail(target + [name]) != nil { other = name }
+      guard let other else {
         taken.insert(name)
         try addMove(from: from, to: target + [name], mark: markEach, into: &steps)
         continue
       }
+      let reason = other == name ? "destination exists" : "destination exists as \(display(target + [other])) (this filesystem \(comparison.phrase))"
       switch options.onConflict {
       case .fail:
-        conflicts.append(measured(SkippedEntry(source: from, reason: "destination exists", conflictWith: target + [name])))
+        conflicts.append(measured(SkippedEntry(source: from, reason: reason, conflictWith: target + [other])))
       case .skip:
-        skipped.append(measured(SkippedEntry(source: from, reason: "destination exists", conflictWith: target + [name])))
+        skipped.append(measured(SkippedEntry(source: from, reason: reason, conflictWith: target + [other])))
       case .keepBoth:
-        let free = Self.freeName(for: name, avoiding: taken)
+        let free = Self.freeName(for: name, avoiding: taken.contains)
         taken.insert(free)
         try addMove(from: from, to: target + [free], mark: markEach, into: &steps)
       case .merge:
-        try planMerge(from: from, to: target + [name], mark: true, into: &steps)
+        try planMerge(from: from, to: target + [other], mark: true, comparison: comparison, into: &steps)
       }
     }
 
@@ -135,20 +145,26 @@ struct MigrationPlanner {
 
   /// Merges folder `from` into existing folder `to`: what is new moves, folders on both sides
   /// merge, and anything else that collides moves under a free name (kept both ways).
-  private func planMerge(from: [[UInt8]], to: [[UInt8]], mark: Bool, into steps: inout [MigrationStep]) throws(MigrationError) {
+  private func planMerge(from: [[UInt8]], to: [[UInt8]], mark: Bool, comparison: NameComparison, into steps: inout [MigrationStep]) throws(MigrationError) {
     let fromIsFolder = try statusOrFail(from)?.isDirectory == true
     let toIsFolder = try statusOrFail(to)?.isDirectory == true
     guard fromIsFolder && toIsFolder else {
-      var taken = Set(try names(in: Array(to.dropLast())))
-      taken.formUnion(steps.filter { Array($0.destination.dropLast()) == Array(to.dropLast()) }.compactMap(\.destination.last))
-      try addMove(from: from, to: Array(to.dropLast()) + [Self.freeName(for: to.last!, avoiding: taken)], mark: mark, into: &steps)
+      var taken = FolderNames(comparison, names: try names(in: Array(to.dropLast())))
+      for step in steps where Array(step.destination.dropLast()) == Array(to.dropLast()) {
+        if let last = step.destination.last { taken.insert(last) }
+      }
+      try addMove(from: from, to: Array(to.dropLast()) + [Self.freeName(for: from.last!, avoiding: taken.contains)], mark: mark, into: &steps)
       return
     }
-    let existing = Set(try names(in: to))
+    var existing = FolderNames(comparison, names: try names(in: to))
     for name in try names(in: from).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-      if existing.contains(name) {
-        try planMerge(from: from + [name], to: to + [name], mark: mark, into: &steps)
+      if let other = existing.existing(name) {
+        try planMerge(from: from + [name], to: to + [other], mark: mark, comparison: comparison, into: &steps)
       } else {
+        // Two names of the source that are one name here (a case-sensitive source merged into
+        // a folder that ignores case): the second moves under a free name, as a collision with
+        // an existing file does.
+        existing.insert(name)
         try addMove(from: from + [name], to: to + [name], mark: mark, into: &steps)
       }
     }
@@ -187,8 +203,8 @@ struct MigrationPlanner {
     }
   }
 
-  /// `name 2.ext`, `name 3.ext`, ... (Finder's style), the first not in `taken`.
-  static func freeName(for name: [UInt8], avoiding taken: Set<[UInt8]>) -> [UInt8] {
+  /// `name 2.ext`, `name 3.ext`, ... (Finder's style), the first not `taken`.
+  static func freeName(for name: [UInt8], avoiding taken: ([UInt8]) -> Bool) -> [UInt8] {
     var base = name
     var suffix: [UInt8] = []
     if let dot = name.lastIndex(of: 0x2E), dot > 0 {
@@ -198,7 +214,7 @@ struct MigrationPlanner {
     var number = 2
     while true {
       let candidate = base + Array(" \(number)".utf8) + suffix
-      if !taken.contains(candidate) { return candidate }
+      if !taken(candidate) { return candidate }
       number += 1
     }
   }
@@ -222,6 +238,13 @@ struct MigrationPlanner {
     } catch {
       throw MigrationError(Self.describe(error, path: display(components), role: role))
     }
+  }
+
+  /// How the filesystem of the folder at `components` compares names.
+  private func nameComparison(of components: [[UInt8]]) throws(MigrationError) -> NameComparison {
+    let folder = try open(components, role: "folder")
+    defer { folder.close() }
+    return NameComparison.of(folder)
   }
 
   private func names(in components: [[UInt8]]) throws(MigrationError) -> [[UInt8]] {

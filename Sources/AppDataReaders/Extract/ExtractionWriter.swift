@@ -27,6 +27,9 @@ struct ExtractionWriter {
   let keys: BackupDecryption.Unlocked?
   /// OUT, and the partial folder this run builds it in.
   let output: ExtractionOutput
+  /// How the filesystem OUT is made on compares names (a Mac's ignores case; an iOS device's,
+  /// where the backup's names come from, does not).
+  lazy var names = NameComparison.of(partial)
   var partial: FileDescriptor { output.partial }
   /// The backup folder's descriptor; nil for a backup inside an archive (its payloads are
   /// written in a second pass over the archive, `writePayloads(from:)`).
@@ -176,7 +179,7 @@ struct ExtractionWriter {
     }
     let (symlinks, isComplete) = try plan.symlinks(database)
     let links = SymlinkCheck(links: symlinks, isComplete: isComplete)
-    let tree = FolderStack(root: root, rootPath: rootPath)
+    let tree = FolderStack(root: root, rootPath: rootPath, comparison: names)
     var rootRecord: MBFileRecord?
     // What was not written, by row: the rows' files are written on other threads, and what
     // they find joins these in row order once they are done.
@@ -236,16 +239,29 @@ struct ExtractionWriter {
     let slash = path.lastIndex(of: 0x2F)
     let name = Array(path[(slash.map { $0 + 1 } ?? 0)...])
     switch tree.move(to: path[..<(slash ?? 0)], isLink: links.isLink) {
-    case .failure(let error):
+    case .failure(.collision(let folder, let other)):
+      problem("not written: its folder \(TerminalText.escaped(folder)) is the same name as \(TerminalText.escaped(other)), made from another row, on this filesystem (it \(tree.comparison.phrase))")
+      return
+    case .failure(.system(let error)):
       if !error.isCausedByEntry { throw failed(SystemError(code: error.code, operation: .openFolder, path: display(path))) }
       problem("not written: its folder cannot be opened without following a symlink (\(SystemError(code: error.code, operation: .openFolder, path: "").reason))")
       return
     case .success: break
     }
+    if let other = tree.claim(name) {
+      problem("not written: its name is the same as \(TerminalText.escaped(other)), made from another row, on this filesystem (it \(tree.comparison.phrase))")
+      return
+    }
     let folder = tree.descriptor
     let mode = entry.record?.mode.map { $0 & 0o777 }
     func entryFailed(_ error: SystemError) throws(Refusal) {
-      if error.isExists { problem("not written: another row already made this path"); return }
+      if error.isExists {
+        // Where names are folded, the filesystem may take two names for one that the key above
+        // did not (ß and ss): its EEXIST says so.
+        problem(tree.comparison == .bytes ? "not written: another row already made this path"
+          : "not written: another row made this path, or a name this filesystem takes for it (it \(tree.comparison.phrase))")
+        return
+      }
       if error.isCausedByEntry { problem("not written: \(error.reason)"); return }
       throw failed(error)
     }

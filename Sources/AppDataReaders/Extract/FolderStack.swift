@@ -14,8 +14,22 @@ final class FolderStack {
     var time: Int64?
   }
 
+  /// Why `move` could not reach a folder.
+  enum MoveFailure: Error {
+    /// A component could not be opened or made.
+    case system(SystemError)
+    /// A component is, on this filesystem, the same name as `other`, made before from another
+    /// row (`Prefs` and `prefs` where case is ignored): entering it would write into `other`.
+    case collision(folder: [UInt8], other: [UInt8])
+  }
+
   let root: FileDescriptor
   let rootPath: [UInt8]
+  /// How the output's filesystem compares names. Unless it compares bytes, each open folder's
+  /// names made so far are kept (`levels`, the root's first), so that a row whose name the
+  /// filesystem takes for another's is a finding, not a write into the other.
+  let comparison: NameComparison
+  private var levels: [FolderNames]
   /// The deepest folder's path below the root, and where each of its components ends in it.
   private var joined: [UInt8] = []
   private var ends: [Int] = []
@@ -23,9 +37,20 @@ final class FolderStack {
   private var current: FileDescriptor?
   private(set) var restricted: [(path: [UInt8], mode: UInt32)] = []
 
-  init(root: FileDescriptor, rootPath: [UInt8]) {
+  init(root: FileDescriptor, rootPath: [UInt8], comparison: NameComparison) {
     self.root = root
     self.rootPath = rootPath
+    self.comparison = comparison
+    levels = [FolderNames(comparison)]
+  }
+
+  /// Records `name`, about to be made in the deepest folder; returns the other name made there
+  /// before that the filesystem takes it for, if any (then it must not be made). Never one
+  /// where names compare as bytes: a second row of the very same name is the filesystem's
+  /// EEXIST, as before.
+  func claim(_ name: [UInt8]) -> [UInt8]? {
+    guard comparison != .bytes, let other = levels[levels.count - 1].insert(name), other != name else { return nil }
+    return other
   }
 
   deinit { current?.close() }
@@ -38,7 +63,7 @@ final class FolderStack {
   /// Goes to the folder `folder` (a path below the root, empty for the root): leaves the
   /// folders not on its way, enters (or makes, where no symlink row holds the path) the ones
   /// missing. A component that is not a folder (a file, a symlink) stops it there with its error.
-  func move(to folder: ArraySlice<UInt8>, isLink: ([UInt8]) -> Bool) -> Result<Void, SystemError> {
+  func move(to folder: ArraySlice<UInt8>, isLink: ([UInt8]) -> Bool) -> Result<Void, MoveFailure> {
     // The folders kept: those whose whole path `folder` starts with, up to a `/` or its end.
     var same = 0
     joined.withUnsafeBufferPointer { have in
@@ -56,20 +81,21 @@ final class FolderStack {
         let end = folder[start...].firstIndex(of: 0x2F) ?? folder.endIndex
         let name = Array(folder[start..<end])
         start = end + 1
+        if let other = claim(name) { return .failure(.collision(folder: RelativePath.join(joined, name), other: other)) }
         switch withCName(name, { Syscalls.open(cName: $0, in: descriptor, options: .directory) }) {
         case .success(let opened):
           // Made before and left: its mode and time are set already.
           enter(name, descriptor: opened, setting: Setting(mode: nil, time: nil))
         case .failure(let error) where error.code == ErrnoValue.notFound:
-          if isLink(RelativePath.join(joined, name)) { return .failure(SystemError(code: ErrnoValue.loop, operation: .openFolder, path: "")) }
+          if isLink(RelativePath.join(joined, name)) { return .failure(.system(SystemError(code: ErrnoValue.loop, operation: .openFolder, path: ""))) }
           try Syscalls.makeDirectory(name, in: descriptor, mode: 0o700, displayPath: "")
           enter(name, descriptor: try Syscalls.open(name, in: descriptor, options: .directory, displayPath: ""), setting: Setting(mode: 0o755, time: nil))
         case .failure(let error):
-          return .failure(SystemError(code: error.code, operation: .openFolder, path: ""))
+          return .failure(.system(SystemError(code: error.code, operation: .openFolder, path: "")))
         }
       }
     } catch {
-      return .failure(error)
+      return .failure(.system(error))
     }
     return .success(())
   }
@@ -80,6 +106,7 @@ final class FolderStack {
     joined.append(contentsOf: name)
     ends.append(joined.count)
     settings.append(setting)
+    if comparison != .bytes { levels.append(FolderNames(comparison)) }
     current?.close()
     current = descriptor
   }
@@ -96,6 +123,7 @@ final class FolderStack {
       try? Syscalls.setTimes(folder, access: ExtractionWriter.fileTime(time), modification: ExtractionWriter.fileTime(time), displayPath: "")
     }
     ends.removeLast()
+    if comparison != .bytes { levels.removeLast() }
     joined.removeLast(joined.count - max(0, (ends.last ?? 0)))
     current = nil
     defer { folder.close() }

@@ -14,6 +14,10 @@ package enum TestHooks {
   private static let file = Syscalls.environment("APPDATA_TEST_PAUSE_FILE")
   private static let point = Syscalls.environment("APPDATA_TEST_PAUSE_AT") ?? "migrate"
   package static let handOverAll = Syscalls.environment("APPDATA_TEST_HAND_OVER_ALL") == "1"
+  /// `APPDATA_TEST_NAME_COMPARISON=case` (or `normalization`): every folder is taken to be on a
+  /// filesystem that ignores case (or only normalization), as a casefolded ext4 or APFS does,
+  /// for tests on a kernel that cannot mount one (`NameComparison.of`).
+  package static let nameComparison = Syscalls.environment("APPDATA_TEST_NAME_COMPARISON")
   /// `APPDATA_TEST_FAIL_WRITE=N`: the Nth file an extraction's writers write fails as a full disk
   /// would (ENOSPC), so the writers' failure path is tested without root or a small filesystem.
   private static let failWriteAt = Syscalls.environment("APPDATA_TEST_FAIL_WRITE").flatMap { Int($0) }
