@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import AppDataSystem
 
 /// Issue 42: what differs between Linux and Darwin is named in one place, never written as a
 /// Linux number (40 is ELOOP on Linux and EMSGSIZE on Darwin; 95 is EOPNOTSUPP and EMULTIHOP).
@@ -31,16 +32,20 @@ struct PortabilityTests {
     #expect(found.isEmpty, "errno literals (name them in ErrnoValue, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
   }
 
-  /// Finder's .DS_Store at a container's root (a folder opened on a Mac) is system data, not an
-  /// `unknown-location` finding.
+  /// Finder's files at a container's root (a folder opened on a Mac: .DS_Store, .localized,
+  /// a custom icon's `Icon\r`) are system data, not `unknown-location` findings.
   @Test func findersDSStoreAtTheRootIsNotAFinding() throws {
     let tree = try TestTree("ds-store")
     try tree.file(".DS_Store", size: 6148)
+    try tree.file(".localized", size: 0)
+    try tree.file("Icon\r", size: 0)
     try tree.file("Documents/a", size: 10)
     let json = try AppData.auditJSON(tree.root, ["--no-config", "--list", "all"])
     #expect((json["findings"] as? [[String: Any]] ?? []).isEmpty, "\(json["findings"] ?? [])")
-    let entry = (json["entries"] as? [[String: Any]] ?? []).first { $0["path"] as? String == ".DS_Store" }
-    #expect(entry?["category"] as? String == "system")
+    for name in [".DS_Store", ".localized", "Icon\r"] {
+      let entry = (json["entries"] as? [[String: Any]] ?? []).first { $0["path"] as? String == name }
+      #expect(entry?["category"] as? String == "system", "\(name)")
+    }
   }
 
   /// On macOS the optional libraries are loaded by absolute path (a bare name is searched in
@@ -77,5 +82,24 @@ struct PortabilityTests {
     #expect(linux.output.contains("--static-swift-stdlib"), "\(linux.output)")
     #expect(linux.output.contains("apt-get"), "\(linux.output)")
     #expect(linux.output.contains("/usr/local/bin/appdata"), "\(linux.output)")
+  }
+
+  /// On a Mac, EPERM under the folders macOS keeps private says where to grant Full Disk
+  /// Access; nothing else does, and nothing on Linux (where EPERM there means what it says).
+  @Test func fullDiskAccessIsNamedForMacOSPrivateFolders() {
+    let backups = "/Users/me/Library/Application Support/MobileSync/Backup"
+    let hint = SystemError.privacyHint(code: EPERM, path: backups, onMac: true)
+    #expect(hint?.contains("Full Disk Access in System Settings > Privacy & Security > Full Disk Access") == true)
+    for path in [backups + "/00008030-001A", "/Users/me/Library/Containers", "/Users/me/Library/Containers/com.example/Data",
+                 "/Users/me/Library/Group Containers/group.example"] {
+      #expect(SystemError.privacyHint(code: EPERM, path: path, onMac: true) != nil, "\(path)")
+    }
+    #expect(SystemError.privacyHint(code: EACCES, path: backups, onMac: true) == nil)
+    #expect(SystemError.privacyHint(code: EPERM, path: backups, onMac: false) == nil)
+    #expect(SystemError.privacyHint(code: EPERM, path: "/Users/me/Documents", onMac: true) == nil)
+    // A relative PATH is resolved against the working folder.
+    #expect(SystemError.privacyHint(code: EPERM, path: "Backup", onMac: true) == nil)
+    // The message as a user reads it on Linux: strerror's words alone.
+    #expect(SystemError(code: EPERM, operation: .readFolder, path: backups).reason == String(cString: strerror(EPERM)))
   }
 }

@@ -175,6 +175,10 @@ public struct ContainerLayout: Sendable {
     // gets Finder's .DS_Store: it is not the app's data and no device backs it up.
     LocationRule(pattern: [".DS_Store"], category: .system, isStandard: true,
                  purpose: "Finder's folder view settings, written when the folder was opened on a Mac; never on a device", isConfirmed: true),
+    LocationRule(pattern: [".localized"], category: .system, isStandard: true,
+                 purpose: "Finder's marker for a folder shown under a localized name, added on a Mac; never on a device", isConfirmed: true),
+    LocationRule(pattern: ["Icon\r"], category: .system, isStandard: true,
+                 purpose: "Finder's custom folder icon (the name ends in a carriage return), added on a Mac; never on a device", isConfirmed: true),
   ]
 
   /// MobileBackup's exclusions, the same for apps, extensions and groups

@@ -19,8 +19,35 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
     self.path = path
   }
 
-  /// The OS's text for `code` (strerror(3)).
-  public var reason: String { String(cString: strerror(code)) }
+  /// The OS's text for `code` (strerror(3)); on a Mac, where the path is a folder macOS keeps
+  /// private, what to do about it (`privacyHint`).
+  public var reason: String {
+    let text = String(cString: strerror(code))
+    guard let hint = Self.privacyHint(code: code, path: path, onMac: Self.isMac) else { return text }
+    return "\(text); \(hint)"
+  }
+
+  #if os(macOS) || DARWIN_CHECK
+  static let isMac = true
+  #else
+  static let isMac = false
+  #endif
+
+  /// Folders macOS's privacy protection (TCC) keeps from programs without Full Disk Access:
+  /// the device backups Finder makes, and other apps' containers (macOS 14 and later also ask
+  /// before one app reads another's data). Reading them fails with EPERM (not EACCES: the
+  /// permissions allow it), which says nothing of the cause.
+  static let privateFolders = ["/Library/Application Support/MobileSync/", "/Library/Containers/", "/Library/Group Containers/"]
+
+  /// On a Mac, for EPERM on a path in or at one of `privateFolders`: where to grant Full Disk
+  /// Access. `path` may be relative to the working folder.
+  public static func privacyHint(code: Int32, path: String, onMac: Bool) -> String? {
+    guard onMac, code == EPERM, !path.isEmpty else { return nil }
+    let absolute = (path.hasPrefix("/") ? path : Syscalls.absolutePath(path)) + "/"
+    guard privateFolders.contains(where: { absolute.contains($0) }) else { return nil }
+    return "macOS keeps this folder private: give the app appdata runs in (Terminal, your CI agent) Full Disk Access in "
+      + "System Settings > Privacy & Security > Full Disk Access, then run appdata again"
+  }
 
   /// `path: cannot OPERATION: REASON`.
   public var description: String { "\(path): cannot \(operation.action): \(reason)" }
