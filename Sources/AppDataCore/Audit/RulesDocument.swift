@@ -50,7 +50,7 @@ public enum RulesDocument {
         "| --- | --- | --- | --- |",
       ]
       for rule in layout.rules + [layout.fallback] {
-        let pattern = rule.pattern == layout.fallback.pattern ? "anything else at the top level" : "`" + rule.pattern.joined(separator: "/") + "`"
+        let pattern = rule.pattern == layout.fallback.pattern ? "anything else at the top level" : "`" + TerminalText.escaped(rule.pattern.joined(separator: "/")) + "`"
         lines.append("| \(pattern) | `\(rule.category.rawValue)` | \(rule.isStandard ? "yes" : "no (`unknown-location`)") | \(cell(rule.purpose))\(rule.isConfirmed ? "" : " (*unconfirmed*)") |")
       }
       lines += [
@@ -71,7 +71,7 @@ public enum RulesDocument {
     ]
     for place in ContainerPlaces.places {
       let kind = place.kind.map { "`\($0.rawValue)`" } ?? "none: `.app` bundles, never app data"
-      lines.append("| `\(place.pattern.joined(separator: "/"))` | \(kind)\(place.isConfirmed ? "" : " (*unconfirmed*)") |")
+      lines.append("| `\(TerminalText.escaped(place.pattern.joined(separator: "/")))` | \(kind)\(place.isConfirmed ? "" : " (*unconfirmed*)") |")
     }
     lines += [
       "",
