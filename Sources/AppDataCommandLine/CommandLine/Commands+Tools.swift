@@ -29,7 +29,7 @@ extension Commands {
     operands: "SHELL",
     minimumOperands: 1, maximumOperands: 1,
     discussion: [
-      "The script is generated from the same option tables as the parser and the help. Load it with: source <(appdata completion bash); for zsh: appdata completion zsh > \"${fpath[1]}/_appdata\"; for fish: appdata completion fish > ~/.config/fish/completions/appdata.fish.",
+      "The script is generated from the same option tables as the parser and the help. Load it with: eval \"$(appdata completion bash)\" (also in macOS's bash 3.2); for zsh: appdata completion zsh > \"${fpath[1]}/_appdata\"; for fish: appdata completion fish > ~/.config/fish/completions/appdata.fish.",
     ],
     options: [],
     exitStatus: [

@@ -28,7 +28,8 @@ public enum CompletionScripts {
   static func bash() -> String {
     var lines = [
       "# bash completion for appdata \(AppDataVersion.current), generated from its option tables.",
-      "# Load it with: source <(appdata completion bash)",
+      "# Load it with: eval \"$(appdata completion bash)\" (macOS's bash 3.2 reads nothing from source <(...)).",
+      "# Written for bash 3.2 and later (macOS's /bin/bash): nothing bash 4 added.",
       "# File names are split on newlines only, so names with spaces complete as one word.",
       "_appdata_files() {",
       "  local IFS=$'\\n'",
