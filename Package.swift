@@ -3,9 +3,9 @@ import PackageDescription
 
 let package = Package(
   name: "appdata",
-  // macOS 15: Synchronization's Mutex and Atomic, which the threads share state through, are
-  // available from macOS 15 (swift-crypto's CryptoKit, AES.KeyWrap, needs only 11). Ignored on
-  // Linux.
+  // macOS 15: Synchronization's Mutex and Atomic, which the threads share state through, and
+  // String(validating:as:) are available from macOS 15 (swift-crypto's CryptoKit, AES.KeyWrap,
+  // needs only 11; typed throws in stored closures, 15). Ignored on Linux.
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "appdata", targets: ["appdata"]),
@@ -25,12 +25,13 @@ let package = Package(
       path: "Sources/CLibattr",
       providers: [.apt(["libattr1-dev"])]
     ),
-    // libarchive (libarchive-dev): archives from a Mac, read without extracting them. This target
-    // gives its header only: the library is loaded the first time an archive is read (SharedLibrary).
+    // libarchive: archives from a Mac, read without extracting them. This target declares the
+    // functions appdata calls (shim.h; macOS ships the library but no header), and the library
+    // is loaded the first time an archive is read (SharedLibrary): libarchive13 on Linux,
+    // /usr/lib/libarchive.2.dylib on macOS.
     .systemLibrary(
       name: "CLibarchive",
-      path: "Sources/CLibarchive",
-      providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
+      path: "Sources/CLibarchive"
     ),
     // SQLite (libsqlite3-dev): an iOS device backup's Manifest.db, read-only and immutable. Header
     // only, like libarchive: the library is loaded with the first backup.

@@ -262,7 +262,8 @@ extension Syscalls {
     }
   }
 
-  /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of overwriting.
+  /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of overwriting. Darwin:
+  /// renameatx_np with RENAME_EXCL, which rename(2) documents to fail with EEXIST the same way.
   public static func renameWithoutReplacing(
     _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
     displayPath: @autoclosure () -> String
