@@ -94,6 +94,18 @@ struct AuditCommand {
     configuration.backup = parsed.value("backup")
     configuration.backupDomain = parsed.value("backup-domain")
     password = try BackupPassword(parsed)
+    configuration.platform = parsed.value("platform").flatMap(InputPlatform.init(rawValue:)) ?? .auto
+    do throws(AndroidRulesError) {
+      if let project = parsed.value("android-project") { try configuration.android.readProject(atPath: project) }
+      if let manifest = parsed.value("android-manifest") { try configuration.android.readManifest(atPath: manifest) }
+      for file in parsed.allValues("android-rules") { try configuration.android.addRules(atPath: file) }
+    } catch {
+      throw UsageError(error.message)
+    }
+    if let package = parsed.value("android-package") { configuration.android.package = package }
+    configuration.android.targetSdk = try parsed.integer("target-sdk", minimum: 1, maximum: 1000) ?? configuration.android.targetSdk
+    configuration.android.deviceAPI = try parsed.integer("device-api", minimum: 1, maximum: 1000)
+    if parsed.flag("no-end-to-end-encryption") { configuration.android.isEncrypted = false }
     if configuration.backupDomain != nil && configuration.backup == nil {
       throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
     }

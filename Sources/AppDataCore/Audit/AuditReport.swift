@@ -35,6 +35,9 @@ public struct AuditReport: Sendable {
   public var heldByBackup: CategoryTotals?
   /// With `appdata audit CONTAINER --backup BACKUP`: the container against the backup.
   public var backupComparison: BackupComparison?
+  /// For an Android app's data: the platform's destinations (cloud backup, device-to-device
+  /// transfer) and their figures; nil for an iOS container.
+  public var android: AndroidSummary?
 
   /// What the backup carries: the critical category (in a device backup, everything it holds).
   public var backup: CategoryTotals { heldByBackup ?? categories[.critical] ?? CategoryTotals() }

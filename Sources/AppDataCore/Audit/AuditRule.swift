@@ -130,7 +130,7 @@ extension AuditRule {
     rationale: "With --backup: the backup holds a file the container has as not backed up (offline, cached, temporary, system): a marker set after the backup, or one iOS did not honour.",
     remedy: "Check when the marker was set; if it was before the backup, iOS ignored it: mark the folder rather than the file, with NSURLIsExcludedFromBackupKey.")
 
-  /// Every rule, in the order Docs/rules.md lists them.
+  /// Every iOS rule, in the order Docs/rules.md lists them (Android's: `android`).
   public static let all: [AuditRule] = [
     .backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit,
     .budgetExceeded, .budgetNearLimit, .backupGrew,
@@ -139,6 +139,12 @@ extension AuditRule {
     .backupMissingFile, .backupUnexpectedFile,
   ]
 
+  /// Every rule, iOS's then Android's (`android`): what a policy file may name.
+  public static var everyRule: [AuditRule] { all + android }
+
+  /// The rules a report of `platform` lists (SARIF's rules, JUnit's test cases).
+  public static func rules(forAndroid isAndroid: Bool) -> [AuditRule] { isAndroid ? android : all }
+
   /// The rule with this id.
-  public static func named(_ id: String) -> AuditRule? { all.first { $0.id == id } }
+  public static func named(_ id: String) -> AuditRule? { everyRule.first { $0.id == id } }
 }

@@ -23,7 +23,7 @@ public struct Finding: Sendable, Hashable {
   /// Compares precomputed integer keys (severity, then the rule's place among the ids sorted)
   /// before paths, rather than rule-id strings at each of the n log n comparisons.
   package static func sortedForReport(_ findings: [Finding]) -> [Finding] {
-    let ruleRanks = Dictionary(uniqueKeysWithValues: AuditRule.all.map(\.id).sorted().enumerated().map { ($1, $0) })
+    let ruleRanks = Dictionary(uniqueKeysWithValues: AuditRule.everyRule.map(\.id).sorted().enumerated().map { ($1, $0) })
     let keys = findings.map { finding -> Int in
       // Higher severity first; ids not in the table (none today) after the known ones.
       (2 - finding.severity.rank) * 1_000 + (ruleRanks[finding.rule.id] ?? 999)

@@ -18,6 +18,20 @@ public enum RulesDocument {
     }
     lines += [
       "",
+      "## Android rules",
+      "",
+      "For an Android app's data folder ([android.md](android.md)): the cloud backup and device-to-device transfer as",
+      "AOSP decides them. Facts marked unconfirmed, and where Google's documentation and AOSP's code disagree, live",
+      "only in `Sources/AppDataCore/Android/AndroidFacts.swift`.",
+      "",
+      "| id | severity | rationale | what to do |",
+      "| --- | --- | --- | --- |",
+    ]
+    for rule in AuditRule.android {
+      lines.append("| `\(rule.id)` | \(rule.severity.rawValue) | \(cell(rule.rationale)) | \(cell(rule.remedy)) |")
+    }
+    lines += [
+      "",
       "## Categories",
       "",
       "| category | backed up | meaning |",

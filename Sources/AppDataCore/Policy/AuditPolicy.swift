@@ -123,7 +123,7 @@ public struct AuditPolicy: Sendable {
       for (id, level) in rules.sorted(by: { $0.key < $1.key }).map({ ($0.key.string, $0.value) }) {
         guard AuditRule.named(id) != nil else {
           var message = "key 'rules': unknown rule '\(TerminalText.escaped(id))'"
-          if let suggestion = Suggestion.nearest(to: id, among: AuditRule.all.map(\.id)) { message += "; did you mean '\(suggestion)'?" }
+          if let suggestion = Suggestion.nearest(to: id, among: AuditRule.everyRule.map(\.id)) { message += "; did you mean '\(suggestion)'?" }
           throw LoadError(message: message)
         }
         guard let name = level.stringValue, name == "off" || Severity(rawValue: name) != nil else {

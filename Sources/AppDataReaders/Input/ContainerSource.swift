@@ -44,6 +44,8 @@ public struct AuditRequest: Sendable {
   /// `--max-key-rounds`: the most key-derivation rounds (DPIC and ITER together) an encrypted
   /// backup's keybag may ask for.
   public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+  /// For an Android app's data: what the manifest and the device say (`AndroidSettings`).
+  public var android = AndroidSettings()
 
   public init(options: @escaping @Sendable (String?) -> AuditOptions) {
     self.options = options

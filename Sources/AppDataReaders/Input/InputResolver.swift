@@ -6,7 +6,8 @@ public enum InputResolver {
   /// The folder input kinds, most specific first: a package and a device are recognised by
   /// their own files before a folder that merely holds `Library`.
   static var folderKinds: [any FolderInputKind.Type] { [
-    DeviceBackup.self, XcodePackage.self, SimulatorDevice.self, ContainerFolder.self, FolderOfBackups.self, FolderOfContainers.self,
+    DeviceBackup.self, XcodePackage.self, SimulatorDevice.self, ContainerFolder.self, AndroidDataFolder.self, FolderOfBackups.self,
+    FolderOfContainers.self,
   ] }
 
   /// What `path` holds. `root` (`--root`) names the container's folder inside PATH, a folder
@@ -36,7 +37,8 @@ public enum InputResolver {
     guard let folder = ProbedFolder(path: path) else {
       throw Refusal(.unreadable, path: path, "cannot read the folder: \(ProbedFolder.whyUnreadable(path))")
     }
-    for kind in folderKinds {
+    if limits.platform == .android { return AndroidDataFolder.source(folder, base: path) }
+    for kind in folderKinds where !(limits.platform == .ios && kind == AndroidDataFolder.self) {
       if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
     }
     throw NoContainer.refusal(folder)
@@ -91,7 +93,8 @@ public enum InputResolver {
     guard let folder = ProbedFolder(path: full) else {
       throw Refusal(.notMatched, path: full, "--root names no folder inside \(TerminalText.escaped(path))")
     }
-    for kind in folderKinds {
+    if limits.platform == .android { return AndroidDataFolder.source(folder, base: path) }
+    for kind in folderKinds where !(limits.platform == .ios && kind == AndroidDataFolder.self) {
       if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
     }
     throw NoContainer.refusal(folder)
@@ -105,6 +108,9 @@ public struct InputLimits: Sendable {
   /// backup as JSON), so a folder of 10,000 backups stays near 120 MiB.
   public var maximumBackups = InputLimits.defaultMaximumBackups
   public static let defaultMaximumBackups = 10_000
+  /// `--platform`: what a folder is taken to be, where its shape would say otherwise or
+  /// nothing (an Android data folder holding only `files/`).
+  public var platform: InputPlatform = .auto
 
   public init(maximumBackups: Int? = nil) {
     if let maximumBackups { self.maximumBackups = maximumBackups }

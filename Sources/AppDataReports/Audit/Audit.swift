@@ -23,6 +23,11 @@ public struct AuditConfiguration: Sendable {
   /// `--root`: the folder inside PATH to read, by components.
   public var root: [[UInt8]]?
   public var limits = Limits()
+  /// `--platform`: what PATH is taken to be where its shape would say otherwise.
+  public var platform: InputPlatform = .auto
+  /// For an Android app's data: the manifest's and the device's settings, and the rules read
+  /// (`--android-rules`, `--target-sdk`, `--device-api`, ...).
+  public var android = AndroidSettings()
   /// Device backups: check every stored file (`--verify`), list every system domain (`--all-domains`).
   public var verify = false
   public var allDomains = false
@@ -213,11 +218,12 @@ struct AuditRun {
 
   func run() throws(AuditFailure) -> AuditSet {
     let limits = configuration.limits
+    var inputLimits = InputLimits(maximumBackups: limits.maximumBackups)
+    inputLimits.platform = configuration.platform
     let source: any ContainerSource
     do {
       source = try InputResolver.resolve(paths, root: configuration.root, maximumArchiveBytes: limits.maximumArchiveBytes,
-                                         maximumManifestBytes: limits.maximumManifestBytes,
-                                         limits: InputLimits(maximumBackups: limits.maximumBackups))
+                                         maximumManifestBytes: limits.maximumManifestBytes, limits: inputLimits)
     } catch {
       throw .input(error)
     }
@@ -252,6 +258,7 @@ struct AuditRun {
     request.allDomains = configuration.allDomains
     request.password = secret
     request.maximumKeyRounds = configuration.limits.maximumKeyRounds
+    request.android = configuration.android
     request.entrySink = configuration.entrySink
     request.tagsLines = configuration.tagsNDJSONLines
     request.progress = progress

@@ -11,7 +11,19 @@ extension AuditReport {
     document["limits"] = limitsJSON()
     document["findings"] = .array(findings.map { $0.json() })
     document["largest"] = .array(largest.map { $0.json() })
-    if let entries { document["entries"] = entries.json }
+    if let android {
+      document["destinations"] = android.destinationsJSON()
+      // Each listed file with the destinations that carry it.
+      if let entries {
+        document["entries"] = .array(entries.map { entry in
+          guard case .object(var object) = entry.json() else { return entry.json() }
+          object["destinations"] = .array((android.carriedBy[entry.path] ?? []).map { .string($0) })
+          return .object(object)
+        })
+      }
+    } else if let entries {
+      document["entries"] = entries.json
+    }
     document["budgets"] = budgetsJSON()
     document["folders"] = folders.json()
     if let comparison { document["baseline"] = comparison.json() }
@@ -34,19 +46,22 @@ extension AuditReport {
     line["largest"] = .array(largest.map { $0.json() })
     line["budgets"] = budgetsJSON()
     line["folders"] = folders.json()
+    if let android { line["destinations"] = android.destinationsJSON() }
     if let comparison { line["baseline"] = comparison.json() }
     if let backupComparison { line["backupComparison"] = backupComparison.json() }
     return .object(line)
   }
 
   private func header() -> [JSONKey: JSONValue] {
-    [
+    var header: [JSONKey: JSONValue] = [
       "schemaVersion": .integer(AppDataVersion.auditSchemaVersion),
       "tool": AppDataVersion.toolJSON,
       "container": .string(container),
       "id": id.map { .string($0) } ?? .null,
       "kind": .string(kind.rawValue),
     ]
+    if android != nil { header["platform"] = .string("android") }
+    return header
   }
 
   func summaryJSON() -> JSONValue {
@@ -125,5 +140,20 @@ extension FolderSummary {
     var members: [JSONKey: JSONValue] = [:]
     for (path, bytes) in folders { members[String(decoding: path, as: UTF8.self)] = .unsigned(bytes) }
     return .object(["complete": .bool(isComplete), "bytes": .object(members)])
+  }
+}
+
+extension AndroidSummary {
+  /// `{"cloud": {...}, "deviceTransfer": {...}}`: each destination's `carried`, `reason`,
+  /// `rules`, `files`, `bytes`, `measured` (Android's own measure) and `quota`.
+  func destinationsJSON() -> JSONValue {
+    func object(_ figures: AndroidDestinationFigures) -> JSONValue {
+      .object([
+        "carried": .bool(figures.carried), "reason": figures.reason.map { .string($0) } ?? .null, "rules": .string(figures.rules),
+        "files": .unsigned(UInt64(figures.files)), "bytes": .unsigned(figures.bytes), "measured": .unsigned(figures.measured),
+        "quota": .optional(figures.quota),
+      ])
+    }
+    return .object(["cloud": object(cloud), "deviceTransfer": object(deviceTransfer)])
   }
 }

@@ -21,7 +21,8 @@ extension AuditReport {
     var cases: [String] = []
     var failures = 0
     var skipped = 0
-    for rule in AuditRule.all {
+    let rules = AuditRule.rules(forAndroid: android != nil)
+    for rule in rules {
       let name = Self.xml(rule.id)
       var body = "    <testcase classname=\"appdata.audit\" name=\"\(name)\""
       if disabledRules.contains(rule.id) {
@@ -47,7 +48,7 @@ extension AuditReport {
       }
       cases.append(body + "\n    </testcase>")
     }
-    let count = AuditRule.all.count
+    let count = rules.count
     var properties = [
       "      <property name=\"backupBytes\" value=\"\(backup.bytes)\"/>",
       "      <property name=\"backupFiles\" value=\"\(backup.files)\"/>",

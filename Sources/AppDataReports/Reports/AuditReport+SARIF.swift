@@ -7,12 +7,13 @@ extension AuditReport {
   /// located relative to the container (`uriBaseId` CONTAINER).
   public func sarifDocument() -> JSONValue {
     Self.sarifLog(results: sarifResults(uriBaseId: "CONTAINER"),
-                  bases: ["CONTAINER": .object(["uri": .string("file://" + Self.uriPath(Array(container.utf8)) + "/")])])
+                  bases: ["CONTAINER": .object(["uri": .string("file://" + Self.uriPath(Array(container.utf8)) + "/")])],
+                  rules: AuditRule.rules(forAndroid: android != nil))
   }
 
   /// One SARIF result per finding, located relative to `uriBaseId`.
   func sarifResults(uriBaseId: String) -> [JSONValue] {
-    let rules = AuditRule.all
+    let rules = AuditRule.rules(forAndroid: android != nil)
     return findings.map { finding in
       var result: [JSONKey: JSONValue] = [
         "ruleId": .string(finding.rule.id),
@@ -33,8 +34,8 @@ extension AuditReport {
   }
 
   /// The SARIF log around `results`: the tool, its rules, and the base URIs.
-  static func sarifLog(results: [JSONValue], bases: [JSONKey: JSONValue]) -> JSONValue {
-    let ruleObjects: [JSONValue] = AuditRule.all.map { rule in
+  static func sarifLog(results: [JSONValue], bases: [JSONKey: JSONValue], rules: [AuditRule] = AuditRule.all) -> JSONValue {
+    let ruleObjects: [JSONValue] = rules.map { rule in
       .object([
         "id": .string(rule.id),
         "name": .string(Self.sarifName(rule.id)),

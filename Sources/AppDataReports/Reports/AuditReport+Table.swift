@@ -17,7 +17,8 @@ extension AuditReport {
     }
     if findingsOnly { return findings.map { findingLine($0) + "\n" }.joined() }
     var lines: [String] = []
-    lines.append("Container: \(TerminalText.escaped(container))")
+    lines.append(android.map { "Android app data: \(TerminalText.escaped(container)) (\(TerminalText.escaped($0.package)))" }
+                 ?? "Container: \(TerminalText.escaped(container))")
     if let policyLine { lines.append(policyLine) }
     lines.append("")
 
@@ -33,14 +34,27 @@ extension AuditReport {
     lines.append(contentsOf: TextTable.render(rows, rightAligned: [1, 2, 3]))
     lines.append("")
 
+    if let android {
+      // Android's destinations, each with Android's own measure against its quota.
+      for figures in [android.cloud, android.deviceTransfer] {
+        var line = figures.destination == "cloud" ? "Cloud backup: " : "Device-to-device transfer: "
+        line += "\(Plural.counted(figures.files, "file")), \(size(figures.bytes)); Android measures \(size(figures.measured))"
+        if let quota = figures.quota { line += " of \(size(quota)) allowed" }
+        lines.append(line)
+        lines.append("  " + (figures.carried ? "carried" : "NOT CARRIED: " + TerminalText.escaped(figures.reason ?? ""))
+                     + " (rules: \(TerminalText.escaped(figures.rules)))")
+      }
+    }
     var backupLine = "Backup: \(Plural.counted(backup.files, "file")), \(size(backup.bytes))"
-    if let maxBackupSize {
+    if android != nil {
+      backupLine = ""
+    } else if let maxBackupSize {
       backupLine += " of \(size(maxBackupSize)) allowed"
       backupLine += backup.bytes > maxBackupSize ? " (OVER THE LIMIT)" : ""
     } else {
       backupLine += " (no limit: --max-backup-size sets one)"
     }
-    lines.append(backupLine)
+    if !backupLine.isEmpty { lines.append(backupLine) }
     for item in budgets {
       lines.append("Budget \(TerminalText.escaped(item.budget.path.pattern)): \(size(item.bytes)) of \(size(item.budget.maxBytes))"
                    + (item.bytes > item.budget.maxBytes ? " (OVER THE BUDGET)" : ""))

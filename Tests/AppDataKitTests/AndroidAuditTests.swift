@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// Issue 43: `appdata audit` on an Android app's data folder, through the binary.
+@Suite("android audit")
+struct AndroidAuditTests {
+  /// A credential-encrypted data folder: a file, a database, a preference file, a cache and
+  /// a no_backup file.
+  static func dataFolder(_ label: String = "android") throws -> TestTree {
+    let tree = try TestTree(label)
+    try tree.file("files/a.txt", size: 100)
+    try tree.file("databases/app.db", size: 8192)
+    try tree.file("shared_prefs/s.xml", size: 7)
+    try tree.file("cache/c", size: 10)
+    try tree.file("no_backup/n", size: 3)
+    return tree
+  }
+
+  @Test func aDataFolderIsRecognisedByItsShapeAndGivesTheJSONContract() throws {
+    let tree = try Self.dataFolder()
+    let result = try AppData.run(["audit", "--no-config", "--json", "--android-package", "com.example.app", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    let json = try result.json()
+    #expect(json["platform"] as? String == "android")
+    #expect(json["id"] as? String == "com.example.app")
+    let cloud = try #require(value(json, "destinations", "cloud") as? [String: Any])
+    #expect(cloud["carried"] as? Bool == true && cloud["reason"] is NSNull)
+    // a.txt 512 + 512, app.db 512 + 8192, s.xml 512 + 512: cache/ and no_backup/ stay.
+    #expect(cloud["files"] as? Int == 3 && cloud["bytes"] as? Int == 8299 && cloud["measured"] as? Int == 10752)
+    #expect(cloud["quota"] as? Int == 26_214_400)
+    // Device-to-device transfer walks cache/ and no_backup/ too: two files and their folders.
+    let transfer = try #require(value(json, "destinations", "deviceTransfer") as? [String: Any])
+    #expect(transfer["files"] as? Int == 5 && transfer["bytes"] as? Int == 8312 && transfer["measured"] as? Int == 10752 + 2 * 1024 + 2 * 512)
+    #expect(transfer["quota"] is NSNull)
+    #expect(value(json, "summary", "categories", "critical", "files") as? Int == 3)
+    #expect(value(json, "summary", "categories", "cached", "files") as? Int == 1)
+    #expect(value(json, "summary", "categories", "offline", "files") as? Int == 1)
+    let file = tree.scratch + "/report.json"
+    try Data(result.output.utf8).write(to: URL(fileURLWithPath: file))
+    #expect(try AppData.validateAgainstAuditSchema(file) == "valid")
+  }
+
+  @Test func listedFilesNameTheDestinationsThatCarryThem() throws {
+    let tree = try Self.dataFolder()
+    let result = try AppData.run(["audit", "--no-config", "--json", "--list", "all", tree.root])
+    let entries = try result.json()["entries"] as? [[String: Any]] ?? []
+    let rows = entries.map { "\($0["path"]!) \($0["category"]!) \(($0["destinations"] as? [String] ?? []).joined(separator: "+"))" }
+    // Device-to-device transfer carries cache/ and no_backup/ too (AOSP's BackupAgent).
+    #expect(rows == ["cache/c cached deviceTransfer", "databases/app.db critical cloud+deviceTransfer", "files/a.txt critical cloud+deviceTransfer",
+                     "no_backup/n offline deviceTransfer", "shared_prefs/s.xml critical cloud+deviceTransfer"], "\(rows)")
+    let file = tree.scratch + "/list.json"
+    try Data(result.output.utf8).write(to: URL(fileURLWithPath: file))
+    #expect(try AppData.validateAgainstAuditSchema(file) == "valid")
+  }
+
+  @Test func platformSaysWhatAFolderOfAmbiguousShapeIs() throws {
+    let tree = try TestTree("android-files-only")
+    try tree.file("files/a", size: 5)
+    let plain = try AppData.run(["audit", "--no-config", tree.root])
+    #expect(plain.status == 2, "a folder holding only files/ is no container by its shape")
+    let android = try AppData.run(["audit", "--no-config", "--json", "--platform", "android", tree.root])
+    #expect(android.status == 0, "\(android.error)")
+    #expect(try android.json()["platform"] as? String == "android")
+    let data = try Self.dataFolder()
+    let ios = try AppData.run(["audit", "--no-config", "--platform", "ios", data.root])
+    #expect(ios.status == 2)
+  }
+
+  @Test func overTheQuotaTheWholeAppIsSkippedAndTheLargestAreNamed() throws {
+    let tree = try Self.dataFolder()
+    try tree.sparseFile("files/maps/tiles.db", size: 30_000_000)
+    let result = try AppData.run(["audit", "--no-config", "--json", tree.root])
+    #expect(result.status == 1)
+    let json = try result.json()
+    #expect(value(json, "destinations", "cloud", "carried") as? Bool == false)
+    #expect((value(json, "destinations", "cloud", "reason") as? String)?.hasSuffix("is over the quota of 26214400: the whole app is skipped") == true)
+    let findings = (json["findings"] as? [[String: Any]] ?? []).map { "\($0["rule"]!) \($0["path"]!)" }
+    #expect(findings.contains("android-over-quota ."), "\(findings)")
+    let message = (json["findings"] as? [[String: Any]])?.first { $0["rule"] as? String == "android-over-quota" }?["message"] as? String
+    #expect(message?.contains("largest: files/maps/tiles.db (28.6 MiB)") == true, "\(message ?? "")")
+    // --max-backup-size is the quota, as for an iOS backup's limit.
+    let raised = try AppData.run(["audit", "--no-config", "--json", "--max-backup-size", "40MB", tree.root])
+    #expect(value(try raised.json(), "destinations", "cloud", "carried") as? Bool == true)
+  }
+
+  @Test func aProjectsManifestAndItsRulesAreRead() throws {
+    let tree = try Self.dataFolder()
+    try tree.file("databases/app.db-shm", size: 32768)
+    let project = tree.scratch + "/app"
+    try FileManager.default.createDirectory(atPath: project + "/src/main/res/xml", withIntermediateDirectories: true)
+    try """
+      <manifest xmlns:android="http://schemas.android.com/apk/res/android" package="com.example.app">
+        <application android:allowBackup="false" android:dataExtractionRules="@xml/extraction"/>
+      </manifest>
+      """.write(toFile: project + "/src/main/AndroidManifest.xml", atomically: true, encoding: .utf8)
+    try """
+      <data-extraction-rules><cloud-backup><exclude domain="database" path="app.db"/></cloud-backup></data-extraction-rules>
+      """.write(toFile: project + "/src/main/res/xml/extraction.xml", atomically: true, encoding: .utf8)
+    let result = try AppData.run(["audit", "--no-config", "--json", "--android-project", project, tree.root])
+    let json = try result.json()
+    #expect(json["id"] as? String == "com.example.app")
+    #expect(value(json, "destinations", "cloud", "reason") as? String == "android:allowBackup is false")
+    #expect(value(json, "destinations", "deviceTransfer", "carried") as? Bool == true)
+    let rules = Set((json["findings"] as? [[String: Any]] ?? []).map { $0["rule"] as! String })
+    #expect(rules == ["android-allowbackup-ignored", "android-transfer-carries-excluded", "android-shm-carried"], "\(rules)")
+    // A rules file that is not there is one line, exit 2.
+    let missing = try AppData.run(["audit", "--no-config", "--android-rules", tree.scratch + "/none.xml", tree.root])
+    #expect(missing.status == 2)
+    #expect(missing.error == "appdata: error: \(tree.scratch)/none.xml: no such file\n")
+  }
+}
