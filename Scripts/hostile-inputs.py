@@ -387,6 +387,7 @@ def make(out):
 
     second_round(out, case, folder)
     third_round(out, case, folder)
+    android_round(out, case, folder)
 
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)
@@ -920,12 +921,69 @@ def mutate(binary, corpus, out, seed, count):
     return failed == 0
 
 
+# MARK: - Issue 43: Android data folders and their rules
+
+
+def android_data(path):
+    """An Android app's credential-encrypted data folder, recognised by its shape."""
+    for name, size in (("files/a.txt", 100), ("databases/app.db", 4096), ("shared_prefs/s.xml", 20), ("cache/c", 10)):
+        write(os.path.join(path, name), b"x" * size)
+
+
+def android_round(out, case, folder):
+    """XML with entities, deep nesting and huge attributes; a data folder with symlinks out of it."""
+    laughs = b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' + b"".join(
+        b'<!ENTITY lol%d "%s">' % (i, b"&lol%d;" % (i - 1) * 10 if i else b"&lol;" * 10) for i in range(10)) + \
+        b']><full-backup-content><include domain="file" path="&lol9;"/></full-backup-content>'
+    hostile = {
+        "entities": laughs,
+        "undeclared-entity": b'<full-backup-content><include domain="file" path="&xxe;"/></full-backup-content>',
+        "system-entity": b'<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><full-backup-content/>',
+        "deep": b"<full-backup-content>" + b"<include>" * 200000 + b"</include>" * 200000 + b"</full-backup-content>",
+        "huge-attribute": b'<full-backup-content><include domain="file" path="' + b"a" * (10 << 20) + b'"/></full-backup-content>',
+        "many-attributes": b"<full-backup-content><include " + b" ".join(b'a%d="x"' % i for i in range(5000)) + b"/></full-backup-content>",
+        "not-utf8": b'<full-backup-content><include domain="file" path="\xff\xfe"/></full-backup-content>',
+        "unclosed": b"<data-extraction-rules><cloud-backup><include domain=\"file\"",
+    }
+    for name, data in hostile.items():
+        d = folder(f"android-rules-{name}")
+        android_data(os.path.join(d, "data"))
+        write(os.path.join(d, "rules.xml"), data)
+        case(f"android-rules-{name}", ["audit", "--format", "json", "--android-rules", "{DIR}/rules.xml", "{DIR}/data"], expect=(2,), seconds=2)
+        write(os.path.join(d, "AndroidManifest.xml"), data.replace(b"full-backup-content", b"manifest"))
+        case(f"android-manifest-{name}", ["audit", "--format", "json", "--android-manifest", "{DIR}/AndroidManifest.xml", "{DIR}/data"],
+             expect=(2,), seconds=2)
+    # Symlinks out of the data folder are never followed: the figures are the folder's own.
+    d = folder("android-symlinks-out")
+    android_data(os.path.join(d, "data"))
+    os.symlink("/etc", os.path.join(d, "data", "files", "etc"))
+    os.symlink("/", os.path.join(d, "data", "app_root"))
+    os.symlink("../../outside", os.path.join(d, "data", "databases", "outside.db"))
+    write(os.path.join(d, "outside"), b"y" * 100000)
+    case("android-symlinks-out", ["audit", "--format", "json", "{DIR}/data"], expect=(0, 1))
+    # A rules file naming paths that climb out, and a project whose manifest names a resource
+    # that climbs out of res/xml.
+    d = folder("android-climbing-rules")
+    android_data(os.path.join(d, "data"))
+    write(os.path.join(d, "rules.xml"), b'<full-backup-content><include domain="root" path="../../etc"/>'
+          b'<exclude domain="file" path="/etc/passwd"/><include domain="nowhere" path="x"/></full-backup-content>')
+    case("android-climbing-rules", ["audit", "--format", "json", "--android-rules", "{DIR}/rules.xml", "{DIR}/data"], expect=(0, 1))
+    write(os.path.join(d, "app", "AndroidManifest.xml"),
+          b'<manifest xmlns:android="http://schemas.android.com/apk/res/android"><application android:fullBackupContent="@xml/../../x"/></manifest>')
+    case("android-climbing-resource", ["audit", "--android-manifest", "{DIR}/app/AndroidManifest.xml", "{DIR}/data"], expect=(2,),
+         stderr="is not a resource name")
+
+
 def place(kind, data, folder):
     """Puts a mutated input where appdata reads it; the command line and the statuses allowed."""
     if kind in ("bplist", "xmlplist"):
         container(os.path.join(folder, "c"))
         write(os.path.join(folder, "c", ".com.apple.mobile_container_manager.metadata.plist"), data)
         return ["audit", "--format", "json", os.path.join(folder, "c")], (0, 1)
+    if kind == "androidxml":
+        android_data(os.path.join(folder, "data"))
+        write(os.path.join(folder, "rules.xml"), data)
+        return ["audit", "--format", "json", "--android-rules", os.path.join(folder, "rules.xml"), os.path.join(folder, "data")], (0, 1, 2)
     if kind == "manifest-plist":
         plain_backup(os.path.join(folder, "b"))
         write(os.path.join(folder, "b", "Manifest.plist"), data)

@@ -4,7 +4,7 @@ import Foundation  // ProcessInfo, for the target's name
 // once per target): APPDATA_FUZZ_TARGET names the one this run calls (Scripts/fuzz.sh sets it).
 let fuzzTargets: [String: (UnsafePointer<UInt8>, Int) -> Int32] = [
   "bplist": fuzz_bplist, "xmlplist": fuzz_xmlplist, "mbfile": fuzz_mbfile, "keybag": fuzz_keybag,
-  "json": fuzz_json, "glob": fuzz_glob, "archive": fuzz_archive, "manifest": fuzz_manifest,
+  "json": fuzz_json, "glob": fuzz_glob, "archive": fuzz_archive, "manifest": fuzz_manifest, "androidxml": fuzz_androidxml,
 ]
 
 let selectedFuzzTarget: (UnsafePointer<UInt8>, Int) -> Int32 = {

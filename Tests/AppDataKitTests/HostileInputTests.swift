@@ -336,10 +336,10 @@ struct HostileInputSecondRoundTests {
 struct FuzzRegressionTests {
   static let targets: [String: @Sendable (UnsafePointer<UInt8>, Int) -> Int32] = [
     "bplist": fuzz_bplist, "xmlplist": fuzz_xmlplist, "mbfile": fuzz_mbfile, "keybag": fuzz_keybag,
-    "json": fuzz_json, "glob": fuzz_glob, "archive": fuzz_archive, "manifest": fuzz_manifest,
+    "json": fuzz_json, "glob": fuzz_glob, "archive": fuzz_archive, "manifest": fuzz_manifest, "androidxml": fuzz_androidxml,
   ]
 
-  @Test(arguments: ["bplist", "xmlplist", "mbfile", "keybag", "json", "glob", "archive", "manifest"])
+  @Test(arguments: ["bplist", "xmlplist", "mbfile", "keybag", "json", "glob", "archive", "manifest", "androidxml"])
   func replaysEveryCorpusAndRegressionInput(target: String) throws {
     var replayed = 0
     for folder in ["corpus", "regressions"] {
