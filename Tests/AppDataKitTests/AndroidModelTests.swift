@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import AppDataCore
 
@@ -246,5 +247,128 @@ struct AndroidModelTests {
     app.dataExtractionRules = try Self.rules("<data-extraction-rules><cloud-backup><includes domain=\"file\"/></cloud-backup></data-extraction-rules>")
     #expect(AndroidBackupModel.outcome(app, tree: tree, destination: .cloud, quota: nil).reason
             == "its rules make the backup fail (line 1: <includes> is neither <include> nor <exclude>), so nothing is carried")
+  }
+}
+
+/// Issue 43: rules files modelled on real apps (Tests/Fixtures/android, each naming its
+/// source), on one generated data folder, on Android 11 and on Android 12+ with a target of 34.
+/// The expected figures are worked out by hand from AOSP's rules (the comments say how), not
+/// by running the model: each measured figure is 512 per entry plus the data in 512-byte blocks.
+@Suite("android real-app rules")
+struct AndroidRealAppRulesTests {
+  /// Sizes are multiples of 512, so a file measures 512 + its size; a folder 512.
+  static func tree() -> AndroidTree {
+    var tree = AndroidTree()
+    for (path, size) in [
+      ("files/a.txt", 1024), ("files/tiles/1.png", 4096),
+      ("databases/app.db", 8192), ("databases/app.db-journal", 512), ("databases/wikipedia.db", 16384),
+      ("databases/wikipedia.db-wal", 1024), ("databases/wikipedia.db-shm", 32768), ("databases/evernote_jobs.db", 4096),
+      ("shared_prefs/settings.xml", 512), ("shared_prefs/session_0.xml", 512), ("shared_prefs/evernote_jobs.xml", 512),
+      ("app_webview/Default/Cookies", 2048), ("cache/x", 512), ("no_backup/t", 512),
+    ] {
+      tree.add(AndroidPath(.credential, Array(path.utf8)), .file(size: UInt64(size)))
+    }
+    return tree
+  }
+
+  // Per domain, measured (files): root 3,584 (1: app_webview 512, Default 512, Cookies 2,560),
+  // or for a transfer 6,656 (3: + cache 512 + x 1,024 + no_backup 512 + t 1,024); file 6,656 (2:
+  // a.txt 1,536, tiles 512, 1.png 4,608); database 66,048 (6: 8,704 + 1,024 + 16,896 + 1,536
+  // + 33,280 + 4,608); sharedpref 3,072 (3).
+  static let everythingCloud: (Int, UInt64) = (12, 3_584 + 6_656 + 66_048 + 3_072)
+  static let everythingTransfer: (Int, UInt64) = (14, 6_656 + 6_656 + 66_048 + 3_072)
+
+  static func app(_ name: String, legacy: Bool, extraction: Bool, android12: Bool) throws -> AndroidApp {
+    var app = AndroidApp(package: "com.example.\(name)")
+    let folder = AppData.packageRoot + "/Tests/Fixtures/android/"
+    func read(_ file: String) throws -> AndroidRulesFile {
+      try AndroidRulesFile.parse(Array(try Data(contentsOf: URL(fileURLWithPath: folder + file))), name: file)
+    }
+    if legacy { app.fullBackupContent = .rules(try read("\(name)-full-backup-content.xml")) }
+    if extraction { app.dataExtractionRules = try read("\(name)-data-extraction-rules.xml") }
+    app.deviceAPI = android12 ? 36 : 30
+    app.targetSdk = android12 ? 34 : 30
+    return app
+  }
+
+  static func figures(_ app: AndroidApp, _ destination: AndroidDestination) -> (files: Int, measured: UInt64, carried: Bool) {
+    let outcome = AndroidBackupModel.outcome(app, tree: tree(), destination: destination, quota: destination == .cloud ? AndroidFacts.cloudQuota : nil)
+    return (outcome.files, outcome.measured, outcome.carried)
+  }
+
+  @Test(arguments: [false, true])
+  func homeAssistant(android12: Bool) throws {
+    let app = try Self.app("homeassistant", legacy: true, extraction: true, android12: android12)
+    // Android 11: databases only (a folder, so no -journal expansion): 66,048 (6).
+    // Android 12: databases, and preferences but session_0.xml: 66,048 + 2,048 (8), both ways.
+    let expected: (Int, UInt64) = android12 ? (8, 68_096) : (6, 66_048)
+    for destination in AndroidDestination.allCases {
+      let got = Self.figures(app, destination)
+      #expect(got.files == expected.0 && got.measured == expected.1 && got.carried, "\(destination) \(got)")
+    }
+  }
+
+  @Test(arguments: [false, true])
+  func ownTracks(android12: Bool) throws {
+    let app = try Self.app("owntracks", legacy: true, extraction: true, android12: android12)
+    // Preferences only: 3,072 (3). On Android 11 the include needs clientSideEncryption, which
+    // device-to-device transfer lacks: it sends nothing, and an empty backup is refused.
+    let cloud = Self.figures(app, .cloud)
+    #expect(cloud.files == 3 && cloud.measured == 3_072 && cloud.carried)
+    let transfer = Self.figures(app, .deviceTransfer)
+    if android12 {
+      #expect(transfer.files == 3 && transfer.measured == 3_072 && transfer.carried)
+    } else {
+      #expect(transfer.files == 0 && transfer.measured == 0 && !transfer.carried)
+    }
+    // The include lies below the excluded root: backed up, never restored (unconfirmed).
+    let rules = android12 ? app.dataExtractionRules! : { if case .rules(let file) = app.fullBackupContent { return file }; fatalError() }()
+    let findings = AndroidFindings.all(app: app, tree: Self.tree(), rulesFiles: [rules],
+                                       cloud: AndroidBackupModel.outcome(app, tree: Self.tree(), destination: .cloud, quota: nil),
+                                       transfer: AndroidBackupModel.outcome(app, tree: Self.tree(), destination: .deviceTransfer, quota: nil), warnAt: nil)
+    #expect(findings.contains { $0.rule == .androidExcludeAboveInclude && $0.path == Array("shared_prefs".utf8) })
+  }
+
+  @Test(arguments: [false, true])
+  func nextcloud(android12: Bool) throws {
+    let app = try Self.app("nextcloud", legacy: true, extraction: true, android12: android12)
+    // Everything but files/ (6,656, 2), evernote_jobs.db (4,608, 1) and evernote_jobs.xml (1,024, 1).
+    let cloud = Self.figures(app, .cloud)
+    #expect(cloud.files == 8 && cloud.measured == 3_584 + 61_440 + 2_048 && cloud.carried, "\(cloud)")
+    let transfer = Self.figures(app, .deviceTransfer)
+    if android12 {
+      // No <device-transfer>, a target of 34: everything.
+      #expect(transfer.files == Self.everythingTransfer.0 && transfer.measured == Self.everythingTransfer.1, "\(transfer)")
+    } else {
+      // The legacy rules, and cache/ and no_backup/ walked as a transfer walks them.
+      #expect(transfer.files == 10 && transfer.measured == 6_656 + 61_440 + 2_048, "\(transfer)")
+    }
+  }
+
+  @Test(arguments: [false, true])
+  func wikipedia(android12: Bool) throws {
+    let app = try Self.app("wikipedia", legacy: true, extraction: false, android12: android12)
+    // wikipedia.db and its -wal (16,896 + 1,536), never its -shm.
+    let cloud = Self.figures(app, .cloud)
+    #expect(cloud.files == 2 && cloud.measured == 18_432)
+    let transfer = Self.figures(app, .deviceTransfer)
+    let expected: (Int, UInt64) = android12 ? Self.everythingTransfer : (2, 18_432)
+    #expect(transfer.files == expected.0 && transfer.measured == expected.1, "\(transfer)")
+  }
+
+  @Test(arguments: [false, true])
+  func element(android12: Bool) throws {
+    let app = try Self.app("element", legacy: true, extraction: true, android12: android12)
+    for destination in AndroidDestination.allCases {
+      let got = Self.figures(app, destination)
+      #expect(got.files == 0 && got.measured == 0 && !got.carried, "\(destination)")
+    }
+  }
+
+  @Test func withoutRulesEverything() {
+    let app = AndroidApp(package: "com.example.none")
+    #expect(Self.figures(app, .cloud).files == Self.everythingCloud.0 && Self.figures(app, .cloud).measured == Self.everythingCloud.1)
+    #expect(Self.figures(app, .deviceTransfer).files == Self.everythingTransfer.0
+            && Self.figures(app, .deviceTransfer).measured == Self.everythingTransfer.1)
   }
 }
