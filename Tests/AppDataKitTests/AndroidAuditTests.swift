@@ -108,4 +108,31 @@ struct AndroidAuditTests {
     #expect(missing.status == 2)
     #expect(missing.error == "appdata: error: \(tree.scratch)/none.xml: no such file\n")
   }
+
+  /// appdata.json's `android` object: its paths from the policy file's folder, each key under
+  /// the command line's option of the same meaning.
+  @Test func thePolicyFileSaysWhatTheOptionsSay() throws {
+    let tree = try Self.dataFolder()
+    try tree.file("databases/app.db-shm", size: 32768)
+    let config = tree.scratch + "/ci"
+    try FileManager.default.createDirectory(atPath: config + "/rules", withIntermediateDirectories: true)
+    try """
+      <full-backup-content><exclude domain="database" path="app.db"/></full-backup-content>
+      """.write(toFile: config + "/rules/legacy.xml", atomically: true, encoding: .utf8)
+    try """
+      {"android": {"rules": ["rules/legacy.xml"], "package": "com.example.policy", "targetSdk": 30, "deviceApi": 30}}
+      """.write(toFile: config + "/appdata.json", atomically: true, encoding: .utf8)
+    let result = try AppData.run(["audit", "--config", config + "/appdata.json", "--json", tree.root])
+    let json = try result.json()
+    #expect(json["id"] as? String == "com.example.policy")
+    #expect(value(json, "destinations", "cloud", "rules") as? String == "\(config)/rules/legacy.xml")
+    // Android 11: the transfer follows the legacy rules too.
+    #expect(value(json, "destinations", "deviceTransfer", "rules") as? String == "\(config)/rules/legacy.xml")
+    let overridden = try AppData.run(["audit", "--config", config + "/appdata.json", "--json", "--device-api", "34", "--target-sdk", "34", tree.root])
+    #expect((value(try overridden.json(), "destinations", "deviceTransfer", "rules") as? String)?.hasSuffix("everything") == true)
+    try #"{"android": {"targetSdkk": 30}}"#.write(toFile: config + "/bad.json", atomically: true, encoding: .utf8)
+    let bad = try AppData.run(["audit", "--config", config + "/bad.json", tree.root])
+    #expect(bad.status == 2)
+    #expect(bad.error == "appdata: error: \(config)/bad.json: unknown key 'android.targetSdkk'; did you mean 'targetSdk'?\n")
+  }
 }

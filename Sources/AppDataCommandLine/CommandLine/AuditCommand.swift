@@ -13,6 +13,17 @@ struct AuditCommand {
   var configuration = AuditConfiguration()
   /// `--config FILE`, or `appdata.json` in the working folder: read when the command runs.
   let policyFile: String?
+  /// The Android options as given: their files are read with the policy file's, after it.
+  var android = AndroidOptions()
+  struct AndroidOptions {
+    var project: String?
+    var manifest: String?
+    var rules: [String] = []
+    var package: String?
+    var targetSdk: Int?
+    var deviceAPI: Int?
+    var notEncrypted = false
+  }
   /// `--baseline`'s argument: a saved report is read, anything else audited, when it runs.
   let baselineArgument: String?
   var outputs: [AuditOutput]
@@ -95,17 +106,11 @@ struct AuditCommand {
     configuration.backupDomain = parsed.value("backup-domain")
     password = try BackupPassword(parsed)
     configuration.platform = parsed.value("platform").flatMap(InputPlatform.init(rawValue:)) ?? .auto
-    do throws(AndroidRulesError) {
-      if let project = parsed.value("android-project") { try configuration.android.readProject(atPath: project) }
-      if let manifest = parsed.value("android-manifest") { try configuration.android.readManifest(atPath: manifest) }
-      for file in parsed.allValues("android-rules") { try configuration.android.addRules(atPath: file) }
-    } catch {
-      throw UsageError(error.message)
-    }
-    if let package = parsed.value("android-package") { configuration.android.package = package }
-    configuration.android.targetSdk = try parsed.integer("target-sdk", minimum: 1, maximum: 1000) ?? configuration.android.targetSdk
-    configuration.android.deviceAPI = try parsed.integer("device-api", minimum: 1, maximum: 1000)
-    if parsed.flag("no-end-to-end-encryption") { configuration.android.isEncrypted = false }
+    android = AndroidOptions(project: parsed.value("android-project"), manifest: parsed.value("android-manifest"),
+                             rules: parsed.allValues("android-rules"), package: parsed.value("android-package"),
+                             targetSdk: try parsed.integer("target-sdk", minimum: 1, maximum: 1000),
+                             deviceAPI: try parsed.integer("device-api", minimum: 1, maximum: 1000),
+                             notEncrypted: parsed.flag("no-end-to-end-encryption"))
     if configuration.backupDomain != nil && configuration.backup == nil {
       throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
     }
@@ -121,6 +126,30 @@ struct AuditCommand {
       }
       configuration.policySource = policyFile
     }
+    // Android: the policy file's `android` object (its paths from the policy file's folder),
+    // then the command line's options, each over what came before.
+    do throws(AndroidRulesError) {
+      if let policy = configuration.policy.android {
+        let base = policyFile.map { $0.contains("/") ? String($0[..<$0.lastIndex(of: "/")!]) + "/" : "" } ?? ""
+        func path(_ file: String) -> String { file.hasPrefix("/") ? file : base + file }
+        if let project = policy.project { try configuration.android.readProject(atPath: path(project)) }
+        if let manifest = policy.manifest { try configuration.android.readManifest(atPath: path(manifest)) }
+        for file in policy.rules { try configuration.android.addRules(atPath: path(file)) }
+        if let package = policy.package { configuration.android.package = package }
+        if let target = policy.targetSdk { configuration.android.targetSdk = target }
+        if let device = policy.deviceAPI { configuration.android.deviceAPI = device }
+        if let encrypted = policy.endToEndEncrypted { configuration.android.isEncrypted = encrypted }
+      }
+      if let project = android.project { try configuration.android.readProject(atPath: project) }
+      if let manifest = android.manifest { try configuration.android.readManifest(atPath: manifest) }
+      for file in android.rules { try configuration.android.addRules(atPath: file) }
+    } catch {
+      throw Refusal(.damaged, path: "", message: error.message)
+    }
+    if let package = android.package { configuration.android.package = package }
+    if let target = android.targetSdk { configuration.android.targetSdk = target }
+    if let device = android.deviceAPI { configuration.android.deviceAPI = device }
+    if android.notEncrypted { configuration.android.isEncrypted = false }
     if let file = baselineArgument {
       if AuditOutput.isSavedReport(file) {
         do { configuration.baseline = .report(try Baseline.load(path: file)) } catch {

@@ -24,6 +24,22 @@ public struct AuditPolicy: Sendable {
   /// Per-container overrides by id (`"containers": {"com.example.app": {…}}`): the keys each
   /// gives replace the top level's for that container (`rules` are merged, rule by rule).
   public var containers: [JSONKey: Override] = [:]
+  /// `"android": {...}`: what an Android audit is told (Docs/android.md); the command line's
+  /// options override each key.
+  public var android: AndroidPolicy?
+
+  /// The policy file's `android` object, its paths as written (relative to the policy file's
+  /// folder).
+  public struct AndroidPolicy: Sendable, Equatable {
+    public var rules: [String] = []
+    public var manifest: String?
+    public var project: String?
+    public var package: String?
+    public var targetSdk: Int?
+    public var deviceAPI: Int?
+    public var endToEndEncrypted: Bool?
+    public static let keys = ["rules", "manifest", "project", "package", "targetSdk", "deviceApi", "endToEndEncrypted"]
+  }
 
   /// One container's override: its values, and which keys it gave.
   public struct Override: Sendable {
@@ -51,7 +67,7 @@ public struct AuditPolicy: Sendable {
   /// The file `appdata audit` reads when neither `--config` nor `--no-config` is given.
   public static let defaultFileName = "appdata.json"
   /// The keys a policy file may hold.
-  public static let keys = ["$schema", "maxFileSize", "maxBackupSize", "warnAt", "rules", "ignore", "budgets", "containers"]
+  public static let keys = ["$schema", "maxFileSize", "maxBackupSize", "warnAt", "rules", "ignore", "budgets", "containers", "android"]
   /// The keys a per-container override may hold.
   public static let containerKeys = ["maxFileSize", "maxBackupSize", "warnAt", "rules", "ignore", "budgets"]
   /// Policy files are small; anything bigger is a mistake, not a policy.
@@ -110,6 +126,7 @@ public struct AuditPolicy: Sendable {
         policy.containers[id] = Override(policy: inner, keys: Set(item.objectValue?.keys.map(\.string) ?? []))
       }
     }
+    if let value = members["android"] { policy.android = try android(value) }
     if let value = members["maxFileSize"] { policy.maxFileSize = try size(value, key: "maxFileSize") }
     if let value = members["maxBackupSize"] { policy.maxBackupSize = try size(value, key: "maxBackupSize") }
     if let value = members["warnAt"], value != .null {
@@ -151,6 +168,45 @@ public struct AuditPolicy: Sendable {
         guard let limit = try size(maxBytes, key: "\(key).maxBytes") else { throw LoadError(message: "key '\(key).maxBytes': must not be null") }
         policy.budgets.append(Budget(path: try glob(path, key: "\(key).path"), maxBytes: limit))
       }
+    }
+    return policy
+  }
+
+  private static func android(_ value: JSONValue) throws(LoadError) -> AndroidPolicy {
+    guard let members = value.objectValue else { throw LoadError(message: "key 'android': expected an object, found \(value.typeName)") }
+    for key in members.keys.sorted().map(\.string) where !AndroidPolicy.keys.contains(key) {
+      var message = "unknown key 'android.\(TerminalText.escaped(key))'"
+      if let suggestion = Suggestion.nearest(to: key, among: AndroidPolicy.keys) { message += "; did you mean '\(suggestion)'?" }
+      throw LoadError(message: message)
+    }
+    var policy = AndroidPolicy()
+    func string(_ key: String) throws(LoadError) -> String? {
+      guard let value = members[JSONKey(key)], value != .null else { return nil }
+      guard let text = value.stringValue, !text.isEmpty else { throw LoadError(message: "key 'android.\(key)': expected a non-empty string, found \(describe(value))") }
+      return text
+    }
+    func level(_ key: String) throws(LoadError) -> Int? {
+      guard let value = members[JSONKey(key)], value != .null else { return nil }
+      guard let number = value.unsignedValue, (1...1000).contains(number) else {
+        throw LoadError(message: "key 'android.\(key)': expected an API level from 1 to 1000, found \(describe(value))")
+      }
+      return Int(number)
+    }
+    if let value = members["rules"] {
+      guard let items = value.arrayValue else { throw LoadError(message: "key 'android.rules': expected an array of file paths, found \(value.typeName)") }
+      for (index, item) in items.enumerated() {
+        guard let path = item.stringValue, !path.isEmpty else { throw LoadError(message: "key 'android.rules[\(index)]': expected a file path, found \(describe(item))") }
+        policy.rules.append(path)
+      }
+    }
+    policy.manifest = try string("manifest")
+    policy.project = try string("project")
+    policy.package = try string("package")
+    policy.targetSdk = try level("targetSdk")
+    policy.deviceAPI = try level("deviceApi")
+    if let value = members["endToEndEncrypted"], value != .null {
+      guard let flag = value.boolValue else { throw LoadError(message: "key 'android.endToEndEncrypted': expected true or false, found \(describe(value))") }
+      policy.endToEndEncrypted = flag
     }
     return policy
   }
