@@ -18,6 +18,7 @@ Every case is built here from its description (none is a file someone sent), so 
 rebuilt anywhere with Python's standard library and `cryptography` (for the encrypted backups).
 """
 import importlib.util
+import io
 import json
 import os
 import plistlib
@@ -961,6 +962,21 @@ def android_round(out, case, folder):
     os.symlink("../../outside", os.path.join(d, "data", "databases", "outside.db"))
     write(os.path.join(d, "outside"), b"y" * 100000)
     case("android-symlinks-out", ["audit", "--format", "json", "{DIR}/data"], expect=(0, 1))
+    # A tar of a data folder whose names climb out, start at /, or are links out: read in
+    # place (nothing is extracted), never counted where they point.
+    d = folder("android-tar-traversal")
+    with tarfile.open(os.path.join(d, "app.tar"), "w") as t:
+        for name, data in (("./shared_prefs/s.xml", b"<map/>"), ("../../etc/passwd", b"x"), ("/abs/file", b"y"),
+                           ("files/../../x", b"z"), ("./databases/app.db", b"d" * 4096)):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("files/link")
+        link.type = tarfile.SYMTYPE
+        link.linkname = "/etc/shadow"
+        t.addfile(link)
+    case("android-tar-traversal", ["audit", "--format", "json", "--platform", "android", "{DIR}/app.tar"], expect=(0, 1))
+    case("android-tar-traversal-by-shape", ["audit", "--format", "json", "{DIR}/app.tar"], expect=(0, 1))
     # A rules file naming paths that climb out, and a project whose manifest names a resource
     # that climbs out of res/xml.
     d = folder("android-climbing-rules")

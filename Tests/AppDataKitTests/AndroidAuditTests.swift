@@ -135,4 +135,52 @@ struct AndroidAuditTests {
     #expect(bad.status == 2)
     #expect(bad.error == "appdata: error: \(config)/bad.json: unknown key 'android.targetSdkk'; did you mean 'targetSdk'?\n")
   }
+
+  /// `adb exec-out run-as PKG tar c .` gives a tar of the folder: audited as it is (a tar, a tgz
+  /// or a zip), with the folder's figures; a name that climbs is never counted.
+  @Test func anArchiveOfTheFolderGivesTheFoldersFigures() throws {
+    let tree = try Self.dataFolder()
+    let folder = try AppData.run(["audit", "--no-config", "--json", "--android-package", "p.q", tree.root])
+    let expected = try folder.json()["destinations"] as? [String: Any]
+    let made = try AppData.shell("""
+      cd '\(tree.scratch)' && python3 - '\(tree.root)' <<'EOF'
+      import io, os, sys, tarfile, zipfile
+      root = sys.argv[1]
+      def add(t):
+          for base, dirs, files in os.walk(root):
+              for name in sorted(dirs + files):
+                  full = os.path.join(base, name)
+                  t.add(full, "./" + os.path.relpath(full, root), recursive=False)
+      for name, mode in (("data.tar", "w"), ("data.tgz", "w:gz")):
+          with tarfile.open(name, mode) as t:
+              add(t)
+              if name == "data.tar":
+                  info = tarfile.TarInfo("../escape.txt"); info.size = 3
+                  t.addfile(info, io.BytesIO(b"abc"))
+      with zipfile.ZipFile("data.zip", "w") as z:
+          for base, dirs, files in os.walk(root):
+              for name in files:
+                  full = os.path.join(base, name)
+                  z.write(full, os.path.relpath(full, root))
+      EOF
+      """)
+    #expect(made.status == 0, "\(made.error)")
+    for archive in ["data.tar", "data.tgz", "data.zip"] {
+      let result = try AppData.run(["audit", "--no-config", "--json", "--android-package", "p.q", tree.scratch + "/" + archive])
+      let json = try result.json()
+      #expect(json["platform"] as? String == "android", "\(archive)")
+      let destinations = json["destinations"] as? [String: Any]
+      for name in ["cloud", "deviceTransfer"] {
+        let got = destinations?[name] as? [String: Any]
+        let want = expected?[name] as? [String: Any]
+        // A zip keeps no folder entries here: its folders are known from the files' paths.
+        #expect(got?["files"] as? Int == want?["files"] as? Int && got?["bytes"] as? Int == want?["bytes"] as? Int, "\(archive) \(name)")
+        #expect(got?["measured"] as? Int == want?["measured"] as? Int, "\(archive) \(name)")
+      }
+      if archive == "data.tar" {
+        let findings = (json["findings"] as? [[String: Any]] ?? []).map { "\($0["rule"]!) \($0["path"]!)" }
+        #expect(findings.contains("unreadable ../escape.txt"), "\(findings)")
+      }
+    }
+  }
 }

@@ -49,9 +49,7 @@ struct AndroidSource: ContainerSource {
 
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     try FolderSource.refuseBackupOptions(request, path: path)
-    let settings = request.android
-    let package = Self.packageName(settings, folder: path)
-    let options = request.options(package)
+    let package = Self.packageName(request.android, folder: path)
     var tree = AndroidTree()
     var findings: [Finding] = []
     var directories: UInt64 = 0
@@ -62,6 +60,14 @@ struct AndroidSource: ContainerSource {
     } catch {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
+    return Self.outcome(tree: tree, directories: directories, findings: findings, package: package, container: source, request: request)
+  }
+
+  /// The report of an app's data read into `tree` (from a folder or an archive).
+  static func outcome(tree: AndroidTree, directories: UInt64, findings: [Finding], package: String, container: String,
+                      request: AuditRequest) -> AuditOutcome {
+    let settings = request.android
+    let options = request.options(package)
     let analysis = AndroidAnalysis(app: settings.app(package: package), tree: tree, rulesFiles: settings.rules,
                                    cloudQuota: options.maxBackupSize ?? AndroidFacts.cloudQuota, transferQuota: nil, warnAt: options.warnAt)
     var categories: [Category: CategoryTotals] = [:]
@@ -75,7 +81,7 @@ struct AndroidSource: ContainerSource {
       }
     }
     largest.sort(by: LargeFile.isLarger)
-    var report = AuditReport(container: source, id: package, kind: .app, name: package, categories: categories, directories: directories,
+    var report = AuditReport(container: container, id: package, kind: .app, name: package, categories: categories, directories: directories,
                              maxFileSize: options.maxFileSize, maxBackupSize: analysis.summary.cloud.quota,
                              findings: Finding.sortedForReport(Auditor.applyPolicy(to: findings + analysis.findings, options: options)),
                              largest: Array(largest.prefix(options.top)),
@@ -130,5 +136,101 @@ struct AndroidSource: ContainerSource {
         }
       }
     }
+  }
+}
+
+/// An Android app's data folder in an archive (`adb exec-out run-as PKG tar c . > app.tar`, or
+/// a tgz or zip of one), read with libarchive without extracting it: the names, kinds and
+/// sizes are all the model needs. Taken for one by its shape (`AndroidDataFolder`'s, on its
+/// top-level names) or with `--platform android`.
+struct AndroidArchiveSource: ContainerSource {
+  let source: String
+  let path: String
+
+  var isCollection: Bool { false }
+  var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
+  func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
+
+  func folders() throws(Refusal) -> [ContainerRef] {
+    throw Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): an archive of an Android app's data; appdata migrate changes only folders")
+  }
+
+  /// An entry's path as the model names it: `./` and empty components gone; nil for one that
+  /// climbs (`..`), which is never counted.
+  static func normalized(_ path: [UInt8]) -> [UInt8]? {
+    var components: [ArraySlice<UInt8>] = []
+    for component in path.split(separator: 0x2F, omittingEmptySubsequences: true) {
+      if component.elementsEqual([0x2E]) { continue }
+      if component.elementsEqual([0x2E, 0x2E]) { return nil }
+      components.append(component)
+    }
+    return Array(components.joined(separator: [0x2F]))
+  }
+
+  /// Whether the archive at `path` holds an app's data folder at its top, by the names of its
+  /// top-level entries.
+  static func looksAndroid(_ path: String) -> Bool {
+    guard let reader = try? LibArchive(path: path) else { return false }
+    var folders: Set<[UInt8]> = []
+    var files: Set<[UInt8]> = []
+    var count = 0
+    while count < 100_000, let header = try? reader.next() {
+      count += 1
+      guard let name = normalized(header.path), !name.isEmpty else { continue }
+      let parts = name.split(separator: 0x2F)
+      if parts.count > 1 || header.kind == .directory { folders.insert(Array(parts[0])) } else { files.insert(name) }
+    }
+    let names = Set(folders.map { String(decoding: $0, as: UTF8.self) })
+    if files.contains(Array(ContainerLayout.metadataFileName.utf8)) || ContainerPlaces.rootFolderNames.contains(where: names.contains) { return false }
+    return AndroidDataFolder.androidFolders.contains(where: names.contains) || (names.contains("files") && names.contains("cache"))
+  }
+
+  /// The package: as given, else the archive's name without its extensions where it looks
+  /// like one (`com.example.app.tar.gz`), else `app`.
+  static func packageName(_ settings: AndroidSettings, archive: String) -> String {
+    if let package = settings.package { return package }
+    var name = Syscalls.absolutePath(archive).split(separator: "/").last.map(String.init) ?? ""
+    for suffix in [".gz", ".tgz", ".xz", ".zst", ".bz2", ".tar", ".zip"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
+    return AndroidSource.packageName(settings, folder: "/" + name)
+  }
+
+  func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
+    try FolderSource.refuseBackupOptions(request, path: path)
+    let reader: LibArchive
+    do { reader = try LibArchive(path: path) } catch {
+      throw Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(error.message)")
+    }
+    var tree = AndroidTree()
+    tree.add(AndroidPath(.credential, []), .directory)
+    var findings: [Finding] = []
+    var directories: UInt64 = 0
+    while true {
+      let header: ArchiveHeader
+      do {
+        guard let next = try reader.next() else { break }
+        header = next
+      } catch {
+        throw Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(error.message)")
+      }
+      guard let name = Self.normalized(header.path) else {
+        findings.append(Finding(rule: .unreadable, path: header.path, message: "a name that climbs out of the archive ('..'); not counted", bytes: nil))
+        continue
+      }
+      if name.isEmpty { continue }
+      guard name.count <= RelativePath.maximumLength, name.count(where: { $0 == 0x2F }) < RelativePath.maximumComponents else {
+        findings.append(RelativePath.tooDeep(name, components: name.count(where: { $0 == 0x2F }) + 1, source: "an archived name"))
+        continue
+      }
+      let place = AndroidPath(.credential, name)
+      switch header.kind {
+      case .directory:
+        if tree.kind(place) == nil { directories += 1 }
+        tree.add(place, .directory)
+      case .regular: tree.add(place, .file(size: header.size))
+      default: tree.add(place, .other)
+      }
+    }
+    return AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
+                                 package: Self.packageName(request.android, archive: path), container: source, request: request)
   }
 }

@@ -23,6 +23,7 @@ public enum InputResolver {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
     if status.kind == .regular {
+      if limits.platform == .android { return AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path) }
       return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes,
                            maximumManifestBytes: maximumManifestBytes, limits: limits)
     }
