@@ -12,8 +12,19 @@ struct MigrateCommand {
   let apps: [String]
   let quiet: Bool
 
+  /// `--android-rules FILE --output NEW`: the Android rules migration instead.
+  let androidRules: (file: String, output: String)?
+
   init(_ parsed: ParsedArguments) throws(UsageError) {
-    path = parsed.operands[0]
+    if let rules = parsed.value("android-rules") {
+      guard let output = parsed.value("output") else { throw UsageError("'--android-rules' needs '--output NEW', the <data-extraction-rules> file to write") }
+      androidRules = (rules, output)
+    } else {
+      androidRules = nil
+      if parsed.value("output") != nil { throw UsageError("'--output' applies to '--android-rules'") }
+      guard !parsed.operands.isEmpty else { throw UsageError("missing PATH: the container to migrate") }
+    }
+    path = parsed.operands.first ?? ""
     var options = MigrationOptions()
     if let from = parsed.value("from") { options.source = try Self.relative(from, option: "from") }
     if let to = parsed.value("to") { options.destination = try Self.relative(to, option: "to") }
@@ -82,6 +93,7 @@ struct MigrateCommand {
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
+    if let androidRules { return try Self.migrateAndroidRules(androidRules.file, output: androidRules.output, data: path.isEmpty ? nil : path, dryRun: options.dryRun, io: io) }
     let container = try container()
     TestHooks.pause(at: "resolved")
     var options = options
@@ -129,5 +141,35 @@ struct MigrateCommand {
       io.error("\(TerminalText.escaped(path)): \(Plural.counted(failed, "entry", "entries")) not migrated\(outcome.report.errors.isEmpty ? "" : " and " + Plural.counted(outcome.report.errors.count, "error")); the journal is kept, fix the cause and run 'appdata migrate' again")
     }
     return outcome.status
+  }
+
+  /// The Android rules migration: read, convert and check (the library), print, write.
+  static func migrateAndroidRules(_ file: String, output: String, data: String?, dryRun: Bool, io: CommandIO) throws(Refusal) -> ExitCode {
+    let bytes: [UInt8]
+    do { bytes = try FileReading.read(path: file, limit: 4 << 20) } catch {
+      throw Refusal(.unreadable, path: file, message: "\(TerminalText.escaped(file)): \(error.message)")
+    }
+    let tree = try data.map { path throws(Refusal) in try AndroidData.tree(atPath: path) }
+    let outcome: AndroidRulesMigration.Outcome
+    do throws(AndroidRulesMigration.Failure) {
+      outcome = try AndroidRulesMigration.convert(bytes, name: TerminalText.escaped(file), data: tree)
+    } catch {
+      throw Refusal(.damaged, path: file, message: error.message)
+    }
+    for note in outcome.notes { io.warning(note) }
+    for difference in outcome.differences { io.warning("not the same: " + difference) }
+    if dryRun {
+      io.writeOutput(outcome.xml)
+    } else {
+      do throws(AndroidRulesMigration.Failure) { try AndroidRulesMigration.write(outcome.xml, to: output) } catch {
+        throw Refusal(.cannotWrite, path: output, message: error.message)
+      }
+      io.writeOutput("Wrote \(TerminalText.escaped(output)): the <data-extraction-rules> for \(TerminalText.escaped(file))\n")
+    }
+    let checked = "checked on \(Plural.listed(outcome.checkedOn, limit: 5))"
+    io.writeOutput(outcome.differences.isEmpty
+                   ? "Android 12 carries the same with it as Android 11 with the legacy file, for the cloud backup and device-to-device transfer (\(checked))\n"
+                   : "Android 12 carries something else with it than Android 11 with the legacy file: \(Plural.counted(outcome.differences.count, "difference")) (\(checked))\n")
+    return outcome.differences.isEmpty ? .success : .failure
   }
 }

@@ -63,6 +63,27 @@ struct AndroidSource: ContainerSource {
     return Self.outcome(tree: tree, directories: directories, findings: findings, package: package, container: source, request: request)
   }
 
+  /// The app's data at `path` (a folder, or an archive of one) as a tree, for the rules
+  /// migration's check.
+  static func readTree(_ path: String) throws(Refusal) -> AndroidTree {
+    let status: FileStatus
+    do { status = try Syscalls.status(ofPath: path) } catch {
+      throw Refusal(.notFound, path: path, message: TerminalText.escaped(error.description))
+    }
+    if status.kind == .regular { return try AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path).readTree().tree }
+    var tree = AndroidTree()
+    var findings: [Finding] = []
+    var directories: UInt64 = 0
+    do {
+      let root = try Syscalls.openDirectory(atPath: path)
+      tree.add(AndroidPath(.credential, []), .directory)
+      try walk(root, storage: .credential, into: &tree, directories: &directories, findings: &findings)
+    } catch {
+      throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
+    }
+    return tree
+  }
+
   /// The report of an app's data read into `tree` (from a folder or an archive).
   static func outcome(tree: AndroidTree, directories: UInt64, findings: [Finding], package: String, container: String,
                       request: AuditRequest) -> AuditOutcome {
@@ -196,6 +217,13 @@ struct AndroidArchiveSource: ContainerSource {
 
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     try FolderSource.refuseBackupOptions(request, path: path)
+    let (tree, directories, findings) = try readTree()
+    return AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
+                                 package: Self.packageName(request.android, archive: path), container: source, request: request)
+  }
+
+  /// The archive's entries as a tree, its folders counted, and what could not be counted.
+  func readTree() throws(Refusal) -> (tree: AndroidTree, directories: UInt64, findings: [Finding]) {
     let reader: LibArchive
     do { reader = try LibArchive(path: path) } catch {
       throw Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(error.message)")
@@ -230,7 +258,12 @@ struct AndroidArchiveSource: ContainerSource {
       default: tree.add(place, .other)
       }
     }
-    return AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
-                                 package: Self.packageName(request.android, archive: path), container: source, request: request)
+    return (tree, directories, findings)
   }
+}
+
+/// An app's data read into a tree, for callers outside the readers (the rules migration).
+package enum AndroidData {
+  /// The app's data at `path`: a folder, or a tar, tgz or zip of one.
+  package static func tree(atPath path: String) throws(Refusal) -> AndroidTree { try AndroidSource.readTree(path) }
 }
