@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import AppDataCore
 
 /// Issue 43: `appdata audit` on an Android app's data folder, through the binary.
 @Suite("android audit")
@@ -236,5 +237,37 @@ struct AndroidAuditTests {
     // Without --output it writes nothing; --output without --android-rules is a usage error.
     #expect(try AppData.run(["migrate", "--android-rules", legacy]).status == 2)
     #expect(try AppData.run(["migrate", "-o", new, tree.root]).status == 2)
+  }
+
+  /// Every format carries the platform and each destination's figures; SARIF still validates
+  /// against its schema, and lists Android's rules.
+  @Test func everyFormatCarriesTheDestinations() throws {
+    let tree = try Self.dataFolder()
+    let github = try AppData.run(["audit", "--no-config", "--format", "github", tree.root])
+    #expect(github.output.contains("appdata: android cloud: carried, 3 files, measured 10752 bytes of 26214400 allowed\n"), "\(github.output)")
+    #expect(github.output.contains("appdata: android deviceTransfer: carried, 5 files, measured 13824 bytes\n"))
+    let junit = try AppData.run(["audit", "--no-config", "--format", "junit", tree.root])
+    #expect(junit.output.contains("<property name=\"platform\" value=\"android\"/>"))
+    #expect(junit.output.contains("<property name=\"cloud.measured\" value=\"10752\"/>"))
+    #expect(junit.output.contains("tests=\"\(AuditRule.android.count)\""))
+    let ndjson = try AppData.run(["audit", "--no-config", "--format", "ndjson", tree.root])
+    let summary = try JSONSerialization.jsonObject(with: Data((ndjson.output.split(separator: "\n").last ?? "").utf8)) as? [String: Any]
+    #expect(summary?["platform"] as? String == "android" && value(summary, "destinations", "cloud", "measured") as? Int == 10752)
+    let html = try AppData.run(["audit", "--no-config", "--format", "html", "-o", tree.scratch + "/r.html", tree.root])
+    #expect(html.status == 0)
+    #expect(try String(contentsOfFile: tree.scratch + "/r.html", encoding: .utf8).contains("<h3>Android destinations</h3>"))
+    let file = tree.scratch + "/report.sarif"
+    _ = try AppData.run(["audit", "--no-config", "--format", "sarif", "--output", file, tree.root])
+    let check = try AppData.shell("""
+      python3 - '\(AppData.packageRoot)/Tests/Schemas/sarif-schema-2.1.0.json' '\(file)' <<'PY'
+      import json, sys, jsonschema
+      schema = json.load(open(sys.argv[1])); log = json.load(open(sys.argv[2]))
+      jsonschema.Draft4Validator(schema).validate(log)
+      run = log['runs'][0]
+      print(len(run['tool']['driver']['rules']), run['properties']['platform'], run['properties']['destinations']['cloud']['measured'])
+      PY
+      """)
+    #expect(check.status == 0, "\(check.error)")
+    #expect(check.output == "\(AuditRule.android.count) android 10752\n")
   }
 }

@@ -27,26 +27,44 @@ extension AuditReport {
       lines.append("appdata: \(Plural.counted(rest, "more finding")) not annotated (GitHub shows \(Self.githubAnnotationLimit) per step)"
                    + (hasStepSummary ? "; every finding is in the job summary" : "; set GITHUB_STEP_SUMMARY or use --format json for all of them"))
     }
-    let backupLine = "appdata: backup \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte"))" + (maxBackupSize.map { " of \($0) allowed" } ?? "")
-    lines.append(backupLine + "; " + Plural.counted(findings.count, "finding"))
+    if let android {
+      for figures in [android.cloud, android.deviceTransfer] {
+        lines.append("appdata: android \(figures.destination): \(figures.carried ? "carried" : "not carried"), \(Plural.counted(figures.files, "file")), "
+                     + "measured \(figures.measured) bytes" + (figures.quota.map { " of \($0) allowed" } ?? ""))
+      }
+      lines.append("appdata: " + Plural.counted(findings.count, "finding"))
+    } else {
+      let backupLine = "appdata: backup \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte"))" + (maxBackupSize.map { " of \($0) allowed" } ?? "")
+      lines.append(backupLine + "; " + Plural.counted(findings.count, "finding"))
+    }
     return lines.joined(separator: "\n") + "\n"
   }
 
   /// The Markdown job summary: categories, the backup against its limit, growth, every finding.
   public func githubStepSummary(failOn: Severity?) -> String {
     var lines = ["## appdata audit \(fails(at: failOn) ? "failed" : "passed")", "",
-                 "Container: `\(Self.markdownCode(container))`", "",
+                 (android == nil ? "Container" : "Android app data") + ": `\(Self.markdownCode(container))`", "",
                  "| category | files | bytes | allocated | backed up |", "| --- | ---: | ---: | ---: | --- |"]
     for category in Category.allCases {
       let totals = categories[category] ?? CategoryTotals()
       lines.append("| \(category.rawValue) | \(totals.files) | \(totals.bytes) (\(ByteSize.human(totals.bytes))) | \(totals.allocatedBytes) | \(category.isBackedUp ? "yes" : "no") |")
     }
     lines.append("")
-    var backupLine = "**Backup:** \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte")) (\(ByteSize.human(backup.bytes)))"
-    if let maxBackupSize {
-      backupLine += " of \(maxBackupSize) allowed (\(percentText(backup.bytes, of: maxBackupSize)))"
+    if let android {
+      // Android: each destination with Android's own measure against its quota.
+      lines += ["| Android destination | carried | files | bytes | Android's measure | quota | rules |", "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+      for figures in [android.cloud, android.deviceTransfer] {
+        let carried = figures.carried ? "yes" : "no: " + Self.markdownCell(figures.reason ?? "")
+        lines.append("| \(figures.destination) | \(carried) | \(figures.files) | \(figures.bytes) | \(figures.measured) (\(ByteSize.human(figures.measured))) | "
+                     + "\(figures.quota.map(String.init) ?? "none") | \(Self.markdownCell(figures.rules)) |")
+      }
+    } else {
+      var backupLine = "**Backup:** \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte")) (\(ByteSize.human(backup.bytes)))"
+      if let maxBackupSize {
+        backupLine += " of \(maxBackupSize) allowed (\(percentText(backup.bytes, of: maxBackupSize)))"
+      }
+      lines.append(backupLine)
     }
-    lines.append(backupLine)
     for item in budgets {
       lines.append("- budget `\(Self.markdownCode(item.budget.path.pattern))`: \(item.bytes) of \(item.budget.maxBytes) bytes")
     }

@@ -55,6 +55,17 @@ extension AuditReport {
       "      <property name=\"maxBackupSize\" value=\"\(maxBackupSize.map(String.init) ?? "")\"/>",
     ]
     if let id { properties.append("      <property name=\"id\" value=\"\(Self.xml(id))\"/>") }
+    if let android {
+      properties.append("      <property name=\"platform\" value=\"android\"/>")
+      for figures in [android.cloud, android.deviceTransfer] {
+        let name = figures.destination
+        properties.append("      <property name=\"\(name).carried\" value=\"\(figures.carried)\"/>")
+        properties.append("      <property name=\"\(name).files\" value=\"\(figures.files)\"/>")
+        properties.append("      <property name=\"\(name).bytes\" value=\"\(figures.bytes)\"/>")
+        properties.append("      <property name=\"\(name).measured\" value=\"\(figures.measured)\"/>")
+        properties.append("      <property name=\"\(name).quota\" value=\"\(figures.quota.map(String.init) ?? "")\"/>")
+      }
+    }
     let text = """
         <testsuite name="\(Self.xml(suiteName))" tests="\(count)" failures="\(failures)" errors="0" skipped="\(skipped)">
           <properties>

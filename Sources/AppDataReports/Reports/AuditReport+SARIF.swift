@@ -6,9 +6,16 @@ extension AuditReport {
   /// A SARIF 2.1.0 log: the rules with their descriptions and help, and one result per finding,
   /// located relative to the container (`uriBaseId` CONTAINER).
   public func sarifDocument() -> JSONValue {
-    Self.sarifLog(results: sarifResults(uriBaseId: "CONTAINER"),
-                  bases: ["CONTAINER": .object(["uri": .string("file://" + Self.uriPath(Array(container.utf8)) + "/")])],
-                  rules: AuditRule.rules(forAndroid: android != nil))
+    let log = Self.sarifLog(results: sarifResults(uriBaseId: "CONTAINER"),
+                            bases: ["CONTAINER": .object(["uri": .string("file://" + Self.uriPath(Array(container.utf8)) + "/")])],
+                            rules: AuditRule.rules(forAndroid: android != nil))
+    // Android: the run's properties carry the platform and each destination's figures.
+    guard let android, case .object(var document) = log, case .array(var runs)? = document["runs"],
+          case .object(var run)? = runs.first else { return log }
+    run["properties"] = .object(["platform": .string("android"), "destinations": android.destinationsJSON()])
+    runs[0] = .object(run)
+    document["runs"] = .array(runs)
+    return .object(document)
   }
 
   /// One SARIF result per finding, located relative to `uriBaseId`.

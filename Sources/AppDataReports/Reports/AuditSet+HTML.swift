@@ -172,6 +172,17 @@ extension AuditSet {
       html += "<tr><td><span class=\"swatch c-\(category.rawValue)\"></span>\(category.rawValue)</td><td>\(totals.files)</td><td>\(ByteSize.human(totals.bytes))</td><td>\(category.isBackedUp ? "yes" : "no")</td></tr>\n"
     }
     html += "</table>\n"
+    if let android = report.android {
+      // Android: each destination, with Android's own measure against its quota.
+      html += "<h3>Android destinations</h3><table class=\"destinations\"><tr><th>destination</th><th>carried</th><th>files</th><th>bytes</th><th>Android's measure</th><th>quota</th><th>rules</th></tr>\n"
+      for figures in [android.cloud, android.deviceTransfer] {
+        let carried = figures.carried ? "yes" : "no: " + Self.escape(figures.reason ?? "")
+        html += "<tr><td>\(figures.destination == "cloud" ? "cloud backup" : "device-to-device transfer")</td><td>\(carried)</td><td>\(figures.files)</td>"
+          + "<td>\(ByteSize.human(figures.bytes))</td><td>\(ByteSize.human(figures.measured))</td><td>\(figures.quota.map { ByteSize.human($0) } ?? "none")</td>"
+          + "<td>\(Self.escape(figures.rules))</td></tr>\n"
+      }
+      html += "</table>\n"
+    }
     if !report.largest.isEmpty {
       html += "<h3>Largest backed-up files</h3><table>\n"
       for file in report.largest { html += "<tr><td>\(ByteSize.human(file.bytes))</td><td class=\"path\">\(Self.escape(RelativePath.display(file.path)))</td></tr>\n" }
