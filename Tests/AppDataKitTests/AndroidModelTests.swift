@@ -153,8 +153,9 @@ struct AndroidModelTests {
     return tree
   }
 
-  static func sent(_ outcome: AndroidOutcome) -> [String] {
-    outcome.entries.filter { !$0.isDirectory }.map { String(decoding: $0.place.path, as: UTF8.self) }.sorted()
+  /// The files `outcome` sends, by path (its nodes are `typicalTree()`'s, made the same each time).
+  static func sent(_ outcome: AndroidOutcome, _ tree: AndroidTree = typicalTree()) -> [String] {
+    outcome.entries.filter { !$0.isDirectory }.map { String(decoding: tree.place($0.node).path, as: UTF8.self) }.sorted()
   }
 
   @Test func withoutRulesEverythingButTheSystemsFoldersIsCarried() {
@@ -164,7 +165,7 @@ struct AndroidModelTests {
     #expect(Self.sent(cloud) == ["app_webview/Default/Cookies", "databases/app.db", "databases/app.db-shm", "databases/app.db-wal",
                                  "files/notes.txt", "files/tiles/1.png", "shared_prefs/settings.xml"])
     // Folders count 512 (app_webview, app_webview/Default, files/tiles); domain roots nothing.
-    #expect(cloud.entries.filter(\.isDirectory).map { String(decoding: $0.place.path, as: UTF8.self) }.sorted()
+    #expect(cloud.entries.filter(\.isDirectory).map { String(decoding: Self.typicalTree().place($0.node).path, as: UTF8.self) }.sorted()
             == ["app_webview", "app_webview/Default", "files/tiles"])
     #expect(cloud.files == 7 && cloud.bytes == 2048 + 8192 + 32768 + 1000 + 100 + 4000 + 300)
     #expect(cloud.measured == 3 * 512 + (512 + 2048) + (512 + 8192) + (512 + 32768) + (512 + 1024) + (512 + 512) + (512 + 4096) + (512 + 512))

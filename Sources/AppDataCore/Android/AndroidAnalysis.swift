@@ -29,8 +29,12 @@ public struct AndroidSummary: Sendable, Equatable {
 package struct AndroidAnalysis {
   package var summary: AndroidSummary
   package var findings: [Finding]
-  /// Each regular file's category, by its path in the report.
-  package var categories: [(path: [UInt8], bytes: UInt64, category: Category)]
+  /// Files and bytes per category.
+  package var categories: [Category: CategoryTotals] = [:]
+  /// The largest critical files, largest first, at most `top`.
+  package var largest: [LargeFile] = []
+  /// The files of the `listed` categories, by path.
+  package var listed: [ListedEntry] = []
 
   /// A path as the report names it: the credential-encrypted folder's paths as they are, the
   /// others under a prefix naming their storage.
@@ -42,44 +46,70 @@ package struct AndroidAnalysis {
     }
   }
 
-  package init(app: AndroidApp, tree: AndroidTree, rulesFiles: [AndroidRulesFile], cloudQuota: UInt64?, transferQuota: UInt64?, warnAt: Double?) {
+  package init(app: AndroidApp, tree: AndroidTree, rulesFiles: [AndroidRulesFile], cloudQuota: UInt64?, transferQuota: UInt64?,
+               warnAt: Double?, listed listedCategories: Set<Category> = [], top: Int = 10) {
     let cloud = AndroidBackupModel.outcome(app, tree: tree, destination: .cloud, quota: cloudQuota)
     let transfer = AndroidBackupModel.outcome(app, tree: tree, destination: .deviceTransfer, quota: transferQuota)
-    var carriedBy: [[UInt8]: [String]] = [:]
-    for (outcome, name) in [(cloud, "cloud"), (transfer, "deviceTransfer")] where outcome.carried {
-      for entry in outcome.entries where !entry.isDirectory { carriedBy[Self.reportPath(entry.place), default: []].append(name) }
-    }
     func figures(_ outcome: AndroidOutcome, _ name: String) -> AndroidDestinationFigures {
       AndroidDestinationFigures(destination: name, carried: outcome.carried, reason: outcome.reason, rules: outcome.rules, files: outcome.files,
                                 bytes: outcome.bytes, measured: outcome.measured, quota: outcome.quota)
     }
-    summary = AndroidSummary(package: app.package, cloud: figures(cloud, "cloud"), deviceTransfer: figures(transfer, "deviceTransfer"), carriedBy: carriedBy)
+    // What each destination's walk sends, by node (whether or not the destination runs).
+    var sentByCloud = [Bool](repeating: false, count: tree.count)
+    for entry in cloud.entries { sentByCloud[Int(entry.node)] = true }
+    var sentByTransfer = [Bool](repeating: false, count: tree.count)
+    for entry in transfer.entries { sentByTransfer[Int(entry.node)] = true }
 
     // Categories: what the cloud backup's rules carry is critical (whether or not the app is
     // eligible: that is the destination's `carried`), cache/ and code_cache/ are cached, the
     // rest (no_backup/, what a rule excludes) offline; a symlink or special file is other.
-    let sentByCloud = Set(cloud.entries.map(\.place))
-    var categories: [(path: [UInt8], bytes: UInt64, category: Category)] = []
-    for (place, kind) in tree.kinds {
+    var carriedBy: [[UInt8]: [String]] = [:]
+    // The largest critical files, as LargeFile.isLarger orders them (bytes, then path): a
+    // list of `top` kept sorted, a path built only to break a tie with its last.
+    var best: [LargeFile] = []
+    for node in tree.nodes {
       let category: Category
-      var bytes: UInt64 = 0
-      switch kind {
+      switch tree.kind(at: node) {
       case .directory: continue
       case .other: category = .other
-      case .file(let size):
-        bytes = size
-        if sentByCloud.contains(place) {
+      case .file:
+        if sentByCloud[Int(node)] {
           category = .critical
-        } else if place.storage != .external,
-                  place.path.starts(with: Array("cache/".utf8)) || place.path.starts(with: Array("code_cache/".utf8)) {
+        } else if tree.storage(of: node) != .external, case let top = tree.top(of: node), top >= 0, top != node,
+                  Self.isCacheFolder(tree.name(of: top)) {
           category = .cached
         } else {
           category = .offline
         }
       }
-      categories.append((Self.reportPath(place), bytes, category))
+      let bytes = tree.size(of: node)
+      categories[category, default: CategoryTotals()].add(CategoryTotals(files: 1, bytes: bytes, allocatedBytes: bytes))
+      if category == .critical && top > 0 {
+        if best.count < top || bytes >= best[best.count - 1].bytes {
+          let file = LargeFile(path: Self.reportPath(tree.place(node)), bytes: bytes, category: .critical)
+          if best.count < top || LargeFile.isLarger(file, best[best.count - 1]) {
+            best.insert(file, at: best.firstIndex { LargeFile.isLarger(file, $0) } ?? best.count)
+            if best.count > top { best.removeLast() }
+          }
+        }
+      }
+      if listedCategories.contains(category) {
+        let path = Self.reportPath(tree.place(node))
+        listed.append(ListedEntry(path: path, category: category, bytes: bytes, allocatedBytes: bytes, marker: []))
+        var destinations: [String] = []
+        if cloud.carried && sentByCloud[Int(node)] { destinations.append("cloud") }
+        if transfer.carried && sentByTransfer[Int(node)] { destinations.append("deviceTransfer") }
+        carriedBy[path] = destinations
+      }
     }
-    self.categories = categories.sorted { $0.path.lexicographicallyPrecedes($1.path) }
+    largest = best
+    listed.sort { $0.path.lexicographicallyPrecedes($1.path) }
+    summary = AndroidSummary(package: app.package, cloud: figures(cloud, "cloud"), deviceTransfer: figures(transfer, "deviceTransfer"), carriedBy: carriedBy)
     findings = AndroidFindings.all(app: app, tree: tree, rulesFiles: rulesFiles, cloud: cloud, transfer: transfer, warnAt: warnAt)
+  }
+
+  /// cache/ and code_cache/ at a storage's top: Android's caches, never in the cloud backup.
+  static func isCacheFolder(_ name: ArraySlice<UInt8>) -> Bool {
+    name.elementsEqual("cache".utf8) || name.elementsEqual("code_cache".utf8)
   }
 }

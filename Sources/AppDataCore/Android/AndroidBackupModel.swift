@@ -1,34 +1,3 @@
-/// An app's data as Android's backup walks it: every entry of its storages, by place.
-package struct AndroidTree: Sendable {
-  package enum Kind: Equatable, Sendable {
-    case directory
-    case file(size: UInt64)
-    /// A symlink, FIFO, socket or device: never walked (BackupAgent.fullBackupFileTree keeps
-    /// regular files and folders only).
-    case other
-  }
-
-  package private(set) var kinds: [AndroidPath: Kind] = [:]
-  package private(set) var children: [AndroidPath: [[UInt8]]] = [:]
-
-  package init() {}
-
-  /// Adds an entry; its folders are added as folders where missing.
-  package mutating func add(_ place: AndroidPath, _ kind: Kind) {
-    if kinds[place] == nil, !place.path.isEmpty {
-      let slash = place.path.lastIndex(of: 0x2F)
-      let parent = AndroidPath(place.storage, slash.map { Array(place.path[..<$0]) } ?? [])
-      if kinds[parent] == nil { add(parent, .directory) }
-      children[parent, default: []].append(Array(place.path[(slash.map { $0 + 1 } ?? 0)...]))
-    }
-    kinds[place] = kind
-  }
-
-  package func kind(_ place: AndroidPath) -> Kind? { kinds[place] }
-  package func isDirectory(_ place: AndroidPath) -> Bool { kinds[place] == .directory }
-  package func has(_ storage: AndroidStorage) -> Bool { kinds[AndroidPath(storage, [])] != nil }
-}
-
 /// What the manifest and the device say about an app's backup.
 package struct AndroidApp: Sendable {
   package enum LegacyRules: Sendable, Equatable {
@@ -59,12 +28,11 @@ package enum AndroidDestination: String, Sendable, CaseIterable {
   package var words: String { self == .cloud ? "the cloud backup" : "device-to-device transfer" }
 }
 
-/// One entry a destination's walk sends: where it is, its domain, and Android's measure of it.
+/// One entry a destination's walk sends: its node in the tree, its domain, and Android's
+/// measure of it.
 package struct AndroidSentEntry: Equatable, Sendable {
-  package var place: AndroidPath
+  package var node: AndroidTree.Node
   package var domain: AndroidDomain
-  /// The path inside the domain's folder, as the tar stream names it after `apps/PKG/TOKEN/`.
-  package var relativePath: [UInt8]
   package var isDirectory: Bool
   package var size: UInt64
   /// What it adds to the tar stream: 512 per header, a pax header and its blocks where one is
@@ -179,67 +147,70 @@ package enum AndroidBackupModel {
   }
 
   /// BackupAgent.onFullBackup: each domain in turn, its includes (or all of it when no rule
-  /// includes anything), pruning excludes and the folders the system never sends.
+  /// includes anything), pruning excludes and the folders the system never sends. Places are
+  /// the tree's nodes: a place not in the data is never walked, and prunes nothing.
   static func walk(_ app: AndroidApp, tree: AndroidTree, scheme: AndroidScheme?, destination: AndroidDestination) -> [AndroidSentEntry] {
     let includes = expanded(scheme?.includes ?? [], tree: tree)
-    let excludes = Set(expanded(scheme?.excludes ?? [], tree: tree).map(\.target))
+    let excludes = Set(expanded(scheme?.excludes ?? [], tree: tree).compactMap { tree.node($0.target) })
     let flags: Set<AndroidTransportFlag> = destination == .deviceTransfer ? [.deviceToDeviceTransfer]
       : app.isEncrypted ? [.clientSideEncryption] : []
-    func place(_ storage: AndroidStorage, _ folder: String) -> AndroidPath { AndroidPath(storage, Array(folder.utf8)) }
+    func node(_ storage: AndroidStorage, _ folder: String) -> AndroidTree.Node? { tree.node(AndroidPath(storage, Array(folder.utf8))) }
     // The system's own excludes: the other domains' folders while the root is walked, and
     // (not for device-to-device transfer) cache/, code_cache/ and no_backup/.
-    var traversal: Set<AndroidPath> = []
+    var traversal: Set<AndroidTree.Node> = []
     for storage in [AndroidStorage.credential, .device] {
-      for folder in ["files", "databases", "shared_prefs"] { traversal.insert(place(storage, folder)) }
+      for folder in ["files", "databases", "shared_prefs"] { if let found = node(storage, folder) { traversal.insert(found) } }
     }
     let carriesCacheFolders = destination == .deviceTransfer && AndroidFacts.deviceTransferCarriesCacheFolders
-    func extra(_ storage: AndroidStorage) -> [AndroidPath] {
-      carriesCacheFolders ? [] : ["cache", "code_cache", "no_backup"].map { place(storage, $0) }
+    func extra(_ storage: AndroidStorage) -> [AndroidTree.Node] {
+      carriesCacheFolders ? [] : ["cache", "code_cache", "no_backup"].compactMap { node(storage, $0) }
     }
     traversal.formUnion(extra(.credential))
     traversal.formUnion(extra(.device))
+    let packageBytes = Array(app.package.utf8)
 
     var sent: [AndroidSentEntry] = []
     func walkDomain(_ domain: AndroidDomain) {
-      let domainFolder = AndroidPath(domain.storage, domain.folder)
+      guard let domainFolder = tree.node(AndroidPath(domain.storage, domain.folder)) else { return }
       if includes.isEmpty {
         fileTree(domain: domain, domainFolder: domainFolder, start: domainFolder)
       } else {
         for rule in includes where rule.domain == domain && rule.requiredFlags.isSubset(of: flags) {
-          fileTree(domain: domain, domainFolder: domainFolder, start: rule.target)
+          if let start = tree.node(rule.target) { fileTree(domain: domain, domainFolder: domainFolder, start: start) }
         }
       }
     }
     // fullBackupFileTree: depth first from `start`; an excluded place prunes its subtree.
-    func fileTree(domain: AndroidDomain, domainFolder: AndroidPath, start: AndroidPath) {
-      guard tree.kind(start) != nil else { return }
-      var queue = [start]
-      while let place = queue.popLast() {
-        guard let kind = tree.kind(place), kind != .other else { continue }
-        if excludes.contains(place) || traversal.contains(place) { continue }
-        if kind == .directory {
-          for name in (tree.children[place] ?? []).reversed() { queue.append(place.appending(name)) }
-        }
+    func fileTree(domain: AndroidDomain, domainFolder: AndroidTree.Node, start: AndroidTree.Node) {
+      let folderLength = tree.pathLength(of: domainFolder)
+      var stack = [start]
+      while let node = stack.popLast() {
+        let kind = tree.kind(at: node)
+        if kind == .other || excludes.contains(node) || traversal.contains(node) { continue }
+        if kind == .directory { stack.append(contentsOf: tree.children(of: node).reversed()) }
         // write_tarfile: a domain's own folder is not an entry.
-        guard place.path.count > domainFolder.path.count else { continue }
-        let relative = Array(place.path[(domainFolder.path.isEmpty ? 0 : domainFolder.path.count + 1)...])
-        let size: UInt64 = if case .file(let size) = kind { size } else { 0 }
-        sent.append(AndroidSentEntry(place: place, domain: domain, relativePath: relative, isDirectory: kind == .directory, size: size,
-                                     measured: measure(package: app.package, domain: domain, relativePath: relative, size: size, isDirectory: kind == .directory)))
+        guard node != domainFolder else { continue }
+        let relativeLength = tree.pathLength(of: node) - (folderLength == 0 ? 0 : folderLength + 1)
+        let size = tree.size(of: node)
+        let isDirectory = kind == .directory
+        sent.append(AndroidSentEntry(node: node, domain: domain, isDirectory: isDirectory, size: size,
+                                     measured: measure(packageBytes: packageBytes, token: domain.token, relativeLength: relativeLength,
+                                                       highByte: tree.hasHighByte(node), size: size, isDirectory: isDirectory)))
       }
     }
+    func exclude(_ storage: AndroidStorage, _ folder: String) { if let found = node(storage, folder) { traversal.insert(found) } }
     walkDomain(.root)
-    traversal.insert(place(.credential, ""))
+    exclude(.credential, "")
     traversal.formUnion(extra(.credential))
     walkDomain(.deviceRoot)
-    traversal.insert(place(.device, ""))
+    exclude(.device, "")
     traversal.formUnion(extra(.device))
     for (domain, folder) in [(AndroidDomain.file, "files"), (.deviceFile, "files"), (.database, "databases"), (.deviceDatabase, "databases"),
                              (.sharedpref, "shared_prefs"), (.deviceSharedpref, "shared_prefs")] {
-      let domainFolder = place(domain.storage, folder)
-      traversal.remove(domainFolder)
+      let domainFolder = node(domain.storage, folder)
+      if let domainFolder { traversal.remove(domainFolder) }
       walkDomain(domain)
-      traversal.insert(domainFolder)
+      if let domainFolder { traversal.insert(domainFolder) }
     }
     if tree.has(.external) { walkDomain(.external) }
     return sent
@@ -250,16 +221,21 @@ package enum AndroidBackupModel {
   /// or more, a byte of the path above 127, or a size over 8 GiB - 1), a pax header and its
   /// "size" and "path" records in 512-byte blocks; after it, a file's data in 512-byte blocks.
   package static func measure(package: String, domain: AndroidDomain, relativePath: [UInt8], size: UInt64, isDirectory: Bool) -> UInt64 {
-    let packageBytes = Array(package.utf8)
-    let token = domain.token
-    var needsPax = 5 + packageBytes.count + 1 + token.utf8.count >= 155 || relativePath.count >= 100
-    if !needsPax { needsPax = relativePath.contains { $0 & 0x80 != 0 } || packageBytes.contains { $0 & 0x80 != 0 } }
+    measure(packageBytes: Array(package.utf8), token: domain.token, relativeLength: relativePath.count,
+            highByte: relativePath.contains { $0 & 0x80 != 0 }, size: size, isDirectory: isDirectory)
+  }
+
+  /// `measure` from what it depends on: the relative path's length and whether a byte of it
+  /// (or of the package) is above 127.
+  static func measure(packageBytes: [UInt8], token: String, relativeLength: Int, highByte: Bool, size: UInt64, isDirectory: Bool) -> UInt64 {
+    var needsPax = 5 + packageBytes.count + 1 + token.utf8.count >= 155 || relativeLength >= 100
+    if !needsPax { needsPax = highByte || packageBytes.contains { $0 & 0x80 != 0 } }
     let dataSize = isDirectory ? 0 : size
     if dataSize > 0o77777777777 { needsPax = true }
     var total: UInt64 = 512
     if needsPax {
-      let fullName = Array("apps/".utf8) + packageBytes + [0x2F] + Array(token.utf8) + [0x2F] + relativePath
-      let paxLength = paxRecordLength(key: "size", valueCount: String(dataSize).utf8.count) + paxRecordLength(key: "path", valueCount: fullName.count)
+      let fullNameLength = 5 + packageBytes.count + 1 + token.utf8.count + 1 + relativeLength
+      let paxLength = paxRecordLength(key: "size", valueCount: String(dataSize).utf8.count) + paxRecordLength(key: "path", valueCount: fullNameLength)
       total += 512 + UInt64((paxLength + 511) / 512) * 512
     }
     total += (dataSize + 511) / 512 * 512

@@ -68,7 +68,7 @@ package enum AndroidFindings {
     // The quota.
     if let quota = cloud.quota, cloud.reason == nil || cloud.measured > quota {
       let largest = cloud.entries.filter { !$0.isDirectory }.sorted { $0.measured > $1.measured }.prefix(3)
-        .map { "\(display(AndroidAnalysis.reportPath($0.place))) (\(ByteSize.human($0.measured)))" }.joined(separator: ", ")
+        .map { "\(display(AndroidAnalysis.reportPath(tree.place($0.node)))) (\(ByteSize.human($0.measured)))" }.joined(separator: ", ")
       if cloud.measured > quota {
         findings.append(Finding(rule: .androidOverQuota, path: root,
                                 message: "Android measures the cloud backup at \(cloud.measured) bytes, over its quota of \(quota): the whole app is skipped; largest: \(largest)",
@@ -113,11 +113,11 @@ package enum AndroidFindings {
     // What each destination carries.
     for outcome in [cloud, transfer] {
       guard let scheme = outcome.scheme else { continue }
-      let sent = Set(outcome.entries.map(\.place))
+      let sent = Set(outcome.entries.map(\.node))
       for exclude in scheme.excludes where exclude.domain == .database && !tree.isDirectory(exclude.target) {
         var shm = exclude.target
         shm.path += Array("-shm".utf8)
-        if sent.contains(shm), tree.kind(exclude.target) != nil {
+        if let shmNode = tree.node(shm), sent.contains(shmNode), tree.kind(exclude.target) != nil {
           findings.append(Finding(rule: .androidShmCarried, path: AndroidAnalysis.reportPath(shm),
                                   message: "\(outcome.destination.words) excludes the database \(display(AndroidAnalysis.reportPath(exclude.target))) but carries its -shm",
                                   bytes: nil))
@@ -140,8 +140,8 @@ package enum AndroidFindings {
     }
     let transferIsWhole = transfer.scheme == nil && transfer.rules.contains("everything")
     if transferIsWhole, let cloudScheme = cloud.scheme, !cloudScheme.excludes.isEmpty || !cloudScheme.includes.isEmpty {
-      let cloudSent = Set(cloud.entries.filter { !$0.isDirectory }.map(\.place))
-      let extra = transfer.entries.filter { !$0.isDirectory && !cloudSent.contains($0.place) }
+      let cloudSent = Set(cloud.entries.filter { !$0.isDirectory }.map(\.node))
+      let extra = transfer.entries.filter { !$0.isDirectory && !cloudSent.contains($0.node) }
       if !extra.isEmpty, app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI, app.targetSdk >= AndroidFacts.dataExtractionRulesAPI {
         findings.append(Finding(rule: .androidTransferCarriesExcluded, path: root,
                                 message: "with no <device-transfer> section, device-to-device transfer carries \(Plural.counted(extra.count, "file")) (\(ByteSize.human(extra.reduce(0) { $0 + $1.size }))) that the cloud backup's rules leave out",
@@ -157,11 +157,13 @@ package enum AndroidFindings {
     if cloud.reason == nil || cloud.quota.map({ cloud.measured > $0 }) == true {
       var reported: [AndroidPath] = []
       for entry in cloud.entries where entry.isDirectory {
-        let name = String(decoding: entry.place.path.split(separator: 0x2F).last ?? [], as: UTF8.self).lowercased()
-        guard cacheLikeNames.contains(name), !reported.contains(where: { entry.place.isWithin($0) }) else { continue }
-        reported.append(entry.place)
-        let files = filesUnder(entry.place, in: tree, skippingDomainFolders: false)
-        findings.append(Finding(rule: .androidCacheInBackup, path: AndroidAnalysis.reportPath(entry.place),
+        let name = String(decoding: tree.name(of: entry.node), as: UTF8.self).lowercased()
+        guard cacheLikeNames.contains(name) else { continue }
+        let place = tree.place(entry.node)
+        guard !reported.contains(where: { place.isWithin($0) }) else { continue }
+        reported.append(place)
+        let files = filesUnder(place, in: tree, skippingDomainFolders: false)
+        findings.append(Finding(rule: .androidCacheInBackup, path: AndroidAnalysis.reportPath(place),
                                 message: "named like a cache, and the cloud backup carries it: \(Plural.counted(files.count, "file")), \(ByteSize.human(files.bytes))",
                                 bytes: files.bytes))
       }
@@ -173,12 +175,20 @@ package enum AndroidFindings {
   static func filesUnder(_ folder: AndroidPath, in tree: AndroidTree, skippingDomainFolders: Bool) -> (count: Int, bytes: UInt64) {
     var count = 0
     var bytes: UInt64 = 0
-    let skipped = ["files", "databases", "shared_prefs", "cache", "code_cache", "no_backup"].map { AndroidPath(folder.storage, Array($0.utf8)) }
-    for (place, kind) in tree.kinds where place.isWithin(folder) {
-      guard case .file(let size) = kind else { continue }
-      if skippingDomainFolders && skipped.contains(where: { place.isWithin($0) }) { continue }
-      count += 1
-      bytes += size
+    guard let start = tree.node(folder) else { return (0, 0) }
+    let skipped = Set(["files", "databases", "shared_prefs", "cache", "code_cache", "no_backup"].compactMap {
+      tree.node(AndroidPath(folder.storage, Array($0.utf8)))
+    })
+    var stack = [start]
+    while let node = stack.popLast() {
+      if skippingDomainFolders && skipped.contains(node) { continue }
+      switch tree.kind(at: node) {
+      case .directory: stack.append(contentsOf: tree.children(of: node))
+      case .file(let size):
+        count += 1
+        bytes += size
+      case .other: break
+      }
     }
     return (count, bytes)
   }

@@ -82,8 +82,8 @@ public enum AndroidRulesMigration {
       for destination in AndroidDestination.allCases {
         let before = AndroidBackupModel.outcome(old, tree: tree, destination: destination, quota: nil)
         let after = AndroidBackupModel.outcome(new, tree: tree, destination: destination, quota: nil)
-        let beforeSent = Dictionary(before.entries.map { ($0.place, 1) }, uniquingKeysWith: +)
-        let afterSent = Dictionary(after.entries.map { ($0.place, 1) }, uniquingKeysWith: +)
+        let beforeSent = Dictionary(before.entries.map { (tree.place($0.node), 1) }, uniquingKeysWith: +)
+        let afterSent = Dictionary(after.entries.map { (tree.place($0.node), 1) }, uniquingKeysWith: +)
         guard beforeSent != afterSent else { continue }
         let lost = beforeSent.keys.filter { afterSent[$0] == nil }.sorted()
         let gained = afterSent.keys.filter { beforeSent[$0] == nil }.sorted()

@@ -55,7 +55,6 @@ struct AndroidSource: ContainerSource {
     var directories: UInt64 = 0
     do {
       let root = try Syscalls.openDirectory(atPath: path)
-      tree.add(AndroidPath(.credential, []), .directory)
       try Self.walk(root, storage: .credential, into: &tree, directories: &directories, findings: &findings)
     } catch {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
@@ -76,7 +75,6 @@ struct AndroidSource: ContainerSource {
     var directories: UInt64 = 0
     do {
       let root = try Syscalls.openDirectory(atPath: path)
-      tree.add(AndroidPath(.credential, []), .directory)
       try walk(root, storage: .credential, into: &tree, directories: &directories, findings: &findings)
     } catch {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
@@ -90,23 +88,13 @@ struct AndroidSource: ContainerSource {
     let settings = request.android
     let options = request.options(package)
     let analysis = AndroidAnalysis(app: settings.app(package: package), tree: tree, rulesFiles: settings.rules,
-                                   cloudQuota: options.maxBackupSize ?? AndroidFacts.cloudQuota, transferQuota: nil, warnAt: options.warnAt)
-    var categories: [Category: CategoryTotals] = [:]
-    var largest: [LargeFile] = []
-    var listed: [ListedEntry] = []
-    for file in analysis.categories {
-      categories[file.category, default: CategoryTotals()].add(CategoryTotals(files: 1, bytes: file.bytes, allocatedBytes: file.bytes))
-      if file.category == .critical { largest.append(LargeFile(path: file.path, bytes: file.bytes, category: .critical)) }
-      if options.listedCategories.contains(file.category) {
-        listed.append(ListedEntry(path: file.path, category: file.category, bytes: file.bytes, allocatedBytes: file.bytes, marker: []))
-      }
-    }
-    largest.sort(by: LargeFile.isLarger)
-    var report = AuditReport(container: container, id: package, kind: .app, name: package, categories: categories, directories: directories,
-                             maxFileSize: options.maxFileSize, maxBackupSize: analysis.summary.cloud.quota,
+                                   cloudQuota: options.maxBackupSize ?? AndroidFacts.cloudQuota, transferQuota: nil, warnAt: options.warnAt,
+                                   listed: options.listedCategories, top: options.top)
+    var report = AuditReport(container: container, id: package, kind: .app, name: package, categories: analysis.categories,
+                             directories: directories, maxFileSize: options.maxFileSize, maxBackupSize: analysis.summary.cloud.quota,
                              findings: Finding.sortedForReport(Auditor.applyPolicy(to: findings + analysis.findings, options: options)),
-                             largest: Array(largest.prefix(options.top)),
-                             entries: options.listedCategories.isEmpty ? nil : ListedEntries(listed))
+                             largest: analysis.largest,
+                             entries: options.listedCategories.isEmpty ? nil : ListedEntries(analysis.listed))
     report.android = analysis.summary
     return AuditOutcome(reports: [report], available: [package], isCollection: false)
   }
@@ -114,24 +102,29 @@ struct AndroidSource: ContainerSource {
   /// Every entry below `folder`, depth first, through descriptors (no symlink is followed).
   static func walk(_ root: FileDescriptor, storage: AndroidStorage, into tree: inout AndroidTree, directories: inout UInt64,
                    findings: inout [Finding]) throws(SystemError) {
-    var stack: [(FileDescriptor, [UInt8])] = [(root, [])]
-    while let (folder, path) = stack.popLast() {
+    var stack: [(FileDescriptor, [UInt8], AndroidTree.Node)] = [(root, [], tree.root(storage))]
+    while let (folder, path, folderNode) = stack.popLast() {
       let stream: DirectoryStream
       do { stream = try DirectoryStream(taking: folder, displayPath: RelativePath.display(path)) } catch {
         if path.isEmpty { throw error }
         findings.append(Finding(rule: .unreadable, path: path, message: "cannot read the folder: \(error.reason)", bytes: nil))
         continue
       }
-      var names: [([UInt8], DirectoryEntryType)] = []
-      let failure = stream.forEachEntry { cName, length, type in
-        names.append((cName.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }, type))
+      var names: [[UInt8]] = []
+      let failure = stream.forEachEntry { cName, length, _ in
+        names.append(cName.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) })
       }
       if let failure {
         findings.append(Finding(rule: .unreadable, path: path.isEmpty ? [0x2E] : path, message: "cannot read the folder: \(SystemError(code: failure, operation: .readFolder, path: "").reason)", bytes: nil))
       }
-      for (name, _) in names.sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
-        let child = path.isEmpty ? name : path + [0x2F] + name
-        guard child.count <= RelativePath.maximumLength, child.count(where: { $0 == 0x2F }) < RelativePath.maximumComponents else {
+      // In byte order, so that the tree (and whatever follows its order) is the same on every
+      // filesystem.
+      names.sort { $0.lexicographicallyPrecedes($1) }
+      let depth = tree.depth(of: folderNode)
+      for name in names {
+        let length = path.count + (path.isEmpty ? 0 : 1) + name.count
+        guard length <= RelativePath.maximumLength, depth + 1 < RelativePath.maximumComponents else {
+          let child = path.isEmpty ? name : path + [0x2F] + name
           findings.append(RelativePath.tooDeep(child, components: child.count(where: { $0 == 0x2F }) + 1, source: "a path"))
           continue
         }
@@ -139,21 +132,22 @@ struct AndroidSource: ContainerSource {
         switch withCName(name, { Syscalls.status(cName: $0, in: stream.descriptor) }) {
         case .success(let found): status = found
         case .failure(let error):
-          findings.append(Finding(rule: .unreadable, path: child, message: "cannot read the status: \(SystemError(code: error.code, operation: .readStatus, path: "").reason)", bytes: nil))
+          findings.append(Finding(rule: .unreadable, path: path.isEmpty ? name : path + [0x2F] + name,
+                                  message: "cannot read the status: \(SystemError(code: error.code, operation: .readStatus, path: "").reason)", bytes: nil))
           continue
         }
-        let place = AndroidPath(storage, child)
         switch status.kind {
         case .directory:
-          tree.add(place, .directory)
+          let node = tree.add(name: name, under: folderNode, .directory)
           directories += 1
+          let child = path.isEmpty ? name : path + [0x2F] + name
           switch withCName(name, { Syscalls.open(cName: $0, in: stream.descriptor, options: .directory) }) {
-          case .success(let opened): stack.append((opened, child))
+          case .success(let opened): stack.append((opened, child, node))
           case .failure(let error):
             findings.append(Finding(rule: .unreadable, path: child, message: "cannot open the folder: \(SystemError(code: error.code, operation: .openFolder, path: "").reason)", bytes: nil))
           }
-        case .regular: tree.add(place, .file(size: status.size))
-        default: tree.add(place, .other)
+        case .regular: tree.add(name: name, under: folderNode, .file(size: status.size))
+        default: tree.add(name: name, under: folderNode, .other)
         }
       }
     }
