@@ -270,4 +270,25 @@ struct AndroidAuditTests {
     #expect(check.status == 0, "\(check.error)")
     #expect(check.output == "\(AuditRule.android.count) android 10752\n")
   }
+
+  /// The device-encrypted storage and the external files folder, named with their options, are
+  /// read beside the data folder, carried in their own domains, and reported under user_de/ and
+  /// external/.
+  @Test func theDeviceEncryptedAndExternalFoldersJoinTheData() throws {
+    let tree = try Self.dataFolder()
+    try tree.file("de/shared_prefs/d.xml", size: 512)
+    try tree.file("de/files/df", size: 10)
+    try tree.file("ext/ext.bin", size: 1024)
+    // Made inside the tree, then moved beside it: the data folder holds neither.
+    try FileManager.default.moveItem(atPath: tree.path("de"), toPath: tree.scratch + "/de")
+    try FileManager.default.moveItem(atPath: tree.path("ext"), toPath: tree.scratch + "/ext")
+    let result = try AppData.run(["audit", "--no-config", "--json", "--list", "critical", "--android-device-data", tree.scratch + "/de",
+                                  "--android-external", tree.scratch + "/ext", tree.root])
+    let json = try result.json()
+    // 10,752 as before; + d.xml 1,024, df 1,024 (device_sharedpref, device_file), ext.bin 1,536 (external).
+    #expect(value(json, "destinations", "cloud", "files") as? Int == 6)
+    #expect(value(json, "destinations", "cloud", "measured") as? Int == 10752 + 1024 + 1024 + 1536)
+    let paths = (json["entries"] as? [[String: Any]] ?? []).map { $0["path"] as! String }
+    #expect(paths == ["databases/app.db", "external/ext.bin", "files/a.txt", "shared_prefs/s.xml", "user_de/files/df", "user_de/shared_prefs/d.xml"], "\(paths)")
+  }
 }

@@ -23,6 +23,8 @@ struct AuditCommand {
     var targetSdk: Int?
     var deviceAPI: Int?
     var notEncrypted = false
+    var deviceData: String?
+    var external: String?
   }
   /// `--baseline`'s argument: a saved report is read, anything else audited, when it runs.
   let baselineArgument: String?
@@ -110,7 +112,8 @@ struct AuditCommand {
                              rules: parsed.allValues("android-rules"), package: parsed.value("android-package"),
                              targetSdk: try parsed.integer("target-sdk", minimum: 1, maximum: 1000),
                              deviceAPI: try parsed.integer("device-api", minimum: 1, maximum: 1000),
-                             notEncrypted: parsed.flag("no-end-to-end-encryption"))
+                             notEncrypted: parsed.flag("no-end-to-end-encryption"),
+                             deviceData: parsed.value("android-device-data"), external: parsed.value("android-external"))
     if configuration.backupDomain != nil && configuration.backup == nil {
       throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
     }
@@ -139,6 +142,8 @@ struct AuditCommand {
         if let target = policy.targetSdk { configuration.android.targetSdk = target }
         if let device = policy.deviceAPI { configuration.android.deviceAPI = device }
         if let encrypted = policy.endToEndEncrypted { configuration.android.isEncrypted = encrypted }
+        if let folder = policy.deviceData { configuration.android.deviceDataPath = path(folder) }
+        if let folder = policy.external { configuration.android.externalPath = path(folder) }
       }
       if let project = android.project { try configuration.android.readProject(atPath: project) }
       if let manifest = android.manifest { try configuration.android.readManifest(atPath: manifest) }
@@ -150,6 +155,8 @@ struct AuditCommand {
     if let target = android.targetSdk { configuration.android.targetSdk = target }
     if let device = android.deviceAPI { configuration.android.deviceAPI = device }
     if android.notEncrypted { configuration.android.isEncrypted = false }
+    if let folder = android.deviceData { configuration.android.deviceDataPath = folder }
+    if let folder = android.external { configuration.android.externalPath = folder }
     if let file = baselineArgument {
       if AuditOutput.isSavedReport(file) {
         do { configuration.baseline = .report(try Baseline.load(path: file)) } catch {

@@ -24,6 +24,11 @@ public struct AndroidSettings: Sendable {
   public var isEncrypted = true
   /// The rules files' names, as given, for messages and reports.
   public var rulesPaths: [String] = []
+  /// The device-encrypted storage (`/data/user_de/0/PKG`) and the external files folder
+  /// (`Android/data/PKG/files`), when given: read beside the credential-encrypted folder, and
+  /// reported under `user_de/` and `external/`.
+  public var deviceDataPath: String?
+  public var externalPath: String?
 
   public init() {}
 

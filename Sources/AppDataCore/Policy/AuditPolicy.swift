@@ -38,7 +38,9 @@ public struct AuditPolicy: Sendable {
     public var targetSdk: Int?
     public var deviceAPI: Int?
     public var endToEndEncrypted: Bool?
-    public static let keys = ["rules", "manifest", "project", "package", "targetSdk", "deviceApi", "endToEndEncrypted"]
+    public var deviceData: String?
+    public var external: String?
+    public static let keys = ["rules", "manifest", "project", "package", "targetSdk", "deviceApi", "endToEndEncrypted", "deviceData", "external"]
   }
 
   /// One container's override: its values, and which keys it gave.
@@ -202,6 +204,8 @@ public struct AuditPolicy: Sendable {
     policy.manifest = try string("manifest")
     policy.project = try string("project")
     policy.package = try string("package")
+    policy.deviceData = try string("deviceData")
+    policy.external = try string("external")
     policy.targetSdk = try level("targetSdk")
     policy.deviceAPI = try level("deviceApi")
     if let value = members["endToEndEncrypted"], value != .null {

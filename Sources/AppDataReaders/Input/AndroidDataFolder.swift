@@ -59,7 +59,33 @@ struct AndroidSource: ContainerSource {
     } catch {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
+    try Self.addStorages(request.android, into: &tree, directories: &directories, findings: &findings)
     return Self.outcome(tree: tree, directories: directories, findings: findings, package: package, container: source, request: request)
+  }
+
+  /// The device-encrypted storage and the external files folder, when given (a folder or an
+  /// archive each), read into their storages.
+  static func addStorages(_ settings: AndroidSettings, into tree: inout AndroidTree, directories: inout UInt64,
+                          findings: inout [Finding]) throws(Refusal) {
+    for (path, storage) in [(settings.deviceDataPath, AndroidStorage.device), (settings.externalPath, .external)] {
+      guard let path else { continue }
+      let status: FileStatus
+      do { status = try Syscalls.status(ofPath: path) } catch {
+        throw Refusal(.notFound, path: path, message: TerminalText.escaped(error.description))
+      }
+      if status.kind == .regular {
+        let read = try AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path).readTree(into: &tree, storage: storage)
+        directories += read.directories
+        findings += read.findings
+        continue
+      }
+      do {
+        let root = try Syscalls.openDirectory(atPath: path)
+        try walk(root, storage: storage, into: &tree, directories: &directories, findings: &findings)
+      } catch {
+        throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
+      }
+    }
   }
 
   /// The app's data at `path` (a folder, or an archive of one) as a tree, for the rules
@@ -211,19 +237,26 @@ struct AndroidArchiveSource: ContainerSource {
 
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     try FolderSource.refuseBackupOptions(request, path: path)
-    let (tree, directories, findings) = try readTree()
+    var (tree, directories, findings) = try readTree()
+    try AndroidSource.addStorages(request.android, into: &tree, directories: &directories, findings: &findings)
     return AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
                                  package: Self.packageName(request.android, archive: path), container: source, request: request)
   }
 
   /// The archive's entries as a tree, its folders counted, and what could not be counted.
   func readTree() throws(Refusal) -> (tree: AndroidTree, directories: UInt64, findings: [Finding]) {
+    var tree = AndroidTree()
+    let read = try readTree(into: &tree, storage: .credential)
+    return (tree, read.directories, read.findings)
+  }
+
+  /// The archive's entries, read into `storage` of `tree`.
+  func readTree(into tree: inout AndroidTree, storage: AndroidStorage) throws(Refusal) -> (directories: UInt64, findings: [Finding]) {
     let reader: LibArchive
     do { reader = try LibArchive(path: path) } catch {
       throw Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(error.message)")
     }
-    var tree = AndroidTree()
-    tree.add(AndroidPath(.credential, []), .directory)
+    _ = tree.root(storage)
     var findings: [Finding] = []
     var directories: UInt64 = 0
     while true {
@@ -243,7 +276,7 @@ struct AndroidArchiveSource: ContainerSource {
         findings.append(RelativePath.tooDeep(name, components: name.count(where: { $0 == 0x2F }) + 1, source: "an archived name"))
         continue
       }
-      let place = AndroidPath(.credential, name)
+      let place = AndroidPath(storage, name)
       switch header.kind {
       case .directory:
         if tree.kind(place) == nil { directories += 1 }
@@ -252,7 +285,7 @@ struct AndroidArchiveSource: ContainerSource {
       default: tree.add(place, .other)
       }
     }
-    return (tree, directories, findings)
+    return (directories, findings)
   }
 }
 
