@@ -58,6 +58,7 @@ deps:
 	$(call apt_require,/usr/include/archive.h,libarchive-dev)  # the library; its header for check-darwin
 	$(call apt_require,/usr/bin/zstd,zstd)
 	$(call apt_require,/usr/include/sqlite3.h,libsqlite3-dev)
+	$(call apt_require,/usr/include/zlib.h,zlib1g-dev)  # zlib.h, for check-darwin's layout check
 endif
 
 # What the tests use besides the build: zip (Scripts/make-test-inputs.py zips a package), jq,

@@ -33,6 +33,12 @@ let package = Package(
       name: "CLibarchive",
       path: "Sources/CLibarchive"
     ),
+    // zlib: the deflate stream of an `adb backup` file. Declared in shim.h (no header needed)
+    // and loaded when an .ab is first read, like libarchive and SQLite.
+    .systemLibrary(
+      name: "CZlib",
+      path: "Sources/CZlib"
+    ),
     // SQLite (libsqlite3-dev): an iOS device backup's Manifest.db, read-only and immutable. Header
     // only, like libarchive: the library is loaded with the first backup.
     .systemLibrary(
@@ -56,7 +62,7 @@ let package = Package(
     .target(
       name: "AppDataReaders",
       dependencies: [
-        "AppDataSystem", "AppDataCore", "CLibarchive", "CSQLite",
+        "AppDataSystem", "AppDataCore", "CLibarchive", "CSQLite", "CZlib",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
       ],

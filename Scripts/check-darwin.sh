@@ -18,7 +18,7 @@
 #
 # It also checks Sources/CLibarchive/shim.h, which declares the libarchive functions appdata
 # calls (macOS ships no archive.h), against libarchive's real headers: a declaration that differs
-# is an error.
+# is an error; and Sources/CZlib/shim.h's stream layout against zlib.h's.
 #
 # Needs the debug build (swift-crypto's modules come from .build/debug). Usage:
 #   Scripts/check-darwin.sh
@@ -83,6 +83,20 @@ archive_include=${ARCHIVE_INCLUDE:-/usr/include}
 clang -fsyntax-only -Werror -x c -include "$archive_include/archive.h" -include "$archive_include/archive_entry.h" \
   Sources/CLibarchive/shim.h
 
+echo "== zlib: Sources/CZlib/shim.h's stream against zlib.h (each field's offset, the size, the codes)"
+cat > "$OUT/zlib-check.c" <<'C'
+#include <stddef.h>
+#include <zlib.h>
+#include "shim.h"
+#define SAME(field) _Static_assert(offsetof(z_stream, field) == offsetof(appdata_z_stream, field), #field);
+SAME(next_in) SAME(avail_in) SAME(total_in) SAME(next_out) SAME(avail_out) SAME(total_out) SAME(msg) SAME(state)
+SAME(zalloc) SAME(zfree) SAME(opaque) SAME(data_type) SAME(adler) SAME(reserved)
+_Static_assert(sizeof(z_stream) == sizeof(appdata_z_stream), "the stream's size");
+_Static_assert(Z_OK == APPDATA_Z_OK && Z_STREAM_END == APPDATA_Z_STREAM_END && Z_NEED_DICT == APPDATA_Z_NEED_DICT, "codes");
+_Static_assert(Z_BUF_ERROR == APPDATA_Z_BUF_ERROR && Z_NO_FLUSH == APPDATA_Z_NO_FLUSH, "codes");
+C
+clang -fsyntax-only -Werror -I Sources/CZlib "$OUT/zlib-check.c"
+
 # swift-crypto's modules, as the debug build made them, and the C modules they import.
 for module in Crypto CryptoExtras SwiftASN1 CryptoBoringWrapper; do
   ln -s "$PWD/$BUILT/$module.swiftmodule" "$OUT/$module.swiftmodule"
@@ -93,7 +107,7 @@ for map in .build/checkouts/swift-crypto/Sources/*/include/module.modulemap; do
 done
 
 common=(-package-name appdata -D DARWIN_CHECK -swift-version 6 -Onone
-  -I "$OUT" -I Tests/DarwinCheck/CDarwin -I Sources/CLibarchive -I Sources/CSQLite "${crypto_maps[@]}")
+  -I "$OUT" -I Tests/DarwinCheck/CDarwin -I Sources/CLibarchive -I Sources/CSQLite -I Sources/CZlib "${crypto_maps[@]}")
 
 echo "== Darwin: Tests/DarwinCheck (darwin.h and the overlay's additions)"
 darwin_module "$OUT"

@@ -45,14 +45,14 @@ if [ $check = 1 ]; then
   # -j: the driver splits the files over one frontend per CPU (19 s on one, 9 s on two).
   # shellcheck disable=SC2086
   swiftc -typecheck -parse-as-library -module-name AppDataFuzz -package-name appdata -j "$(nproc 2>/dev/null || echo 2)" \
-    -I Sources/CSQLite -I Sources/CLibarchive -I Sources/CLibattr \
+    -I Sources/CSQLite -I Sources/CLibarchive -I Sources/CLibattr -I Sources/CZlib \
     Tests/AppDataKitTests/FuzzTargets/*.swift Fuzz/Support/*.swift $sources
   exit
 fi
 echo "== building $binary"
 # shellcheck disable=SC2086
 swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name AppDataFuzz -package-name appdata \
-  -I Sources/CSQLite -I Sources/CLibarchive -I Sources/CLibattr \
+  -I Sources/CSQLite -I Sources/CLibarchive -I Sources/CLibattr -I Sources/CZlib \
   Tests/AppDataKitTests/FuzzTargets/*.swift Fuzz/Support/*.swift $sources -lattr -o "$binary"
 
 status=0

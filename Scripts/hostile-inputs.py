@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("backup", os.path.join(HERE, "make-test-backup.py"))
@@ -977,6 +978,32 @@ def android_round(out, case, folder):
         t.addfile(link)
     case("android-tar-traversal", ["audit", "--format", "json", "--platform", "android", "{DIR}/app.tar"], expect=(0, 1))
     case("android-tar-traversal-by-shape", ["audit", "--format", "json", "{DIR}/app.tar"], expect=(0, 1))
+    # adb backup files and LocalTransport streams given with --backup: a zlib bomb, a truncated
+    # file, an encrypted one asking for 2^31 rounds, a header line that never ends, a pax
+    # header of 100 MB, a size that is not a number.
+    d = folder("android-backups")
+    android_data(os.path.join(d, "data"))
+    compressor = zlib.compressobj(9)
+    zeros = bytes(1 << 24)
+    write(os.path.join(d, "bomb.ab"), b"ANDROID BACKUP\n5\n1\nnone\n" + b"".join(compressor.compress(zeros) for _ in range(32)) + compressor.flush())
+    plain = io.BytesIO()
+    with tarfile.open(fileobj=plain, mode="w") as t:
+        info = tarfile.TarInfo("apps/com.example.app/f/a.txt")
+        info.size = 100
+        t.addfile(info, io.BytesIO(b"x" * 100))
+    write(os.path.join(d, "truncated.ab"), (b"ANDROID BACKUP\n5\n1\nnone\n" + zlib.compress(plain.getvalue()))[:60])
+    write(os.path.join(d, "rounds.ab"), b"ANDROID BACKUP\n5\n1\nAES-256\n" + b"00" * 64 + b"\n" + b"00" * 64 + b"\n2147483648\n" + b"00" * 16 + b"\n" + b"00" * 96 + b"\n")
+    write(os.path.join(d, "endless.ab"), b"ANDROID BACKUP\n" + b"5" * 100000)
+    huge_pax = bytearray(512)
+    huge_pax[0:9] = b"PaxHeader"
+    huge_pax[124:136] = b"%011o\0" % (100 << 20)
+    huge_pax[156:157] = b"x"
+    write(os.path.join(d, "huge-pax.stream"), bytes(huge_pax) + bytes(1024))
+    bad_size = bytearray(plain.getvalue()[:512])
+    bad_size[124:136] = b"99999999999\0"
+    write(os.path.join(d, "bad-size.stream"), bytes(bad_size) + bytes(1024))
+    for name in ("bomb.ab", "truncated.ab", "rounds.ab", "endless.ab", "huge-pax.stream", "bad-size.stream"):
+        case(f"android-backup-{name}", ["audit", "--format", "json", "--backup", "{DIR}/" + name, "{DIR}/data"], expect=(2,), seconds=3)
     # A rules file naming paths that climb out, and a project whose manifest names a resource
     # that climbs out of res/xml.
     d = folder("android-climbing-rules")

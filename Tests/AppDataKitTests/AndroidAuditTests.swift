@@ -291,4 +291,43 @@ struct AndroidAuditTests {
     let paths = (json["entries"] as? [[String: Any]] ?? []).map { $0["path"] as! String }
     #expect(paths == ["databases/app.db", "external/ext.bin", "files/a.txt", "shared_prefs/s.xml", "user_de/files/df", "user_de/shared_prefs/d.xml"], "\(paths)")
   }
+
+  /// `--backup` with what Android really made, written by an independent writer
+  /// (Scripts/make-android-backup.py: Python's tarfile and zlib, following the formats): an
+  /// adb backup file, compressed or not, or LocalTransport's stream. What the model predicts
+  /// for the cloud backup and what the backup holds agree; a file missing from it, and one it
+  /// holds that the model does not carry, are findings; a truncated, encrypted or bomb file is
+  /// one line, exit 2.
+  @Test func theBackupAndroidMadeIsComparedWithThePrediction() throws {
+    let tree = try Self.dataFolder()
+    func make(_ name: String, _ arguments: String) throws -> String {
+      let out = tree.scratch + "/" + name
+      let made = try AppData.shell("python3 '\(AppData.packageRoot)/Scripts/make-android-backup.py' '\(tree.root)' '\(out)' --package com.example.app \(arguments)")
+      #expect(made.status == 0, "\(made.error)")
+      return out
+    }
+    for format in ["ab", "ab-plain", "stream"] {
+      let backup = try make("b.\(format)", "--format \(format)")
+      let result = try AppData.run(["audit", "--no-config", "--json", "--backup", backup, tree.root])
+      #expect(result.status == 0, "\(format): \(result.error)")
+      #expect((try result.json()["findings"] as? [[String: Any]] ?? []).isEmpty, "\(format)")
+    }
+    let differing = try make("d.ab", "--skip a.txt --extra sp/ghost.xml")
+    let result = try AppData.run(["audit", "--no-config", "--json", "--backup", differing, tree.root])
+    let findings = (try result.json()["findings"] as? [[String: Any]] ?? []).map { "\($0["rule"]!) \($0["path"]!)" }.sorted()
+    #expect(findings == ["android-backup-missing files/a.txt", "android-backup-unexpected shared_prefs/ghost.xml"], "\(findings)")
+    // Refusals, one line each.
+    let whole = try Data(contentsOf: URL(fileURLWithPath: try make("t.ab", "")))
+    try whole.prefix(60).write(to: URL(fileURLWithPath: tree.scratch + "/truncated.ab"))
+    let truncated = try AppData.run(["audit", "--no-config", "--backup", tree.scratch + "/truncated.ab", tree.root])
+    #expect(truncated.status == 2 && truncated.error.hasSuffix("truncated.ab: the compressed stream ends before its end (a truncated file)\n"), "\(truncated.error)")
+    let encrypted = try AppData.run(["audit", "--no-config", "--backup", try make("e.ab", "--encrypted-header"), tree.root])
+    #expect(encrypted.status == 2 && encrypted.error.contains("an encrypted adb backup (AES-256)"), "\(encrypted.error)")
+    let bomb = tree.scratch + "/bomb.ab"
+    #expect(try AppData.shell("""
+      python3 -c 'import zlib,sys; c=zlib.compressobj(9); f=open(sys.argv[1],"wb"); f.write(b"ANDROID BACKUP\\n5\\n1\\nnone\\n"); z=bytes(1<<24); [f.write(c.compress(z)) for _ in range(20)]; f.write(c.flush())' '\(bomb)'
+      """).status == 0)
+    let refused = try AppData.run(["audit", "--no-config", "--backup", bomb, tree.root])
+    #expect(refused.status == 2 && refused.error.contains("a zlib bomb, not an app's backup"), "\(refused.error)")
+  }
 }

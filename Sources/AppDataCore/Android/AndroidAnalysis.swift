@@ -47,7 +47,8 @@ package struct AndroidAnalysis {
   }
 
   package init(app: AndroidApp, tree: AndroidTree, rulesFiles: [AndroidRulesFile], cloudQuota: UInt64?, transferQuota: UInt64?,
-               warnAt: Double?, listed listedCategories: Set<Category> = [], top: Int = 10) {
+               warnAt: Double?, listed listedCategories: Set<Category> = [], top: Int = 10,
+               backup: (name: String, entries: [(token: String, path: [UInt8], size: UInt64, isDirectory: Bool)])? = nil) {
     let cloud = AndroidBackupModel.outcome(app, tree: tree, destination: .cloud, quota: cloudQuota)
     let transfer = AndroidBackupModel.outcome(app, tree: tree, destination: .deviceTransfer, quota: transferQuota)
     func figures(_ outcome: AndroidOutcome, _ name: String) -> AndroidDestinationFigures {
@@ -106,6 +107,7 @@ package struct AndroidAnalysis {
     listed.sort { $0.path.lexicographicallyPrecedes($1.path) }
     summary = AndroidSummary(package: app.package, cloud: figures(cloud, "cloud"), deviceTransfer: figures(transfer, "deviceTransfer"), carriedBy: carriedBy)
     findings = AndroidFindings.all(app: app, tree: tree, rulesFiles: rulesFiles, cloud: cloud, transfer: transfer, warnAt: warnAt)
+    if let backup { findings += AndroidFindings.comparison(cloud: cloud, tree: tree, backup: backup.entries, name: backup.name) }
   }
 
   /// cache/ and code_cache/ at a storage's top: Android's caches, never in the cloud backup.

@@ -46,11 +46,20 @@ extension AuditRule {
     rationale: "A carried folder is named like a cache (cache, caches, tiles, tmp, ...), outside cache/ where Android keeps caches out of the backup.",
     remedy: "Keep it under getCacheDir(), or exclude it in the backup rules.")
 
+  public static let androidBackupMissing = AuditRule(
+    id: "android-backup-missing", severity: .warning,
+    rationale: "With --backup: the rules and the data say the cloud backup carries this file, but the backup Android made (an adb backup file, or LocalTransport's stream) does not hold it: the file came after the backup, or appdata's model differs from the device's.",
+    remedy: "Make the backup again with the data in the state to check; if the file is still missing, report the rules file and the path.")
+  public static let androidBackupUnexpected = AuditRule(
+    id: "android-backup-unexpected", severity: .warning,
+    rationale: "With --backup: the backup Android made holds a file the rules and the data say it does not carry: the rules given are not the app's, or appdata's model differs from the device's.",
+    remedy: "Check that --android-rules (or the manifest) is the build that made the backup; if it is, report the rules file and the path.")
+
   /// The Android rules, in the order Docs/rules.md lists them.
   public static let android: [AuditRule] = [
     .androidOverQuota, .androidNearQuota, .androidRulesAbort, .androidRuleDropped, .androidRuleUnmatched, .androidShmCarried,
     .androidIncludeDropsDomains, .androidExcludeAboveInclude, .androidTransferCarriesExcluded, .androidAllowBackupIgnored,
-    .androidCacheInBackup,
+    .androidCacheInBackup, .androidBackupMissing, .androidBackupUnexpected,
   ]
 }
 
@@ -191,5 +200,36 @@ package enum AndroidFindings {
       }
     }
     return (count, bytes)
+  }
+
+  /// With `--backup`: the files the cloud backup's walk sends, against those the backup Android
+  /// made holds (`backup`: token, path in the domain, size, folder or not).
+  static func comparison(cloud: AndroidOutcome, tree: AndroidTree, backup: [(token: String, path: [UInt8], size: UInt64, isDirectory: Bool)],
+                         name: String) -> [Finding] {
+    func key(_ token: String, _ path: [UInt8]) -> [UInt8] { Array(token.utf8) + [0x2F] + path }
+    var predicted: [[UInt8]: (AndroidPath, UInt64)] = [:]
+    for entry in cloud.entries where !entry.isDirectory {
+      let place = tree.place(entry.node)
+      let folder = entry.domain.folder
+      let relative = folder.isEmpty ? place.path : Array(place.path.dropFirst(folder.count + 1))
+      predicted[key(entry.domain.token, relative)] = (place, entry.size)
+    }
+    var held: Set<[UInt8]> = []
+    var findings: [Finding] = []
+    for entry in backup where !entry.isDirectory {
+      let entryKey = key(entry.token, entry.path)
+      held.insert(entryKey)
+      guard predicted[entryKey] == nil else { continue }
+      let domain = AndroidDomain.allCases.first { $0.token == entry.token } ?? .root
+      let folder = domain.folder
+      let place = AndroidPath(domain.storage, folder.isEmpty ? entry.path : folder + [0x2F] + entry.path)
+      findings.append(Finding(rule: .androidBackupUnexpected, path: AndroidAnalysis.reportPath(place),
+                              message: "\(name) holds it (\(entry.size) bytes); the rules and the data say the cloud backup does not carry it", bytes: entry.size))
+    }
+    for (entryKey, value) in predicted where !held.contains(entryKey) {
+      findings.append(Finding(rule: .androidBackupMissing, path: AndroidAnalysis.reportPath(value.0),
+                              message: "the cloud backup would carry it (\(value.1) bytes), but \(name) does not hold it", bytes: value.1))
+    }
+    return findings
   }
 }

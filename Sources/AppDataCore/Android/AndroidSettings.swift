@@ -29,6 +29,9 @@ public struct AndroidSettings: Sendable {
   /// reported under `user_de/` and `external/`.
   public var deviceDataPath: String?
   public var externalPath: String?
+  /// `--backup`: an `adb backup` file or a LocalTransport stream of the app, compared with
+  /// what the cloud backup's rules carry.
+  public var backupPath: String?
 
   public init() {}
 

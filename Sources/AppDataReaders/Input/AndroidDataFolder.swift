@@ -24,8 +24,12 @@ enum AndroidDataFolder: FolderInputKind {
   }
 }
 
+/// A source that is an Android app's data (a folder or an archive): `--backup` is then an
+/// Android backup to compare with (`AndroidSettings.backupPath`).
+package protocol AndroidInput {}
+
 /// An Android data folder, audited as Android's backup would walk it (`AndroidAnalysis`).
-struct AndroidSource: ContainerSource {
+struct AndroidSource: ContainerSource, AndroidInput {
   let source: String
   /// The folder as typed.
   let path: String
@@ -60,7 +64,7 @@ struct AndroidSource: ContainerSource {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
     try Self.addStorages(request.android, into: &tree, directories: &directories, findings: &findings)
-    return Self.outcome(tree: tree, directories: directories, findings: findings, package: package, container: source, request: request)
+    return try Self.outcome(tree: tree, directories: directories, findings: findings, package: package, container: source, request: request)
   }
 
   /// The device-encrypted storage and the external files folder, when given (a folder or an
@@ -110,12 +114,21 @@ struct AndroidSource: ContainerSource {
 
   /// The report of an app's data read into `tree` (from a folder or an archive).
   static func outcome(tree: AndroidTree, directories: UInt64, findings: [Finding], package: String, container: String,
-                      request: AuditRequest) -> AuditOutcome {
+                      request: AuditRequest) throws(Refusal) -> AuditOutcome {
     let settings = request.android
     let options = request.options(package)
+    var backup: (name: String, entries: [(token: String, path: [UInt8], size: UInt64, isDirectory: Bool)])?
+    if let path = settings.backupPath {
+      do {
+        let entries = try AndroidBackupStream.entries(atPath: path)
+        backup = (TerminalText.escaped(path), entries.map { ($0.token, $0.path, $0.size, $0.isDirectory) })
+      } catch {
+        throw Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(error.message)")
+      }
+    }
     let analysis = AndroidAnalysis(app: settings.app(package: package), tree: tree, rulesFiles: settings.rules,
                                    cloudQuota: options.maxBackupSize ?? AndroidFacts.cloudQuota, transferQuota: nil, warnAt: options.warnAt,
-                                   listed: options.listedCategories, top: options.top)
+                                   listed: options.listedCategories, top: options.top, backup: backup)
     var report = AuditReport(container: container, id: package, kind: .app, name: package, categories: analysis.categories,
                              directories: directories, maxFileSize: options.maxFileSize, maxBackupSize: analysis.summary.cloud.quota,
                              findings: Finding.sortedForReport(Auditor.applyPolicy(to: findings + analysis.findings, options: options)),
@@ -184,7 +197,7 @@ struct AndroidSource: ContainerSource {
 /// a tgz or zip of one), read with libarchive without extracting it: the names, kinds and
 /// sizes are all the model needs. Taken for one by its shape (`AndroidDataFolder`'s, on its
 /// top-level names) or with `--platform android`.
-struct AndroidArchiveSource: ContainerSource {
+struct AndroidArchiveSource: ContainerSource, AndroidInput {
   let source: String
   let path: String
 
@@ -239,7 +252,7 @@ struct AndroidArchiveSource: ContainerSource {
     try FolderSource.refuseBackupOptions(request, path: path)
     var (tree, directories, findings) = try readTree()
     try AndroidSource.addStorages(request.android, into: &tree, directories: &directories, findings: &findings)
-    return AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
+    return try AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
                                  package: Self.packageName(request.android, archive: path), container: source, request: request)
   }
 

@@ -229,7 +229,9 @@ struct AuditRun {
     }
     TestHooks.pause(at: "resolved")
     let isOnlyContainer = !source.isCollection
-    let backup = try configuration.backup.map { path throws(AuditFailure) in try Self.backupSource(path) }
+    // For an Android app's data, --backup is an Android backup, which its source compares.
+    let isAndroid = source is AndroidInput
+    let backup = isAndroid ? nil : try configuration.backup.map { path throws(AuditFailure) in try Self.backupSource(path) }
     // An encrypted backup's password, asked for before the walk starts (the same password
     // opens PATH and --backup BACKUP when both need one).
     let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil }
@@ -259,6 +261,7 @@ struct AuditRun {
     request.password = secret
     request.maximumKeyRounds = configuration.limits.maximumKeyRounds
     request.android = configuration.android
+    if isAndroid { request.android.backupPath = configuration.backup }
     request.entrySink = configuration.entrySink
     request.tagsLines = configuration.tagsNDJSONLines
     request.progress = progress

@@ -1,0 +1,339 @@
+import AppDataSystem
+import AppDataCore
+import CZlib
+
+/// What a backup Android really made holds for an app: the entries of its tar stream
+/// (`apps/PKG/TOKEN/PATH`), read from an `adb backup` file (`.ab`: a text header, then the
+/// tar, zlib-compressed or not) or from the stream LocalTransport keeps for the package (the
+/// tar alone). Streamed: nothing is written out, only headers are kept, and the stream's size
+/// is bounded (`maximumBytes`). An encrypted `.ab` is refused with what it is.
+struct AndroidBackupStream {
+  /// One entry: its domain token (`r`, `f`, `db`, `sp`, `ef`, `d_r`, ...), its path in the
+  /// domain, and its size.
+  struct Entry: Equatable {
+    var token: String
+    var path: [UInt8]
+    var size: UInt64
+    var isDirectory: Bool
+  }
+
+  struct Failure: Error {
+    var message: String
+  }
+
+  /// The most an `.ab`'s tar may expand to: beyond it the file is refused. A zlib bomb is
+  /// refused sooner: past 256 MiB, a stream that expands more than 200 times its compressed
+  /// size (deflate reaches about 1,000 on zeros; an app's data, databases included, far less).
+  static let maximumBytes: UInt64 = 8 << 30
+  static let bombFloor: UInt64 = 256 << 20
+  static let bombRatio: UInt64 = 200
+  /// The most entries read, and the largest pax record block and name.
+  static let maximumEntries = 10_000_000
+  static let maximumPaxBytes = 1 << 20
+
+  /// The entries of the backup at `path`.
+  static func entries(atPath path: String) throws(Failure) -> [Entry] {
+    let file: FileDescriptor
+    do { file = try Syscalls.openFile(atPath: path) } catch { throw Failure(message: "cannot \(error.action): \(error.reason)") }
+    defer { file.close() }
+    var source = ByteSource(file: file)
+    // An .ab starts with its text header; LocalTransport's stream is the tar alone.
+    var compressed = false
+    if try source.peek(15) == Array("ANDROID BACKUP\n".utf8) {
+      _ = try source.line()
+      guard let version = Int(try source.line()), (1...5).contains(version) else { throw Failure(message: "an adb backup of a version appdata does not know (1 to 5)") }
+      let flag = try source.line()
+      guard flag == "0" || flag == "1" else { throw Failure(message: "an adb backup whose compression flag is neither 0 nor 1") }
+      compressed = flag == "1"
+      let encryption = try source.line()
+      if encryption == "AES-256" {
+        throw Failure(message: "an encrypted adb backup (AES-256), which appdata does not read yet; make it without a password (adb backup, leave the password empty)")
+      }
+      guard encryption == "none" else { throw Failure(message: "an adb backup with an unknown encryption '\(TerminalText.escaped(encryption))'") }
+    }
+    var tar = TarReader()
+    if compressed {
+      var inflater = try Inflater()
+      defer { inflater.end() }
+      var input = [UInt8](repeating: 0, count: 256 << 10)
+      var output = [UInt8](repeating: 0, count: 256 << 10)
+      var ended = false
+      var compressedBytes: UInt64 = 0
+      while !ended {
+        let count = try source.read(into: &input)
+        compressedBytes += UInt64(count)
+        if count == 0 { throw Failure(message: "the compressed stream ends before its end (a truncated file)") }
+        var offset = 0
+        while offset < count || (inflater.hasPendingOutput && !ended) {
+          let (used, produced, streamEnded) = try inflater.inflate(input[offset..<count], into: &output)
+          offset += used
+          if produced > 0 { try tar.feed(output[0..<produced]) }
+          if tar.total > maximumBytes { throw Failure(message: "expands beyond \(ByteSize.human(maximumBytes)), more than appdata reads") }
+          if tar.total > bombFloor && tar.total > compressedBytes * bombRatio {
+            throw Failure(message: "expands more than \(bombRatio) times its compressed size (\(ByteSize.human(tar.total)) from \(ByteSize.human(compressedBytes))): a zlib bomb, not an app's backup")
+          }
+          if streamEnded { ended = true; break }
+          if used == 0 && produced == 0 { break }
+        }
+      }
+    } else {
+      var buffer = [UInt8](repeating: 0, count: 256 << 10)
+      while true {
+        let count = try source.read(into: &buffer)
+        if count == 0 { break }
+        try tar.feed(buffer[0..<count])
+        if tar.total > maximumBytes { throw Failure(message: "larger than \(ByteSize.human(maximumBytes)), more than appdata reads") }
+      }
+    }
+    guard tar.sawEnd || tar.isBetweenEntries else { throw Failure(message: "the tar stream ends inside an entry (a truncated file)") }
+    return tar.entries
+  }
+
+  /// The file, read in chunks, with the few header lines an .ab starts with.
+  struct ByteSource {
+    let file: FileDescriptor
+    var pending: [UInt8] = []
+
+    init(file: FileDescriptor) { self.file = file }
+
+    /// read(2) into `buffer`, a failure in words.
+    func readFile(into buffer: inout [UInt8]) throws(Failure) -> Int {
+      var result: Result<Int, SystemError> = .success(0)
+      buffer.withUnsafeMutableBytes { raw in
+        do throws(SystemError) { result = .success(try Syscalls.read(file, into: raw, displayPath: "")) } catch { result = .failure(error) }
+      }
+      switch result {
+      case .success(let read): return read
+      case .failure(let error): throw Failure(message: "cannot read: \(error.reason)")
+      }
+    }
+
+    mutating func fill(_ count: Int) throws(Failure) {
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      while pending.count < count {
+        let read = try readFile(into: &chunk)
+        if read == 0 { return }
+        pending += chunk[0..<read]
+      }
+    }
+
+    mutating func peek(_ count: Int) throws(Failure) -> [UInt8] {
+      try fill(count)
+      return Array(pending.prefix(count))
+    }
+
+    /// A header line, without its newline (at most 1 KiB: the master key blob is ~300 hex digits).
+    mutating func line() throws(Failure) -> String {
+      try fill(1024)
+      guard let end = pending.prefix(1024).firstIndex(of: 0x0A) else { throw Failure(message: "an adb backup header line that never ends") }
+      let text = String(decoding: pending[..<end], as: UTF8.self)
+      pending.removeFirst(end + 1)
+      return text
+    }
+
+    mutating func read(into buffer: inout [UInt8]) throws(Failure) -> Int {
+      if !pending.isEmpty {
+        let count = min(pending.count, buffer.count)
+        buffer.replaceSubrange(0..<count, with: pending[0..<count])
+        pending.removeFirst(count)
+        return count
+      }
+      return try readFile(into: &buffer)
+    }
+  }
+
+  /// zlib's inflate over the loaded library (`CZlib`).
+  struct Inflater {
+    private static let functions: Result<appdata_zlib, SharedLibrary.LoadFailure> = SharedLibrary.table(libraryNames, bind: appdata_zlib_bind)
+    #if os(macOS) || DARWIN_CHECK
+    static let libraryNames = ["/usr/lib/libz.1.dylib"]
+    #else
+    static let libraryNames = ["libz.so.1", "libz.so"]
+    #endif
+    private let z: appdata_zlib
+    private let stream: UnsafeMutablePointer<appdata_z_stream>
+    /// Whether the last call filled the output: more may be waiting inside zlib.
+    private(set) var hasPendingOutput = false
+
+    init() throws(Failure) {
+      switch Self.functions {
+      case .success(let table): z = table
+      case .failure(let failure): throw Failure(message: "cannot load zlib (\(failure.reason))")
+      }
+      stream = .allocate(capacity: 1)
+      stream.initialize(to: appdata_z_stream(next_in: nil, avail_in: 0, total_in: 0, next_out: nil, avail_out: 0, total_out: 0, msg: nil,
+                                             state: nil, zalloc: nil, zfree: nil, opaque: nil, data_type: 0, adler: 0, reserved: 0))
+      guard z.inflateInit_(stream, z.zlibVersion(), Int32(MemoryLayout<appdata_z_stream>.size)) == APPDATA_Z_OK else {
+        stream.deallocate()
+        throw Failure(message: "zlib would not start")
+      }
+    }
+
+    func end() {
+      _ = z.inflateEnd(stream)
+      stream.deallocate()
+    }
+
+    /// Inflates from `input` into `output`: the bytes used, the bytes made, and whether the
+    /// stream ended.
+    mutating func inflate(_ input: ArraySlice<UInt8>, into output: inout [UInt8]) throws(Failure) -> (Int, Int, Bool) {
+      var result: Int32 = 0
+      var used = 0
+      var produced = 0
+      input.withUnsafeBufferPointer { inputBuffer in
+        output.withUnsafeMutableBufferPointer { outputBuffer in
+          stream.pointee.next_in = inputBuffer.baseAddress
+          stream.pointee.avail_in = UInt32(inputBuffer.count)
+          stream.pointee.next_out = outputBuffer.baseAddress
+          stream.pointee.avail_out = UInt32(outputBuffer.count)
+          result = z.inflate(stream, APPDATA_Z_NO_FLUSH)
+          used = inputBuffer.count - Int(stream.pointee.avail_in)
+          produced = outputBuffer.count - Int(stream.pointee.avail_out)
+        }
+      }
+      hasPendingOutput = produced == output.count
+      switch result {
+      case APPDATA_Z_OK: return (used, produced, false)
+      case APPDATA_Z_STREAM_END: return (used, produced, true)
+      case APPDATA_Z_BUF_ERROR: return (used, produced, false)
+      default:
+        let words = stream.pointee.msg.map { String(cString: $0) } ?? "code \(result)"
+        throw Failure(message: "its compressed stream is damaged (zlib: \(TerminalText.escaped(words)))")
+      }
+    }
+  }
+
+  /// A tar stream read as it comes: ustar headers, pax `path` and `size` records, GNU long
+  /// names; data skipped. Only `apps/PKG/TOKEN/PATH` entries are kept.
+  struct TarReader {
+    var entries: [Entry] = []
+    private(set) var total: UInt64 = 0
+    private(set) var sawEnd = false
+    private var header: [UInt8] = []
+    /// Bytes of the current entry's data still to skip, and of its padding.
+    private var skipping: UInt64 = 0
+    /// A pax or GNU long-name record being read, and for which entry.
+    private var record: [UInt8]?
+    private var recordKind: UInt8 = 0
+    private var recordLeft: UInt64 = 0
+    private var recordPadding: UInt64 = 0
+    private var paxPath: [UInt8]?
+    private var paxSize: UInt64?
+    private var zeroBlocks = 0
+
+    var isBetweenEntries: Bool { header.isEmpty && skipping == 0 && record == nil }
+
+    mutating func feed(_ bytes: ArraySlice<UInt8>) throws(Failure) {
+      total += UInt64(bytes.count)
+      var index = bytes.startIndex
+      while index < bytes.endIndex {
+        if sawEnd { return }
+        if record != nil {
+          let take = Int(min(UInt64(bytes.endIndex - index), recordLeft))
+          record! += bytes[index..<(index + take)]
+          index += take
+          recordLeft -= UInt64(take)
+          if recordLeft == 0 {
+            finishRecord()
+            skipping = recordPadding
+          }
+          continue
+        }
+        if skipping > 0 {
+          let take = Int(min(UInt64(bytes.endIndex - index), skipping))
+          index += take
+          skipping -= UInt64(take)
+          continue
+        }
+        let take = min(512 - header.count, bytes.endIndex - index)
+        header += bytes[index..<(index + take)]
+        index += take
+        if header.count == 512 {
+          try readHeader()
+          header.removeAll(keepingCapacity: true)
+        }
+      }
+    }
+
+    private mutating func finishRecord() {
+      guard let bytes = record else { return }
+      record = nil
+      if recordKind == UInt8(ascii: "L") {
+        paxPath = Array(bytes.prefix { $0 != 0 })
+        return
+      }
+      // pax: "LEN key=value\n" records.
+      var index = 0
+      while index < bytes.count {
+        guard let space = bytes[index...].firstIndex(of: 0x20), let length = Int(String(decoding: bytes[index..<space], as: UTF8.self)),
+              length > 0, index + length <= bytes.count else { return }
+        let body = bytes[(space + 1)..<(index + length - 1)]
+        if let equals = body.firstIndex(of: 0x3D) {
+          let key = String(decoding: body[..<equals], as: UTF8.self)
+          let value = Array(body[(equals + 1)...])
+          if key == "path" { paxPath = value }
+          if key == "size" { paxSize = UInt64(String(decoding: value, as: UTF8.self)) }
+        }
+        index += length
+      }
+    }
+
+    private static func octal(_ field: ArraySlice<UInt8>) -> UInt64? {
+      var value: UInt64 = 0
+      var sawDigit = false
+      for byte in field {
+        if byte == 0 || byte == 0x20 { if sawDigit { break } else { continue } }
+        guard (0x30...0x37).contains(byte) else { return nil }
+        let (shifted, overflow) = value.multipliedReportingOverflow(by: 8)
+        guard !overflow else { return nil }
+        value = shifted + UInt64(byte - 0x30)
+        sawDigit = true
+      }
+      return value
+    }
+
+    private mutating func readHeader() throws(Failure) {
+      if header.allSatisfy({ $0 == 0 }) {
+        zeroBlocks += 1
+        if zeroBlocks == 2 { sawEnd = true }
+        return
+      }
+      zeroBlocks = 0
+      guard let size = Self.octal(header[124..<136]) else { throw Failure(message: "a tar header with a size that is not a number") }
+      let type = header[156]
+      let padding = (512 - size % 512) % 512
+      if type == UInt8(ascii: "x") || type == UInt8(ascii: "L") {
+        guard size <= UInt64(AndroidBackupStream.maximumPaxBytes) else { throw Failure(message: "a tar extended header of \(size) bytes, more than appdata reads") }
+        record = []
+        recordKind = type
+        recordLeft = size
+        recordPadding = padding
+        if size == 0 { finishRecord(); skipping = padding }
+        return
+      }
+      if type == UInt8(ascii: "g") {
+        skipping = size + padding
+        return
+      }
+      var name = paxPath ?? {
+        let base = Array(header[0..<100].prefix { $0 != 0 })
+        let isUstar = header[257..<262].elementsEqual("ustar".utf8)
+        let prefix = isUstar ? Array(header[345..<500].prefix { $0 != 0 }) : []
+        return prefix.isEmpty ? base : prefix + [0x2F] + base
+      }()
+      let entrySize = paxSize ?? size
+      paxPath = nil
+      paxSize = nil
+      let isDirectory = type == UInt8(ascii: "5")
+      skipping = isDirectory ? 0 : entrySize + (512 - entrySize % 512) % 512
+      if name.last == 0x2F { name.removeLast() }
+      // apps/PKG/TOKEN/PATH; `_manifest` and the APK (`a`) are not app data.
+      let parts = name.split(separator: 0x2F, maxSplits: 3, omittingEmptySubsequences: false)
+      guard parts.count == 4, parts[0].elementsEqual("apps".utf8) else { return }
+      let token = String(decoding: parts[2], as: UTF8.self)
+      guard ["r", "f", "db", "sp", "ef", "d_r", "d_f", "d_db", "d_sp"].contains(token) else { return }
+      guard entries.count < AndroidBackupStream.maximumEntries else { throw Failure(message: "more than \(AndroidBackupStream.maximumEntries) entries, more than appdata reads") }
+      entries.append(Entry(token: token, path: Array(parts[3]), size: isDirectory ? 0 : entrySize, isDirectory: isDirectory))
+    }
+  }
+}
