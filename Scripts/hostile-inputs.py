@@ -979,7 +979,7 @@ def android_round(out, case, folder):
     case("android-tar-traversal", ["audit", "--format", "json", "--platform", "android", "{DIR}/app.tar"], expect=(0, 1))
     case("android-tar-traversal-by-shape", ["audit", "--format", "json", "{DIR}/app.tar"], expect=(0, 1))
     # adb backup files and LocalTransport streams given with --backup: a zlib bomb, a truncated
-    # file, an encrypted one asking for 2^31 rounds, a header line that never ends, a pax
+    # file, an encrypted one asking for 2^31 rounds (refused before any is computed), a header line that never ends, a pax
     # header of 100 MB, a size that is not a number.
     d = folder("android-backups")
     android_data(os.path.join(d, "data"))
@@ -994,6 +994,13 @@ def android_round(out, case, folder):
     write(os.path.join(d, "truncated.ab"), (b"ANDROID BACKUP\n5\n1\nnone\n" + zlib.compress(plain.getvalue()))[:60])
     write(os.path.join(d, "rounds.ab"), b"ANDROID BACKUP\n5\n1\nAES-256\n" + b"00" * 64 + b"\n" + b"00" * 64 + b"\n2147483648\n" + b"00" * 16 + b"\n" + b"00" * 96 + b"\n")
     write(os.path.join(d, "endless.ab"), b"ANDROID BACKUP\n" + b"5" * 100000)
+    # Encrypted headers that lie: a salt that is not hex, a master key blob of 100,000 hex
+    # digits, a blob whose length is not a whole AES block, and one whose padding is a lie.
+    encrypted = b"ANDROID BACKUP\n5\n1\nAES-256\n"
+    write(os.path.join(d, "bad-hex.ab"), encrypted + b"zz" * 64 + b"\n" + b"00" * 64 + b"\n1000\n" + b"00" * 16 + b"\n" + b"00" * 96 + b"\n")
+    write(os.path.join(d, "huge-blob.ab"), encrypted + b"00" * 64 + b"\n" + b"00" * 64 + b"\n1000\n" + b"00" * 16 + b"\n" + b"0" * 100000 + b"\n")
+    write(os.path.join(d, "odd-blob.ab"), encrypted + b"00" * 64 + b"\n" + b"00" * 64 + b"\n1000\n" + b"00" * 16 + b"\n" + b"00" * 95 + b"\n")
+    write(os.path.join(d, "lying-blob.ab"), encrypted + b"00" * 64 + b"\n" + b"00" * 64 + b"\n1000\n" + b"00" * 16 + b"\n" + b"ff" * 96 + b"\n")
     huge_pax = bytearray(512)
     huge_pax[0:9] = b"PaxHeader"
     huge_pax[124:136] = b"%011o\0" % (100 << 20)
@@ -1002,8 +1009,11 @@ def android_round(out, case, folder):
     bad_size = bytearray(plain.getvalue()[:512])
     bad_size[124:136] = b"99999999999\0"
     write(os.path.join(d, "bad-size.stream"), bytes(bad_size) + bytes(1024))
-    for name in ("bomb.ab", "truncated.ab", "rounds.ab", "endless.ab", "huge-pax.stream", "bad-size.stream"):
-        case(f"android-backup-{name}", ["audit", "--format", "json", "--backup", "{DIR}/" + name, "{DIR}/data"], expect=(2,), seconds=3)
+    for name in ("bomb.ab", "truncated.ab", "rounds.ab", "endless.ab", "huge-pax.stream", "bad-size.stream",
+                 "bad-hex.ab", "huge-blob.ab", "odd-blob.ab", "lying-blob.ab"):
+        case(f"android-backup-{name}", ["audit", "--format", "json", "--password-file", "{DIR}/password", "--backup", "{DIR}/" + name, "{DIR}/data"],
+             expect=(2,), seconds=3)
+    write(os.path.join(d, "password"), b"x\n")
     # A rules file naming paths that climb out, and a project whose manifest names a resource
     # that climbs out of res/xml.
     d = folder("android-climbing-rules")

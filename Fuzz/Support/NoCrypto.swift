@@ -27,4 +27,9 @@ enum BackupDecryption {
   }
 
   static func paddingLength(_ bytes: UnsafeRawBufferPointer) -> Int { 0 }
+
+  static func androidPayload(password: SecretBuffer, userSalt: [UInt8], checksumSalt: [UInt8], rounds: Int, userIV: [UInt8],
+                             blob: [UInt8]) throws(Failure) -> PayloadDecryptor {
+    throw .damaged("decryption is not part of fuzz builds")
+  }
 }

@@ -321,8 +321,19 @@ struct AndroidAuditTests {
     try whole.prefix(60).write(to: URL(fileURLWithPath: tree.scratch + "/truncated.ab"))
     let truncated = try AppData.run(["audit", "--no-config", "--backup", tree.scratch + "/truncated.ab", tree.root])
     #expect(truncated.status == 2 && truncated.error.hasSuffix("truncated.ab: the compressed stream ends before its end (a truncated file)\n"), "\(truncated.error)")
-    let encrypted = try AppData.run(["audit", "--no-config", "--backup", try make("e.ab", "--encrypted-header"), tree.root])
-    #expect(encrypted.status == 2 && encrypted.error.contains("an encrypted adb backup (AES-256)"), "\(encrypted.error)")
+    // Encrypted (AES-256, PBKDF2-HMAC-SHA1, Java's widened checksum), compressed or not: read
+    // with its password; a wrong one is one line, exit 2.
+    for format in ["ab", "ab-plain"] {
+      let encrypted = try make("e.\(format)", "--format \(format) --password 'pässwörd' --rounds 1000")
+      let read = try AppData.run(["audit", "--no-config", "--json", "--backup", encrypted, tree.root], environment: ["APPDATA_BACKUP_PASSWORD": "pässwörd"])
+      #expect(read.status == 0, "\(format): \(read.error)")
+      #expect((try read.json()["findings"] as? [[String: Any]] ?? []).isEmpty, "\(format)")
+      let wrong = try AppData.run(["audit", "--no-config", "--backup", encrypted, tree.root], environment: ["APPDATA_BACKUP_PASSWORD": "passwörd"])
+      #expect(wrong.status == 2 && wrong.error == "appdata: error: \(encrypted): the password is not this adb backup's\n", "\(wrong.error)")
+    }
+    let rounds = try make("r.ab", "--password x --rounds 200")
+    let tooMany = try AppData.run(["audit", "--no-config", "--max-key-rounds", "100", "--backup", rounds, tree.root], environment: ["APPDATA_BACKUP_PASSWORD": "x"])
+    #expect(tooMany.status == 2 && tooMany.error.contains("it asks for 200 key-derivation rounds, more than the 100 appdata allows (--max-key-rounds)"), "\(tooMany.error)")
     let bomb = tree.scratch + "/bomb.ab"
     #expect(try AppData.shell("""
       python3 -c 'import zlib,sys; c=zlib.compressobj(9); f=open(sys.argv[1],"wb"); f.write(b"ANDROID BACKUP\\n5\\n1\\nnone\\n"); z=bytes(1<<24); [f.write(c.compress(z)) for _ in range(20)]; f.write(c.flush())' '\(bomb)'

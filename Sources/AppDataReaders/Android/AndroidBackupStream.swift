@@ -31,62 +31,167 @@ struct AndroidBackupStream {
   static let maximumEntries = 10_000_000
   static let maximumPaxBytes = 1 << 20
 
-  /// The entries of the backup at `path`.
-  static func entries(atPath path: String) throws(Failure) -> [Entry] {
+  /// The entries of the backup at `path`. An encrypted `.ab` needs `password`, and may ask
+  /// for at most `maximumRounds` key-derivation rounds.
+  static func entries(atPath path: String, password: SecretBuffer? = nil, maximumRounds: UInt64 = BackupKeybag.defaultMaximumRounds) throws(Failure) -> [Entry] {
     let file: FileDescriptor
     do { file = try Syscalls.openFile(atPath: path) } catch { throw Failure(message: "cannot \(error.action): \(error.reason)") }
     defer { file.close() }
     var source = ByteSource(file: file)
-    // An .ab starts with its text header; LocalTransport's stream is the tar alone.
-    var compressed = false
-    if try source.peek(15) == Array("ANDROID BACKUP\n".utf8) {
-      _ = try source.line()
-      guard let version = Int(try source.line()), (1...5).contains(version) else { throw Failure(message: "an adb backup of a version appdata does not know (1 to 5)") }
-      let flag = try source.line()
-      guard flag == "0" || flag == "1" else { throw Failure(message: "an adb backup whose compression flag is neither 0 nor 1") }
-      compressed = flag == "1"
-      let encryption = try source.line()
-      if encryption == "AES-256" {
-        throw Failure(message: "an encrypted adb backup (AES-256), which appdata does not read yet; make it without a password (adb backup, leave the password empty)")
+    let header = try self.header(&source, password: password, maximumRounds: maximumRounds)
+    var pipeline = try Pipeline(compressed: header.compressed)
+    defer { pipeline.end() }
+    var decryptor = header.decryptor
+    defer { decryptor?.wipe() }
+    var buffer = [UInt8](repeating: 0, count: 256 << 10)
+    var carry: [UInt8] = []
+    while true {
+      let count = try source.read(into: &buffer)
+      if count == 0 { break }
+      guard var aes = decryptor else {
+        try pipeline.feed(buffer[0..<count])
+        continue
       }
-      guard encryption == "none" else { throw Failure(message: "an adb backup with an unknown encryption '\(TerminalText.escaped(encryption))'") }
-    }
-    var tar = TarReader()
-    if compressed {
-      var inflater = try Inflater()
-      defer { inflater.end() }
-      var input = [UInt8](repeating: 0, count: 256 << 10)
-      var output = [UInt8](repeating: 0, count: 256 << 10)
-      var ended = false
-      var compressedBytes: UInt64 = 0
-      while !ended {
-        let count = try source.read(into: &input)
-        compressedBytes += UInt64(count)
-        if count == 0 { throw Failure(message: "the compressed stream ends before its end (a truncated file)") }
-        var offset = 0
-        while offset < count || (inflater.hasPendingOutput && !ended) {
-          let (used, produced, streamEnded) = try inflater.inflate(input[offset..<count], into: &output)
-          offset += used
-          if produced > 0 { try tar.feed(output[0..<produced]) }
-          if tar.total > maximumBytes { throw Failure(message: "expands beyond \(ByteSize.human(maximumBytes)), more than appdata reads") }
-          if tar.total > bombFloor && tar.total > compressedBytes * bombRatio {
-            throw Failure(message: "expands more than \(bombRatio) times its compressed size (\(ByteSize.human(tar.total)) from \(ByteSize.human(compressedBytes))): a zlib bomb, not an app's backup")
-          }
-          if streamEnded { ended = true; break }
-          if used == 0 && produced == 0 { break }
+      // AES works on whole 16-byte blocks: what is left over waits for the next read.
+      carry += buffer[0..<count]
+      let whole = carry.count / 16 * 16
+      var decrypted: [UInt8] = []
+      var damaged = false
+      carry.withUnsafeBytes { raw in
+        do throws(BackupDecryption.Failure) {
+          try aes.update(UnsafeRawBufferPointer(rebasing: raw[0..<whole])) { decrypted += $0 }
+        } catch {
+          damaged = true
         }
       }
-    } else {
-      var buffer = [UInt8](repeating: 0, count: 256 << 10)
-      while true {
-        let count = try source.read(into: &buffer)
-        if count == 0 { break }
-        try tar.feed(buffer[0..<count])
-        if tar.total > maximumBytes { throw Failure(message: "larger than \(ByteSize.human(maximumBytes)), more than appdata reads") }
+      if damaged { throw Failure(message: "its encrypted stream is damaged") }
+      carry.removeFirst(whole)
+      decryptor = aes
+      try pipeline.feed(decrypted[...])
+      for index in decrypted.indices { decrypted[index] = 0 }
+    }
+    if var aes = decryptor {
+      guard carry.isEmpty else { throw Failure(message: "its encrypted stream is not whole AES blocks (a truncated file)") }
+      var decrypted: [UInt8] = []
+      do { try aes.finish { decrypted += $0 } } catch { throw Failure(message: "its encrypted stream ends badly (a truncated file)") }
+      decryptor = aes
+      try pipeline.feed(decrypted[...])
+    }
+    if header.compressed && !pipeline.ended { throw Failure(message: "the compressed stream ends before its end (a truncated file)") }
+    guard pipeline.tar.sawEnd || pipeline.tar.isBetweenEntries else { throw Failure(message: "the tar stream ends inside an entry (a truncated file)") }
+    return pipeline.tar.entries
+  }
+
+  /// What the file holds once decrypted: inflated when compressed, then read as a tar, within
+  /// the bounds.
+  struct Pipeline {
+    var tar = TarReader()
+    var inflater: Inflater?
+    var output = [UInt8](repeating: 0, count: 256 << 10)
+    var compressedBytes: UInt64 = 0
+    var ended = false
+
+    init(compressed: Bool) throws(Failure) {
+      inflater = compressed ? try Inflater() : nil
+    }
+
+    func end() { inflater?.end() }
+
+    mutating func feed(_ bytes: ArraySlice<UInt8>) throws(Failure) {
+      guard var zlib = inflater else {
+        try tar.feed(bytes)
+        if tar.total > AndroidBackupStream.maximumBytes {
+          throw Failure(message: "larger than \(ByteSize.human(AndroidBackupStream.maximumBytes)), more than appdata reads")
+        }
+        return
+      }
+      defer { inflater = zlib }
+      compressedBytes += UInt64(bytes.count)
+      var offset = bytes.startIndex
+      while !ended && (offset < bytes.endIndex || zlib.hasPendingOutput) {
+        let (used, produced, streamEnded) = try zlib.inflate(bytes[offset...], into: &output)
+        offset += used
+        if produced > 0 { try tar.feed(output[0..<produced]) }
+        if tar.total > AndroidBackupStream.maximumBytes {
+          throw Failure(message: "expands beyond \(ByteSize.human(AndroidBackupStream.maximumBytes)), more than appdata reads")
+        }
+        if tar.total > AndroidBackupStream.bombFloor && tar.total > compressedBytes * AndroidBackupStream.bombRatio {
+          throw Failure(message: "expands more than \(AndroidBackupStream.bombRatio) times its compressed size (\(ByteSize.human(tar.total)) from \(ByteSize.human(compressedBytes))): a zlib bomb, not an app's backup")
+        }
+        if streamEnded { ended = true }
+        if used == 0 && produced == 0 { break }
       }
     }
-    guard tar.sawEnd || tar.isBetweenEntries else { throw Failure(message: "the tar stream ends inside an entry (a truncated file)") }
-    return tar.entries
+  }
+
+  /// What an .ab's text header says (LocalTransport's stream has none: a plain tar).
+  struct Header {
+    var compressed = false
+    var decryptor: BackupDecryption.PayloadDecryptor?
+  }
+
+  /// Whether the file at `path` is an encrypted adb backup, which needs a password.
+  static func isEncrypted(atPath path: String) -> Bool {
+    guard let file = try? Syscalls.openFile(atPath: path) else { return false }
+    defer { file.close() }
+    var source = ByteSource(file: file)
+    guard (try? source.peek(15)) == Array("ANDROID BACKUP\n".utf8) else { return false }
+    return (try? (source.line(), source.line(), source.line(), source.line()).3) == "AES-256"
+  }
+
+  static func header(_ source: inout ByteSource, password: SecretBuffer?, maximumRounds: UInt64) throws(Failure) -> Header {
+    var header = Header()
+    guard try source.peek(15) == Array("ANDROID BACKUP\n".utf8) else { return header }
+    _ = try source.line()
+    guard let version = Int(try source.line()), (1...5).contains(version) else { throw Failure(message: "an adb backup of a version appdata does not know (1 to 5)") }
+    let flag = try source.line()
+    guard flag == "0" || flag == "1" else { throw Failure(message: "an adb backup whose compression flag is neither 0 nor 1") }
+    header.compressed = flag == "1"
+    let encryption = try source.line()
+    if encryption == "none" { return header }
+    guard encryption == "AES-256" else { throw Failure(message: "an adb backup with an unknown encryption '\(TerminalText.escaped(encryption))'") }
+    guard version >= 2 else { throw Failure(message: "an encrypted adb backup of version 1, whose key derivation appdata does not read") }
+    func hex(_ what: String) throws(Failure) -> [UInt8] {
+      let text = Array(try source.line().utf8)
+      guard text.count % 2 == 0, text.count <= 1024 else { throw Failure(message: "its \(what) is not hexadecimal") }
+      var bytes: [UInt8] = []
+      var index = 0
+      while index < text.count {
+        guard let high = Self.hexDigit(text[index]), let low = Self.hexDigit(text[index + 1]) else { throw Failure(message: "its \(what) is not hexadecimal") }
+        bytes.append(high << 4 | low)
+        index += 2
+      }
+      return bytes
+    }
+    let userSalt = try hex("user salt")
+    let checksumSalt = try hex("checksum salt")
+    let roundsText = try source.line()
+    guard let rounds = UInt64(roundsText), rounds > 0 else { throw Failure(message: "its key-derivation rounds '\(TerminalText.escaped(roundsText))' are not a number") }
+    guard rounds <= maximumRounds else {
+      throw Failure(message: "it asks for \(rounds) key-derivation rounds, more than the \(maximumRounds) appdata allows (--max-key-rounds)")
+    }
+    let userIV = try hex("user IV")
+    let blob = try hex("master key blob")
+    guard let password else {
+      throw Failure(message: "an encrypted adb backup; give its password (--password-file, --password-stdin or APPDATA_BACKUP_PASSWORD)")
+    }
+    do {
+      header.decryptor = try BackupDecryption.androidPayload(password: password, userSalt: userSalt, checksumSalt: checksumSalt, rounds: Int(rounds),
+                                                            userIV: userIV, blob: blob)
+    } catch {
+      if case .wrongPassword = error { throw Failure(message: "the password is not this adb backup's") }
+      throw Failure(message: "its key is damaged")
+    }
+    return header
+  }
+
+  static func hexDigit(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case 0x30...0x39: byte - 0x30
+    case 0x41...0x46: byte - 0x41 + 10
+    case 0x61...0x66: byte - 0x61 + 10
+    default: nil
+    }
   }
 
   /// The file, read in chunks, with the few header lines an .ab starts with.
@@ -125,7 +230,7 @@ struct AndroidBackupStream {
     /// A header line, without its newline (at most 1 KiB: the master key blob is ~300 hex digits).
     mutating func line() throws(Failure) -> String {
       try fill(1024)
-      guard let end = pending.prefix(1024).firstIndex(of: 0x0A) else { throw Failure(message: "an adb backup header line that never ends") }
+      guard let end = pending.prefix(1024).firstIndex(of: 0x0A) else { throw Failure(message: "an adb backup header line longer than 1 KiB, or without its end") }
       let text = String(decoding: pending[..<end], as: UTF8.self)
       pending.removeFirst(end + 1)
       return text

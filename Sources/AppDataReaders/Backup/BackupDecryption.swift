@@ -90,7 +90,7 @@ enum BackupDecryption {
   /// chunk: the last block is held back until `finish` checks and removes the padding.
   struct PayloadDecryptor: Sendable {
     fileprivate let key: SymmetricKey
-    private var iv = [UInt8](repeating: 0, count: 16)
+    fileprivate var iv = [UInt8](repeating: 0, count: 16)
     private var held: [UInt8] = []
 
     fileprivate init(key: SymmetricKey) { self.key = key }
@@ -254,4 +254,74 @@ enum BackupDecryption {
     guard let last = bytes.last, (1...16).contains(last), bytes.count >= Int(last) else { return 0 }
     return bytes[(bytes.count - Int(last))...].allSatisfy { $0 == last } ? Int(last) : 0
   }
+}
+
+// MARK: - adb backup files (Android)
+
+extension BackupDecryption {
+  /// An encrypted `adb backup` file's key, as AOSP's backup service makes it
+  /// (PerformAdbBackupTask, and PasswordUtils.makeKeyChecksum): the user key is
+  /// PBKDF2-HMAC-SHA1 of the password (UTF-8) with the user salt, 256 bits; it decrypts the
+  /// master key blob (AES-256-CBC with the user IV), which holds the master IV, the master key
+  /// and a checksum: PBKDF2-HMAC-SHA1, with the checksum salt, of the master key's bytes each
+  /// widened to a Java `char` as a signed byte is (0x80 becomes U+FF80) and encoded in UTF-8.
+  /// A checksum that differs is a wrong password. Returns a decryptor of the payload.
+  static func androidPayload(password: SecretBuffer, userSalt: [UInt8], checksumSalt: [UInt8], rounds: Int, userIV: [UInt8],
+                             blob: [UInt8]) throws(Failure) -> PayloadDecryptor {
+    guard userIV.count == 16, !blob.isEmpty, blob.count % 16 == 0 else { throw .damaged("its master key blob is not AES blocks") }
+    let plain: [UInt8]
+    do {
+      // The rounds an .ab asks for (10,000 by default) are bounded by the caller (--max-key-rounds).
+      let userKey = try KDF.Insecure.PBKDF2.deriveKey(from: password.bytes, salt: userSalt, using: .insecureSHA1, outputByteCount: 32,
+                                                      unsafeUncheckedRounds: rounds)
+      let decrypted = try AES._CBC.decrypt(blob, using: userKey, iv: AES._CBC.IV(ivBytes: userIV), noPadding: true)
+      plain = Array(decrypted)
+    } catch {
+      throw .wrongPassword
+    }
+    var bytes = plain
+    defer { for index in bytes.indices { bytes[index] = 0 } }
+    guard let pad = bytes.last, (1...16).contains(pad), bytes.suffix(Int(pad)).allSatisfy({ $0 == pad }) else { throw .wrongPassword }
+    bytes.removeLast(Int(pad))
+    // [length][IV][length][key][length][checksum]
+    var index = 0
+    func field() throws(Failure) -> [UInt8] {
+      guard index < bytes.count else { throw .wrongPassword }
+      let length = Int(bytes[index])
+      index += 1
+      guard index + length <= bytes.count else { throw .wrongPassword }
+      defer { index += length }
+      return Array(bytes[index..<(index + length)])
+    }
+    let masterIV = try field()
+    var masterKey = try field()
+    let checksum = try field()
+    defer { for index in masterKey.indices { masterKey[index] = 0 } }
+    guard masterIV.count == 16, masterKey.count == 32 else { throw .wrongPassword }
+    var widened: [UInt8] = []
+    for byte in masterKey {
+      if byte < 0x80 {
+        widened.append(byte)
+      } else {
+        // U+FF00 | byte, in UTF-8: EF, then 0xBE or 0xBF, then 0x80 | the low six bits.
+        widened += [0xEF, 0x80 | UInt8((0xFF00 | UInt32(byte)) >> 6 & 0x3F), 0x80 | (byte & 0x3F)]
+      }
+    }
+    defer { for index in widened.indices { widened[index] = 0 } }
+    do {
+      let computed = try KDF.Insecure.PBKDF2.deriveKey(from: widened, salt: checksumSalt, using: .insecureSHA1, outputByteCount: 32,
+                                                       unsafeUncheckedRounds: rounds)
+      guard computed.withUnsafeBytes({ Array($0) }) == checksum else { throw Failure.wrongPassword }
+    } catch {
+      throw .wrongPassword
+    }
+    var decryptor = PayloadDecryptor(key: SymmetricKey(data: masterKey))
+    decryptor.setIV(masterIV)
+    return decryptor
+  }
+}
+
+extension BackupDecryption.PayloadDecryptor {
+  /// Starts from `iv` rather than zeros (an adb backup's master IV).
+  fileprivate mutating func setIV(_ value: [UInt8]) { iv = value }
 }

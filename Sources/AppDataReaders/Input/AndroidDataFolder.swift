@@ -120,7 +120,7 @@ struct AndroidSource: ContainerSource, AndroidInput {
     var backup: (name: String, entries: [(token: String, path: [UInt8], size: UInt64, isDirectory: Bool)])?
     if let path = settings.backupPath {
       do {
-        let entries = try AndroidBackupStream.entries(atPath: path)
+        let entries = try AndroidBackupStream.entries(atPath: path, password: request.password, maximumRounds: request.maximumKeyRounds)
         backup = (TerminalText.escaped(path), entries.map { ($0.token, $0.path, $0.size, $0.isDirectory) })
       } catch {
         throw Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(error.message)")
@@ -306,4 +306,6 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
 package enum AndroidData {
   /// The app's data at `path`: a folder, or a tar, tgz or zip of one.
   package static func tree(atPath path: String) throws(Refusal) -> AndroidTree { try AndroidSource.readTree(path) }
+  /// Whether the Android backup at `path` is an encrypted adb backup (it needs a password).
+  package static func backupIsEncrypted(atPath path: String) -> Bool { AndroidBackupStream.isEncrypted(atPath: path) }
 }

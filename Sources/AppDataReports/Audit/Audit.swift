@@ -234,7 +234,8 @@ struct AuditRun {
     let backup = isAndroid ? nil : try configuration.backup.map { path throws(AuditFailure) in try Self.backupSource(path) }
     // An encrypted backup's password, asked for before the walk starts (the same password
     // opens PATH and --backup BACKUP when both need one).
-    let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil }
+    let androidBackupPassword = isAndroid ? configuration.backup.flatMap { AndroidData.backupIsEncrypted(atPath: $0) ? $0 : nil } : nil
+    let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil } ?? androidBackupPassword
     var secret: SecretBuffer?
     if let needsPassword {
       do {
