@@ -47,6 +47,16 @@ struct ArgumentParserTests {
     #expect(throws: UsageError.self) { try parser.parse(["--no-config", "--config", "policy.json", "PATH"]) }
   }
 
+  /// An option whose help says it is repeatable keeps every value (`--android-rules` once said
+  /// so and kept only the last).
+  @Test func optionsSaidRepeatableAreRepeatable() {
+    for command in Commands.all {
+      for option in command.options where option.help.contains("repeatable") {
+        #expect(option.isRepeatable, "appdata \(command.name) --\(option.name)")
+      }
+    }
+  }
+
   @Test func longOptionsTakeValuesWithEqualsOrSeparately() throws {
     let parsed = try parser.parse(["--max-file-size=5M", "--top", "3", "PATH"])
     #expect(parsed.value("max-file-size") == "5M")

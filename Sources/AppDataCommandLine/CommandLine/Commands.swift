@@ -80,7 +80,7 @@ public enum Commands {
       .value("platform", metavar: "PLATFORM", choices: InputPlatform.allCases.map(\.rawValue),
              help: "What PATH is: an Android app's data folder (android), an iOS container or what holds some (ios), or as its shape says (auto, the default)."),
       .value("android-rules", metavar: "FILE",
-             help: "An Android backup rules file: a <full-backup-content> (android:fullBackupContent) or a <data-extraction-rules> (android:dataExtractionRules), told apart by its root element; repeatable."),
+             help: "An Android backup rules file: a <full-backup-content> (android:fullBackupContent) or a <data-extraction-rules> (android:dataExtractionRules), told apart by its root element; repeatable.", repeatable: true),
       .value("android-manifest", metavar: "FILE",
              help: "Read allowBackup, fullBackupContent, dataExtractionRules, backupAgent and fullBackupOnly from a source AndroidManifest.xml, and the rules files it names from res/xml/ beside it."),
       .value("android-project", metavar: "DIR",
