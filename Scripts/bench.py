@@ -444,6 +444,89 @@ def listings(appdata, bench_dir, entries, rounds):
     print()
 
 
+def android(appdata, bench_dir, entries, rounds):
+    """An Android app's data folder of `entries` entries (the generated container's tree, hard
+    linked under files/, beside empty databases/, shared_prefs/, cache/ and no_backup/) against
+    the same tree audited as an iOS container (issue 43's target: 1.05 x)."""
+    container = ensure_container(bench_dir, entries)
+    data = os.path.join(bench_dir, f"android-{entries}")
+    if not os.path.exists(data + ".done"):
+        subprocess.run(["rm", "-rf", data], check=True)
+        for folder in ("databases", "shared_prefs", "cache", "no_backup"):
+            os.makedirs(os.path.join(data, folder))
+        subprocess.run(["cp", "-al", container, os.path.join(data, "files")], check=True)
+        open(data + ".done", "w").close()
+    audit = [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config"]
+    commands = {
+        "appdata audit (the iOS container)": audit + [container],
+        "appdata audit (the Android data folder)": audit + ["--platform", "android", data],
+        "appdata audit --jobs 1 (the iOS container)": audit + ["--jobs", "1", container],
+        "appdata audit --jobs 1 (the Android data folder)": audit + ["--jobs", "1", "--platform", "android", data],
+    }
+    print(f"== an Android data folder of {entries} entries against the iOS container, {rounds} rounds, warm cache (medians) ==")
+    medians, rss = alternate(commands, rounds, "appdata audit (the iOS container)", with_rss=True)
+    ratio = medians["appdata audit (the Android data folder)"] / medians["appdata audit (the iOS container)"]
+    single = medians["appdata audit --jobs 1 (the Android data folder)"] / medians["appdata audit --jobs 1 (the iOS container)"]
+    print(f"  Android / iOS: {ratio:.2f} (target <= 1.05: {'met' if ratio <= 1.05 else 'missed'}); on one thread: {single:.2f}")
+    print()
+
+
+def android_backup(appdata, bench_dir, payload, rounds):
+    """--backup with a compressed adb backup of `payload` bytes of files (base64 text: the .ab is
+    about three quarters of it), plain and encrypted, against Python's zlib inflating the same
+    payload to /dev/null, and openssl enc -d piped into it (issue 43's targets: 1.3 x each, peak
+    RSS <= 64 MiB). The data folder compared with is empty, so every file of the backup is a
+    finding (android-backup-unexpected), as reading it all must be."""
+    folder = os.path.join(bench_dir, f"android-backup-{payload}")
+    plain, encrypted = os.path.join(folder, "plain.ab"), os.path.join(folder, "encrypted.ab")
+    keys, cipher, password = os.path.join(folder, "keys"), os.path.join(folder, "cipher.bin"), os.path.join(folder, "password")
+    data = os.path.join(folder, "data")
+    writer = os.path.join(HERE, "make-android-backup.py")
+    if not os.path.exists(folder + ".done"):
+        subprocess.run(["rm", "-rf", folder], check=True)
+        for sub in ("files", "databases", "shared_prefs"):
+            os.makedirs(os.path.join(data, sub))
+        print(f"writing adb backups of {payload >> 20} MiB of files in {folder} ...", flush=True)
+        with open(password, "w") as f:
+            f.write("bench\n")
+        common = [data, "--package", "com.example.bench", "--synthetic-bytes", str(payload)]
+        subprocess.run([sys.executable, writer, common[0], plain] + common[1:], check=True)
+        subprocess.run([sys.executable, writer, common[0], encrypted] + common[1:] + ["--password", "bench", "--rounds", "10000", "--key-out", keys],
+                       check=True)
+        # The ciphertext alone, for openssl: the header is 9 lines.
+        with open(encrypted, "rb") as f, open(cipher, "wb") as out:
+            for _ in range(9):
+                f.readline()
+            while chunk := f.read(1 << 20):
+                out.write(chunk)
+        open(folder + ".done", "w").close()
+    with open(keys) as f:
+        key, iv = f.read().split()
+    inflate = ("import sys, zlib\n"
+               "f = open(sys.argv[1], 'rb') if len(sys.argv) > 1 else sys.stdin.buffer\n"
+               "[f.readline() for _ in range(4)] if len(sys.argv) > 1 else None\n"
+               "d = zlib.decompressobj(); o = open('/dev/null', 'wb')\n"
+               "while chunk := f.read(1 << 20): o.write(d.decompress(chunk))\n"
+               "o.write(d.flush())\n")
+    audit = [appdata, "audit", "--format", "json", "--fail-on", "never", "--no-config", "--password-file", password]
+    commands = {
+        "python3 zlib inflate (plain .ab)": [sys.executable, "-c", inflate, plain],
+        "appdata audit --backup plain.ab": audit + ["--backup", plain, data],
+        "openssl enc -d | python3 zlib inflate": ["sh", "-c", f"openssl enc -d -aes-256-cbc -K {key} -iv {iv} -in '{cipher}' | "
+                                                  f"{sys.executable} -c \"$1\"", "sh", inflate],
+        "appdata audit --backup encrypted.ab": audit + ["--backup", encrypted, data],
+    }
+    print(f"== --backup with adb backups of {payload >> 20} MiB of files (.ab {os.path.getsize(plain) >> 20} MiB), {rounds} rounds (medians) ==")
+    medians, rss = alternate(commands, rounds, "python3 zlib inflate (plain .ab)", with_rss=True)
+    ratio = medians["appdata audit --backup plain.ab"] / medians["python3 zlib inflate (plain .ab)"]
+    secret = medians["appdata audit --backup encrypted.ab"] / medians["openssl enc -d | python3 zlib inflate"]
+    peak = max(rss["appdata audit --backup plain.ab"], rss["appdata audit --backup encrypted.ab"])
+    print(f"  plain / python3 zlib: {ratio:.2f} (target <= 1.3: {'met' if ratio <= 1.3 else 'missed'}); "
+          f"encrypted / openssl + zlib: {secret:.2f} (target <= 1.3: {'met' if secret <= 1.3 else 'missed'}); "
+          f"peak RSS {human_kib(peak)} (target <= 64 MiB: {'met' if peak <= 64 * 1024 else 'missed'})")
+    print()
+
+
 def scale(appdata, bench_dir):
     print("== scale ==")
     deep = os.path.join(bench_dir, "deep-10000")
@@ -692,7 +775,7 @@ def main():
     parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
     parser.add_argument("--compare", metavar="OTHER", help="time OTHER (another appdata build) against this one, alternated")
     parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "backups", "baseline", "history", "encrypted", "extract", "floor",
-                                           "migrate", "listings"],
+                                           "migrate", "listings", "android", "android-backup"],
                         help="run only this part")
     parser.add_argument("--floor-walker", default=os.path.join(HERE, "..", ".build", "floor-walker"),
                         help="the compiled Scripts/floor-walker.c (bench.sh builds it)")
@@ -717,6 +800,8 @@ def main():
         "encrypted": lambda: encrypted_backup(args.appdata, args.bench_dir, 200_000, args.rounds or 5),
         "floor": lambda: floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 200_000), 200_000, args.rounds or 9),
         "migrate": lambda: migrate_copies(args.appdata, args.bench_dir, args.rounds or 5),
+        "android": lambda: android(args.appdata, args.bench_dir, 200_000, args.rounds or 7),
+        "android-backup": lambda: android_backup(args.appdata, args.bench_dir, 1344 << 20, args.rounds or 3),
     }
     if args.compare:
         compare(args.appdata, args.compare, args.bench_dir, args.rounds or 9)
@@ -744,7 +829,7 @@ def main():
         return
     parts["floor"]()
     floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 1_000_000), 1_000_000, args.rounds or 5)
-    for name in ["migrate", "device", "backup", "backups", "baseline", "history", "encrypted", "extract", "listings"]:
+    for name in ["migrate", "device", "backup", "backups", "baseline", "history", "encrypted", "extract", "listings", "android", "android-backup"]:
         parts[name]()
     archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:

@@ -6,13 +6,16 @@ apps/PKG/TOKEN/PATH, TOKEN the domain's (f, db, sp, r, ...), as AOSP's write_tar
 
 Usage: make-android-backup.py DATA OUT --package PKG [--format ab|ab-plain|stream]
                               [--skip PATH]... [--extra TOKEN/PATH]... [--encrypted-header]
-                              [--password PW [--rounds N]]
+                              [--password PW [--rounds N] [--key-out FILE]]
+                              [--synthetic-bytes N]
 
 With --password, an encrypted .ab as AOSP's backup service writes one (PerformAdbBackupTask):
 the user key is PBKDF2-HMAC-SHA1 of the password with the user salt; it encrypts (AES-256-CBC,
 the user IV) a blob of the master IV, the master key and its checksum, which is PBKDF2-HMAC-SHA1
 of the master key's bytes each widened as Java widens a signed byte to a char, in UTF-8; the
 master key encrypts the (compressed) tar. Python's cryptography does the AES and the PBKDF2.
+Everything is streamed (tarfile's "w|", zlib's compressobj, the cipher's update), so
+--synthetic-bytes can make a file of any size for the bench: 1 MiB files of base64 text.
 
 Which files go is decided here from the default rules only (no rules file): files/,
 databases/, shared_prefs/ and the other top-level folders but cache/, code_cache/, no_backup/
@@ -41,6 +44,49 @@ def entries(data):
                 yield token, os.path.relpath(path, base), path
 
 
+class Sink:
+    """The tar's bytes on their way out: zlib-compressed and AES-256-CBC-encrypted as they come
+    (each optional), so a file of any size is written in constant memory."""
+
+    def __init__(self, out, compressed, key=None, iv=None):
+        self.out = out
+        self.compressor = zlib.compressobj() if compressed else None
+        self.encryptor = self.padder = None
+        if key is not None:
+            from cryptography.hazmat.primitives import padding
+            from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+            self.padder = padding.PKCS7(128).padder()
+            self.encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+
+    def _emit(self, data):
+        if self.encryptor is not None:
+            data = self.encryptor.update(self.padder.update(data))
+        self.out.write(data)
+
+    def write(self, data):
+        self._emit(self.compressor.compress(data) if self.compressor is not None else data)
+        return len(data)
+
+    def close(self):
+        if self.compressor is not None:
+            self._emit(self.compressor.flush())
+        if self.encryptor is not None:
+            self.out.write(self.encryptor.update(self.padder.finalize()) + self.encryptor.finalize())
+
+
+def synthetic(total):
+    """Files of 1 MiB (the last one shorter) making `total` bytes of base64 text: it compresses
+    to about three quarters, as app data that is not already compressed does. Each file is a
+    fresh random block, so zlib finds no repeats across files."""
+    import base64
+    index = 0
+    while total > 0:
+        size = min(total, 1 << 20)
+        yield "f", f"synthetic/{index:06d}.txt", base64.b64encode(os.urandom(size * 3 // 4 + 3))[:size]
+        total -= size
+        index += 1
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("data")
@@ -52,42 +98,47 @@ def main():
     parser.add_argument("--encrypted-header", action="store_true")
     parser.add_argument("--password")
     parser.add_argument("--rounds", type=int, default=10000)
+    parser.add_argument("--synthetic-bytes", type=int, help="write that many bytes of generated files instead of DATA's")
+    parser.add_argument("--key-out", help="with --password: write the master key and IV there (hex, one line each), for openssl")
     args = parser.parse_args()
-    body = io.BytesIO()
-    with tarfile.open(fileobj=body, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        manifest = tarfile.TarInfo(f"apps/{args.package}/_manifest")
-        text = b"1\n" + args.package.encode() + b"\n"
-        manifest.size = len(text)
-        tar.addfile(manifest, io.BytesIO(text))
-        for token, relative, path in entries(args.data):
-            if relative in args.skip:
-                continue
-            with open(path, "rb") as f:
-                content = f.read()
-            info = tarfile.TarInfo(f"apps/{args.package}/{token}/{relative}")
-            info.size = len(content)
-            tar.addfile(info, io.BytesIO(content))
-        for extra in args.extra:
-            info = tarfile.TarInfo(f"apps/{args.package}/{extra}")
-            info.size = 5
-            tar.addfile(info, io.BytesIO(b"extra"))
-    payload = body.getvalue()
+    compressed = args.format == "ab"
     with open(args.out, "wb") as out:
-        if args.format == "stream":
-            out.write(payload)
-            return
-        compressed = args.format == "ab"
-        data = zlib.compress(payload) if compressed else payload
-        if args.password is not None:
-            out.write(f"ANDROID BACKUP\n5\n{1 if compressed else 0}\nAES-256\n".encode() + encrypted_header_and(data, args.password, args.rounds))
-            return
-        encryption = "AES-256" if args.encrypted_header else "none"
-        out.write(f"ANDROID BACKUP\n5\n{1 if compressed else 0}\n{encryption}\n".encode())
-        out.write(data)
+        key = iv = None
+        if args.format != "stream":
+            encrypted = args.password is not None
+            encryption = "AES-256" if encrypted or args.encrypted_header else "none"
+            out.write(f"ANDROID BACKUP\n5\n{1 if compressed else 0}\n{encryption}\n".encode())
+            if encrypted:
+                lines, key, iv = encrypted_header(args.password, args.rounds)
+                out.write(lines)
+                if args.key_out:
+                    with open(args.key_out, "w") as f:
+                        f.write(key.hex() + "\n" + iv.hex() + "\n")
+        else:
+            compressed = False
+        sink = Sink(out, compressed, key, iv)
+        with tarfile.open(fileobj=sink, mode="w|", format=tarfile.PAX_FORMAT) as tar:
+            def add(name, content):
+                info = tarfile.TarInfo(f"apps/{args.package}/{name}")
+                info.size = len(content)
+                tar.addfile(info, io.BytesIO(content))
+            add("_manifest", b"1\n" + args.package.encode() + b"\n")
+            if args.synthetic_bytes is not None:
+                for token, relative, content in synthetic(args.synthetic_bytes):
+                    add(f"{token}/{relative}", content)
+            else:
+                for token, relative, path in entries(args.data):
+                    if relative in args.skip:
+                        continue
+                    with open(path, "rb") as f:
+                        add(f"{token}/{relative}", f.read())
+            for extra in args.extra:
+                add(extra, b"extra")
+        sink.close()
 
 
-def encrypted_header_and(data, password, rounds):
-    """The encryption lines of the header, then `data` encrypted with the master key."""
+def encrypted_header(password, rounds):
+    """The encryption lines of the header, and the master key and IV that encrypt the rest."""
     from cryptography.hazmat.primitives import hashes, padding
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
@@ -108,7 +159,7 @@ def encrypted_header_and(data, password, rounds):
     blob = bytes([16]) + master_iv + bytes([32]) + master_key + bytes([32]) + checksum
     user_key = pbkdf2(password.encode("utf-8"), user_salt)
     lines = [user_salt.hex().upper(), checksum_salt.hex().upper(), str(rounds), user_iv.hex().upper(), cbc(user_key, user_iv, blob).hex().upper()]
-    return ("\n".join(lines) + "\n").encode() + cbc(master_key, master_iv, data)
+    return ("\n".join(lines) + "\n").encode(), master_key, master_iv
 
 
 if __name__ == "__main__":

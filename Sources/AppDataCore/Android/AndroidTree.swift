@@ -96,6 +96,13 @@ package struct AndroidTree: Sendable {
   /// Adds the entry `name` in the folder `parent` (the walk: it knows its folder).
   @discardableResult
   package mutating func add(name: [UInt8], under parent: Node, _ kind: Kind) -> Node {
+    add(name: name[...], under: parent, kind)
+  }
+
+  /// `add(name:under:_:)` with a name borrowed from a walk's buffer (a concrete type, not a
+  /// generic one: called from another module, a generic would run unspecialized).
+  @discardableResult
+  package mutating func add(name: ArraySlice<UInt8>, under parent: Node, _ kind: Kind) -> Node {
     let node = append(name: name, parent: parent, kind: kind, storage: storages[Int(parent)])
     if kind == .directory { folders[place(node)] = node }
     return node

@@ -59,17 +59,17 @@ struct AndroidSource: ContainerSource, AndroidInput {
     var directories: UInt64 = 0
     do {
       let root = try Syscalls.openDirectory(atPath: path)
-      try Self.walk(root, storage: .credential, into: &tree, directories: &directories, findings: &findings)
+      try AndroidWalk.walk(root, storage: .credential, jobs: Self.walkJobs(request), into: &tree, directories: &directories, findings: &findings)
     } catch {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
-    try Self.addStorages(request.android, into: &tree, directories: &directories, findings: &findings)
+    try Self.addStorages(request.android, jobs: Self.walkJobs(request), into: &tree, directories: &directories, findings: &findings)
     return try Self.outcome(tree: tree, directories: directories, findings: findings, package: package, container: source, request: request)
   }
 
   /// The device-encrypted storage and the external files folder, when given (a folder or an
   /// archive each), read into their storages.
-  static func addStorages(_ settings: AndroidSettings, into tree: inout AndroidTree, directories: inout UInt64,
+  static func addStorages(_ settings: AndroidSettings, jobs: Int, into tree: inout AndroidTree, directories: inout UInt64,
                           findings: inout [Finding]) throws(Refusal) {
     for (path, storage) in [(settings.deviceDataPath, AndroidStorage.device), (settings.externalPath, .external)] {
       guard let path else { continue }
@@ -85,7 +85,7 @@ struct AndroidSource: ContainerSource, AndroidInput {
       }
       do {
         let root = try Syscalls.openDirectory(atPath: path)
-        try walk(root, storage: storage, into: &tree, directories: &directories, findings: &findings)
+        try AndroidWalk.walk(root, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
       } catch {
         throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
       }
@@ -105,7 +105,7 @@ struct AndroidSource: ContainerSource, AndroidInput {
     var directories: UInt64 = 0
     do {
       let root = try Syscalls.openDirectory(atPath: path)
-      try walk(root, storage: .credential, into: &tree, directories: &directories, findings: &findings)
+      try AndroidWalk.walk(root, storage: .credential, jobs: AuditOptions.startingJobs, into: &tree, directories: &directories, findings: &findings)
     } catch {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
@@ -138,58 +138,11 @@ struct AndroidSource: ContainerSource, AndroidInput {
     return AuditOutcome(reports: [report], available: [package], isCollection: false)
   }
 
-  /// Every entry below `folder`, depth first, through descriptors (no symlink is followed).
-  static func walk(_ root: FileDescriptor, storage: AndroidStorage, into tree: inout AndroidTree, directories: inout UInt64,
-                   findings: inout [Finding]) throws(SystemError) {
-    var stack: [(FileDescriptor, [UInt8], AndroidTree.Node)] = [(root, [], tree.root(storage))]
-    while let (folder, path, folderNode) = stack.popLast() {
-      let stream: DirectoryStream
-      do { stream = try DirectoryStream(taking: folder, displayPath: RelativePath.display(path)) } catch {
-        if path.isEmpty { throw error }
-        findings.append(Finding(rule: .unreadable, path: path, message: "cannot read the folder: \(error.reason)", bytes: nil))
-        continue
-      }
-      var names: [[UInt8]] = []
-      let failure = stream.forEachEntry { cName, length, _ in
-        names.append(cName.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) })
-      }
-      if let failure {
-        findings.append(Finding(rule: .unreadable, path: path.isEmpty ? [0x2E] : path, message: "cannot read the folder: \(SystemError(code: failure, operation: .readFolder, path: "").reason)", bytes: nil))
-      }
-      // In byte order, so that the tree (and whatever follows its order) is the same on every
-      // filesystem.
-      names.sort { $0.lexicographicallyPrecedes($1) }
-      let depth = tree.depth(of: folderNode)
-      for name in names {
-        let length = path.count + (path.isEmpty ? 0 : 1) + name.count
-        guard length <= RelativePath.maximumLength, depth + 1 < RelativePath.maximumComponents else {
-          let child = path.isEmpty ? name : path + [0x2F] + name
-          findings.append(RelativePath.tooDeep(child, components: child.count(where: { $0 == 0x2F }) + 1, source: "a path"))
-          continue
-        }
-        let status: FileStatus
-        switch withCName(name, { Syscalls.status(cName: $0, in: stream.descriptor) }) {
-        case .success(let found): status = found
-        case .failure(let error):
-          findings.append(Finding(rule: .unreadable, path: path.isEmpty ? name : path + [0x2F] + name,
-                                  message: "cannot read the status: \(SystemError(code: error.code, operation: .readStatus, path: "").reason)", bytes: nil))
-          continue
-        }
-        switch status.kind {
-        case .directory:
-          let node = tree.add(name: name, under: folderNode, .directory)
-          directories += 1
-          let child = path.isEmpty ? name : path + [0x2F] + name
-          switch withCName(name, { Syscalls.open(cName: $0, in: stream.descriptor, options: .directory) }) {
-          case .success(let opened): stack.append((opened, child, node))
-          case .failure(let error):
-            findings.append(Finding(rule: .unreadable, path: child, message: "cannot open the folder: \(SystemError(code: error.code, operation: .openFolder, path: "").reason)", bytes: nil))
-          }
-        case .regular: tree.add(name: name, under: folderNode, .file(size: status.size))
-        default: tree.add(name: name, under: folderNode, .other)
-        }
-      }
-    }
+  /// The walk's threads: `--jobs` when given, else one per online CPU (a warm cache's best; the
+  /// Android walk does not grow on a cold one as `Walker` does).
+  static func walkJobs(_ request: AuditRequest) -> Int {
+    let options = request.options(nil)
+    return options.jobsAreFixed ? options.jobs : AuditOptions.startingJobs
   }
 }
 
@@ -251,7 +204,7 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     try FolderSource.refuseBackupOptions(request, path: path)
     var (tree, directories, findings) = try readTree()
-    try AndroidSource.addStorages(request.android, into: &tree, directories: &directories, findings: &findings)
+    try AndroidSource.addStorages(request.android, jobs: AndroidSource.walkJobs(request), into: &tree, directories: &directories, findings: &findings)
     return try AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
                                  package: Self.packageName(request.android, archive: path), container: source, request: request)
   }
