@@ -26,7 +26,7 @@ LIBRARY="Sources/AppDataSystem Sources/AppDataCore Sources/AppDataReaders Source
 
 # One binary for every target: the library (all of it but its one swift-crypto file, which
 # Fuzz/Support/NoCrypto.swift stands in for) with every target and the entry point that picks one.
-all_targets=(bplist xmlplist mbfile keybag json glob archive manifest androidxml)
+all_targets=(bplist xmlplist mbfile keybag json glob archive manifest androidxml androidbackup)
 check=0
 if [ "${1:-}" = "--check" ]; then check=1; shift; fi
 targets=("$@")

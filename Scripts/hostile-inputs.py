@@ -1009,7 +1009,20 @@ def android_round(out, case, folder):
     bad_size = bytearray(plain.getvalue()[:512])
     bad_size[124:136] = b"99999999999\0"
     write(os.path.join(d, "bad-size.stream"), bytes(bad_size) + bytes(1024))
-    for name in ("bomb.ab", "truncated.ab", "rounds.ab", "endless.ab", "huge-pax.stream", "bad-size.stream",
+    # Sizes near 2^64 (a pax record's and a base-256 field's): the size and its padding must not overflow.
+    huge_size = io.BytesIO()
+    with tarfile.open(fileobj=huge_size, mode="w", format=tarfile.PAX_FORMAT) as t:
+        info = tarfile.TarInfo("apps/com.example.app/f/a")
+        info.size = 3
+        info.pax_headers = {"size": "18446744073709551615"}
+        t.addfile(info, io.BytesIO(b"abc"))
+    write(os.path.join(d, "pax-size.stream"), huge_size.getvalue())
+    base256 = bytearray(plain.getvalue()[:512])
+    base256[124:136] = b"\x80\x00\x00\x00" + b"\xff" * 8
+    base256[148:156] = b"        "
+    base256[148:156] = b"%06o\0 " % sum(base256)
+    write(os.path.join(d, "base256-size.stream"), bytes(base256) + bytes(1024))
+    for name in ("bomb.ab", "truncated.ab", "rounds.ab", "endless.ab", "huge-pax.stream", "bad-size.stream", "pax-size.stream", "base256-size.stream",
                  "bad-hex.ab", "huge-blob.ab", "odd-blob.ab", "lying-blob.ab"):
         case(f"android-backup-{name}", ["audit", "--format", "json", "--password-file", "{DIR}/password", "--backup", "{DIR}/" + name, "{DIR}/data"],
              expect=(2,), seconds=3)

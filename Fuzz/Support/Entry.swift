@@ -5,6 +5,7 @@ import Foundation  // ProcessInfo, for the target's name
 let fuzzTargets: [String: (UnsafePointer<UInt8>, Int) -> Int32] = [
   "bplist": fuzz_bplist, "xmlplist": fuzz_xmlplist, "mbfile": fuzz_mbfile, "keybag": fuzz_keybag,
   "json": fuzz_json, "glob": fuzz_glob, "archive": fuzz_archive, "manifest": fuzz_manifest, "androidxml": fuzz_androidxml,
+  "androidbackup": fuzz_androidbackup,
 ]
 
 let selectedFuzzTarget: (UnsafePointer<UInt8>, Int) -> Int32 = {

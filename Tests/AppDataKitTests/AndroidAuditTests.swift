@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AppDataCore
+@testable import AppDataReaders
 
 /// Issue 43: `appdata audit` on an Android app's data folder, through the binary.
 @Suite("android audit")
@@ -54,6 +55,59 @@ struct AndroidAuditTests {
     #expect(try AppData.validateAgainstAuditSchema(file) == "valid")
   }
 
+  /// The walk reads folders on several threads and puts the tree together on one: the report
+  /// (every entry, every finding) is the same on 1, 2 and 5 threads, on a tree with 120 folders,
+  /// a path past 4,096 bytes, a FIFO and a symlink.
+  @Test func theWalkGivesTheSameReportOnAnyNumberOfThreads() throws {
+    let tree = try Self.dataFolder("android-threads")
+    for folder in 0..<40 {
+      for sub in 0..<2 { try tree.file("files/f\(folder)/s\(sub)/x\(folder % 3)", size: folder + sub) }
+    }
+    _ = try tree.folder("files/deep")
+    try tree.deepChain(under: "files/deep", levels: 17, name: String(repeating: "d", count: 250), contents: "x")
+    #expect(mkfifo(tree.root + "/files/fifo", 0o600) == 0)
+    try tree.symlink("files/link", to: "/etc")
+    var reports: [String] = []
+    for jobs in [1, 2, 5] {
+      let set = try Library.audit(tree.root, list: [.critical, .offline, .cached, .temporary]) { $0.jobs = jobs; $0.jobsAreFixed = true }
+      reports.append(set.jsonDocument().serialized(pretty: true))
+    }
+    #expect(reports[1] == reports[0] && reports[2] == reports[0])
+    let json = try Library.auditJSON(tree.root, list: [.critical])
+    // 80 files in files/f* and a.txt (the one at the bottom of deep/ is not read), the database
+    // and the preferences file.
+    #expect(value(json, "destinations", "cloud", "files") as? Int == 83)
+    let findings = json["findings"] as? [[String: Any]] ?? []
+    // files/deep/ and 17 folders of 250 bytes: the 17th is past 4,096 bytes (the leaf below it
+    // is not read).
+    #expect(findings.contains { $0["message"] as? String == "a path of 4277 bytes in 19 components, past the 4096 bytes or 1024 components appdata reads; not counted" },
+            "\(findings.map { $0["message"] ?? "" })")
+  }
+
+  /// Tar sizes in octal and in base-256 (GNU's and POSIX's form for sizes octal cannot hold;
+  /// Android writes a pax record instead, but a stream is untrusted): the same entry, and a
+  /// negative base-256 size refused.
+  @Test func tarSizesAreReadInOctalAndBase256() throws {
+    var header = [UInt8](repeating: 0, count: 512)
+    let name = Array("apps/com.example.app/f/a".utf8)
+    header.replaceSubrange(0..<name.count, with: name)
+    header.replaceSubrange(156..<157, with: [0x30])
+    header.replaceSubrange(257..<263, with: Array("ustar\0".utf8))
+    func stream(size: [UInt8]) -> [UInt8] {
+      var copy = header
+      copy.replaceSubrange(124..<136, with: size)
+      copy.replaceSubrange(148..<156, with: Array("        ".utf8))
+      let sum = copy.reduce(0) { $0 + Int($1) }
+      copy.replaceSubrange(148..<156, with: Array(String(format: "%06o", sum).utf8) + [0, 0x20])
+      return copy + [UInt8](repeating: 0x61, count: 512) + [UInt8](repeating: 0, count: 1024)
+    }
+    let octal = try AndroidBackupStream.entries(bytes: stream(size: Array("00000000620\0".utf8)))
+    let base256 = try AndroidBackupStream.entries(bytes: stream(size: [0x80] + [UInt8](repeating: 0, count: 9) + [0x01, 0x90]))
+    #expect(octal == [.init(token: "f", path: Array("a".utf8), size: 400, isDirectory: false)])
+    #expect(base256 == octal)
+    #expect(throws: AndroidBackupStream.Failure.self) { try AndroidBackupStream.entries(bytes: stream(size: [0xFF] + [UInt8](repeating: 0xFF, count: 11))) }
+  }
+
   @Test func platformSaysWhatAFolderOfAmbiguousShapeIs() throws {
     let tree = try TestTree("android-files-only")
     try tree.file("files/a", size: 5)
@@ -82,6 +136,25 @@ struct AndroidAuditTests {
     // --max-backup-size is the quota, as for an iOS backup's limit.
     let raised = try AppData.run(["audit", "--no-config", "--json", "--max-backup-size", "40MB", tree.root])
     #expect(value(try raised.json(), "destinations", "cloud", "carried") as? Bool == true)
+  }
+
+  /// `--android-rules` twice: both files count, in either order (the legacy file for Android 11,
+  /// the new one for Android 12 and later), as the manifest's two attributes do.
+  @Test func bothRulesFilesCountInEitherOrder() throws {
+    let tree = try Self.dataFolder("android-both-rules")
+    try tree.file("shared_prefs/session_0.xml", size: 9)
+    let fixtures = AppData.packageRoot + "/Tests/Fixtures/android/"
+    let legacy = fixtures + "homeassistant-full-backup-content.xml", new = fixtures + "homeassistant-data-extraction-rules.xml"
+    for order in [[legacy, new], [new, legacy]] {
+      let json = try AppData.auditJSON(tree.root, ["--no-config"] + order.flatMap { ["--android-rules", $0] })
+      // Android 12: the database and s.xml (not session_0.xml), in both sections.
+      #expect(value(json, "destinations", "cloud", "rules") as? String == new + " <cloud-backup>")
+      #expect(value(json, "destinations", "deviceTransfer", "rules") as? String == new + " <device-transfer>")
+      #expect(value(json, "destinations", "cloud", "files") as? Int == 2)
+      let old = try AppData.auditJSON(tree.root, ["--no-config", "--device-api", "30"] + order.flatMap { ["--android-rules", $0] })
+      #expect(value(old, "destinations", "cloud", "rules") as? String == legacy)
+      #expect(value(old, "destinations", "cloud", "files") as? Int == 1)
+    }
   }
 
   @Test func aProjectsManifestAndItsRulesAreRead() throws {
@@ -255,7 +328,15 @@ struct AndroidAuditTests {
     #expect(summary?["platform"] as? String == "android" && value(summary, "destinations", "cloud", "measured") as? Int == 10752)
     let html = try AppData.run(["audit", "--no-config", "--format", "html", "-o", tree.scratch + "/r.html", tree.root])
     #expect(html.status == 0)
-    #expect(try String(contentsOfFile: tree.scratch + "/r.html", encoding: .utf8).contains("<h3>Android destinations</h3>"))
+    let page = try String(contentsOfFile: tree.scratch + "/r.html", encoding: .utf8)
+    #expect(page.contains("<h3>Android destinations</h3>"))
+    // The treemap colours by destination: the root's sums are the cloud backup's bytes (a.txt,
+    // app.db, s.xml: 8,299), device-to-device transfer's alone (c, n: 13), and neither's (0).
+    let data = try #require(page.range(of: "id=\"data\">").flatMap { start in page.range(of: "</script>", range: start.upperBound..<page.endIndex).map { page[start.upperBound..<$0.lowerBound] } })
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any])
+    #expect(object["categories"] as? [String] == ["cloud", "transfer", "none"])
+    let root = try #require((object["containers"] as? [[String: Any]])?.first?["tree"] as? [String: Any])
+    #expect((root["b"] as? [Int])?.prefix(3) == [8299, 13, 0])
     let file = tree.scratch + "/report.sarif"
     _ = try AppData.run(["audit", "--no-config", "--format", "sarif", "--output", file, tree.root])
     let check = try AppData.shell("""

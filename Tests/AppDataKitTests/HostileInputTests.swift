@@ -327,6 +327,16 @@ struct HostileInputSecondRoundTests {
     #expect(lines.count == 40)
     #expect(lines.filter { ($0["name"] as? String ?? "").hasPrefix("shapes-extract-") }.count == 25)
   }
+
+  /// Issue 43's shapes: rules files with entities, DTDs, deep nesting and 10 MB attributes, data
+  /// folders with symlinks out, tars with traversal names, adb backups and LocalTransport
+  /// streams that are bombs, truncated, encrypted with 2^31 rounds or lying headers, or carry
+  /// sizes near 2^64; each within bounds and (the backups) refused in one line.
+  @Test func androidShapesStayWithinBounds() throws {
+    let lines = try HostileInputTests.run("android-")
+    #expect(lines.count == 33)
+    #expect(lines.filter { ($0["name"] as? String ?? "").hasPrefix("android-backup-") }.count == 12)
+  }
 }
 
 /// Replays the fuzz targets' seed corpus and regression inputs (Fuzz/corpus, Fuzz/regressions)
@@ -337,9 +347,10 @@ struct FuzzRegressionTests {
   static let targets: [String: @Sendable (UnsafePointer<UInt8>, Int) -> Int32] = [
     "bplist": fuzz_bplist, "xmlplist": fuzz_xmlplist, "mbfile": fuzz_mbfile, "keybag": fuzz_keybag,
     "json": fuzz_json, "glob": fuzz_glob, "archive": fuzz_archive, "manifest": fuzz_manifest, "androidxml": fuzz_androidxml,
+  "androidbackup": fuzz_androidbackup,
   ]
 
-  @Test(arguments: ["bplist", "xmlplist", "mbfile", "keybag", "json", "glob", "archive", "manifest", "androidxml"])
+  @Test(arguments: ["bplist", "xmlplist", "mbfile", "keybag", "json", "glob", "archive", "manifest", "androidxml", "androidbackup"])
   func replaysEveryCorpusAndRegressionInput(target: String) throws {
     var replayed = 0
     for folder in ["corpus", "regressions"] {

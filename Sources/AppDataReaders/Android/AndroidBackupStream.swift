@@ -38,6 +38,16 @@ struct AndroidBackupStream {
     do { file = try Syscalls.openFile(atPath: path) } catch { throw Failure(message: "cannot \(error.action): \(error.reason)") }
     defer { file.close() }
     var source = ByteSource(file: file)
+    return try entries(from: &source, password: password, maximumRounds: maximumRounds)
+  }
+
+  /// The entries of a backup held in memory (the fuzz target's way in).
+  static func entries(bytes: [UInt8], password: SecretBuffer? = nil, maximumRounds: UInt64 = BackupKeybag.defaultMaximumRounds) throws(Failure) -> [Entry] {
+    var source = ByteSource(bytes: bytes)
+    return try entries(from: &source, password: password, maximumRounds: maximumRounds)
+  }
+
+  static func entries(from source: inout ByteSource, password: SecretBuffer?, maximumRounds: UInt64) throws(Failure) -> [Entry] {
     let header = try self.header(&source, password: password, maximumRounds: maximumRounds)
     var pipeline = try Pipeline(compressed: header.compressed)
     defer { pipeline.end() }
@@ -196,13 +206,19 @@ struct AndroidBackupStream {
 
   /// The file, read in chunks, with the few header lines an .ab starts with.
   struct ByteSource {
-    let file: FileDescriptor
+    /// Nil when the bytes are all in `pending` from the start.
+    let file: FileDescriptor?
     var pending: [UInt8] = []
 
     init(file: FileDescriptor) { self.file = file }
+    init(bytes: [UInt8]) {
+      file = nil
+      pending = bytes
+    }
 
     /// read(2) into `buffer`, a failure in words.
     func readFile(into buffer: inout [UInt8]) throws(Failure) -> Int {
+      guard let file else { return 0 }
       var result: Result<Int, SystemError> = .success(0)
       buffer.withUnsafeMutableBytes { raw in
         do throws(SystemError) { result = .success(try Syscalls.read(file, into: raw, displayPath: "")) } catch { result = .failure(error) }
@@ -370,8 +386,11 @@ struct AndroidBackupStream {
       // pax: "LEN key=value\n" records.
       var index = 0
       while index < bytes.count {
+        // A record's length counts its digits, the space, the body and the newline: one that
+        // ends before its body starts, or past the records, ends the reading (no overflow:
+        // the length is compared with what is left).
         guard let space = bytes[index...].firstIndex(of: 0x20), let length = Int(String(decoding: bytes[index..<space], as: UTF8.self)),
-              length > 0, index + length <= bytes.count else { return }
+              length > space - index + 1, length <= bytes.count - index else { return }
         let body = bytes[(space + 1)..<(index + length - 1)]
         if let equals = body.firstIndex(of: 0x3D) {
           let key = String(decoding: body[..<equals], as: UTF8.self)
@@ -383,7 +402,19 @@ struct AndroidBackupStream {
       }
     }
 
+    /// A numeric field: octal digits, or (GNU's and POSIX's extension for what octal cannot
+    /// hold) base-256, big-endian after a first byte of 0x80 (a negative one, 0xFF, is refused).
+    /// Nil when it is neither, or past UInt64.
     private static func octal(_ field: ArraySlice<UInt8>) -> UInt64? {
+      if let first = field.first, first & 0x80 != 0 {
+        guard first == 0x80 else { return nil }
+        var value: UInt64 = 0
+        for byte in field.dropFirst() {
+          guard value >> 56 == 0 else { return nil }
+          value = value << 8 | UInt64(byte)
+        }
+        return value
+      }
       var value: UInt64 = 0
       var sawDigit = false
       for byte in field {
@@ -405,6 +436,8 @@ struct AndroidBackupStream {
       }
       zeroBlocks = 0
       guard let size = Self.octal(header[124..<136]) else { throw Failure(message: "a tar header with a size that is not a number") }
+      // No entry is larger than the stream appdata reads (so no size and its padding overflow).
+      guard size <= AndroidBackupStream.maximumBytes else { throw Failure(message: "a tar entry of \(size) bytes, more than appdata reads") }
       let type = header[156]
       let padding = (512 - size % 512) % 512
       if type == UInt8(ascii: "x") || type == UInt8(ascii: "L") {
@@ -427,6 +460,7 @@ struct AndroidBackupStream {
         return prefix.isEmpty ? base : prefix + [0x2F] + base
       }()
       let entrySize = paxSize ?? size
+      guard entrySize <= AndroidBackupStream.maximumBytes else { throw Failure(message: "a tar entry of \(entrySize) bytes, more than appdata reads") }
       paxPath = nil
       paxSize = nil
       let isDirectory = type == UInt8(ascii: "5")

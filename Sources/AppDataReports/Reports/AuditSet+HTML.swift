@@ -4,7 +4,8 @@ import AppDataCore
 
 extension AuditSet {
   /// One HTML file that loads nothing from the network: a treemap of each container (a cell per
-  /// folder and large file, area = bytes, colour = category), the summary, the largest
+  /// folder and large file, area = bytes, colour = category; for Android's data, the destinations
+  /// that carry the file: `destinationSlots`), the summary, the largest
   /// backed-up files and the findings; for a report of many, first a treemap of the containers
   /// sized by backed-up bytes. Every name reaches the page as JSON data or escaped text and is
   /// drawn with `textContent`, never as markup.
@@ -24,10 +25,14 @@ extension AuditSet {
     var anchors: [JSONKey: String] = [:]
     for (index, report) in shown.enumerated() { anchors[report.container] = "c\(index + 1)" }
 
+    // Android's data is coloured by destination (`destinationSlots`), when every report is
+    // Android's; otherwise by category.
+    let byDestination = !reports.isEmpty && reports.allSatisfy { $0.android != nil }
     // Inside its backup's cell (and its backup's column) a container needs no other name.
     let containers: [JSONValue] = ordered.map { report in
       let name = backupOf[report.container] == nil ? label(report) : report.name
-      let tree = SizeTree(name: name, entries: report.entries ?? ListedEntries())
+      let entries = report.entries ?? ListedEntries()
+      let tree = byDestination ? SizeTree(name: name, entries: entries, slot: Self.destinationSlot(report.android)) : SizeTree(name: name, entries: entries)
       var object: [JSONKey: JSONValue] = ["name": .string(name), "kind": .string(report.kind.rawValue), "tree": tree.json(),
                                          "backup": .unsigned(report.backup.bytes)]
       object["group"] = backupOf[report.container].map { .string("backup " + $0) } ?? .null
@@ -35,7 +40,8 @@ extension AuditSet {
     }
     let histories = backups.isEmpty ? [] : histories(grouping).filter { $0.backups.count > 1 }
     let data = JSONValue.object([
-      "categories": .array(Category.allCases.map { .string($0.rawValue) }),
+      "categories": .array(byDestination ? Self.destinationSlots.map { .string($0.name) } : Category.allCases.map { .string($0.rawValue) }),
+      "labels": .object(byDestination ? Dictionary(uniqueKeysWithValues: Self.destinationSlots.map { (JSONKey($0.name), JSONValue.string($0.label)) }) : [:]),
       "containers": .array(containers),
       "many": .bool(isCollection || !backups.isEmpty),
       "groups": .array(backups.filter { $0.status == .audited }.map { .string("backup " + $0.udid) }),
@@ -225,6 +231,7 @@ extension AuditSet {
       #crumbs{margin:.4em 0;font-family:ui-monospace,monospace}#crumbs a{cursor:pointer;color:#1a57b5;text-decoration:underline}
       .swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle;border:1px solid #999}
       #legend span.item{margin-right:1em}
+      .c-cloud{background:#d93025}.c-transfer{background:#f29900}.c-none{background:#7baaf7}
       .c-critical{background:#d93025}.c-offline{background:#7baaf7}.c-cached{background:#a8dab5}
       .c-temporary{background:#fdd663}.c-system{background:#c6c6c6}.c-other{background:#e6c9f2}
       svg.chart{width:100%;height:320px;border:1px solid #ccc;display:block;background:#fff}
@@ -238,7 +245,8 @@ extension AuditSet {
       "use strict";
       (function () {
         const data = JSON.parse(document.getElementById("data").textContent);
-        const colors = {critical: "#d93025", offline: "#7baaf7", cached: "#a8dab5", temporary: "#fdd663", system: "#c6c6c6", other: "#e6c9f2"};
+        const colors = {critical: "#d93025", offline: "#7baaf7", cached: "#a8dab5", temporary: "#fdd663", system: "#c6c6c6", other: "#e6c9f2",
+          cloud: "#d93025", transfer: "#f29900", none: "#7baaf7"};
         const svg = document.getElementById("map"), crumbs = document.getElementById("crumbs"), legend = document.getElementById("legend");
         const NS = "http://www.w3.org/2000/svg";
         const total = n => n.b.reduce((a, b) => a + b, 0);
@@ -246,7 +254,7 @@ extension AuditSet {
         for (const c of data.categories) {
           const item = document.createElement("span"); item.className = "item";
           const sw = document.createElement("span"); sw.className = "swatch c-" + c; item.appendChild(sw);
-          item.appendChild(document.createTextNode(c + (c === "critical" ? " (backed up)" : ""))); legend.appendChild(item);
+          item.appendChild(document.createTextNode(data.labels[c] || c + (c === "critical" ? " (backed up)" : ""))); legend.appendChild(item);
         }
         // Every node: n (name), b (bytes per category), k (children). A report of many adds a root
         // over the containers, and one node per backup between them.
@@ -413,5 +421,24 @@ extension AuditSet {
       </body></html>
 
       """
+  }
+}
+
+extension AuditSet {
+  /// An Android treemap's colours, by the destinations that carry a file: the cloud backup (slot
+  /// 0, "backed up" as a critical file is for iOS), device-to-device transfer alone, or neither.
+  static let destinationSlots: [(name: String, label: String)] = [
+    ("cloud", "carried by the cloud backup"),
+    ("transfer", "carried by device-to-device transfer only"),
+    ("none", "carried by neither"),
+  ]
+
+  /// Which of `destinationSlots` a listed file counts in.
+  static func destinationSlot(_ android: AndroidSummary?) -> (UnsafeBufferPointer<UInt8>, Category) -> Int {
+    let carriedBy = android?.carriedBy ?? [:]
+    return { path, _ in
+      let destinations = carriedBy[Array(path)] ?? []
+      return destinations.contains("cloud") ? 0 : destinations.contains("deviceTransfer") ? 1 : 2
+    }
   }
 }

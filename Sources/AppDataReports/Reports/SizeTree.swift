@@ -34,8 +34,12 @@ struct SizeTree {
   /// (`CompactBuilder`): a million entries cost about a tenth of a second. Otherwise names go
   /// through `String`, keyed by their bytes (`JSONKey`), and every component is a node. Either way the entries are read in the order they were listed, not sorted.
   /// (`compact: false` always takes the general builder: the tests compare the two.)
-  init(name: String, entries: ListedEntries, compact: Bool = true) {
-    if compact, var builder = CompactBuilder(entries: entries), let root = builder.build(name: name) {
+  ///
+  /// `slot` says which of a node's byte sums an entry counts in: its category's by default; an
+  /// Android report's treemap passes its destinations' (`AuditSet.destinationSlot`).
+  init(name: String, entries: ListedEntries, compact: Bool = true,
+       slot: @escaping (UnsafeBufferPointer<UInt8>, Category) -> Int = { $1.index }) {
+    if compact, var builder = CompactBuilder(entries: entries, slot: slot), let root = builder.build(name: name) {
       self.root = root
       return
     }
@@ -44,7 +48,7 @@ struct SizeTree {
       guard bytes > 0 else { return }
       let components = RelativePath.components(Array(path))
       var node = root
-      let category = category.index
+      let category = slot(path, category)
       node.bytes[category] = node.bytes[category].saturatingSum(bytes)
       for (index, component) in components.prefix(Self.maximumDepth).enumerated() {
         let key = RelativePath.display(component)
@@ -126,12 +130,15 @@ private struct CompactBuilder {
   private var smallBytes = [UInt64](repeating: 0, count: Category.allCases.count)
   private var smallCounts = [0]
   private static let categories = Category.allCases.count
+  /// Which sum an entry counts in (`SizeTree.init`).
+  private let slot: (UnsafeBufferPointer<UInt8>, Category) -> Int
 
   /// Nil when a path is listed twice (an archive may hold one path twice: the general builder
   /// makes one node of their summed bytes).
-  init?(entries: ListedEntries) {
+  init?(entries: ListedEntries, slot: @escaping (UnsafeBufferPointer<UInt8>, Category) -> Int) {
     guard !entries.hasRepeatedPaths else { return nil }
     self.entries = entries
+    self.slot = slot
     checksFilesAgainstFolders = !entries.pathsAreUnique
   }
 
@@ -182,8 +189,9 @@ private struct CompactBuilder {
   mutating func build(name: String) -> SizeTree.Node? {
     // The whole tree's bytes, hence the smallest threshold `json()` can use.
     var rootBytes = [UInt64](repeating: 0, count: Self.categories)
-    entries.forEachStored { _, category, size in
-      rootBytes[category.index] = rootBytes[category.index].saturatingSum(size)
+    entries.forEachStored { path, category, size in
+      let index = slot(path, category)
+      rootBytes[index] = rootBytes[index].saturatingSum(size)
     }
     let total = rootBytes.reduce(UInt64(0)) { $0.saturatingSum($1) }
     let smallest = max(1, total / UInt64(SizeTree.maximumCells))
@@ -221,21 +229,22 @@ private struct CompactBuilder {
     entries.forEachStored { path, category, size in
       guard plain, size > 0 else { return }
       guard let (end, deep) = Self.scan(path).map({ ($0.end, $0.isDeep) }) else { plain = false; return }
+      let category = slot(path, category)
       let parent = end > 0 ? folder(of: path, end: end) : -1
       if deep {
-        bytes[parent * Self.categories + category.index] = bytes[parent * Self.categories + category.index].saturatingSum(size)
+        bytes[parent * Self.categories + category] = bytes[parent * Self.categories + category].saturatingSum(size)
         return
       }
       if checksFilesAgainstFolders, let merged = folderKeys.find(path, hash: ByteKeyTable.hash(path)) {
-        bytes[merged * Self.categories + category.index] = bytes[merged * Self.categories + category.index].saturatingSum(size)
+        bytes[merged * Self.categories + category] = bytes[merged * Self.categories + category].saturatingSum(size)
         mergedFile[merged] = true
         return
       }
       if size >= smallest {
-        largeFiles.append((parent, String(decoding: UnsafeBufferPointer(rebasing: path[(end + 1)...]), as: UTF8.self), category.index, size))
+        largeFiles.append((parent, String(decoding: UnsafeBufferPointer(rebasing: path[(end + 1)...]), as: UTF8.self), category, size))
       } else {
-        let slot = (parent + 1) * Self.categories + category.index
-        smallBytes[slot] = smallBytes[slot].saturatingSum(size)
+        let small = (parent + 1) * Self.categories + category
+        smallBytes[small] = smallBytes[small].saturatingSum(size)
         smallCounts[parent + 1] += 1
       }
     }
