@@ -8,10 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build --show-bin-path)
 swift package --package-path Examples/TopApps --scratch-path .build/examples dump-package >/dev/null
-swiftc -typecheck -swift-version 6 -module-name TopApps -I "$bin/Modules" \
-  -Xcc -fmodule-map-file=Sources/CLibattr/module.modulemap \
-  -Xcc -fmodule-map-file=Sources/CLibarchive/module.modulemap \
-  -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap \
+# Every system-library target's module map (the library's modules import them), so that a new
+# one (CZlib was) needs no edit here.
+maps=()
+for map in Sources/C*/module.modulemap; do maps+=(-Xcc "-fmodule-map-file=$map"); done
+swiftc -typecheck -swift-version 6 -module-name TopApps -I "$bin/Modules" "${maps[@]}" \
   Examples/TopApps/Sources/TopApps/main.swift
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
