@@ -163,7 +163,9 @@ struct CaseInsensitiveTests {
       mkdir '\(base)/mnt/cf'
       chattr +F '\(base)/mnt/cf'
       """)
-    guard let result, result.status == 0 else { return (nil, "cannot mount a casefolded ext4 here: \(result?.output.split(separator: "\n").last ?? "")") }
+    guard let result, result.status == 0 else {
+      return (nil, "cannot mount a casefolded ext4 here: \(result?.output.split(separator: "\n").last ?? ""); make test-casefold runs these tests in a VM whose kernel can")
+    }
     // Unmounted when the test process ends (atexit: the fixtures folder is removed then too).
     atexit { _ = try? AppData.shell("umount '\(AppData.fixtureRoot)/casefold/mnt'") }
     return (base + "/mnt/cf", "")
