@@ -6,7 +6,8 @@ import CZlib
 /// (`apps/PKG/TOKEN/PATH`), read from an `adb backup` file (`.ab`: a text header, then the
 /// tar, zlib-compressed or not) or from the stream LocalTransport keeps for the package (the
 /// tar alone). Streamed: nothing is written out, only headers are kept, and the stream's size
-/// is bounded (`maximumBytes`). An encrypted `.ab` is refused with what it is.
+/// is bounded (`maximumBytes`). An encrypted `.ab` (AES-256) is decrypted as it streams, with
+/// the key derived as AOSP's backup service derives it (`BackupDecryption.androidPayload`).
 struct AndroidBackupStream {
   /// One entry: its domain token (`r`, `f`, `db`, `sp`, `ef`, `d_r`, ...), its path in the
   /// domain, and its size.
