@@ -234,20 +234,10 @@ package enum XMLEvents {
       guard let end = bytes[index..<min(bytes.count, index + 12)].firstIndex(of: 0x3B) else { throw error("an unterminated '&' reference") }
       let name = Array(bytes[(index + 1)..<end])
       advance(end + 1 - index)
-      switch name {
-      case Array("lt".utf8): output.append(0x3C)
-      case Array("gt".utf8): output.append(0x3E)
-      case Array("amp".utf8): output.append(0x26)
-      case Array("quot".utf8): output.append(0x22)
-      case Array("apos".utf8): output.append(0x27)
-      default:
-        guard name.first == 0x23 else { throw error("an undeclared entity '&\(TerminalText.escaped(name));'") }
-        let isHex = name.count > 1 && (name[1] == 0x78 || name[1] == 0x58)
-        let digits = String(decoding: name.dropFirst(isHex ? 2 : 1), as: UTF8.self)
-        guard let code = UInt32(digits, radix: isHex ? 16 : 10), let scalar = Unicode.Scalar(code), code != 0 else {
-          throw error("an invalid character reference")
-        }
-        output.append(contentsOf: Array(String(scalar).utf8))
+      switch XMLReference.decode(name, into: &output) {
+      case nil: break
+      case .unknownEntity: throw error("an undeclared entity '&\(TerminalText.escaped(name));'")
+      case .invalidCharacter: throw error("an invalid character reference")
       }
     }
   }
