@@ -57,12 +57,7 @@ struct AndroidSource: ContainerSource, AndroidInput {
     var tree = AndroidTree()
     var findings: [Finding] = []
     var directories: UInt64 = 0
-    do {
-      let root = try Syscalls.openDirectory(atPath: path)
-      try AndroidWalk.walk(root, storage: .credential, jobs: Self.walkJobs(request), into: &tree, directories: &directories, findings: &findings)
-    } catch {
-      throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
-    }
+    try Self.walkFolder(path, storage: .credential, jobs: Self.walkJobs(request), into: &tree, directories: &directories, findings: &findings)
     try Self.addStorages(request.android, jobs: Self.walkJobs(request), into: &tree, directories: &directories, findings: &findings)
     return try Self.outcome(tree: tree, directories: directories, findings: findings, package: package, container: source, request: request)
   }
@@ -73,43 +68,45 @@ struct AndroidSource: ContainerSource, AndroidInput {
                           findings: inout [Finding]) throws(Refusal) {
     for (path, storage) in [(settings.deviceDataPath, AndroidStorage.device), (settings.externalPath, .external)] {
       guard let path else { continue }
-      let status: FileStatus
-      do { status = try Syscalls.status(ofPath: path) } catch {
-        throw Refusal(.notFound, path: path, message: TerminalText.escaped(error.description))
-      }
-      if status.kind == .regular {
-        let read = try AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path).readTree(into: &tree, storage: storage)
-        directories += read.directories
-        findings += read.findings
-        continue
-      }
-      do {
-        let root = try Syscalls.openDirectory(atPath: path)
-        try AndroidWalk.walk(root, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
-      } catch {
-        throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
-      }
+      try read(path, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
     }
   }
 
   /// The app's data at `path` (a folder, or an archive of one) as a tree, for the rules
   /// migration's check.
   static func readTree(_ path: String) throws(Refusal) -> AndroidTree {
+    var tree = AndroidTree()
+    var findings: [Finding] = []
+    var directories: UInt64 = 0
+    try read(path, storage: .credential, jobs: AuditOptions.startingJobs, into: &tree, directories: &directories, findings: &findings)
+    return tree
+  }
+
+  /// `path`, a folder or an archive of one, read into `tree` under `storage`.
+  static func read(_ path: String, storage: AndroidStorage, jobs: Int, into tree: inout AndroidTree, directories: inout UInt64,
+                   findings: inout [Finding]) throws(Refusal) {
     let status: FileStatus
     do { status = try Syscalls.status(ofPath: path) } catch {
       throw Refusal(.notFound, path: path, message: TerminalText.escaped(error.description))
     }
-    if status.kind == .regular { return try AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path).readTree().tree }
-    var tree = AndroidTree()
-    var findings: [Finding] = []
-    var directories: UInt64 = 0
+    guard status.kind != .regular else {
+      let read = try AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path).readTree(into: &tree, storage: storage)
+      directories += read.directories
+      findings += read.findings
+      return
+    }
+    try walkFolder(path, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
+  }
+
+  /// The folder at `path` walked into `tree` under `storage` (`AndroidWalk`).
+  static func walkFolder(_ path: String, storage: AndroidStorage, jobs: Int, into tree: inout AndroidTree, directories: inout UInt64,
+                         findings: inout [Finding]) throws(Refusal) {
     do {
       let root = try Syscalls.openDirectory(atPath: path)
-      try AndroidWalk.walk(root, storage: .credential, jobs: AuditOptions.startingJobs, into: &tree, directories: &directories, findings: &findings)
+      try AndroidWalk.walk(root, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
     } catch {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
-    return tree
   }
 
   /// The report of an app's data read into `tree` (from a folder or an archive).
