@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <stdio.h>
 #include <attr/libattr.h>
 #include <attr/error_context.h>
 #include <sys/ioctl.h>
@@ -124,6 +125,39 @@ static inline ssize_t appdata_copy_file_range(int in, off_t *in_offset, int out,
   errno = ENOSYS;
   return -1;
 #endif
+}
+
+/// openat2(2) (Linux 5.6+) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+/// (include/uapi/linux/openat2.h: 0x08, 0x04, 0x02): `path`, relative to `dirfd`, is resolved by
+/// the kernel without leaving `dirfd`'s tree (no `..` above it, no absolute path) and without
+/// following any symlink on the way. ENOSYS where the kernel (or a seccomp filter) lacks it.
+struct appdata_open_how {
+  uint64_t flags;
+  uint64_t mode;
+  uint64_t resolve;
+};
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+static inline int appdata_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mode) {
+  struct appdata_open_how how = {(uint64_t)(unsigned int)flags, (flags & O_CREAT) ? mode : 0, 0x08 | 0x04 | 0x02};
+  return (int)syscall(__NR_openat2, dirfd, path, &how, sizeof(how));
+}
+
+/// open(2) with O_TMPFILE in the folder `dirfd`: a file with no name yet, which can be locked
+/// and written before `appdata_link_tmpfile` gives it one. glibc names the flag O_TMPFILE only
+/// with _GNU_SOURCE; its internal spellings are always there. EOPNOTSUPP/EISDIR where the
+/// filesystem cannot.
+static inline int appdata_open_tmpfile(int dirfd) {
+  return openat(dirfd, ".", __O_TMPFILE | __O_DIRECTORY | O_RDWR | O_CLOEXEC, 0600);
+}
+
+/// linkat(2) of an O_TMPFILE file to `name` in `dirfd`, through /proc/self/fd (AT_EMPTY_PATH
+/// would need CAP_DAC_READ_SEARCH). Fails with EEXIST when the name is taken: it never replaces.
+static inline int appdata_link_tmpfile(int fd, int dirfd, const char *name) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+  return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
 }
 
 #endif

@@ -366,7 +366,7 @@ struct ExtractTests {
     let out = folder + "/out.xcappdata"
     let result = try AppData.runPaused(["extract", "--app", Self.app, "-o", out, "\(Self.fixtures)/encrypted"], at: "extract",
                                        environment: Self.environment, withProcess: { process in
-      let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+      let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasSuffix(".owner") }
       #expect(names.count == 1 && names.allSatisfy { $0.hasPrefix(".out.xcappdata.appdata-extract-partial-") }, "\(names)")
       kill(process.processIdentifier, signal == "SIGTERM" ? SIGTERM : SIGINT)
       // Released from the pause only once the process has ended: the signal is heard first.
@@ -404,10 +404,10 @@ struct ExtractTests {
   }
 
   /// Whether `folder` holds one thing: a partial folder for `out` (`.out.appdata-extract-partial-`
-  /// and the run's own suffix).
+  /// and the run's token), with its owner record beside it (`OwnedArtifact`).
   static func onlyAPartialFolder(in folder: String) throws -> Bool {
-    let names = try FileManager.default.contentsOfDirectory(atPath: folder)
-    return names.count == 1 && names[0].hasPrefix(".out.appdata-extract-partial-")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    return names.count == 2 && names[0].hasPrefix(".out.appdata-extract-partial-") && names[1] == names[0] + ".owner"
   }
 
   /// A full filesystem (a 512 KiB tmpfs, as root): exit 2, nothing left behind.

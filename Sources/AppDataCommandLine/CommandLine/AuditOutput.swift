@@ -110,7 +110,7 @@ struct AuditOutput {
       openReports.add(replacing)
       return replacing
     } catch {
-      throw Refusal(.cannotWrite, path: file, "cannot write the report: \(error.reason)")
+      throw Refusal(.cannotWrite, path: file, ReplacingFile.problem(error))
     }
   }
 }

@@ -92,7 +92,7 @@ extension AuditRule {
     remedy: "Check the plist (plutil -lint on a Mac); appdata reads binary and XML plists in UTF-8, UTF-16 or ISO-8859-1.")
   public static let unfinishedMigration = AuditRule(
     id: "unfinished-migration", severity: .warning,
-    rationale: "An appdata migrate was interrupted: its journal (.appdata-migration.journal) is at the container's root, or a partial copy (.appdata-partial-N) is left; some entries are still where they were.",
+    rationale: "An appdata migrate was interrupted: its journal (.appdata-migration.journal) is at the container's root, or a partial copy (.appdata-partial-TOKEN, with its owner record) is left; some entries are still where they were.",
     remedy: "Run appdata migrate on the container again: it reads the journal and finishes the job.")
   public static let unreadable = AuditRule(
     id: "unreadable", severity: .error,

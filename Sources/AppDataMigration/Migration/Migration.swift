@@ -27,7 +27,7 @@ public struct Migration {
   public func run() throws(MigrationError) -> Outcome {
     let container: ContainerAccess
     do {
-      container = try ContainerAccess(rootPath: rootPath, below: below)
+      container = try ContainerAccess(container: rootPath, below: below)
     } catch {
       throw MigrationError(error.message(path: rootPath))
     }

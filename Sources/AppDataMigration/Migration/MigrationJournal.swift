@@ -16,6 +16,8 @@ final class MigrationJournal {
   private(set) var completed: Set<Int> = []
   /// Cross-filesystem steps whose copy was complete and synced before its final rename.
   private(set) var installing: Set<Int> = []
+  /// Their partial copies' tokens (`OwnedArtifact`), as recorded.
+  private(set) var partialTokens: [Int: [UInt8]] = [:]
   private let checkpoint: () -> Void
 
   private init(container: ContainerAccess, checkpoint: @escaping () -> Void) {
@@ -27,37 +29,78 @@ final class MigrationJournal {
 
   // MARK: - Creating and loading
 
-  /// Writes the plan atomically and opens the journal for appending.
+  /// Writes the plan atomically and opens the journal for appending. The plan is written into
+  /// a hidden file of this run's own (`OwnedArtifact`), with the container's identity and the
+  /// file's own (device and inode), then renamed to the journal's name without replacing: a
+  /// rerun trusts a journal only when it is that same file in that same container, so one
+  /// copied in, extracted from a backup or planted is never taken for a plan.
   static func create(for plan: MigrationPlan, in container: ContainerAccess, checkpoint: @escaping () -> Void) throws(SystemError) -> MigrationJournal {
     let journal = MigrationJournal(container: container, checkpoint: checkpoint)
-    let temporary = name + Array(".tmp".utf8)
-    try? Syscalls.remove(temporary, in: container.root, isDirectory: false, displayPath: "")
-    let file = try Syscalls.open(temporary, in: container.root, options: .createNewFile, mode: 0o644, displayPath: ContainerLayout.migrationJournalName)
-    let text = encode(plan).serialized(pretty: false) + "\n"
-    try file.closeAfter { () throws(SystemError) in
-      try Syscalls.writeAll(file, Array(text.utf8), displayPath: ContainerLayout.migrationJournalName)
-      try Syscalls.sync(file, displayPath: ContainerLayout.migrationJournalName)
+    let display = ContainerLayout.migrationJournalName
+    OwnedArtifact.sweep(prefix: temporaryPrefix, in: container.root)
+    let file = try OwnedArtifact.make(.file, prefix: temporaryPrefix, in: container.root, mode: 0o644, displayPath: display)
+    let rootIdentity = try Syscalls.status(of: container.root, displayPath: container.rootPath).identity
+    let text = encode(plan, container: rootIdentity, journal: file.identity).serialized(pretty: false) + "\n"
+    do {
+      try Syscalls.writeAll(file.descriptor, Array(text.utf8), displayPath: display)
+      try Syscalls.sync(file.descriptor, displayPath: display)
+      try Syscalls.renameWithoutReplacing(file.name, in: container.root, to: name, in: container.root, displayPath: display)
+    } catch {
+      file.discard()
+      throw error
     }
-    try Syscalls.renameReplacing(temporary, in: container.root, to: name, in: container.root, displayPath: ContainerLayout.migrationJournalName)
+    file.relinquish()
     try Syscalls.sync(container.root, displayPath: container.rootPath)
-    journal.descriptor = try Syscalls.open(name, in: container.root, options: .appendFile, displayPath: ContainerLayout.migrationJournalName)
+    journal.descriptor = try Syscalls.open(name, in: container.root, options: .appendFile, displayPath: display)
     checkpoint()
     return journal
   }
 
-  /// The unfinished migration's plan and progress, or nil when there is no journal.
+  /// `.appdata-migration.journal.`: the hidden file a run writes the plan into before renaming it.
+  static let temporaryPrefix = Array((ContainerLayout.migrationJournalName + ".").utf8)
+
+  /// The unfinished migration's plan and progress, or nil when there is no journal. A journal
+  /// is data until proven a plan: it must be this user's regular file, the very file this
+  /// container's run wrote (the identities it records), and every step's path must be plain
+  /// components below the plan's source and destination. Anything else is an error, and
+  /// nothing is changed.
   static func load(from container: ContainerAccess, checkpoint: @escaping () -> Void) throws(MigrationError) -> (MigrationPlan, MigrationJournal)? {
-    let bytes: [UInt8]
+    let display = ContainerLayout.migrationJournalName
+    let file: FileDescriptor
     do {
-      bytes = try container.readFile([name])
+      file = try container.open([name], options: .readMaybeFile)
     } catch where error.isNotFound {
       return nil
     } catch {
-      throw MigrationError("\(ContainerLayout.migrationJournalName): cannot read the journal: \(error.reason)")
+      throw MigrationError("\(display): cannot read the journal: \(error.reason)")
+    }
+    let bytes: [UInt8]
+    let status: FileStatus
+    let rootIdentity: FileIdentity
+    do {
+      defer { file.close() }
+      status = try Syscalls.status(of: file, displayPath: display)
+      rootIdentity = try Syscalls.status(of: container.root, displayPath: container.rootPath).identity
+      guard status.kind == .regular else {
+        throw MigrationError("\(display): is not a file; it is not a journal appdata wrote, and was not followed; nothing was changed")
+      }
+      bytes = try Syscalls.readUpTo(file, (64 << 20) + 1, displayPath: display)
+    } catch let error as MigrationError {
+      throw error
+    } catch let error as SystemError {
+      throw MigrationError("\(display): cannot read the journal: \(error.reason)")
+    } catch {
+      throw MigrationError("\(display): cannot read the journal")
     }
     let lines = bytes.split(separator: 0x0A)
-    guard let first = lines.first, let plan = decode(Array(first)) else {
-      throw MigrationError("\(ContainerLayout.migrationJournalName): not a journal this version of appdata can read; move it away to start over")
+    guard bytes.count <= 64 << 20, let first = lines.first, let (plan, identities) = decode(Array(first)) else {
+      throw MigrationError("\(display): not a journal this version of appdata can read; nothing was changed; move it away to start over")
+    }
+    guard status.owner == Syscalls.effectiveUserID, identities.container == rootIdentity, identities.journal == status.identity else {
+      throw MigrationError("\(display): was not written by appdata migrate in this container (copied in, extracted from a backup, or planted); it is data, not a plan, and nothing was changed; move it away to start over")
+    }
+    guard isValid(plan) else {
+      throw MigrationError("\(display): names a path outside the plan's folders (an absolute path, . or .., or a name with /); it was not followed and nothing was changed; move it away to start over")
     }
     let journal = MigrationJournal(container: container, checkpoint: checkpoint)
     for line in lines.dropFirst() {
@@ -65,44 +108,78 @@ final class MigrationJournal {
       guard let record = (try? JSONParser.parse(Array(line)))?.objectValue,
             let event = record["event"]?.stringValue, let step = record["step"]?.intValue else { continue }
       if event == "done" { journal.completed.insert(step) }
-      if event == "installing" { journal.installing.insert(step) }
+      if event == "installing" {
+        journal.installing.insert(step)
+        if let token = record["partial"]?.stringValue { journal.partialTokens[step] = Array(token.utf8) }
+      }
     }
     do {
-      journal.descriptor = try Syscalls.open(name, in: container.root, options: .appendFile, displayPath: ContainerLayout.migrationJournalName)
+      journal.descriptor = try container.open([name], options: .appendFile)
     } catch {
-      throw MigrationError("\(ContainerLayout.migrationJournalName): cannot open the journal: \(error.reason)")
+      throw MigrationError("\(display): cannot open the journal: \(error.reason)")
     }
     return (plan, journal)
+  }
+
+  /// Every path of the plan is plain components (`Beneath.isPlainName`); each move takes an
+  /// entry below the source to somewhere below the destination, each folder made is below the
+  /// destination, and the defaults plist is below Library/Preferences.
+  static func isValid(_ plan: MigrationPlan) -> Bool {
+    func plain(_ path: [[UInt8]]) -> Bool { !path.isEmpty && path.count <= RelativePath.maximumComponents && path.allSatisfy(Beneath.isPlainName) }
+    func below(_ path: [[UInt8]], _ top: [[UInt8]]) -> Bool { path.count > top.count && Array(path.prefix(top.count)) == top }
+    guard plain(plan.source), plain(plan.destination), plan.into.map({ Beneath.isPlainName($0) }) ?? true,
+          !below(plan.destination, plan.source) && !below(plan.source, plan.destination) && plan.source != plan.destination else { return false }
+    for step in plan.steps {
+      switch step.kind {
+      case .move:
+        guard plain(step.source), plain(step.destination), below(step.source, plan.source), below(step.destination, plan.destination) else { return false }
+      case .createFolder:
+        guard plain(step.destination), step.destination == plan.destination || below(step.destination, plan.destination) else { return false }
+      case .updateDefaults:
+        guard plain(step.source), below(step.source, [Array("Library".utf8), Array("Preferences".utf8)]) else { return false }
+      }
+    }
+    return true
   }
 
   // MARK: - Recording
 
   /// Records an event; `durable` fsyncs it before returning (needed before a step's
   /// change that a rerun could not otherwise tell apart from someone else's).
-  func record(_ event: String, step: Int, durable: Bool) throws(SystemError) {
+  func record(_ event: String, step: Int, durable: Bool, partialToken: [UInt8]? = nil) throws(SystemError) {
     guard let descriptor else { return }
-    let line = "{\"event\":\"\(event)\",\"step\":\(step)}\n"
+    let partial = partialToken.map { ",\"partial\":\"\(String(decoding: $0, as: UTF8.self))\"" } ?? ""
+    let line = "{\"event\":\"\(event)\",\"step\":\(step)\(partial)}\n"
     try Syscalls.writeAll(descriptor, Array(line.utf8), displayPath: ContainerLayout.migrationJournalName)
     if durable { try Syscalls.sync(descriptor, displayPath: ContainerLayout.migrationJournalName) }
     if event == "done" { completed.insert(step) }
-    if event == "installing" { installing.insert(step) }
+    if event == "installing" {
+      installing.insert(step)
+      partialTokens[step] = partialToken
+    }
     checkpoint()
   }
 
   /// Removes the journal once every step is done, durably.
   func finish() throws(SystemError) {
+    // Only the journal this run has open: a file that took its name meanwhile stays.
+    let mine = descriptor.flatMap { try? Syscalls.status(of: $0, displayPath: "").identity }
     descriptor?.close()
     descriptor = nil
+    guard let mine, (try? Syscalls.status(of: Self.name, in: container.root, displayPath: ""))?.identity == mine else { return }
     try Syscalls.remove(Self.name, in: container.root, isDirectory: false, displayPath: ContainerLayout.migrationJournalName)
     try Syscalls.sync(container.root, displayPath: container.rootPath)
   }
 
   // MARK: - The plan as JSON (paths as base64: names need not be UTF-8)
 
-  static func encode(_ plan: MigrationPlan) -> JSONValue {
+  static func encode(_ plan: MigrationPlan, container: FileIdentity, journal: FileIdentity) -> JSONValue {
+    func identity(_ value: FileIdentity) -> JSONValue { .object(["device": .unsigned(value.device), "inode": .unsigned(value.inode)]) }
     func path(_ components: [[UInt8]]) -> JSONValue { .array(components.map { .string(Base64.encode($0)) }) }
     return .object([
       "appdataMigrationJournal": .integer(Int64(formatVersion)),
+      "container": identity(container),
+      "journal": identity(journal),
       "source": path(plan.source),
       "destination": path(plan.destination),
       "into": plan.into.map { .string(Base64.encode($0)) } ?? .null,
@@ -123,7 +200,7 @@ final class MigrationJournal {
     ])
   }
 
-  static func decode(_ line: [UInt8]) -> MigrationPlan? {
+  static func decode(_ line: [UInt8]) -> (MigrationPlan, (container: FileIdentity, journal: FileIdentity))? {
     guard let object = (try? JSONParser.parse(line))?.objectValue,
           object["appdataMigrationJournal"]?.intValue == formatVersion else { return nil }
     func bytes(_ value: JSONValue?) -> [UInt8]? {
@@ -134,6 +211,12 @@ final class MigrationJournal {
       let decoded = items.compactMap(bytes)
       return decoded.count == items.count ? decoded : nil
     }
+    func identity(_ value: JSONValue?) -> FileIdentity? {
+      guard let object = value?.objectValue, let device = object["device"]?.unsignedValue,
+            let inode = object["inode"]?.unsignedValue else { return nil }
+      return FileIdentity(device: device, inode: inode)
+    }
+    guard let containerIdentity = identity(object["container"]), let journalIdentity = identity(object["journal"]) else { return nil }
     guard let source = path(object["source"]), let destination = path(object["destination"]),
           let markerNames = object["markers"]?.arrayValue?.compactMap(\.stringValue),
           let policyName = object["onConflict"]?.stringValue,
@@ -150,9 +233,10 @@ final class MigrationJournal {
         files: item["files"]?.unsignedValue ?? 0, bytes: item["bytes"]?.unsignedValue ?? 0,
         key: item["key"]?.stringValue))
     }
-    return MigrationPlan(source: source, destination: destination, into: bytes(object["into"]),
-                         markers: markerNames.compactMap(Marker.init(rawValue:)), onConflict: policy,
-                         steps: steps, skipped: [], conflicts: [])
+    let plan = MigrationPlan(source: source, destination: destination, into: bytes(object["into"]),
+                             markers: markerNames.compactMap(Marker.init(rawValue:)), onConflict: policy,
+                             steps: steps, skipped: [], conflicts: [])
+    return (plan, (containerIdentity, journalIdentity))
   }
 
 }

@@ -32,7 +32,7 @@ struct MigrationPlanner {
     defer { sourceFolder.close() }
     let sourceNames: [[UInt8]]
     do {
-      sourceNames = try DirectoryStream(taking: Syscalls.open(Array(".".utf8), in: sourceFolder, options: .directory, displayPath: display(source)), displayPath: display(source)).names()
+      sourceNames = try DirectoryStream(taking: Syscalls.reopen(sourceFolder, displayPath: display(source)), displayPath: display(source)).names()
         .sorted { $0.lexicographicallyPrecedes($1) }
     } catch {
       throw MigrationError("\(display(source)): cannot read the folder: \(error.reason)")

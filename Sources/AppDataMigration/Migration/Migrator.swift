@@ -7,9 +7,11 @@ import Synchronization
 ///
 /// - same filesystem: `renameat2(RENAME_NOREPLACE)`; the source is either still there
 ///   (move it) or gone and the destination present (it was moved; mark it);
-/// - across filesystems: copy to `.appdata-partial-<step>` in the destination (a leftover
-///   one is removed and the copy redone), fsync, record `installing` durably, rename into
-///   place without replacing, fsync, then remove the source; a rerun that finds the
+/// - across filesystems: copy into a folder of this run's own in the destination,
+///   `.appdata-partial-<token>` (`OwnedArtifact`: made with a random token and a locked
+///   owner record, so a leftover is removed only when its record proves a dead run made it,
+///   never for its name), fsync, record `installing` with the token durably, rename the copy
+///   into place without replacing, fsync, then remove the source; a rerun that finds the
 ///   `installing` record and no partial copy knows the rename happened and finishes the removal.
 final class Migrator {
   private let container: ContainerAccess
@@ -81,7 +83,22 @@ final class Migrator {
       }
     }
     syncTouchedFolders()
+    sweepPartialCopies()
     return (entries, errors, defaultsNote)
+  }
+
+  /// Once every step ran: partial copies killed runs left in the destination folders, proven
+  /// theirs by their owner records (a user's entry of a like name is never touched).
+  private func sweepPartialCopies() {
+    var folders: [[[UInt8]]] = []
+    for step in plan.steps where step.kind == .move && !folders.contains(Array(step.destination.dropLast())) {
+      folders.append(Array(step.destination.dropLast()))
+    }
+    for folder in folders {
+      guard let descriptor = try? container.openFolder(folder) else { continue }
+      OwnedArtifact.sweep(prefix: Self.partialPrefix(plan.steps[0]), in: descriptor)
+      descriptor.close()
+    }
   }
 
   // MARK: - Steps
@@ -107,7 +124,7 @@ final class Migrator {
                                       files: step.files, bytes: step.bytes, markers: [], message: nil)
     let sourceName = step.source.last!
     let destinationName = step.destination.last!
-    let temporaryName = Array(".appdata-partial-\(step.id)".utf8)
+    let partialPrefix = Self.partialPrefix(step)
     let sourceDisplay = container.display(step.source)
     let destinationDisplay = container.display(step.destination)
     do throws(SystemError) {
@@ -120,18 +137,23 @@ final class Migrator {
 
       let sourceStatus = try statusOrNil(sourceName, in: sourceFolder, display: sourceDisplay)
       let destinationStatus = try statusOrNil(destinationName, in: destinationFolder, display: destinationDisplay)
-      let partial = try statusOrNil(temporaryName, in: destinationFolder, display: destinationDisplay)
+      // The partial copy the journal names, when its owner record proves it.
+      let claimed = journal.partialTokens[step.id].flatMap { OwnedArtifact.claim(prefix: partialPrefix, token: $0, in: destinationFolder) }
+      defer { claimed?.discard() }
+      let partial: OwnedArtifact? = claimed.flatMap { claimed in
+        claimed.isInPlace && (try? Syscalls.status(of: destinationName, in: claimed.descriptor, displayPath: "")) != nil ? claimed : nil
+      }
       let wasInstalling = journal.installing.contains(step.id)
 
       switch (sourceStatus != nil, destinationStatus != nil) {
       case (true, false) where wasInstalling && partial != nil:
         // Interrupted between the durable `installing` record and the final rename.
-        try install(temporaryName, as: destinationName, in: destinationFolder, step: step)
+        try install(partial!, as: destinationName, in: destinationFolder, step: step)
         try finishCopy(sourceName, in: sourceFolder, step: step)
         entry.action = .copied
       case (true, false):
         if forceCopy {
-          entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, temporaryName: temporaryName, step: step)
+          entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, step: step)
           entry.action = .copied
         } else {
           do {
@@ -139,7 +161,7 @@ final class Migrator {
             checkpoint()
             entry.action = .moved
           } catch where error.isCrossDevice {
-            entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, temporaryName: temporaryName, step: step)
+            entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, step: step)
             entry.action = .copied
           }
         }
@@ -153,7 +175,6 @@ final class Migrator {
       case (true, true):
         entry.action = .conflict
         entry.message = "\(destinationDisplay) appeared after planning; it was not replaced"
-        if partial != nil { try TreeOperations.remove(temporaryName, in: destinationFolder, display: destinationDisplay) }
         return entry
       case (false, false):
         entry.message = "\(sourceDisplay) is gone and \(destinationDisplay) does not exist; nothing to move"
@@ -178,48 +199,55 @@ final class Migrator {
     return entry
   }
 
+  /// `.appdata-partial-`: what partial copies' names start with (the token follows).
+  static func partialPrefix(_ step: MigrationStep) -> [UInt8] { Array(".appdata-partial-".utf8) }
+
   private func copyAcross(
     _ sourceName: [UInt8], from sourceFolder: FileDescriptor, to destinationName: [UInt8], in destinationFolder: FileDescriptor,
-    temporaryName: [UInt8], step: MigrationStep
+    step: MigrationStep
   ) throws(SystemError) -> UInt64 {
     let display = container.display(step.destination)
-    // A partial copy from an interrupted run is not trusted: start it again.
-    try TreeOperations.remove(temporaryName, in: destinationFolder, display: display)
+    // Partial copies of killed runs, proven theirs by their records, go; the copy is redone.
+    OwnedArtifact.sweep(prefix: Self.partialPrefix(step), in: destinationFolder)
+    // The partial folder and its record carry the do-not-back-up marker from birth, and so
+    // does the copy's top entry when its destination will (else it lies in a folder that is
+    // marked already): an interrupt never leaves a copy that is backed up.
+    let markers = plan.markers
+    let partial = try OwnedArtifact.make(.folder, prefix: Self.partialPrefix(step), in: destinationFolder, mode: 0o700,
+                                         mark: { descriptor in
+                                           for marker in markers {
+                                             try? ExtendedAttributes.setValue(marker.valueToWrite, of: MarkerTable.platformName(of: marker), on: descriptor, displayPath: display)
+                                           }
+                                         }, displayPath: display)
+    defer { partial.discard() }
     let copied: UInt64
     do {
-      // Marked from the moment it exists when its destination will be (else it lies in a
-      // folder that is marked already): an interrupt never leaves a copy that is backed up.
-      let markers = plan.markers
-      copied = try TreeOperations.copy(sourceName, in: sourceFolder, to: temporaryName, in: destinationFolder,
+      let markTop: ((FileDescriptor) throws(SystemError) -> Void)? = step.mark ? { (top: FileDescriptor) throws(SystemError) in
+        for marker in markers {
+          try ExtendedAttributes.setValue(marker.valueToWrite, of: MarkerTable.platformName(of: marker), on: top, displayPath: display)
+        }
+      } : nil
+      copied = try TreeOperations.copy(sourceName, in: sourceFolder, to: destinationName, in: partial.descriptor,
                                        display: container.display(step.source),
                                        checkpoint: { [progress] in checkpoint(); progress?.copiedFile() },
                                        copied: { [progress] bytes in progress?.copied(bytes: bytes) },
-                                       markTop: step.mark ? { (top: FileDescriptor) throws(SystemError) in
-                                         for marker in markers {
-                                           try ExtendedAttributes.setValue(marker.valueToWrite, of: MarkerTable.platformName(of: marker), on: top, displayPath: display)
-                                         }
-                                       } : nil)
-    } catch {
-      // The source is untouched; leave no half copy behind (it may be what filled the disk).
-      try? TreeOperations.remove(temporaryName, in: destinationFolder, display: display)
-      throw error
+                                       markTop: markTop)
     }
+    try Syscalls.sync(partial.descriptor, displayPath: display)
     try Syscalls.sync(destinationFolder, displayPath: display)
-    try journal.record("installing", step: step.id, durable: true)
-    try install(temporaryName, as: destinationName, in: destinationFolder, step: step)
+    try journal.record("installing", step: step.id, durable: true, partialToken: Array(partial.name.dropFirst(Self.partialPrefix(step).count)))
+    try install(partial, as: destinationName, in: destinationFolder, step: step)
     try finishCopy(sourceName, in: sourceFolder, step: step)
     return copied
   }
 
-  private func install(_ temporaryName: [UInt8], as name: [UInt8], in folder: FileDescriptor, step: MigrationStep) throws(SystemError) {
+  /// Renames the copy out of the partial folder into place without replacing; the partial
+  /// folder, then empty, goes with its record.
+  private func install(_ partial: OwnedArtifact, as name: [UInt8], in folder: FileDescriptor, step: MigrationStep) throws(SystemError) {
     let display = container.display(step.destination)
-    do {
-      try Syscalls.renameWithoutReplacing(temporaryName, in: folder, to: name, in: folder, displayPath: display)
-    } catch where error.isExists {
-      try TreeOperations.remove(temporaryName, in: folder, display: display)
-      throw error
-    }
+    try Syscalls.renameWithoutReplacing(name, in: partial.descriptor, to: name, in: folder, displayPath: display)
     try Syscalls.sync(folder, displayPath: display)
+    partial.discard()
     checkpoint()
   }
 

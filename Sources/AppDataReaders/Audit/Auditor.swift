@@ -183,13 +183,15 @@ struct AuditAccumulator: EntryVisitor {
   }
 
   /// appdata's own leftovers: an interrupted migration's journal, or the partial copy it left
-  /// (`.appdata-partial-N`).
+  /// (`.appdata-partial-TOKEN`, TOKEN 32 hex digits; its owner record beside it is not named
+  /// again).
   private mutating func checkAppdataLeftover(_ entry: WalkedEntry, name: UnsafeBufferPointer<UInt8>) {
     if entry.depth == 1 && name.elementsEqual(ContainerLayout.migrationJournalName.utf8) {
       findings.append(Finding(
         rule: .unfinishedMigration, path: entry.path,
         message: "an interrupted appdata migrate's journal; run 'appdata migrate' on this container again to finish it", bytes: nil))
-    } else if name.starts(with: ".appdata-partial-".utf8) && name.count > 17 && name.dropFirst(17).allSatisfy({ (0x30...0x39).contains($0) }) {
+    } else if name.starts(with: ".appdata-partial-".utf8) && name.count == 17 + 32
+                && name.dropFirst(17).allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
       findings.append(Finding(
         rule: .unfinishedMigration, path: entry.path,
         message: "a partial copy an interrupted appdata migrate left (\(entry.category == .critical ? "backed up: it has no marker" : "not backed up")); run 'appdata migrate' on this container again to finish it", bytes: nil))

@@ -366,7 +366,9 @@ extension BackupExtraction {
     }
 
     /// Why a manifest path may not be written, or nil: `..`, `.` or empty components, a
-    /// leading `/`, a NUL, or beyond Linux's path limits.
+    /// leading `/`, a NUL, beyond Linux's path limits, or a component named as appdata's own
+    /// files are (`OwnedArtifact.isReserved`: a journal, a partial copy, an owner record), which
+    /// a later run must never take for its own.
     static func unsafePath(_ path: [UInt8]) -> String? {
       if path.first == 0x2F { return "starts with '/'" }
       if path.count > 4096 { return "is longer than 4096 bytes" }
@@ -383,6 +385,9 @@ extension BackupExtraction {
           if length == 1 && bytes[start] == 0x2E { return "has a '.' component" }
           if length == 2 && bytes[start] == 0x2E && bytes[start + 1] == 0x2E { return "has a '..' component" }
           if length > 255 { return "has a component longer than 255 bytes" }
+          if bytes[start] == 0x2E && OwnedArtifact.isReserved(Array(bytes[start..<index])) {
+            return "has a component named as appdata's own files are (.appdata-*, .NAME.appdata-*)"
+          }
           if index < bytes.count {
             components += 1
             if components > 1024 { return "has more than 1024 components" }

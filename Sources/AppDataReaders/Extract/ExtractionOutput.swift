@@ -1,8 +1,9 @@
 import AppDataSystem
 import AppDataCore
 /// OUT, and the hidden folder a run builds it in (`BackupExtraction`): which OUT may be written
-/// or replaced, a partial folder of the run's own (locked while it runs, so the next run can tell
-/// one left by a killed run from one still being written), and putting it in place.
+/// or replaced, a partial folder of the run's own (`OwnedArtifact`: a random token in its name
+/// and an owner record beside it, locked from before the folder exists, so the next run removes
+/// it only when the record proves the run that made it is gone), and putting it in place.
 ///
 /// What `--force` may replace is proven, not assumed: an earlier extraction, which carries
 /// `markerName` on its own folder (set on the partial folder the moment it is made, so nothing
@@ -20,10 +21,15 @@ final class ExtractionOutput {
   let path: String
   let parent: FileDescriptor
   let name: [UInt8]
-  let partialName: [UInt8]
-  let partial: FileDescriptor
+  /// The partial folder, its record and its lock.
+  let artifact: OwnedArtifact
+  var partialName: [UInt8] { artifact.name }
+  var partial: FileDescriptor { artifact.descriptor }
   let partialIdentity: FileIdentity
   private var isClosed = false
+  /// Set when the OUT that `--force` replaced could not be removed (it keeps its owner record,
+  /// so the next run's sweep removes it).
+  private(set) var leftAside: [UInt8]?
 
   /// `.OUT.appdata-extract-partial-`: what every run's partial folder for OUT starts with (OUT's
   /// name cut to 200 bytes, so the whole stays a name Linux takes).
@@ -63,45 +69,47 @@ final class ExtractionOutput {
       throw error
     }
     Self.removeLeftovers(of: last, in: parent)
-    // This run's partial folder: a name no other run has, locked for as long as the run lives.
-    let made: (name: [UInt8], made: FileDescriptor)
-    let identity: FileIdentity
+    // This run's partial folder: a name no other run has, its owner record locked before the
+    // folder exists and for as long as the run lives.
     do {
-      made = try Syscalls.makeUniquelyNamed(Self.partialPrefix(of: last)) { [parent] (candidate: [UInt8]) throws(SystemError) in
-        try Syscalls.makeDirectory(candidate, in: parent, mode: 0o700, displayPath: RelativePath.display(candidate))
-        return try Syscalls.open(candidate, in: parent, options: .directory, displayPath: RelativePath.display(candidate))
-      }
-      identity = try Syscalls.status(of: made.made, displayPath: "").identity
+      artifact = try OwnedArtifact.make(.folder, prefix: Self.partialPrefix(of: last), in: parent, mode: 0o700,
+                                        displayPath: parentPath)
     } catch {
       parent.close()
       throw Refusal("\(TerminalText.escaped(parentPath)): cannot create the output there: \(error.reason)")
     }
-    partialName = made.name
-    partial = made.made
-    partialIdentity = identity
-    _ = Syscalls.lockExclusively(partial)
-    try? ExtendedAttributes.setValue(Self.markerValue, of: Self.markerName, on: partial, displayPath: typed)
+    partialIdentity = artifact.identity
+    try? ExtendedAttributes.setValue(Self.markerValue, of: Self.markerName, on: artifact.descriptor, displayPath: typed)
   }
 
-  /// OUT is not the backup, does not lie inside it and does not hold it.
+  /// OUT is not the backup, does not lie inside it and does not hold it: both resolved fully
+  /// first (realpath(3) of BACKUP, and of OUT's folder with OUT's name), so a symlink on either
+  /// side hides nothing; then compared by path and by identity.
   private static func checkApart(parent: FileDescriptor, existing: FileStatus?, backupPath: String, output: String) throws(Refusal) {
     guard let backup = Syscalls.identity(ofPath: backupPath) else { return }
     let backupName = TerminalText.escaped(backupPath)
-    if let existing, existing.identity == backup {
+    let resolvedBackup = Syscalls.absolutePath(backupPath)
+    let resolvedOut = Syscalls.absolutePath(Syscalls.folderPart(of: Array(normalized(output).utf8)))
+      + "/" + String(decoding: RelativePath.components(Array(normalized(output).utf8)).last ?? [], as: UTF8.self)
+    func isBelow(_ path: String, _ top: String) -> Bool { path == top || path.hasPrefix(top == "/" ? "/" : top + "/") }
+    if let existing, existing.identity == backup || resolvedOut == resolvedBackup {
       throw Refusal("\(TerminalText.escaped(output)): is the backup \(backupName); appdata extract never writes there")
     }
-    if Syscalls.isAncestor(backup, ofFolder: parent) {
+    if Syscalls.isAncestor(backup, ofFolder: parent) || isBelow(resolvedOut, resolvedBackup) {
       throw Refusal("\(TerminalText.escaped(output)): lies inside the backup \(backupName); appdata extract never writes there")
     }
-    if let existing, existing.isDirectory {
-      let holder = (try? Syscalls.status(ofPath: backupPath))?.isDirectory == true ? backupPath
-        : Syscalls.folderPart(of: Array(normalized(backupPath).utf8))
+    var holds = isBelow(resolvedBackup, resolvedOut)
+    if !holds, let existing, existing.isDirectory {
+      // The backup's own folder (or the backup itself, a folder), reached through every link.
+      let holder = (try? Syscalls.status(ofPath: resolvedBackup))?.isDirectory == true ? resolvedBackup
+        : Syscalls.folderPart(of: Array(resolvedBackup.utf8))
       if let folder = try? Syscalls.openDirectory(atPath: holder) {
-        defer { folder.close() }
-        if Syscalls.isAncestor(existing.identity, ofFolder: folder) {
-          throw Refusal("\(TerminalText.escaped(output)): holds the backup \(backupName); appdata extract never writes over it")
-        }
+        holds = Syscalls.isAncestor(existing.identity, ofFolder: folder)
+        folder.close()
       }
+    }
+    if holds {
+      throw Refusal("\(TerminalText.escaped(output)): holds the backup \(backupName); appdata extract never writes over it")
     }
   }
 
@@ -135,32 +143,21 @@ final class ExtractionOutput {
     if !replaceable { throw Refusal("\(out): \(what); \(rule)") }
   }
 
-  /// Removes the partial folders of runs that were killed: those whose lock nobody holds, and
-  /// that prove they are appdata's (the marker every partial folder gets the moment it is made,
-  /// or nothing in them: a run killed between the two). A folder of that name without either is
-  /// left alone.
+  /// Removes the partial folders of runs that were killed: those whose owner record proves it
+  /// (`OwnedArtifact.sweep`). A folder of a like name without such a record, the fixed names
+  /// earlier versions used among them, is left alone.
   private static func removeLeftovers(of name: [UInt8], in parent: FileDescriptor) {
-    let prefix = partialPrefix(of: name)
-    // The fixed names earlier versions used, which their name alone proved.
-    let legacy = [[0x2E] + name + Array(".appdata-extract-partial".utf8), [0x2E] + name + Array(".appdata-extract-replaced".utf8)]
-    for entry in Syscalls.entryNames(of: parent) where entry.starts(with: prefix) || legacy.contains(entry) {
-      guard let folder = try? Syscalls.open(entry, in: parent, options: .directory, displayPath: "") else { continue }
-      if Syscalls.lockExclusively(folder) && (legacy.contains(entry) || isReplaceable(folder)) { Syscalls.removeTree(entry, in: parent) }
-      folder.close()
-    }
+    OwnedArtifact.sweep(prefix: partialPrefix(of: name), in: parent)
   }
 
   /// Whether `partialName` still names the folder this run made.
-  private func partialIsOurs() -> Bool {
-    (try? Syscalls.status(of: partialName, in: parent, displayPath: ""))?.identity == partialIdentity
-  }
+  private func partialIsOurs() -> Bool { artifact.isInPlace }
 
   /// Removes the partial folder (after a failure or an interrupt), if its name still names it.
   func abandon() {
     guard !isClosed else { return }
     isClosed = true
-    if partialIsOurs() { Syscalls.removeTree(partialName, in: parent) }
-    partial.close()
+    artifact.discard()
     parent.close()
   }
 
@@ -172,7 +169,7 @@ final class ExtractionOutput {
     let out = TerminalText.escaped(typed)
     guard partialIsOurs() else {
       isClosed = true
-      partial.close()
+      artifact.discard()
       parent.close()
       throw Refusal("\(out): the folder this run built it in (\(TerminalText.escaped(RelativePath.display(partialName)))) was moved or replaced; nothing was put in place")
     }
@@ -188,9 +185,10 @@ final class ExtractionOutput {
         throw Refusal("\(out): appeared while this run extracted (another appdata extract?); it was left as it is and nothing was written")
       }
       try replace()
+      return
     }
     isClosed = true
-    partial.close()
+    artifact.relinquish()
     parent.close()
   }
 
@@ -223,6 +221,11 @@ final class ExtractionOutput {
       abandon()
       throw Refusal("\(out): changed while it was being replaced; it was left as it is and nothing was written")
     }
-    Syscalls.removeTree(partialName, in: parent)
+    // The old OUT now has the partial folder's name: the record says so, then it goes. One that
+    // cannot be removed keeps the record, so the next run's sweep removes it.
+    artifact.nowNames(oldIdentity)
+    if !artifact.discard() { leftAside = partialName }
+    isClosed = true
+    parent.close()
   }
 }

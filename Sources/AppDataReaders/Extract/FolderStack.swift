@@ -127,7 +127,7 @@ final class FolderStack {
     joined.removeLast(joined.count - max(0, (ends.last ?? 0)))
     current = nil
     defer { folder.close() }
-    if !ends.isEmpty { current = try Syscalls.open([0x2E, 0x2E], in: folder, options: .directory, displayPath: "..") }
+    if !ends.isEmpty { current = try Syscalls.openParent(of: folder, displayPath: "..") }
   }
 
   /// Leaves every folder (the container's rows are all made).

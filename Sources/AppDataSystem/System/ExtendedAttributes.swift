@@ -84,6 +84,7 @@ public enum ExtendedAttributes {
     _ value: [UInt8], of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
+    try checkName(name, .setExtendedAttribute(attribute), path: displayPath())
     _ = try valueOrErrno(.setExtendedAttribute(attribute), path: displayPath()) {
       withCName(name) { cName -> Int in
         value.withUnsafeBytes { raw -> Int in
@@ -135,6 +136,7 @@ public enum ExtendedAttributes {
   public static func removeValue(
     of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> Bool {
+    try checkName(name, .removeExtendedAttribute(attribute), path: displayPath())
     let result: Int = withCName(name) { cName in
       #if canImport(Glibc) && !DARWIN_CHECK
       return withFallbackPath(cName, in: directory) { Int(lremovexattr($0, attribute)) }
@@ -152,6 +154,7 @@ public enum ExtendedAttributes {
   public static func value(
     of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> [UInt8]? {
+    try checkName(name, .readExtendedAttribute(attribute), path: displayPath())
     let result = withCName(name) { cName in value(of: attribute, on: cName, in: directory) }
     switch result {
     case .success(let value): return value

@@ -43,6 +43,8 @@ public struct FileStatus: Sendable {
   public var inode: UInt64
   public var accessTime: FileTime
   public var modificationTime: FileTime
+  /// The owner's user id (st_uid).
+  public var owner: UInt32
 
   @inlinable
   package init(_ st: stat) {
@@ -59,6 +61,7 @@ public struct FileStatus: Sendable {
     linkCount = UInt64(st.st_nlink)
     device = UInt64(st.st_dev)
     inode = UInt64(st.st_ino)
+    owner = UInt32(st.st_uid)
     #if canImport(Glibc) && !DARWIN_CHECK
     accessTime = FileTime(seconds: st.st_atim.tv_sec, nanoseconds: st.st_atim.tv_nsec)
     modificationTime = FileTime(seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec)
@@ -95,5 +98,6 @@ public struct FileStatus: Sendable {
     self.inode = inode
     self.accessTime = accessTime
     self.modificationTime = modificationTime
+    owner = 0
   }
 }

@@ -6,19 +6,24 @@ import Darwin
 import Synchronization
 
 /// A file a user named for output (`audit -o`, `init-config --output`), written completely or
-/// not at all: the bytes go to a hidden file beside it (`.NAME.appdata-PID-RANDOM.tmp`), made
-/// with `O_EXCL`, which is flushed (`fsync`) and renamed over NAME only once every write went
-/// through. A failed write is kept (the first) and the rest are skipped; `commit` then throws it
-/// and removes the hidden file, so a full disk leaves the old NAME, or nothing, never half a
-/// report; a hidden file a killed run left is removed by the next run that writes NAME. A NAME
-/// that exists and is not a regular file (`/dev/stdout`, a FIFO, a symlink) is
-/// written in place, as it cannot be replaced.
+/// not at all: the bytes go to a hidden file beside it, `.NAME.appdata-TOKEN.tmp`, an
+/// `OwnedArtifact` (made with `O_EXCL`, its owner record locked from birth), which is flushed
+/// (`fsync`) and renamed over NAME only once every write went through. A failed write is kept
+/// (the first) and the rest are skipped; `commit` then throws it and removes the hidden file, so
+/// a full disk leaves the old NAME as it was, or nothing, never half a report. Hidden files of
+/// killed runs are removed by the next run that writes NAME, when their owner records prove them
+/// (a name alone never does).
+///
+/// NAME that is a symlink: its target is written the same way (the hidden file beside the
+/// target, renamed over it), so the link stays and points at a complete report; a link whose
+/// target does not exist is refused. NAME that is a FIFO, a socket, a device or a folder is
+/// refused (`notAFile`), found with an `O_NONBLOCK` open and `fstat`, so nothing waits.
 public final class ReplacingFile: Sendable {
   public let path: String
-  private let folder: FileDescriptor?
+  private let folder: FileDescriptor
   private let name: [UInt8]
-  private let temporaryName: [UInt8]?
-  private let descriptor: FileDescriptor
+  private let hidden: OwnedArtifact
+  private var descriptor: FileDescriptor { hidden.descriptor }
   private struct State {
     /// The first write that failed.
     var failure: SystemError?
@@ -30,52 +35,61 @@ public final class ReplacingFile: Sendable {
   /// The first write that failed.
   public var failure: SystemError? { state.withLock { $0.failure } }
 
+  /// The errno a NAME that is not a regular file (a FIFO, socket, device or folder) is refused
+  /// with, under operation `.writeReport`.
+  public static let notAFile = EINVAL
+
   public init(path: String) throws(SystemError) {
     self.path = path
-    let bytes = Array(path.utf8)
-    let slash = bytes.lastIndex(of: 0x2F)
-    name = Array(bytes[(slash.map { $0 + 1 } ?? 0)...])
-    let existing = try? Syscalls.status(ofPath: path)
-    guard !name.isEmpty, existing == nil || existing?.kind == .regular else {
-      folder = nil
-      temporaryName = nil
-      descriptor = try Syscalls.createOrTruncate(atPath: path)
-      return
-    }
-    let folder = try Syscalls.openDirectory(atPath: Syscalls.folderPart(of: bytes))
-    Self.removeLeftovers(of: name, in: folder)
-    let made: (name: [UInt8], made: FileDescriptor)
-    do {
-      made = try Syscalls.makeUniquelyNamed(Self.prefix(of: name), suffix: ".tmp") { (candidate: [UInt8]) throws(SystemError) in
-        try Syscalls.open(candidate, in: folder, options: .createNewFile, mode: 0o644, displayPath: path)
+    var target = Array(path.utf8)
+    var existing: FileStatus?
+    if let status = try? Syscalls.status(ofPath: path) {
+      existing = status
+      if status.kind == .symbolicLink {
+        // The link's target, resolved through every link; it must exist.
+        guard let resolved = Syscalls.resolvedPath(path) else {
+          throw SystemError(code: ErrnoValue.notFound, operation: .writeReport, path: path)
+        }
+        target = Array(resolved.utf8)
+        existing = try Syscalls.status(ofPath: resolved)
       }
+      if let kind = existing?.kind, kind != .regular {
+        // Opened without waiting, to tell what it is (a FIFO with no reader does not block).
+        if kind == .other, let (probe, _) = try? Syscalls.openWithoutWaiting(atPath: String(decoding: target, as: UTF8.self)) { probe.close() }
+        throw SystemError(code: kind == .directory ? EISDIR : Self.notAFile, operation: .writeReport, path: path)
+      }
+    }
+    let slash = target.lastIndex(of: 0x2F)
+    name = Array(target[(slash.map { $0 + 1 } ?? 0)...])
+    guard Beneath.isPlainName(name) else { throw SystemError(code: EISDIR, operation: .writeReport, path: path) }
+    let folder = try Syscalls.openDirectory(atPath: Syscalls.folderPart(of: target))
+    OwnedArtifact.sweep(prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder)
+    do {
+      hidden = try OwnedArtifact.make(.file, prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder, mode: 0o644, displayPath: path)
     } catch {
       folder.close()
       throw error
     }
     self.folder = folder
-    temporaryName = made.name
-    descriptor = made.made
     // The report it replaces keeps its permission bits (a 0600 report stays private).
-    if let existing { try? Syscalls.setMode(made.made, existing.permissions, displayPath: path) }
+    if let existing { try? Syscalls.setMode(hidden.descriptor, existing.permissions, displayPath: path) }
   }
 
   deinit { discard() }
 
-  /// `.NAME.appdata-`: what this run's hidden file, and any a killed run left, start with.
-  private static func prefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-".utf8) }
-
-  /// Removes the hidden files of runs that were killed (their process is gone) before they
-  /// could rename theirs over NAME: `.NAME.appdata-PID-RANDOM.tmp` (`Syscalls.makeUniquelyNamed`).
-  private static func removeLeftovers(of name: [UInt8], in folder: FileDescriptor) {
-    let prefix = prefix(of: name)
-    for entry in Syscalls.entryNames(of: folder) where entry.starts(with: prefix) && entry.count > prefix.count + 4 && entry.suffix(4).elementsEqual(".tmp".utf8) {
-      let rest = entry[prefix.count...]
-      guard let dash = rest.firstIndex(of: 0x2D), let pid = Int32(String(decoding: rest[..<dash], as: UTF8.self)), pid > 0 else { continue }
-      if kill(pid, 0) == 0 || errno != ESRCH { continue }
-      _ = try? Syscalls.remove(Array(entry), in: folder, isDirectory: false, displayPath: "")
+  /// Why NAME cannot take a report, for a `.writeReport` error; else the system's reason.
+  public static func problem(_ error: SystemError) -> String {
+    guard error.operation == .writeReport else { return "cannot write the report: \(error.reason)" }
+    switch error.code {
+    case EISDIR: return "is a folder; give the report a file's name"
+    case ErrnoValue.notFound: return "is a symlink to a file that does not exist; give the report a file's name"
+    default: return "is a FIFO, socket or device, not a file; appdata writes reports only to files (leave -o out for standard output)"
     }
   }
+
+  /// `.NAME.appdata-`: what this run's hidden file, and any a killed run left, start with.
+  private static func prefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-".utf8) }
+  private static let suffix = Array(".tmp".utf8)
 
   /// Writes all of `bytes`, unless a write failed already.
   /// Safe from several threads (the walk's workers stream NDJSON lines): each call's bytes go
@@ -92,12 +106,12 @@ public final class ReplacingFile: Sendable {
   }
 
   /// Flushes the file and puts it in place; throws the first failed write (or the flush's, or
-  /// the rename's), having removed the hidden file.
+  /// the rename's), having removed the hidden file: NAME is then as it was.
   public func commit() throws(SystemError) {
     enum Step { case alreadyDone, failed(SystemError), rename }
     let step: Step = state.withLock { state in
       guard !state.isDone else { return .alreadyDone }
-      if state.failure == nil, temporaryName != nil {
+      if state.failure == nil {
         do throws(SystemError) { try Syscalls.sync(descriptor, displayPath: path) } catch { state.failure = error }
       }
       if let failure = state.failure { return .failed(failure) }
@@ -111,23 +125,19 @@ public final class ReplacingFile: Sendable {
       throw failure
     case .rename: break
     }
-    descriptor.close()
-    guard let folder, let temporaryName else { return }
     defer { folder.close() }
     do {
-      try Syscalls.renameReplacing(temporaryName, in: folder, to: name, in: folder, displayPath: path)
+      try Syscalls.renameReplacing(hidden.name, in: folder, to: name, in: folder, displayPath: path)
     } catch {
-      _ = try? Syscalls.remove(temporaryName, in: folder, isDirectory: false, displayPath: path)
+      hidden.discard()
       throw error
     }
+    hidden.relinquish()
   }
 
   /// Unlinks the hidden file by its name, touching nothing else: what a signal handler does
   /// (from its own thread) just before the process ends.
-  public func removeHiddenFile() {
-    guard let folder, let temporaryName else { return }
-    _ = try? Syscalls.remove(temporaryName, in: folder, isDirectory: false, displayPath: path)
-  }
+  public func removeHiddenFile() { hidden.unlinkFileForExit() }
 
   /// Removes the hidden file (a failed run); NAME is left as it was.
   public func discard() {
@@ -135,9 +145,7 @@ public final class ReplacingFile: Sendable {
       defer { state.isDone = true }
       return !state.isDone
     }) else { return }
-    descriptor.close()
-    guard let folder, let temporaryName else { return }
-    _ = try? Syscalls.remove(temporaryName, in: folder, isDirectory: false, displayPath: path)
+    hidden.discard()
     folder.close()
   }
 }

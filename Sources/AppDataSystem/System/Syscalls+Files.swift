@@ -12,6 +12,7 @@ extension Syscalls {
     _ name: [UInt8], in directory: FileDescriptor, options: OpenOptions, mode: UInt32 = 0o600,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) -> FileDescriptor {
+    try checkName(name, .open, path: displayPath())
     let fd = try withCName(name) { cName throws(SystemError) in
       try valueOrErrno(.open, path: displayPath()) {
         openat(directory.rawValue, cName, options.rawValue, mode_t(mode))
@@ -32,22 +33,6 @@ extension Syscalls {
     }
   }
 
-  /// Opens the folder at `path` (relative, `/`-separated) below `root` one component at a time,
-  /// each with `O_NOFOLLOW | O_DIRECTORY`, so no symlink is followed anywhere on the way.
-  package static func openFolder(relativePath path: [UInt8], below root: FileDescriptor) -> Result<FileDescriptor, Errno> {
-    var current: FileDescriptor?
-    for component in RelativePath.components(path) {
-      let result = withCName(component) { open(cName: $0, in: current ?? root, options: .directory) }
-      current?.close()
-      switch result {
-      case .success(let next): current = next
-      case .failure(let error): return .failure(error)
-      }
-    }
-    guard let current else { return .failure(Errno(code: EINVAL)) }
-    return .success(current)
-  }
-
   /// Opens the folder at `path`, found below the folder `base` the user named (`path` starts with
   /// it): `base` as typed (a symlink to it is accepted), then each component below it with
   /// `O_NOFOLLOW | O_DIRECTORY`, so nothing found below PATH (a container of a device, a
@@ -58,10 +43,7 @@ extension Syscalls {
     let top = try openDirectory(atPath: base)
     if RelativePath.components(relativePath).isEmpty { return top }
     defer { top.close() }
-    switch openFolder(relativePath: relativePath, below: top) {
-    case .success(let descriptor): return descriptor
-    case .failure(let error): throw SystemError(code: error.code, operation: .open, path: path)
-    }
+    return try Beneath.open(RelativePath.components(relativePath), below: top, options: .directory, displayPath: path)
   }
 
   /// fstatat(2) with AT_SYMLINK_NOFOLLOW: the entry itself, never a symlink's target.
@@ -78,7 +60,8 @@ extension Syscalls {
   public static func status(
     of name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> FileStatus {
-    try withCName(name) { cName throws(SystemError) in
+    try checkName(name, .readStatus, path: displayPath())
+    return try withCName(name) { cName throws(SystemError) in
       switch status(cName: cName, in: directory) {
       case .success(let st): return st
       case .failure(let error): throw SystemError(code: error.code, operation: .readStatus, path: displayPath())
@@ -129,6 +112,12 @@ extension Syscalls {
       descriptor.close()
       throw error
     }
+  }
+
+  /// open(2) of a FIFO a test named, for writing without waiting (ENXIO when no reader is there).
+  package static func openFIFOForWriting(atPath path: String) throws(SystemError) -> FileDescriptor {
+    let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, OpenOptions.writeToFIFO.rawValue) }
+    return FileDescriptor(rawValue: fd)
   }
 
   /// open(2) of a file the user named, read-only.
@@ -244,6 +233,7 @@ extension Syscalls {
   public static func makeDirectory(
     _ name: [UInt8], in directory: FileDescriptor, mode: UInt32 = 0o755, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
+    try checkName(name, .createFolder, path: displayPath())
     try withCName(name) { cName throws(SystemError) in
       _ = try valueOrErrno(.createFolder, path: displayPath()) {
         mkdirat(directory.rawValue, cName, mode_t(mode))
@@ -255,6 +245,7 @@ extension Syscalls {
   public static func remove(
     _ name: [UInt8], in directory: FileDescriptor, isDirectory: Bool, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
+    try checkName(name, .remove, path: displayPath())
     try withCName(name) { cName throws(SystemError) in
       _ = try valueOrErrno(.remove, path: displayPath()) {
         unlinkat(directory.rawValue, cName, isDirectory ? AT_REMOVEDIR : 0)
@@ -268,6 +259,8 @@ extension Syscalls {
     _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
+    try checkName(name, .move, path: displayPath())
+    try checkName(newName, .move, path: displayPath())
     try withCName(name) { old throws(SystemError) in
       try withCName(newName) { new throws(SystemError) in
         _ = try valueOrErrno(.move, path: displayPath()) {
@@ -286,6 +279,8 @@ extension Syscalls {
   public static func exchange(
     _ name: [UInt8], with otherName: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
+    try checkName(name, .move, path: displayPath())
+    try checkName(otherName, .move, path: displayPath())
     try withCName(name) { old throws(SystemError) in
       try withCName(otherName) { new throws(SystemError) in
         _ = try valueOrErrno(.move, path: displayPath()) {
@@ -305,6 +300,8 @@ extension Syscalls {
     _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
+    try checkName(name, .move, path: displayPath())
+    try checkName(newName, .move, path: displayPath())
     try withCName(name) { old throws(SystemError) in
       try withCName(newName) { new throws(SystemError) in
         _ = try valueOrErrno(.replace, path: displayPath()) { renameat(source.rawValue, old, destination.rawValue, new) }
@@ -316,6 +313,7 @@ extension Syscalls {
   public static func readLink(
     _ name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> [UInt8] {
+    try checkName(name, .readLink, path: displayPath())
     var buffer = [UInt8](repeating: 0, count: 4096)
     let count = try withCName(name) { cName throws(SystemError) in
       try valueOrErrno(.readLink, path: displayPath()) {
@@ -329,6 +327,7 @@ extension Syscalls {
   public static func makeSymbolicLink(
     _ name: [UInt8], in directory: FileDescriptor, target: [UInt8], displayPath: @autoclosure () -> String
   ) throws(SystemError) {
+    try checkName(name, .createLink, path: displayPath())
     try withCName(target) { cTarget throws(SystemError) in
       try withCName(name) { cName throws(SystemError) in
         _ = try valueOrErrno(.createLink, path: displayPath()) {
@@ -348,6 +347,7 @@ extension Syscalls {
     _ name: [UInt8], in directory: FileDescriptor, access: FileTime, modification: FileTime,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
+    try checkName(name, .setTimes, path: displayPath())
     var times = [
       timespec(tv_sec: access.seconds, tv_nsec: access.nanoseconds),
       timespec(tv_sec: modification.seconds, tv_nsec: modification.nanoseconds),
@@ -366,6 +366,13 @@ extension Syscalls {
       timespec(tv_sec: modification.seconds, tv_nsec: modification.nanoseconds),
     ]
     _ = try valueOrErrno(.setTimes, path: displayPath()) { futimens(descriptor.rawValue, &times) }
+  }
+
+  /// realpath(3) of a path the user typed, nil when it cannot be resolved (a dangling link).
+  public static func resolvedPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
   }
 
   /// realpath(3) of the folder a user named, for reports ("container": absolute path).

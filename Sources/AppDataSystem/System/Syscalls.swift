@@ -67,6 +67,10 @@ public struct OpenOptions: OptionSet, Sendable {
   /// O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW: create a new file, never an existing one.
   public static let createNewFile = OpenOptions(
     rawValue: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+  /// O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW: create a new file to write and read back (an owner
+  /// record, an output's hidden file).
+  public static let createNewReadWrite = OpenOptions(
+    rawValue: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
 }
 
 // MARK: - Thin wrappers, one per syscall

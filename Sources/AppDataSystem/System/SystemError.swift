@@ -62,6 +62,8 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
     case open, openFolder, readFolder, readStatus, read, readTooLarge, readLink, readSource
     case write, create, createFolder, createFolderOverFile, createLink, move, replace, remove, flush
     case setTimes, setSize, setMode, copyData, copySpecialFile, findData
+    /// Writing a report to NAME: refused for a FIFO, socket, device or folder, or a dangling link.
+    case writeReport
     case readExtendedAttributes, readExtendedAttribute(String), setExtendedAttribute(String)
     case removeExtendedAttribute(String), copyExtendedAttributes
     /// A marker that did not stick (its name), or any marker (nil).
@@ -93,6 +95,7 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
       case .copyData: return "copy the data of"
       case .copySpecialFile: return "copy a special file (device, FIFO or socket)"
       case .findData: return "find the data of"
+      case .writeReport: return "write a report to"
       case .readExtendedAttributes: return "read the extended attributes of"
       case .readExtendedAttribute(let name): return "read the extended attribute \(name) of"
       case .setExtendedAttribute(let name): return "set the extended attribute \(name) on"

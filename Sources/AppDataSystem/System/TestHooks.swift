@@ -59,7 +59,7 @@ package enum TestHooks {
   package static func pause(at name: String, releasedBy released: () -> Bool = { false }) {
     guard let file, name == point else { return }
     // `F.ready` is a FIFO the test holds open: one byte on it wakes the test (no polling there).
-    if let ready = try? Syscalls.open(Array((file + ".ready").utf8), in: .currentWorkingDirectory, options: .writeToFIFO, displayPath: "") {
+    if let ready = try? Syscalls.openFIFOForWriting(atPath: file + ".ready") {
       defer { ready.close() }
       do {
         try Syscalls.writeAll(ready, [0x72], displayPath: "")

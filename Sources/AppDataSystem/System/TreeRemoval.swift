@@ -47,7 +47,14 @@ extension Syscalls {
         // A file whose type the listing did not give, or an empty folder: gone in one call.
         if (try? remove(next, in: current, isDirectory: false, displayPath: "")) != nil { continue }
         if (try? remove(next, in: current, isDirectory: true, displayPath: "")) != nil { continue }
-        guard case .success(let child) = withCName(next, { open(cName: $0, in: current, options: .directory) }) else {
+        var opened = withCName(next, { open(cName: $0, in: current, options: .directory) })
+        if case .failure(let error) = opened, error.code == EACCES {
+          // A folder of mode 0000 (or without the owner's read or search bit), as `rm -rf`
+          // does: given them, then opened. EACCES, not ELOOP or ENOTDIR, says it is a folder.
+          _ = withCName(next) { fchmodat(current.rawValue, $0, 0o700, 0) }
+          opened = withCName(next, { open(cName: $0, in: current, options: .directory) })
+        }
+        guard case .success(let child) = opened else {
           current.close()
           return false
         }
@@ -63,9 +70,9 @@ extension Syscalls {
         current.close()
         return (try? remove(done.name, in: directory, isDirectory: true, displayPath: "")) != nil
       }
-      let parent = withCName([0x2E, 0x2E]) { open(cName: $0, in: current, options: .directory) }
+      let parent = try? openParent(of: current, displayPath: "")
       current.close()
-      guard case .success(let up) = parent else { return false }
+      guard let up = parent else { return false }
       current = up
       if (try? remove(done.name, in: current, isDirectory: true, displayPath: "")) == nil {
         // Something appeared in it meanwhile: list the parent again, a few times at most.

@@ -134,6 +134,7 @@ int fstatat(int, const char *, struct darwin_check_stat *, int);
 int lstat(const char *, struct darwin_check_stat *);
 int stat(const char *, struct darwin_check_stat *);
 int fchmod(int, mode_t);
+int fchmodat(int, const char *, mode_t, int);
 int mkdirat(int, const char *, mode_t);
 int futimens(int __fd, const struct timespec __times[2]);
 int utimensat(int __fd, const char *__path, const struct timespec __times[2], int __flag);
@@ -142,6 +143,7 @@ int utimensat(int __fd, const char *__path, const struct timespec __times[2], in
 // Darwin.swift here)
 #define O_RDONLY 0x0000
 #define O_WRONLY 0x0001
+#define O_RDWR 0x0002
 #define O_NONBLOCK 0x00000004
 #define O_APPEND 0x00000008
 #define O_NOFOLLOW 0x00000100
@@ -151,6 +153,8 @@ int utimensat(int __fd, const char *__path, const struct timespec __times[2], in
 #define O_DIRECTORY 0x00100000
 #define O_SYMLINK 0x00200000
 #define O_CLOEXEC 0x01000000
+// bsd/sys/fcntl.h (xnu-7195, macOS 11): fail if any component of the path is a symlink
+#define O_NOFOLLOW_ANY 0x20000000
 #define AT_FDCWD -2
 #define AT_EACCESS 0x0010
 #define AT_SYMLINK_NOFOLLOW 0x0020
@@ -196,6 +200,7 @@ int unlinkat(int, const char *, int);
 int link(const char *, const char *);
 int fsync(int);
 int ftruncate(int, off_t);
+uid_t geteuid(void);
 int isatty(int);
 pid_t getpid(void);
 long sysconf(int);

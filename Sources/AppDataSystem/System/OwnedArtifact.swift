@@ -1,0 +1,346 @@
+#if canImport(Glibc) && !DARWIN_CHECK
+import Glibc
+import CLibattr
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// Something appdata makes beside what the user named and may later delete or replace (a
+/// partial extraction, an output's hidden file, a cross-filesystem copy, a probe), made so that
+/// its ownership is proven, never inferred from its name.
+///
+/// - **Made by this run.** Its name is `PREFIX TOKEN SUFFIX`, TOKEN 32 hex digits of
+///   `getrandom(2)`, created with `O_EXCL` (`mkdirat` for a folder): a name that was taken
+///   fails, and another token is tried.
+/// - **An owner record beside it, locked from birth.** `PREFIX TOKEN SUFFIX.owner`, holding
+///   `appdata-owner 1 TOKEN KIND` and, once the artifact exists, its device and inode. On Linux
+///   the record is made with `O_TMPFILE`, locked (`flock`) and written *before* it gets its name
+///   (`linkat`), so no other run ever sees it unlocked while this one lives. Elsewhere (Darwin, a
+///   filesystem without `O_TMPFILE`) it is created with `O_EXCL` and then locked and written: a
+///   sweep that catches it in between finds no token in it, and leaves it.
+/// - **A sweep removes only what a dead run proves.** `sweep` removes an artifact only when its
+///   record's lock is free (the run that held it is gone), the record is a regular file of this
+///   user's whose token is the one in both names, and the artifact is this user's and is the
+///   file the record names (device and inode; or, for a run killed before it wrote them, empty).
+///   A name alone, legacy names included, proves nothing: such entries are left as they are.
+///
+/// The caller owns the folder descriptor it passes, and keeps it open for as long as this value
+/// lives; this value owns the artifact's descriptor and the record's. Sendable: its mutable state
+/// (done, and the identity an exchange changes) is in a Mutex; a signal handler's thread may
+/// call `unlinkFileForExit`.
+public final class OwnedArtifact: Sendable {
+  public enum Kind: String, Sendable { case file, folder }
+
+  public let kind: Kind
+  /// The artifact's name, and its record's, in `folder`.
+  public let name: [UInt8]
+  public let recordName: [UInt8]
+  /// The artifact, open: a folder (`O_DIRECTORY`) or a file (read and write).
+  public let descriptor: FileDescriptor
+  /// Which file the artifact is.
+  public var identity: FileIdentity { state.withLock { $0.identity } }
+  private let folder: FileDescriptor
+  private let record: FileDescriptor
+  private let token: [UInt8]
+  private struct State {
+    var identity: FileIdentity
+    var isDone = false
+  }
+  private let state: Mutex<State>
+
+  /// Marks this value done; false when it was already.
+  private func finishOnce() -> Bool {
+    state.withLock { state in
+      defer { state.isDone = true }
+      return !state.isDone
+    }
+  }
+
+  /// What every owner record's first line starts with.
+  static let recordMagic = Array("appdata-owner 1 ".utf8)
+  static let recordSuffix = Array(".owner".utf8)
+
+  private init(kind: Kind, name: [UInt8], recordName: [UInt8], descriptor: FileDescriptor, identity: FileIdentity,
+               folder: FileDescriptor, record: FileDescriptor, token: [UInt8]) {
+    self.kind = kind
+    self.name = name
+    self.recordName = recordName
+    self.descriptor = descriptor
+    state = Mutex(State(identity: identity))
+    self.folder = folder
+    self.record = record
+    self.token = token
+  }
+
+  deinit { discard() }
+
+  /// A new random token: 32 lowercase hex digits.
+  static func newToken() -> [UInt8] {
+    var generator = SystemRandomNumberGenerator()
+    let digits = Array("0123456789abcdef".utf8)
+    var token: [UInt8] = []
+    for _ in 0..<2 {
+      var value = generator.next() as UInt64
+      for _ in 0..<16 {
+        token.append(digits[Int(value & 0xF)])
+        value >>= 4
+      }
+    }
+    return token
+  }
+
+  static func isToken(_ bytes: ArraySlice<UInt8>) -> Bool {
+    bytes.count == 32 && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+  }
+
+  /// Makes a new artifact `prefix TOKEN suffix` in `folder` (a file opened for reading and
+  /// writing, or a folder opened as one) with `mode`, and its locked owner record.
+  /// `mark`, when given, is applied to the record before it has a name (where the system allows)
+  /// and to the artifact the moment it exists, before anything is written in it: what a caller
+  /// uses to give both the do-not-back-up marker, so a leftover is never backed up.
+  public static func make(_ kind: Kind, prefix: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor,
+                          mode: UInt32 = 0o600, mark: ((FileDescriptor) -> Void)? = nil,
+                          displayPath: @autoclosure () -> String) throws(SystemError) -> OwnedArtifact {
+    var last = SystemError(code: EEXIST, operation: .create, path: displayPath())
+    for _ in 0..<8 {
+      let token = newToken()
+      let name = prefix + token + suffix
+      let recordName = name + recordSuffix
+      let record: FileDescriptor
+      do {
+        record = try makeRecord(recordName, token: token, kind: kind, in: folder, mark: mark, displayPath: displayPath())
+      } catch {
+        last = error
+        if error.isExists { continue }
+        throw error
+      }
+      do throws(SystemError) {
+        let descriptor: FileDescriptor
+        switch kind {
+        case .folder:
+          try Syscalls.makeDirectory(name, in: folder, mode: mode, displayPath: displayPath())
+          descriptor = try Syscalls.open(name, in: folder, options: .directory, displayPath: displayPath())
+        case .file:
+          descriptor = try Syscalls.open(name, in: folder, options: .createNewReadWrite, mode: mode, displayPath: displayPath())
+        }
+        mark?(descriptor)
+        let status: FileStatus
+        do {
+          status = try Syscalls.status(of: descriptor, displayPath: displayPath())
+        } catch {
+          descriptor.close()
+          throw error
+        }
+        let artifact = OwnedArtifact(kind: kind, name: name, recordName: recordName, descriptor: descriptor,
+                                     identity: status.identity, folder: folder, record: record, token: token)
+        artifact.writeRecord()
+        return artifact
+      } catch {
+        // The record is ours (we made and hold it): it goes; the name that was taken stays.
+        unlinkIfSame(recordName, as: record, in: folder)
+        record.close()
+        last = error
+        if error.isExists { continue }
+        throw error
+      }
+    }
+    throw last
+  }
+
+  /// Makes the owner record, locked before any other run can open it where the system allows.
+  private static func makeRecord(_ recordName: [UInt8], token: [UInt8], kind: Kind, in folder: FileDescriptor,
+                                 mark: ((FileDescriptor) -> Void)?, displayPath: @autoclosure () -> String) throws(SystemError) -> FileDescriptor {
+    let firstLine = recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A]
+    #if canImport(Glibc) && !DARWIN_CHECK
+    let unnamed = appdata_open_tmpfile(folder.rawValue)
+    if unnamed >= 0 {
+      let record = FileDescriptor(rawValue: unnamed)
+      _ = flock(record.rawValue, LOCK_EX)
+      mark?(record)
+      do {
+        try Syscalls.writeAll(record, firstLine, displayPath: displayPath())
+      } catch {
+        record.close()
+        throw error
+      }
+      let linked = withCName(recordName) { appdata_link_tmpfile(record.rawValue, folder.rawValue, $0) }
+      if linked == 0 { return record }
+      let code = currentErrno()
+      record.close()
+      if code == EEXIST { throw SystemError(code: code, operation: .create, path: displayPath()) }
+      // No /proc, or a filesystem that cannot link it: the portable way below.
+    }
+    #endif
+    let record = try Syscalls.open(recordName, in: folder, options: .createNewReadWrite, mode: 0o600, displayPath: displayPath())
+    // Blocking: a sweep that opened it in the instant since may hold the lock for a moment.
+    _ = flock(record.rawValue, LOCK_EX)
+    mark?(record)
+    do {
+      try Syscalls.writeAll(record, firstLine, displayPath: displayPath())
+    } catch {
+      unlinkIfSame(recordName, as: record, in: folder)
+      record.close()
+      throw error
+    }
+    return record
+  }
+
+  /// Writes the record anew: its first line and the artifact's identity.
+  private func writeRecord() {
+    let identity = self.identity
+    let text = Self.recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A]
+      + Array("\(identity.device) \(identity.inode)\n".utf8)
+    _ = ftruncate(record.rawValue, 0)
+    _ = text.withUnsafeBytes { pwrite(record.rawValue, $0.baseAddress, $0.count, 0) }
+  }
+
+  /// The artifact's name now names `identity` (an exchange put what was OUT there): the record
+  /// says so, so that if this run dies before removing it, the next sweep can.
+  public func nowNames(_ identity: FileIdentity) {
+    state.withLock { $0.identity = identity }
+    writeRecord()
+  }
+
+  /// Whether the artifact's name still names the artifact.
+  public var isInPlace: Bool {
+    (try? Syscalls.status(of: name, in: folder, displayPath: ""))?.identity == identity
+  }
+
+  /// The artifact was renamed into place (or is otherwise no longer a leftover): the record goes
+  /// and its lock with it. The artifact's descriptor is closed.
+  public func relinquish() {
+    guard finishOnce() else { return }
+    Self.unlinkIfSame(recordName, as: record, in: folder)
+    record.close()
+    descriptor.close()
+  }
+
+  /// Removes the artifact, if its name still names it, then the record: a failed or interrupted
+  /// run. Folders the run made with mode 0000 are made writable first. True when both are gone.
+  @discardableResult
+  public func discard() -> Bool {
+    guard finishOnce() else { return true }
+    descriptor.close()
+    var removed = true
+    if isInPlace {
+      removed = kind == .folder ? Syscalls.removeTree(name, in: folder)
+        : (try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: "")) != nil
+    }
+    // A folder that could not be removed keeps its record, for the next run's sweep.
+    if removed { Self.unlinkIfSame(recordName, as: record, in: folder) }
+    record.close()
+    return removed
+  }
+
+  /// Removes the artifact's name only (a signal handler's last act, from its own thread): no
+  /// descriptor is closed and no lock released; the process ends next.
+  public func unlinkFileForExit() {
+    guard kind == .file, !state.withLock({ $0.isDone }), isInPlace else { return }
+    _ = try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: "")
+    Self.unlinkIfSame(recordName, as: record, in: folder)
+  }
+
+  /// Unlinks `name` in `folder` if it is still the file `descriptor` has open.
+  static func unlinkIfSame(_ name: [UInt8], as descriptor: FileDescriptor, in folder: FileDescriptor) {
+    guard let mine = try? Syscalls.status(of: descriptor, displayPath: "").identity,
+          (try? Syscalls.status(of: name, in: folder, displayPath: ""))?.identity == mine else { return }
+    _ = try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: "")
+  }
+
+  // MARK: - Sweeping dead runs' artifacts
+
+  /// Removes, in `folder`, the artifacts `prefix TOKEN suffix` of runs that are gone, as the
+  /// type's comment says; returns the names removed. Anything not proven is left as it is.
+  @discardableResult
+  public static func sweep(prefix: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor) -> [[UInt8]] {
+    var removed: [[UInt8]] = []
+    let tail = suffix + recordSuffix
+    for entry in Syscalls.entryNames(of: folder)
+    where entry.count == prefix.count + 32 + tail.count && entry.starts(with: prefix) && entry.suffix(tail.count).elementsEqual(tail) {
+      let token = Array(entry[prefix.count..<(prefix.count + 32)])
+      guard let claimed = claim(prefix: prefix, token: token, suffix: suffix, in: folder) else { continue }
+      let present = claimed.isInPlace
+      if claimed.discard() && present { removed.append(claimed.name) }
+    }
+    return removed
+  }
+
+  /// Takes over the artifact `prefix TOKEN suffix` of a run that is gone, when its record proves
+  /// it (see the type's comment): the record's lock is then this run's, and the value can put
+  /// the artifact in place (`relinquish` after renaming it) or `discard` it. nil when not proven
+  /// (a live run's, another user's, a name alone) or when there is no such record. An artifact
+  /// that is gone, or that its name no longer names, comes back with `isInPlace` false.
+  public static func claim(prefix: [UInt8], token: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor) -> OwnedArtifact? {
+    guard isToken(token[...]) else { return nil }
+    let name = prefix + token + suffix
+    let recordName = name + recordSuffix
+    let me = Syscalls.effectiveUserID
+    guard let record = try? Syscalls.open(recordName, in: folder, options: .readMaybeFile, displayPath: "") else { return nil }
+    guard let status = try? Syscalls.status(of: record, displayPath: ""), status.kind == .regular,
+          status.owner == me, status.size <= 256, Syscalls.lockExclusively(record),
+          let text = try? Syscalls.readUpTo(record, 257, displayPath: ""),
+          let parsed = parseRecord(text), parsed.token == token else {
+      record.close()
+      return nil
+    }
+    var descriptor = FileDescriptor(rawValue: -1)
+    var identity = parsed.identity ?? FileIdentity(device: 0, inode: 0)
+    if let found = try? Syscalls.status(of: name, in: folder, displayPath: ""), found.owner == me,
+       found.kind == (parsed.kind == .folder ? .directory : .regular),
+       let opened = try? Syscalls.open(name, in: folder, options: parsed.kind == .folder ? .directory : .readMaybeFile, displayPath: ""),
+       let openedStatus = try? Syscalls.status(of: opened, displayPath: "") {
+      let proven = parsed.identity.map { $0 == openedStatus.identity }
+        ?? (parsed.kind == .folder ? Syscalls.firstEntry(of: opened) == nil : openedStatus.size == 0)
+      if proven {
+        descriptor = opened
+        identity = openedStatus.identity
+      } else {
+        opened.close()
+      }
+    }
+    if descriptor.rawValue < 0 {
+      // Nothing of the record's is there (or the name names something else, which stays).
+      identity = FileIdentity(device: UInt64.max, inode: UInt64.max)
+      descriptor = (try? Syscalls.reopen(folder, displayPath: "")) ?? descriptor
+    }
+    return OwnedArtifact(kind: parsed.kind, name: name, recordName: recordName, descriptor: descriptor,
+                         identity: identity, folder: folder, record: record, token: token)
+  }
+
+  static func parseRecord(_ text: [UInt8]) -> (token: [UInt8], kind: Kind, identity: FileIdentity?)? {
+    let lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
+    guard lines.count >= 2, let first = lines.first, first.starts(with: recordMagic) else { return nil }
+    let fields = first.dropFirst(recordMagic.count).split(separator: 0x20)
+    guard fields.count == 2, isToken(fields[0]), let kind = Kind(rawValue: String(decoding: fields[1], as: UTF8.self)) else { return nil }
+    var identity: FileIdentity?
+    if lines.count >= 3 {
+      let numbers = lines[1].split(separator: 0x20).compactMap { UInt64(String(decoding: $0, as: UTF8.self)) }
+      if numbers.count == 2 { identity = FileIdentity(device: numbers[0], inode: numbers[1]) }
+    }
+    return (Array(fields[0]), kind, identity)
+  }
+
+  private static func isEmptyFolder(_ name: [UInt8], in folder: FileDescriptor) -> Bool {
+    guard let descriptor = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") else { return false }
+    defer { descriptor.close() }
+    return Syscalls.firstEntry(of: descriptor) == nil
+  }
+
+  // MARK: - Names reserved for appdata's own files
+
+  /// Whether a name is one appdata keeps for its own files, which no input may bring in:
+  /// `.appdata-*` (the migration journal, partial copies, probes) and `.NAME.appdata-*` (hidden
+  /// outputs, partial extractions, owner records).
+  public static func isReserved(_ name: [UInt8]) -> Bool {
+    let marker = Array(".appdata-".utf8)
+    guard name.first == 0x2E, name.count >= marker.count else { return false }
+    if name.starts(with: marker) { return true }
+    var index = 1
+    while index + marker.count <= name.count {
+      if name[index] == 0x2E && name[index..<(index + marker.count)].elementsEqual(marker) { return true }
+      index += 1
+    }
+    return false
+  }
+}

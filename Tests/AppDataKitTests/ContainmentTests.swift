@@ -1,0 +1,289 @@
+@testable import AppDataSystem
+@testable import AppDataCore
+@testable import AppDataReaders
+@testable import AppDataMigration
+import Foundation
+import Testing
+
+/// Issue 48: containment the kernel enforces (`Beneath`), ownership proven by a token and a
+/// locked owner record (`OwnedArtifact`), never by a name, and files from an input treated as
+/// data. Each test is one of the issue's attacks; where the attack writes, appdata runs as
+/// nobody (uid 65534) on a tree nobody owns.
+@Suite("containment and ownership", .serialized)
+struct ContainmentTests {
+  static let nobody = 65534
+
+  static func chownToNobody(_ paths: String...) throws {
+    for path in paths { _ = try AppData.shell("chown -R \(nobody):\(nobody) '\(path)'") }
+  }
+
+  // MARK: - Beneath
+
+  /// Every name-taking syscall wrapper refuses a name that is really a path.
+  @Test func aNameThatIsAPathIsRefusedByEveryWrapper() throws {
+    let tree = try TestTree("names")
+    try tree.file("a/b", contents: Array("x".utf8))
+    let folder = try Syscalls.openDirectory(atPath: tree.root)
+    defer { folder.close() }
+    for name in ["a/b", "..", ".", "", "../a", "a/../a"] {
+      let bytes = Array(name.utf8)
+      #expect(throws: SystemError.self) { _ = try Syscalls.open(bytes, in: folder, options: .readFile, displayPath: name) }
+      #expect(throws: SystemError.self) { _ = try Syscalls.status(of: bytes, in: folder, displayPath: name) }
+      #expect(throws: SystemError.self) { try Syscalls.makeDirectory(bytes, in: folder, displayPath: name) }
+      #expect(throws: SystemError.self) { try Syscalls.remove(bytes, in: folder, isDirectory: false, displayPath: name) }
+      #expect(throws: SystemError.self) { try Syscalls.renameWithoutReplacing(Array("a".utf8), in: folder, to: bytes, in: folder, displayPath: name) }
+      #expect(throws: SystemError.self) { try Syscalls.makeSymbolicLink(bytes, in: folder, target: Array("a".utf8), displayPath: name) }
+      #expect(throws: SystemError.self) { try ExtendedAttributes.setValue([1], of: "user.x", onEntry: bytes, in: folder, displayPath: name) }
+    }
+    #expect(FileManager.default.fileExists(atPath: tree.path("a/b")))
+  }
+
+  /// `Beneath` reaches entries by components and refuses `..`, `.`, empty components and a
+  /// symlink anywhere on the way (ELOOP), whether the kernel's openat2 or the walk does it.
+  @Test func beneathRefusesEscapesAndSymlinks() throws {
+    let tree = try TestTree("beneath")
+    try tree.file("inside/file.txt", contents: Array("in".utf8))
+    try tree.file("outside.txt", contents: Array("out".utf8))
+    try tree.symlink("inside/link", to: "..")
+    let root = try Beneath(opening: tree.path("inside"))
+    let file = try root.open([Array("file.txt".utf8)], options: .readFile)
+    #expect(try Syscalls.readUpTo(file, 10, displayPath: "") == Array("in".utf8))
+    file.close()
+    for components in [[".."], ["..", "outside.txt"], [".", "file.txt"], ["", "file.txt"], ["link", "outside.txt"], ["link"]] {
+      #expect(throws: SystemError.self, "\(components)") { _ = try root.open(components.map { Array($0.utf8) }, options: .readFile) }
+    }
+    do {
+      _ = try root.openFolder([Array("link".utf8)])
+      Issue.record("a symlink was followed")
+    } catch {
+      #expect(error.code == ErrnoValue.loop, "\(error)")
+    }
+    do {
+      _ = try Beneath.walk([Array("link".utf8), Array("outside.txt".utf8)], below: root.root, options: .readFile, mode: 0, display: { _ in "" })
+      Issue.record("the walk followed a symlink")
+    } catch {
+      #expect(error.code == ErrnoValue.loop, "\(error)")
+    }
+  }
+
+  // MARK: - Untrusted journals
+
+  /// A journal brought in with the container (here: written by hand, as a backup row or an
+  /// archive would bring it) whose steps climb out: refused in one line, nothing moved, made
+  /// or removed, inside or outside, as nobody.
+  @Test(.enabled(if: AppData.canRunAsAnotherUser, "needs root and setpriv to run the binary as an unprivileged user"))
+  func aJournalFromAnInputIsDataNeverAPlan() throws {
+    let base = try TestTree("journal-escape")
+    let container = try base.folder("c")
+    try base.file("victim/secret.txt", contents: Array("secret".utf8))
+    try base.file("c/Documents/payload.sh", contents: Array("echo pwned".utf8))
+    try base.file("c/Library/Caches/x.bin", size: 10)
+    func path(_ text: String) -> String { "[" + text.split(separator: "/").map { "\"\(Data($0.utf8).base64EncodedString())\"" }.joined(separator: ",") + "]" }
+    let steps = [
+      "{\"id\":0,\"kind\":\"move\",\"source\":\(path("Library/Caches/../../../victim/secret.txt")),\"destination\":\(path("Documents/secret.txt")),\"mark\":false,\"files\":1,\"bytes\":6,\"key\":null}",
+      "{\"id\":1,\"kind\":\"move\",\"source\":\(path("Library/Caches/../../Documents/payload.sh")),\"destination\":\(path("Documents/../../victim/planted.sh")),\"mark\":false,\"files\":1,\"bytes\":10,\"key\":null}",
+      "{\"id\":2,\"kind\":\"create-folder\",\"source\":[],\"destination\":\(path("Documents/../../victim/made-by-appdata")),\"mark\":false,\"files\":0,\"bytes\":0,\"key\":null}",
+    ]
+    let identity = "\"container\":{\"device\":0,\"inode\":0},\"journal\":{\"device\":0,\"inode\":0},"
+    for journal in [
+      // As an earlier version wrote it (no identities), and with identities that are not this file's.
+      "{\"appdataMigrationJournal\":1,\"source\":\(path("Library/Caches")),\"destination\":\(path("Documents")),\"into\":null,\"markers\":[\"modern\"],\"onConflict\":\"fail\",\"steps\":[\(steps.joined(separator: ","))]}\n",
+      "{\"appdataMigrationJournal\":1,\(identity)\"source\":\(path("Library/Caches")),\"destination\":\(path("Documents")),\"into\":null,\"markers\":[\"modern\"],\"onConflict\":\"fail\",\"steps\":[\(steps.joined(separator: ","))]}\n",
+    ] {
+      try base.file("c/.appdata-migration.journal", contents: Array(journal.utf8))
+      try Self.chownToNobody(base.root)
+      let before = try manifest(base.root)
+      let result = try AppData.run(["migrate", container], asUser: Self.nobody)
+      #expect(result.status == 2, "\(result.error)")
+      #expect(result.error.split(separator: "\n").count == 1, "\(result.error)")
+      #expect(result.error.contains(".appdata-migration.journal"), "\(result.error)")
+      #expect(same(try manifest(base.root), before))
+    }
+    #expect(!FileManager.default.fileExists(atPath: base.path("victim/made-by-appdata")))
+    #expect(try String(contentsOfFile: base.path("victim/secret.txt"), encoding: .utf8) == "secret")
+  }
+
+  /// The identities a journal records: a journal appdata wrote in this container is resumed;
+  /// the same bytes copied to another container (another inode, another root) are refused.
+  @Test func aCopiedJournalIsNotResumed() throws {
+    let tree = try MigrateCrashTests.smallContainer("journal-copy")
+    let killed = try MigrateCrashTests.migrate(tree.root, stopAfter: 3, forceCopy: false)
+    #expect(killed.killed)
+    let copy = try TestTree("journal-copy-target")
+    _ = try AppData.shell("cp -a '\(tree.root)/.' '\(copy.root)/'")
+    let refused = try AppData.run(["migrate", copy.root])
+    #expect(refused.status == 2)
+    #expect(refused.error == "appdata: error: .appdata-migration.journal: was not written by appdata migrate in this container (copied in, extracted from a backup, or planted); it is data, not a plan, and nothing was changed; move it away to start over\n")
+    let resumed = try MigrateCrashTests.migrate(tree.root, forceCopy: false)
+    #expect(resumed.status == 0 && !resumed.killed)
+  }
+
+  /// extract never writes a row named as appdata's own files: a journal row in a backup is
+  /// reported as not written, so `appdata migrate OUT` (the next step the docs give) finds none.
+  @Test func extractNeverWritesAppdatasReservedNames() throws {
+    let folder = ExtractTests.scratch("reserved-rows")
+    try ExtractHostileTests.backup(in: folder, rows: """
+      folder_row("Documents"), folder_row("Library"), folder_row("Library/Caches"),
+      file_row(".appdata-migration.journal", b"{}"),
+      file_row("Documents/.appdata-partial-0", b"user"),
+      file_row("Library/.Prefs.plist.appdata-0123456789abcdef0123456789abcdef.tmp", b"t"),
+      file_row("Documents/kept.txt", b"kept")
+      """)
+    let result = try AppData.run(["extract", "--app", "com.example.x", "--json", "-o", folder + "/out", folder + "/backup"])
+    #expect(result.status == 1, "\(result.error)")
+    let problems = try ExtractHostileTests.problems(result)
+    #expect(problems.count == 3, "\(problems)")
+    #expect(problems.allSatisfy { $0.hasSuffix("not written: its path has a component named as appdata's own files are (.appdata-*, .NAME.appdata-*)") }, "\(problems)")
+    let written = try AppData.shell("cd '\(folder)/out' && find . -name '.appdata*' -o -name '*.appdata-*'").output
+    #expect(written.isEmpty, "\(written)")
+    #expect(FileManager.default.fileExists(atPath: folder + "/out/AppData/Documents/kept.txt") || FileManager.default.fileExists(atPath: folder + "/out/Documents/kept.txt"))
+  }
+
+  // MARK: - Deleting only what appdata proves it made
+
+  /// A user's folders and files named as earlier versions' leftovers, or as this version's
+  /// without a record, beside OUT: a plain `extract -o notes` leaves each byte of them.
+  @Test func namesAloneProveNothingToExtract() throws {
+    let folder = ExtractTests.scratch("legacy-names")
+    try ExtractHostileTests.backup(in: folder, rows: "folder_row(\"Documents\"), file_row(\"Documents/a.txt\", b\"a\")")
+    let planted = [".notes.appdata-extract-partial", ".notes.appdata-extract-replaced",
+                   ".notes.appdata-extract-partial-1234-abcd", ".notes.appdata-extract-partial-0123456789abcdef0123456789abcdef"]
+    for name in planted {
+      try FileManager.default.createDirectory(atPath: folder + "/" + name + "/mine", withIntermediateDirectories: true)
+      try Data("user data".utf8).write(to: URL(fileURLWithPath: folder + "/" + name + "/mine/file.txt"))
+    }
+    // A record that is not a real one (no lock held, but the wrong token inside).
+    try Data("appdata-owner 1 ffffffffffffffffffffffffffffffff folder\n".utf8)
+      .write(to: URL(fileURLWithPath: folder + "/.notes.appdata-extract-partial-0123456789abcdef0123456789abcdef.owner"))
+    let before = try manifest(folder)
+    let result = try AppData.run(["extract", "--app", "com.example.x", "-o", folder + "/notes", folder + "/backup"])
+    #expect(result.status == 0, "\(result.error)")
+    let after = try manifest(folder)
+    for (path, entry) in before where !path.hasPrefix("notes") {
+      #expect(after[path].map { NSDictionary(dictionary: $0).isEqual(to: entry) } == true, "\(path)")
+    }
+  }
+
+  /// `audit -o`: a user's file shaped like a hidden report of a dead run (no owner record, or
+  /// a random part that is not a token) is left as it is.
+  @Test func namesAloneProveNothingToAnOutput() throws {
+    let tree = try MigrateTests.legacyContainer("output-names")
+    let scratch = tree.scratch
+    for name in [".report.json.appdata-2024-draft.tmp", ".report.json.appdata-1-1.tmp",
+                 ".report.json.appdata-0123456789abcdef0123456789abcdef.tmp"] {
+      try Data("draft".utf8).write(to: URL(fileURLWithPath: scratch + "/" + name))
+    }
+    let before = try manifest(scratch)
+    let result = try AppData.run(["audit", "--format", "json", "--fail-on", "never", "-o", scratch + "/report.json", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    let after = try manifest(scratch)
+    for (path, entry) in before { #expect(after[path].map { NSDictionary(dictionary: $0).isEqual(to: entry) } == true, "\(path)") }
+    #expect(Set(after.keys).subtracting(before.keys) == ["report.json"])
+  }
+
+  /// A dead run's artifact, proven by its record, is swept; a live run's (its record locked,
+  /// here by this test process) is not, whatever its age, even while it is still empty.
+  @Test func aSweepRemovesOnlyWhatADeadRunProves() throws {
+    let tree = try TestTree("sweep")
+    let folder = try Syscalls.openDirectory(atPath: tree.root)
+    defer { folder.close() }
+    let prefix = Array(".out.appdata-extract-partial-".utf8)
+    let live = try OwnedArtifact.make(.folder, prefix: prefix, in: folder, mode: 0o700, displayPath: "")
+    // Another process sweeps (the binary, as another extract to the same OUT does).
+    try ExtractHostileTests.backup(in: tree.root, rows: "folder_row(\"Documents\")")
+    let result = try AppData.run(["extract", "--app", "com.example.x", "-o", tree.path("out"), tree.path("backup")])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(live.isInPlace, "a live run's partial folder was removed")
+    // This process is done with it but "dies": the record is left, unlocked.
+    let name = String(decoding: live.name, as: UTF8.self)
+    _ = try AppData.shell("cp '\(tree.path(name)).owner' '\(tree.scratch)/record' && mkdir '\(tree.path(name))/half-written'")
+    live.relinquish()  // record gone; put back the copy, now unlocked, as a killed run leaves it
+    _ = try AppData.shell("cp '\(tree.scratch)/record' '\(tree.path(name)).owner'")
+    _ = try AppData.shell("rm -rf '\(tree.path("out"))'")
+    let second = try AppData.run(["extract", "--app", "com.example.x", "-o", tree.path("out"), tree.path("backup")])
+    #expect(second.status == 0, "\(second.error)")
+    #expect(!FileManager.default.fileExists(atPath: tree.path(name)), "a dead run's proven folder was left")
+    #expect(!FileManager.default.fileExists(atPath: tree.path(name) + ".owner"))
+  }
+
+  /// migrate across filesystems, first run, no journal: a user's `Documents/.appdata-partial-0`
+  /// (the name earlier versions used) stays, and is not moved onto.
+  @Test func migrateLeavesAUsersPartialNamedFolder() throws {
+    let tree = try MigrateTests.legacyContainer("partial-name")
+    try tree.file("Documents/.appdata-partial-0/mine.txt", contents: Array("mine".utf8))
+    try tree.file("Documents/.appdata-partial-1", contents: Array("mine too".utf8))
+    let dry = try AppData.run(["migrate", "--dry-run", tree.root], environment: ["APPDATA_TEST_FORCE_COPY": "1"])
+    #expect(dry.status == 0)
+    let result = try AppData.run(["migrate", tree.root], environment: ["APPDATA_TEST_FORCE_COPY": "1"])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(try String(contentsOfFile: tree.path("Documents/.appdata-partial-0/mine.txt"), encoding: .utf8) == "mine")
+    #expect(try String(contentsOfFile: tree.path("Documents/.appdata-partial-1"), encoding: .utf8) == "mine too")
+    let left = try FileManager.default.contentsOfDirectory(atPath: tree.path("Documents")).filter { $0.hasPrefix(".appdata") }.sorted()
+    #expect(left == [".appdata-partial-0", ".appdata-partial-1"], "\(left)")
+  }
+
+  // MARK: - --force and what holds the backup
+
+  /// `extract --force -o out` with BACKUP given as a symlink into OUT: refused, the backup whole.
+  @Test func forceNeverReplacesAFolderHoldingTheBackupReachedThroughALink() throws {
+    let folder = ExtractTests.scratch("force-link")
+    try ExtractHostileTests.backup(in: folder, rows: "folder_row(\"Documents\"), file_row(\"Documents/a.txt\", b\"a\")")
+    // An earlier extraction at out, with the backup moved inside it and reached by a link.
+    #expect(try AppData.run(["extract", "--app", "com.example.x", "-o", folder + "/out", folder + "/backup"]).status == 0)
+    try FileManager.default.moveItem(atPath: folder + "/backup", toPath: folder + "/out/backup")
+    try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: "out/backup")
+    let before = try manifest(folder + "/out/backup")
+    let result = try AppData.run(["extract", "--app", "com.example.x", "--force", "-o", folder + "/out", folder + "/link"])
+    #expect(result.status == 2)
+    #expect(result.error.hasSuffix("holds the backup \(folder)/link; appdata extract never writes over it\n"), "\(result.error)")
+    #expect(same(try manifest(folder + "/out/backup"), before))
+  }
+
+  /// `--force` as an unprivileged user over an earlier extraction whose folders have mode 0000:
+  /// replaced, and no hidden copy is left beside it.
+  @Test(.enabled(if: AppData.canRunAsAnotherUser, "needs root and setpriv to run the binary as an unprivileged user"))
+  func forceRemovesAnOldExtractionWithMode0000Folders() throws {
+    let tree = try TestTree("force-0000")
+    try ExtractHostileTests.backup(in: tree.root, rows: """
+      folder_row("Documents"), ("AppDomain-com.example.x", "Documents/locked", "folder", 0o000, 1, None, None, {}, 0),
+      file_row("Documents/a.txt", b"a")
+      """)
+    try Self.chownToNobody(tree.root)
+    for run in 0..<3 {
+      let result = try AppData.run(["extract", "--app", "com.example.x", "--force", "-o", tree.path("out"), tree.path("backup")], asUser: Self.nobody)
+      #expect(result.status == 0 || result.status == 1, "run \(run): \(result.error)")
+      let hidden = try FileManager.default.contentsOfDirectory(atPath: tree.root).filter { $0.hasPrefix(".out.") }
+      #expect(hidden.isEmpty, "run \(run): \(hidden)")
+    }
+  }
+
+  // MARK: - Outputs
+
+  /// `-o` onto a symlink writes the target, atomically (a new file renamed over it), and the
+  /// link stays a link.
+  @Test func anOutputThatIsASymlinkWritesItsTargetAtomically() throws {
+    let tree = try MigrateTests.legacyContainer("output-link")
+    let latest = tree.scratch + "/latest.json"
+    try Data("old".utf8).write(to: URL(fileURLWithPath: latest))
+    let inode = try FileManager.default.attributesOfItem(atPath: latest)[.systemFileNumber] as? Int
+    try FileManager.default.createSymbolicLink(atPath: tree.scratch + "/report.json", withDestinationPath: "latest.json")
+    let result = try AppData.run(["audit", "--format", "json", "--fail-on", "never", "-o", tree.scratch + "/report.json", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: tree.scratch + "/report.json") == "latest.json")
+    let written = try Data(contentsOf: URL(fileURLWithPath: latest))
+    #expect((try? JSONSerialization.jsonObject(with: written)) != nil)
+    #expect(try FileManager.default.attributesOfItem(atPath: latest)[.systemFileNumber] as? Int != inode, "written in place, not replaced")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: tree.scratch).sorted() == ["latest.json", "report.json"])
+  }
+
+  /// `-o` onto a FIFO (with no reader: an open for writing would wait forever) or a socket is
+  /// refused in one line, at once, exit 2.
+  @Test func anOutputThatIsAFIFOIsRefusedWithoutWaiting() throws {
+    let tree = try MigrateTests.legacyContainer("output-fifo")
+    let fifo = tree.scratch + "/report.json"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let result = try AppData.run(["audit", "--format", "json", "-o", fifo, tree.root])
+    #expect(result.status == 2)
+    #expect(result.error == "appdata: error: \(fifo): is a FIFO, socket or device, not a file; appdata writes reports only to files (leave -o out for standard output)\n")
+  }
+}
