@@ -160,7 +160,9 @@ struct MigrateCommand {
     for difference in outcome.differences { io.warning("not the same: " + difference) }
     if dryRun {
       io.writeOutput(outcome.xml)
-    } else {
+    } else if outcome.differences.isEmpty {
+      // Only a file that passes its check is written: one that makes Android carry something
+      // else is never left for a build to pick up.
       do throws(AndroidRulesMigration.Failure) { try AndroidRulesMigration.write(outcome.xml, to: output) } catch {
         throw Refusal(.cannotWrite, path: output, message: error.message)
       }
@@ -170,6 +172,9 @@ struct MigrateCommand {
     io.writeOutput(outcome.differences.isEmpty
                    ? "Android 12 carries the same with it as Android 11 with the legacy file, for the cloud backup and device-to-device transfer (\(checked))\n"
                    : "Android 12 carries something else with it than Android 11 with the legacy file: \(Plural.counted(outcome.differences.count, "difference")) (\(checked))\n")
+    if !dryRun && !outcome.differences.isEmpty {
+      io.error("\(TerminalText.escaped(output)): not written, since Android 12 would carry something else with it than Android 11 with \(TerminalText.escaped(file)) (--dry-run prints it)")
+    }
     return outcome.differences.isEmpty ? .success : .failure
   }
 }
