@@ -33,6 +33,8 @@ extension Commands {
       .flag("password-stdin", help: "Read an encrypted backup's password from the first line of standard input (without echo when it is a terminal)."),
       .value("max-key-rounds", metavar: "N",
              help: "Refuse an encrypted backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000)."),
+      .value("max-name-bytes", metavar: "SIZE",
+             help: "Refuse a BACKUP inside an archive once the names of its entries that appdata keeps while reading pass SIZE in all (default 64MiB)."),
       .value("test-stop-after", metavar: "N", help: "Testing only: SIGKILL itself at the Nth checkpoint.", hidden: true),
     ],
     exitStatus: [

@@ -36,6 +36,8 @@ extension Commands {
       .flag("quiet", short: "q", help: "Print no table; what failed still goes to stderr (a --format json report is still printed)."),
       .value("android-rules", metavar: "FILE", help: "Convert the Android <full-backup-content> FILE into a <data-extraction-rules> (needs --output; PATH, optional, is the app's data to check it on)."),
       .value("output", short: "o", metavar: "NEW", help: "With --android-rules: the file to write, which must not exist."),
+      .value("max-name-bytes", metavar: "SIZE",
+             help: "With --android-rules, when PATH is an archive of the app's data: refuse it once the names of its entries that appdata keeps pass SIZE in all (default 64MiB)."),
       .value("test-stop-after", metavar: "N", help: "Testing only: stop abruptly after N journal steps.", hidden: true),
     ],
     exitStatus: [

@@ -77,6 +77,8 @@ public enum Commands {
              help: "Refuse a folder (or archive) of more than N device backups before reading them (default 10000)."),
       .value("max-manifest-bytes", metavar: "SIZE",
              help: "Refuse an ARCHIVE holding a device backup whose Manifest.db expands beyond SIZE, checked before it is read into memory (default 256MiB)."),
+      .value("max-name-bytes", metavar: "SIZE",
+             help: "Refuse an ARCHIVE, or an Android backup or archive read beside PATH (--backup, --android-device-data, --android-external), once the names of its entries that appdata keeps while reading pass SIZE in all (default 64MiB; a small compressed file can hold gigabytes of names)."),
       .value("platform", metavar: "PLATFORM", choices: InputPlatform.allCases.map(\.rawValue),
              help: "What PATH is: an Android app's data folder (android), an iOS container or what holds some (ios), or as its shape says (auto, the default)."),
       .value("android-rules", metavar: "FILE",

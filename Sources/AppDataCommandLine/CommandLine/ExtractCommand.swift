@@ -31,6 +31,7 @@ struct ExtractCommand {
     quiet = parsed.flag("quiet")
     failOn = parsed.value("fail-on") ?? "error"
     options.maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
+    if let maximumNameBytes = try parsed.size("max-name-bytes") { options.maximumNameBytes = maximumNameBytes }
     options.root = try parsed.root(inside: "a backup's folder inside BACKUP")
     password = try BackupPassword(parsed)
     options.stopAfter = try parsed.integer("test-stop-after", minimum: 1)
