@@ -68,7 +68,7 @@ public enum Commands {
              help: "An encrypted device backup's password is the first line of FILE, or of standard input for - (else: --password-stdin, APPDATA_BACKUP_PASSWORD, or a prompt at a terminal)."),
       .flag("password-stdin", help: "Read an encrypted device backup's password from the first line of standard input (without echo when it is a terminal)."),
       .value("max-key-rounds", metavar: "N",
-             help: "Refuse an encrypted device backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000, about 11 seconds here; iOS writes 10,000,000 and 10,000 or 1)."),
+             help: "Refuse an encrypted device backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000, about 11 seconds here; iOS writes 10,000,000 and 10,000 or 1), or an encrypted adb backup (--backup) whose rounds, counted twice for its two derivations, pass N (at the default 50,000,000, about 9.5 seconds to refuse a wrong password; Android writes 10,000)."),
       .value("backup", metavar: "BACKUP", help: "Compare the containers with what the device backup BACKUP holds for their domains."),
       .value("backup-domain", metavar: "DOMAIN", help: "With --backup, the domain to compare with (default: AppDomain-ID from the container's id)."),
       .value("root", metavar: "PATH-IN", help: "The container's folder inside PATH or ARCHIVE (default: found from its Documents, Library or tmp)."),
