@@ -188,16 +188,19 @@ def make(out):
     cases = []
     current = [""]
 
-    def case(name, args, expect=(0, 1, 2), stderr=None, env=None, stdin=None, cwd=None, address_space=None, extract=None, seconds=None):
+    def case(name, args, expect=(0, 1, 2), stderr=None, env=None, stdin=None, cwd=None, address_space=None, extract=None, seconds=None,
+             rss=None):
         """args: the command line after 'appdata', with {DIR} for the folder made last; cwd (with
         {DIR} too) the folder it runs in; address_space a `ulimit -v` in bytes. extract: an
         `appdata extract` case, {"out": OUT, "absent": [paths]} ({DIR} in each): run as an
         unprivileged user, nothing below {DIR} but OUT may change, no path of `absent` may
         appear, and no symlink in OUT may resolve outside it. seconds: a tighter bound than
-        SECONDS, for a case that must be refused before any work (a bomb, key rounds)."""
+        SECONDS, for a case that must be refused before any work (a bomb, key rounds), or a
+        looser one where the bound under test is memory, not time. rss: a tighter bound than
+        RSS_MIB, in MiB."""
         cases.append({"name": name, "dir": current[0], "args": args, "expect": list(expect), "stderrContains": stderr,
                       "env": env or {}, "stdin": stdin, "cwd": cwd, "addressSpace": address_space, "extract": extract,
-                      "seconds": seconds})
+                      "seconds": seconds, "rss": rss})
 
     def folder(name):
         path = os.path.join(out, name)
@@ -390,6 +393,7 @@ def make(out):
     second_round(out, case, folder)
     third_round(out, case, folder)
     android_round(out, case, folder)
+    names_round(out, case, folder)
 
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)
@@ -769,7 +773,7 @@ def run_one(binary, args, stdin=None, env=None, timeout=SECONDS * 4, cwd=None, a
             "seconds": round(seconds, 3), "cpuSeconds": round(cpu, 3), "rssMiB": round(rss, 1), "stdout": out, "stderr": err}
 
 
-def problems_of(result, expect, stderr_contains=None, seconds=None):
+def problems_of(result, expect, stderr_contains=None, seconds=None, rss=None):
     problems = []
     if result["signal"]:
         problems.append(f"killed by signal {result['signal']}")
@@ -781,8 +785,8 @@ def problems_of(result, expect, stderr_contains=None, seconds=None):
     taken = min(result["seconds"], result.get("cpuSeconds", result["seconds"]))
     if taken > (seconds or SECONDS):
         problems.append(f"took {taken} s (> {seconds or SECONDS}; wall {result['seconds']} s, CPU {result.get('cpuSeconds')} s)")
-    if result["rssMiB"] > RSS_MIB:
-        problems.append(f"peak RSS {result['rssMiB']} MiB (> {RSS_MIB})")
+    if result["rssMiB"] > (rss or RSS_MIB):
+        problems.append(f"peak RSS {result['rssMiB']} MiB (> {rss or RSS_MIB})")
     for stream in ("stdout", "stderr"):
         for escape in ESCAPES:
             if escape in result[stream] and not (stream == "stdout" and escape in (b"\x9b",)):
@@ -835,7 +839,7 @@ def run(binary, out, only):
             out_path = os.path.normpath(extract["out"].replace("{DIR}", folder))
             before = tree_listing(folder, out_path)
         result = measured(binary, args, item["stdin"], item["env"], cwd, item.get("addressSpace"), prefix)
-        problems = problems_of(result, item["expect"], item["stderrContains"], item.get("seconds"))
+        problems = problems_of(result, item["expect"], item["stderrContains"], item.get("seconds"), item.get("rss"))
         if extract:
             after = tree_listing(folder, out_path)
             if after != before:
@@ -1038,6 +1042,84 @@ def android_round(out, case, folder):
           b'<manifest xmlns:android="http://schemas.android.com/apk/res/android"><application android:fullBackupContent="@xml/../../x"/></manifest>')
     case("android-climbing-resource", ["audit", "--android-manifest", "{DIR}/app/AndroidManifest.xml", "{DIR}/data"], expect=(2,),
          stderr="is not a resource name")
+
+
+# MARK: - Issue 48: name bombs
+
+
+def ab_name_bomb(path, entries, name_bytes, seed=48):
+    """An adb backup (.ab, zlib, not encrypted) of `entries` entries, each a pax `path` of
+    `name_bytes` bytes (apps/com.example.app/f/ then letters in runs, about 85:1 once
+    compressed) and no data: gigabytes of names in a file of megabytes. Every entry's bytes are
+    the same, compressed once as raw deflate blocks ending in a full flush and repeated; the
+    zlib header, a final empty block and the Adler-32 of the whole tar make it a valid stream."""
+    rng = random.Random(seed)
+    prefix = b"apps/com.example.app/f/"
+    body = bytearray()
+    while len(body) < name_bytes - len(prefix):
+        body += bytes([rng.choice(b"abcdefgh")]) * rng.randint(1, 520)
+    name = prefix + bytes(body[:name_bytes - len(prefix)])
+    record = b" path=" + name + b"\n"
+    digits = len(str(len(record)))
+    while len(str(len(record) + digits)) != digits:
+        digits += 1
+    record = str(len(record) + digits).encode() + record
+    pax = tarfile.TarInfo("PaxHeader/a")
+    pax.type = tarfile.XHDTYPE
+    pax.size = len(record)
+    entry = tarfile.TarInfo("a")
+    block = (pax.tobuf(format=tarfile.USTAR_FORMAT) + record + bytes((512 - len(record) % 512) % 512)
+             + entry.tobuf(format=tarfile.USTAR_FORMAT))
+    end = bytes(1024)
+
+    def deflated(data, mode):
+        compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+        return compressor.compress(data) + compressor.flush(mode)
+
+    repeated = deflated(block, zlib.Z_FULL_FLUSH)
+    adler = 1
+    for _ in range(entries):
+        adler = zlib.adler32(block, adler)
+    adler = zlib.adler32(end, adler)
+    with open(path, "wb") as f:
+        f.write(b"ANDROID BACKUP\n5\n1\nnone\n\x78\x9c")
+        for _ in range(entries):
+            f.write(repeated)
+        f.write(deflated(end, zlib.Z_FINISH))
+        f.write(struct.pack(">I", adler))
+
+
+def tgz_name_bomb(path, entries, name_bytes):
+    """A gzipped pax tar of a container whose Documents holds `entries` folders, each named with
+    `name_bytes` bytes (its number, then letters) and holding an empty file: names that a reader
+    keeps, one per folder (the folders are not entries of their own)."""
+    import gzip
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for index in range(entries):
+            archive.addfile(tarfile.TarInfo("c/Documents/" + f"{index:06d}-".ljust(name_bytes, "n") + "/x"))
+    with open(path, "wb") as f:
+        f.write(gzip.compress(raw.getvalue(), 1))
+
+
+def names_round(out, case, folder):
+    """What a reader keeps of an archive's names is bounded (--max-name-bytes, 64 MiB): past it,
+    one line naming the option, exit 2, in bounded memory. Not a time bound: this is memory's."""
+    # The issue's case: a 35 MB .ab (85:1) of 3,000 entries, each with a 1 MB pax name, grew to
+    # 3.8 GB and aborted with SIGABRT.
+    d = folder("name-bomb-ab")
+    android_data(os.path.join(d, "data"))
+    ab_name_bomb(os.path.join(d, "names.ab"), 3000, 1_000_000)
+    case("name-bomb-ab", ["audit", "--format", "json", "--backup", "{DIR}/names.ab", "{DIR}/data"], expect=(2,),
+         stderr="(--max-name-bytes raises it)", seconds=60, rss=256)
+    # 20,000 folders of 4,000-byte names (80 MB of names in a 1 MB tgz): read as a container (audit
+    # and extract), and as an Android app's data (every name is in its tree).
+    d = folder("name-bomb-tgz")
+    tgz_name_bomb(os.path.join(d, "names.tgz"), 20000, 4000)
+    for name, args in (("audit", ["audit", "--format", "json", "{DIR}/names.tgz"]),
+                       ("android", ["audit", "--format", "json", "--platform", "android", "{DIR}/names.tgz"]),
+                       ("extract", ["extract", "--app", "com.example.app", "-o", "{DIR}/out", "{DIR}/names.tgz"])):
+        case(f"name-bomb-tgz-{name}", args, expect=(2,), stderr="(--max-name-bytes raises it)", seconds=60, rss=256)
 
 
 def place(kind, data, folder):

@@ -295,8 +295,9 @@ struct AndroidAuditTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: new)) == bytes)
   }
 
-  /// A requireFlags include cannot be said in the new format: named, not written, and the check
-  /// says what differs (exit 1).
+  /// A requireFlags include cannot be said in the new format: named, and the check says what
+  /// differs (exit 1). A file that fails the check is not written (issue 48: it was); --dry-run
+  /// prints it.
   @Test func aRuleTheNewFormatCannotSayIsNamed() throws {
     let tree = try TestTree("android-migrate-flags")
     let legacy = AppData.packageRoot + "/Tests/Fixtures/android/owntracks-full-backup-content.xml"
@@ -305,11 +306,55 @@ struct AndroidAuditTests {
     #expect(result.status == 1)
     #expect(result.error.hasPrefix("appdata: warning: \(legacy) line 9: <include domain=\"sharedpref\" path=\".\" requireFlags=\"clientSideEncryption\">: <data-extraction-rules> has no per-rule flags, so it is not written\n"), "\(result.error)")
     #expect(result.error.contains("appdata: warning: not the same: "))
-    let written = try String(contentsOfFile: new, encoding: .utf8)
-    #expect(!written.contains("requireFlags") && !written.contains("domain=\"sharedpref\""))
+    #expect(result.error.hasSuffix("appdata: error: \(new): not written, since Android 12 would carry something else with it than Android 11 with \(legacy) (--dry-run prints it)\n"), "\(result.error)")
+    #expect(!result.output.contains("Wrote"), "\(result.output)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: tree.scratch) == [])
+    let dry = try AppData.run(["migrate", "--dry-run", "--android-rules", legacy, "-o", new])
+    #expect(dry.status == 1)
+    let written = dry.output
+    #expect(written.hasPrefix("<?xml") && !written.contains("requireFlags") && !written.contains("domain=\"sharedpref\""))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: tree.scratch) == [])
     // Without --output it writes nothing; --output without --android-rules is a usage error.
     #expect(try AppData.run(["migrate", "--android-rules", legacy]).status == 2)
     #expect(try AppData.run(["migrate", "-o", new, tree.root]).status == 2)
+  }
+
+  /// Issue 48: a newline, carriage return or tab in a rule's path (`&#10;`, `&#13;`, `&#9;` in
+  /// the legacy file) is written as the same character reference. Written raw, XML reads it back
+  /// as a space, so the new file named other paths; the check found 4 differences (exit 1), and
+  /// the file was written all the same.
+  @Test func controlCharactersInAPathAreWrittenAsCharacterReferences() throws {
+    let tree = try TestTree("android-migrate-escapes")
+    let legacy = tree.scratch + "/legacy.xml"
+    try Array("""
+      <?xml version="1.0" encoding="utf-8"?>
+      <full-backup-content>
+          <include domain="file" path="notes&#10;old.txt"/>
+          <include domain="database" path="cr&#13;.db"/>
+          <exclude domain="file" path="tab&#9;name &amp; &quot;more&quot;"/>
+      </full-backup-content>
+      """.utf8).withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: legacy)) }
+    let new = tree.scratch + "/new.xml"
+    let result = try AppData.run(["migrate", "--android-rules", legacy, "-o", new])
+    #expect(result.status == 0, "\(result.output)\(result.error)")
+    #expect(result.error == "")
+    let rules = """
+              <include domain="file" path="notes&#10;old.txt"/>
+              <include domain="database" path="cr&#13;.db"/>
+              <exclude domain="file" path="tab&#9;name &amp; &quot;more&quot;"/>
+
+      """
+    #expect(try String(contentsOfFile: new, encoding: .utf8) == """
+      <?xml version="1.0" encoding="utf-8"?>
+      <!-- Written by appdata migrate from \(legacy): the same rules for the cloud backup and for device-to-device transfer. -->
+      <data-extraction-rules>
+          <cloud-backup>
+      \(rules)    </cloud-backup>
+          <device-transfer>
+      \(rules)    </device-transfer>
+      </data-extraction-rules>
+
+      """)
   }
 
   /// Every format carries the platform and each destination's figures; SARIF still validates
@@ -412,9 +457,13 @@ struct AndroidAuditTests {
       let wrong = try AppData.run(["audit", "--no-config", "--backup", encrypted, tree.root], environment: ["APPDATA_BACKUP_PASSWORD": "passwörd"])
       #expect(wrong.status == 2 && wrong.error == "appdata: error: \(encrypted): the password is not this adb backup's\n", "\(wrong.error)")
     }
+    // The rounds count twice (issue 48): a password costs the user key's derivation and the
+    // checksum's, so 200 rounds need --max-key-rounds 400.
     let rounds = try make("r.ab", "--password x --rounds 200")
-    let tooMany = try AppData.run(["audit", "--no-config", "--max-key-rounds", "100", "--backup", rounds, tree.root], environment: ["APPDATA_BACKUP_PASSWORD": "x"])
-    #expect(tooMany.status == 2 && tooMany.error.contains("it asks for 200 key-derivation rounds, more than the 100 appdata allows (--max-key-rounds)"), "\(tooMany.error)")
+    let tooMany = try AppData.run(["audit", "--no-config", "--max-key-rounds", "399", "--backup", rounds, tree.root], environment: ["APPDATA_BACKUP_PASSWORD": "x"])
+    #expect(tooMany.status == 2 && tooMany.error == "appdata: error: \(rounds): it asks for 400 key-derivation rounds (200 for the user key, 200 for its checksum), more than the 399 appdata allows (--max-key-rounds)\n", "\(tooMany.error)")
+    let enough = try AppData.run(["audit", "--no-config", "--max-key-rounds", "400", "--backup", rounds, tree.root], environment: ["APPDATA_BACKUP_PASSWORD": "x"])
+    #expect(enough.status == 0, "\(enough.error)")
     let bomb = tree.scratch + "/bomb.ab"
     #expect(try AppData.shell("""
       python3 -c 'import zlib,sys; c=zlib.compressobj(9); f=open(sys.argv[1],"wb"); f.write(b"ANDROID BACKUP\\n5\\n1\\nnone\\n"); z=bytes(1<<24); [f.write(c.compress(z)) for _ in range(20)]; f.write(c.flush())' '\(bomb)'

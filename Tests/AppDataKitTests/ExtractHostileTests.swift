@@ -81,6 +81,42 @@ struct ExtractHostileTests {
     #expect(FileManager.default.fileExists(atPath: folder + "/work/out/com.example.x./a.txt"))
   }
 
+  /// Issue 48: one id in two domains (`AppDomain-X` and `AppDomainGroup-X`) is one folder in
+  /// OUT. The run failed whole (exit 2, "File exists … metadata.plist") for a container root, and
+  /// as a package named "1 entry not written: " with an empty path. Now the app is written, the
+  /// group is named by its domain and written nowhere, in each of OUT's three shapes (exit 1).
+  @Test func oneIDInTwoDomainsWritesTheAppAndNamesTheOther() throws {
+    let folder = ExtractTests.scratch("two-domains")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let group = "AppDomainGroup-com.example.x"
+    try Self.backup(in: folder, rows: """
+      folder_row(""), folder_row("Documents"), file_row("Documents/a.txt", b"app"),
+      folder_row("", "\(group)"), file_row("Shared.txt", b"group", "\(group)")
+      """)
+    let holder = "AppDomain-com.example.x, which has the same id, and a folder holds one container"
+    for (out, extra, place, app) in [("out", [String](), "OUT", "out"), ("out.xcappdata", [], "OUT's AppData", "out.xcappdata/AppData"),
+                                     ("ext", ["--with-extensions"], "OUT's folder com.example.x", "ext/com.example.x")] {
+      let result = try AppData.run(["extract", "--json", "--app", "com.example.x", "-o", "\(folder)/\(out)"] + extra + ["\(folder)/backup"])
+      #expect(result.status == 1, "\(out): \(result.error)")
+      #expect(try Self.problems(result) == ["\(group): : not written: \(place) holds \(holder)"], "\(out)")
+      let containers = try result.json()["containers"] as? [[String: Any]] ?? []
+      #expect(containers.map { "\($0["domain"]!) \($0["files"]!)" } == ["AppDomain-com.example.x 1"], "\(out)")
+      #expect(try String(contentsOfFile: "\(folder)/\(app)/Documents/a.txt", encoding: .utf8) == "app")
+      #expect(!FileManager.default.fileExists(atPath: "\(folder)/\(app)/Shared.txt"))
+      #expect(result.error == "appdata: error: \(folder)/backup: 1 domain not written (the rest are in \(folder)/\(out))\n")
+    }
+    // The table and -q name the domain, never an empty path.
+    let table = try AppData.run(["extract", "--app", "com.example.x", "-o", "\(folder)/t", "\(folder)/backup"])
+    #expect(table.output.contains("\n  error   \(group): not written: OUT holds \(holder)\n"), "\(table.output)")
+    let quiet = try AppData.run(["extract", "-q", "--app", "com.example.x", "-o", "\(folder)/q.xcappdata", "\(folder)/backup"])
+    #expect(quiet.status == 1)
+    #expect(quiet.error == "appdata: error: \(folder)/backup: 1 domain not written: \(group) (the rest are in \(folder)/q.xcappdata)\n")
+    // The plan says the same.
+    let dry = try AppData.run(["extract", "--dry-run", "--json", "--app", "com.example.x", "-o", "\(folder)/d", "\(folder)/backup"])
+    #expect(try Self.problems(dry) == ["\(group): : not written: OUT holds \(holder)"])
+    #expect(!FileManager.default.fileExists(atPath: "\(folder)/d"))
+  }
+
   /// X3: a link is judged by where it resolves: `Documents/y -> ..` is inside, but
   /// `x -> Documents/y/Documents/y/../../../../etc/passwd`, whose `..` count stays inside as
   /// text, resolves to /etc/passwd through y. It is written as a file; no link in OUT resolves

@@ -266,6 +266,26 @@ struct HostileInputSecondRoundTests {
     #expect(HostileInputTests.stderr(lines, "manifest-bomb-zip-raised").contains("cannot map 3.0 GiB of memory for bk/Manifest.db"))
   }
 
+  /// Issue 48: a 36.5 MB `.ab` (82:1) of 3,000 entries, each with a 1 MB pax name (3 GB of names),
+  /// grew to 3.8 GB and aborted with SIGABRT; a 1 MB tgz of 20,000 folders of 4,000-byte names
+  /// read as a container, as an Android app's data, and by extract. Each is refused once what
+  /// its reader keeps of the names passes 64 MiB: exit 2, one line naming --max-name-bytes,
+  /// within 256 MiB of peak RSS (the harness's bound for these cases; its time bound is 60 s,
+  /// for memory is what is under test).
+  @Test func nameBombsAreRefusedInOneLine() throws {
+    let lines = try HostileInputTests.run("name-bomb-")
+    #expect(lines.count == 4)
+    let folder = HostileInputTests.cases
+    for (name, input) in [("name-bomb-ab", "name-bomb-ab/names.ab"), ("name-bomb-tgz-audit", "name-bomb-tgz/names.tgz"),
+                          ("name-bomb-tgz-android", "name-bomb-tgz/names.tgz"), ("name-bomb-tgz-extract", "name-bomb-tgz/names.tgz")] {
+      let line = lines.first { $0["name"] as? String == name }
+      #expect(line?["status"] as? Int == 2 && line?["signal"] is NSNull, "\(String(describing: line))")
+      #expect((line?["rssMiB"] as? Double ?? 9999) < 256, "\(String(describing: line))")
+      #expect(HostileInputTests.stderr(lines, name) == "appdata: error: \(folder)/\(input): the names of its entries that appdata keeps pass 64.0 MiB (--max-name-bytes raises it); refusing a possible name bomb\n")
+    }
+    #expect(!FileManager.default.fileExists(atPath: "\(folder)/name-bomb-tgz/out"))
+  }
+
   /// 10,000 backups in a folder, within the harness's 15 s (46 s before: each backup scanned
   /// every container; `make bench` times 10,000 against 20,000).
   @Test func tenThousandBackupsStayWithinBounds() throws {

@@ -121,6 +121,32 @@ struct MigrateTests {
     #expect(findings(audit).isEmpty)
   }
 
+  /// Issue 48: a finished `--into` migration run again has nothing left to do: exit 0, nothing
+  /// changed, the system's entries reported as skipped as before (it exited 2, "the --into
+  /// folder already exists"). Something new in Library/Caches is a real conflict again.
+  @Test func aFinishedIntoMigrationRunAgainHasNothingToDo() throws {
+    let tree = try Self.legacyContainer("migrate-into-again")
+    let first = try AppData.run(["migrate", "--into", "Offline", tree.root])
+    #expect(first.status == 0, "\(first.error)")
+    let before = try manifest(tree.root)
+    let again = try AppData.run(["migrate", "--json", "--into", "Offline", tree.root])
+    #expect(again.status == 0, "\(again.error)")
+    #expect(again.error == "")
+    let report = try again.json()
+    #expect(integer(report, "totals", "moved", "entries") == 0)
+    let actions = (report["entries"] as? [[String: Any]] ?? []).map { "\($0["action"]!) \($0["source"]!)" }.sorted()
+    #expect(actions == ["skipped Library/Caches/Snapshots", "skipped Library/Caches/com.apple.nsurlsessiond", "skipped Library/Caches/com.example.app"])
+    #expect(same(try manifest(tree.root), before))
+    #expect(try AppData.run(["migrate", "--dry-run", "--into", "Offline", tree.root]).status == 0)
+    // The app wrote a new cache since: it has somewhere to go only with --on-conflict.
+    try tree.file("Library/Caches/new.bin", size: 7)
+    let before2 = try manifest(tree.root)
+    let conflict = try AppData.run(["migrate", "--into", "Offline", tree.root])
+    #expect(conflict.status == 2)
+    #expect(conflict.error == "appdata: error: Documents/Offline: already exists, so Library/Caches cannot move there; nothing was changed (choose --on-conflict skip, keep-both or merge)\n")
+    #expect(same(try manifest(tree.root), before2))
+  }
+
   @Test func conflictFailChangesNothingAndListsEveryConflict() throws {
     let tree = try Self.legacyContainer("migrate-fail")
     try tree.file("Documents/notes.txt", size: 99)

@@ -98,6 +98,7 @@ struct AuditCommand {
     configuration.root = try parsed.root(inside: "a folder inside PATH")
     configuration.limits.maximumArchiveBytes = try parsed.size("max-archive-bytes")
     configuration.limits.maximumManifestBytes = try parsed.size("max-manifest-bytes")
+    configuration.limits.maximumNameBytes = try parsed.size("max-name-bytes")
     configuration.limits.maximumBackups = try parsed.integer("max-backups", minimum: 1)
     configuration.limits.maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
     configuration.apps = parsed.allValues("app")

@@ -12,7 +12,7 @@ extension Commands {
     discussion: [
       "BACKUP is a device backup folder (Finder, iTunes or idevicebackup2), a folder of backups with --root naming one, or an archive of either (read as audit reads it, then once more for the payloads; nothing else is extracted). Every row of the app's domain (AppDomain-ID, or AppDomainGroup-ID or AppDomainPlugin-ID for a group or plugin id) becomes a folder, a file holding its payload (decrypted, in an encrypted backup, a chunk at a time in memory), or a symlink, with the permission bits, modification time and extended attributes the manifest records.",
       "OUT (default ID.xcappdata) ending in .xcappdata is a package as Xcode writes it: AppDataInfo.plist and the container in AppData. Any other name is a container root. With --with-extensions OUT is a folder of containers, one per id: the app, its groups and its plugins.",
-      "The manifest is untrusted: a path with '..', '.', an empty component, a leading '/' or a NUL, a second row with the same path or fileID, a file below a symlink, an extension id that is not one folder name, are not written but reported; a symlink whose target resolves out of the container (through other links or not) is written as a file holding its target, with a warning. OUT is built in a hidden folder beside it (.OUT.appdata-extract-partial-PID-RANDOM) and renamed into place when complete; on any failure or an interrupt (Ctrl-C, SIGTERM) it is removed, and OUT does not exist. BACKUP is only read.",
+      "The manifest is untrusted: a path with '..', '.', an empty component, a leading '/' or a NUL, a second row with the same path or fileID, a file below a symlink, an extension id that is not one folder name, a second domain with the same id (AppDomain-X and AppDomainGroup-X), are not written but reported; a symlink whose target resolves out of the container (through other links or not) is written as a file holding its target, with a warning. OUT is built in a hidden folder beside it (.OUT.appdata-extract-partial-PID-RANDOM) and renamed into place when complete; on any failure or an interrupt (Ctrl-C, SIGTERM) it is removed, and OUT does not exist. BACKUP is only read.",
       "An existing OUT is refused. --force replaces it once the new one is complete, but only if appdata made it: an earlier extraction (its folder carries the extended attribute user.appdata.extract, appdata.extract on macOS) or an empty folder. OUT may never be the backup, lie inside it or hold it.",
       "A backup holds no Library/Caches, no tmp and no file excluded from backup: the extracted container is the backed-up part of the app's data.",
     ],
@@ -33,6 +33,8 @@ extension Commands {
       .flag("password-stdin", help: "Read an encrypted backup's password from the first line of standard input (without echo when it is a terminal)."),
       .value("max-key-rounds", metavar: "N",
              help: "Refuse an encrypted backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000)."),
+      .value("max-name-bytes", metavar: "SIZE",
+             help: "Refuse a BACKUP inside an archive once the names of its entries that appdata keeps while reading pass SIZE in all (default 64MiB)."),
       .value("test-stop-after", metavar: "N", help: "Testing only: SIGKILL itself at the Nth checkpoint.", hidden: true),
     ],
     exitStatus: [

@@ -13,7 +13,7 @@ extension Commands {
       "PATH is a container root, an Xcode package NAME.xcappdata (its AppData folder is migrated), or a folder of containers such as a Simulator device, with --app naming the app.",
       "Plans every move first, checks that nothing would be overwritten and that the destination accepts the marker, writes the plan to a journal in the container, then moves each top-level entry of the source into the destination (an atomic rename that never replaces an existing name; a copy that keeps modes, times and extended attributes when the two are on different filesystems), marks each moved entry excluded from backup and reads the marker back.",
       "If a migration is interrupted, running the same command again finds the journal and finishes the job. A run with nothing left to do changes nothing and exits 0. Entries the system owns stay where they are: names starting with com.apple., Snapshots, and the app's own bundle-id folder.",
-      "With --android-rules FILE and --output NEW, migrate instead writes the Android <data-extraction-rules> that says what the legacy <full-backup-content> FILE says (the migration Android lint asks for): each rule in both sections, and a check with appdata's own model that, for the cloud backup and for device-to-device transfer, Android 12 carries with NEW what Android 11 carries with FILE, on PATH (the app's data folder or its tar) when given and on trees made from the rules' paths. A rule the new format cannot say (requireFlags) is named and not written. NEW must not exist.",
+      "With --android-rules FILE and --output NEW, migrate instead writes the Android <data-extraction-rules> that says what the legacy <full-backup-content> FILE says (the migration Android lint asks for): each rule in both sections, and a check with appdata's own model that, for the cloud backup and for device-to-device transfer, Android 12 carries with NEW what Android 11 carries with FILE, on PATH (the app's data folder or its tar) when given and on trees made from the rules' paths. A rule the new format cannot say (requireFlags) is named and not written. NEW is written only when the check finds no difference (otherwise exit 1, and --dry-run prints it); it must not exist.",
     ],
     options: [
       .value("from", metavar: "DIR", help: "The source folder, relative to PATH (default: Library/Caches)."),
@@ -36,11 +36,13 @@ extension Commands {
       .flag("quiet", short: "q", help: "Print no table; what failed still goes to stderr (a --format json report is still printed)."),
       .value("android-rules", metavar: "FILE", help: "Convert the Android <full-backup-content> FILE into a <data-extraction-rules> (needs --output; PATH, optional, is the app's data to check it on)."),
       .value("output", short: "o", metavar: "NEW", help: "With --android-rules: the file to write, which must not exist."),
+      .value("max-name-bytes", metavar: "SIZE",
+             help: "With --android-rules, when PATH is an archive of the app's data: refuse it once the names of its entries that appdata keeps pass SIZE in all (default 64MiB)."),
       .value("test-stop-after", metavar: "N", help: "Testing only: stop abruptly after N journal steps.", hidden: true),
     ],
     exitStatus: [
       "0  everything planned was done, or there was nothing to do (--android-rules: the new file is written and carries the same)",
-      "1  some entries failed; the rest are done and the journal is kept for a rerun (--android-rules: written, but the check found a difference, listed)",
+      "1  some entries failed; the rest are done and the journal is kept for a rerun (--android-rules: the check found a difference, listed, and nothing was written)",
       "2  nothing could start (usage error, failed pre-check, conflicts under --on-conflict fail)",
       "130  interrupted (Ctrl-C; SIGTERM 143, SIGHUP 129): a line says how far it got; the journal is kept, and running it again finishes",
     ])

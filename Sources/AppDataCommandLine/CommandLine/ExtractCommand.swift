@@ -31,6 +31,7 @@ struct ExtractCommand {
     quiet = parsed.flag("quiet")
     failOn = parsed.value("fail-on") ?? "error"
     options.maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
+    if let maximumNameBytes = try parsed.size("max-name-bytes") { options.maximumNameBytes = maximumNameBytes }
     options.root = try parsed.root(inside: "a backup's folder inside BACKUP")
     password = try BackupPassword(parsed)
     options.stopAfter = try parsed.integer("test-stop-after", minimum: 1)
@@ -87,9 +88,15 @@ struct ExtractCommand {
     let notWritten = report.problems.filter(\.isError)
     let fails = report.fails(at: failOn)
     if !notWritten.isEmpty {
-      // Which, too, where no table or JSON said it (-q).
-      let which = quiet ? ": " + Plural.listed(notWritten.map { TerminalText.escaped(RelativePath.display($0.path)) }, limit: 10) : ""
-      let line = "\(TerminalText.escaped(path)): \(Plural.counted(notWritten.count, "entry", "entries")) not written\(which) (the rest are in \(TerminalText.escaped(output)))"
+      // Which, too, where no table or JSON said it (-q): an entry by its path, a domain not
+      // written at all (its finding has no path) by its name.
+      let which = quiet ? ": " + Plural.listed(notWritten.map { problem in
+        TerminalText.escaped(problem.path.isEmpty ? problem.domain : RelativePath.display(problem.path))
+      }, limit: 10) : ""
+      let domains = notWritten.count(where: { $0.path.isEmpty })
+      let counted = [notWritten.count > domains ? Plural.counted(notWritten.count - domains, "entry", "entries") : nil,
+                     domains > 0 ? Plural.counted(domains, "domain") : nil].compactMap { $0 }.joined(separator: " and ")
+      let line = "\(TerminalText.escaped(path)): \(counted) not written\(which) (the rest are in \(TerminalText.escaped(output)))"
       if fails { io.error(line) } else { io.warning(line) }
     }
     return fails ? .failure : .success

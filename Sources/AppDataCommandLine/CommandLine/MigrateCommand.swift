@@ -14,6 +14,9 @@ struct MigrateCommand {
 
   /// `--android-rules FILE --output NEW`: the Android rules migration instead.
   let androidRules: (file: String, output: String)?
+  /// `--max-name-bytes`: what an archive of the app's data (PATH, with `--android-rules`) may
+  /// keep of its names.
+  let maximumNameBytes: UInt64?
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     if let rules = parsed.value("android-rules") {
@@ -22,9 +25,11 @@ struct MigrateCommand {
     } else {
       androidRules = nil
       if parsed.value("output") != nil { throw UsageError("'--output' applies to '--android-rules'") }
+      if parsed.value("max-name-bytes") != nil { throw UsageError("'--max-name-bytes' applies to '--android-rules' (an archive of the app's data)") }
       guard !parsed.operands.isEmpty else { throw UsageError("missing PATH: the container to migrate") }
     }
     path = parsed.operands.first ?? ""
+    maximumNameBytes = try parsed.size("max-name-bytes")
     var options = MigrationOptions()
     if let from = parsed.value("from") { options.source = try Self.relative(from, option: "from") }
     if let to = parsed.value("to") { options.destination = try Self.relative(to, option: "to") }
@@ -93,7 +98,10 @@ struct MigrateCommand {
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
-    if let androidRules { return try Self.migrateAndroidRules(androidRules.file, output: androidRules.output, data: path.isEmpty ? nil : path, dryRun: options.dryRun, io: io) }
+    if let androidRules {
+      return try Self.migrateAndroidRules(androidRules.file, output: androidRules.output, data: path.isEmpty ? nil : path, dryRun: options.dryRun,
+                                          maximumNameBytes: maximumNameBytes, io: io)
+    }
     let container = try container()
     TestHooks.pause(at: "resolved")
     var options = options
@@ -144,12 +152,15 @@ struct MigrateCommand {
   }
 
   /// The Android rules migration: read, convert and check (the library), print, write.
-  static func migrateAndroidRules(_ file: String, output: String, data: String?, dryRun: Bool, io: CommandIO) throws(Refusal) -> ExitCode {
+  static func migrateAndroidRules(_ file: String, output: String, data: String?, dryRun: Bool, maximumNameBytes: UInt64?,
+                                  io: CommandIO) throws(Refusal) -> ExitCode {
     let bytes: [UInt8]
     do { bytes = try FileReading.read(path: file, limit: 4 << 20) } catch {
       throw Refusal(.unreadable, path: file, message: "\(TerminalText.escaped(file)): \(error.message)")
     }
-    let tree = try data.map { path throws(Refusal) in try AndroidData.tree(atPath: path) }
+    let tree = try data.map { path throws(Refusal) in
+      try AndroidData.tree(atPath: path, maximumNameBytes: maximumNameBytes ?? NameBudget.defaultMaximum)
+    }
     let outcome: AndroidRulesMigration.Outcome
     do throws(AndroidRulesMigration.Failure) {
       outcome = try AndroidRulesMigration.convert(bytes, name: TerminalText.escaped(file), data: tree)
@@ -160,7 +171,9 @@ struct MigrateCommand {
     for difference in outcome.differences { io.warning("not the same: " + difference) }
     if dryRun {
       io.writeOutput(outcome.xml)
-    } else {
+    } else if outcome.differences.isEmpty {
+      // Only a file that passes its check is written: one that makes Android carry something
+      // else is never left for a build to pick up.
       do throws(AndroidRulesMigration.Failure) { try AndroidRulesMigration.write(outcome.xml, to: output) } catch {
         throw Refusal(.cannotWrite, path: output, message: error.message)
       }
@@ -170,6 +183,9 @@ struct MigrateCommand {
     io.writeOutput(outcome.differences.isEmpty
                    ? "Android 12 carries the same with it as Android 11 with the legacy file, for the cloud backup and device-to-device transfer (\(checked))\n"
                    : "Android 12 carries something else with it than Android 11 with the legacy file: \(Plural.counted(outcome.differences.count, "difference")) (\(checked))\n")
+    if !dryRun && !outcome.differences.isEmpty {
+      io.error("\(TerminalText.escaped(output)): not written, since Android 12 would carry something else with it than Android 11 with \(TerminalText.escaped(file)) (--dry-run prints it)")
+    }
     return outcome.differences.isEmpty ? .success : .failure
   }
 }

@@ -28,6 +28,9 @@ package struct AndroidTree: Sendable {
   private var childLists: [[Node]] = []
   /// Folders (and the storages' roots) by place.
   private var folders: [AndroidPath: Node] = [:]
+  /// The bytes of names the tree holds: its names, and its folders' paths (what a reader of an
+  /// archive counts against `--max-name-bytes`).
+  package private(set) var nameBytes = 0
 
   package init() {}
 
@@ -75,6 +78,7 @@ package struct AndroidTree: Sendable {
     nameStart.append(Int32(arena.count))
     nameCount.append(Int32(name.count))
     arena.append(contentsOf: name)
+    nameBytes += name.count
     parents.append(parent)
     kinds.append(kind)
     storages.append(storage)
@@ -104,7 +108,11 @@ package struct AndroidTree: Sendable {
   @discardableResult
   package mutating func add(name: ArraySlice<UInt8>, under parent: Node, _ kind: Kind) -> Node {
     let node = append(name: name, parent: parent, kind: kind, storage: storages[Int(parent)])
-    if kind == .directory { folders[place(node)] = node }
+    if kind == .directory {
+      let place = place(node)
+      nameBytes += place.path.count
+      folders[place] = node
+    }
     return node
   }
 
@@ -122,7 +130,10 @@ package struct AndroidTree: Sendable {
     let parent = folders[parentPlace] ?? add(parentPlace, .directory)
     let name = place.path[(slash.map { $0 + 1 } ?? 0)...]
     let node = append(name: name, parent: parent, kind: kind, storage: place.storage)
-    if kind == .directory { folders[place] = node }
+    if kind == .directory {
+      nameBytes += place.path.count
+      folders[place] = node
+    }
     return node
   }
 

@@ -129,15 +129,21 @@ public enum AndroidRulesMigration {
     return tree
   }
 
+  /// `text` as an attribute value between double quotes. A newline, carriage return or tab
+  /// is a character reference: written raw, an XML reader takes each for a space (attribute
+  /// value normalization), and the rule would name another path.
   static func xmlEscaped(_ text: String) -> String {
     var result = ""
-    for character in text {
-      switch character {
+    for scalar in text.unicodeScalars {
+      switch scalar {
       case "&": result += "&amp;"
       case "\"": result += "&quot;"
       case "<": result += "&lt;"
       case ">": result += "&gt;"
-      default: result.append(character)
+      case "\n": result += "&#10;"
+      case "\r": result += "&#13;"
+      case "\t": result += "&#9;"
+      default: result.unicodeScalars.append(scalar)
       }
     }
     return result

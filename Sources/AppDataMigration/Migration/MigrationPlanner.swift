@@ -64,7 +64,18 @@ struct MigrationPlanner {
     var targetExists = destinationExists
     var skipped: [SkippedEntry] = []
     var conflicts: [SkippedEntry] = []
-    if let into = options.into {
+    let bundleID = options.bundleID ?? readBundleID()
+    // Why an entry of the source stays where it is (the system's, or left out by --only or
+    // --skip), or nil when it is to move.
+    func staysBecause(_ name: [UInt8]) -> String? {
+      if let reason = Self.systemReason(for: name, bundleID: bundleID) { return reason }
+      if !options.only.isEmpty && !options.only.contains(where: { $0.matches(name) }) { return "not selected by --only" }
+      if let glob = options.skip.first(where: { $0.matches(name) }) { return "excluded by --skip \(glob.pattern)" }
+      return nil
+    }
+    // With nothing to move, an existing --into folder is no conflict: a finished migration run
+    // again has nothing left to do (exit 0), and nothing would go into the folder.
+    if let into = options.into, sourceNames.contains(where: { staysBecause($0) == nil }) {
       var name = into
       let existing = FolderNames(comparison, names: destinationExists ? try names(in: destination) : [])
       if let other = existing.existing(name) {
@@ -91,20 +102,11 @@ struct MigrationPlanner {
       }
     }
 
-    let bundleID = options.bundleID ?? readBundleID()
     var taken = FolderNames(comparison, names: targetExists ? try names(in: target) : [])
     for name in sourceNames {
       let from = source + [name]
-      if let reason = Self.systemReason(for: name, bundleID: bundleID) {
+      if let reason = staysBecause(name) {
         skipped.append(measured(SkippedEntry(source: from, reason: reason)))
-        continue
-      }
-      if !options.only.isEmpty && !options.only.contains(where: { $0.matches(name) }) {
-        skipped.append(measured(SkippedEntry(source: from, reason: "not selected by --only")))
-        continue
-      }
-      if let glob = options.skip.first(where: { $0.matches(name) }) {
-        skipped.append(measured(SkippedEntry(source: from, reason: "excluded by --skip \(glob.pattern)")))
         continue
       }
       // With --into, the entries are marked through their folder.

@@ -6,7 +6,8 @@ import CZlib
 /// (`apps/PKG/TOKEN/PATH`), read from an `adb backup` file (`.ab`: a text header, then the
 /// tar, zlib-compressed or not) or from the stream LocalTransport keeps for the package (the
 /// tar alone). Streamed: nothing is written out, only headers are kept, and the stream's size
-/// is bounded (`maximumBytes`). An encrypted `.ab` (AES-256) is decrypted as it streams, with
+/// (`maximumBytes`) and the bytes of the paths kept (`NameBudget`, `--max-name-bytes`) are
+/// bounded. An encrypted `.ab` (AES-256) is decrypted as it streams, with
 /// the key derived as AOSP's backup service derives it (`BackupDecryption.androidPayload`).
 struct AndroidBackupStream {
   /// One entry: its domain token (`r`, `f`, `db`, `sp`, `ef`, `d_r`, ...), its path in the
@@ -33,24 +34,28 @@ struct AndroidBackupStream {
   static let maximumPaxBytes = 1 << 20
 
   /// The entries of the backup at `path`. An encrypted `.ab` needs `password`, and may ask
-  /// for at most `maximumRounds` key-derivation rounds.
-  static func entries(atPath path: String, password: SecretBuffer? = nil, maximumRounds: UInt64 = BackupKeybag.defaultMaximumRounds) throws(Failure) -> [Entry] {
+  /// for at most `maximumRounds` key-derivation rounds; the paths kept are at most
+  /// `maximumNameBytes` together (`--max-name-bytes`).
+  static func entries(atPath path: String, password: SecretBuffer? = nil, maximumRounds: UInt64 = BackupKeybag.defaultMaximumRounds,
+                      maximumNameBytes: UInt64 = NameBudget.defaultMaximum) throws(Failure) -> [Entry] {
     let file: FileDescriptor
     do { file = try Syscalls.openFile(atPath: path) } catch { throw Failure(message: "cannot \(error.action): \(error.reason)") }
     defer { file.close() }
     var source = ByteSource(file: file)
-    return try entries(from: &source, password: password, maximumRounds: maximumRounds)
+    return try entries(from: &source, password: password, maximumRounds: maximumRounds, maximumNameBytes: maximumNameBytes)
   }
 
   /// The entries of a backup held in memory (the fuzz target's way in).
-  static func entries(bytes: [UInt8], password: SecretBuffer? = nil, maximumRounds: UInt64 = BackupKeybag.defaultMaximumRounds) throws(Failure) -> [Entry] {
+  static func entries(bytes: [UInt8], password: SecretBuffer? = nil, maximumRounds: UInt64 = BackupKeybag.defaultMaximumRounds,
+                      maximumNameBytes: UInt64 = NameBudget.defaultMaximum) throws(Failure) -> [Entry] {
     var source = ByteSource(bytes: bytes)
-    return try entries(from: &source, password: password, maximumRounds: maximumRounds)
+    return try entries(from: &source, password: password, maximumRounds: maximumRounds, maximumNameBytes: maximumNameBytes)
   }
 
-  static func entries(from source: inout ByteSource, password: SecretBuffer?, maximumRounds: UInt64) throws(Failure) -> [Entry] {
+  static func entries(from source: inout ByteSource, password: SecretBuffer?, maximumRounds: UInt64,
+                      maximumNameBytes: UInt64) throws(Failure) -> [Entry] {
     let header = try self.header(&source, password: password, maximumRounds: maximumRounds)
-    var pipeline = try Pipeline(compressed: header.compressed)
+    var pipeline = try Pipeline(compressed: header.compressed, names: NameBudget(maximum: maximumNameBytes))
     defer { pipeline.end() }
     var decryptor = header.decryptor
     defer { decryptor?.wipe() }
@@ -96,13 +101,14 @@ struct AndroidBackupStream {
   /// What the file holds once decrypted: inflated when compressed, then read as a tar, within
   /// the bounds.
   struct Pipeline {
-    var tar = TarReader()
+    var tar: TarReader
     var inflater: Inflater?
     var output = [UInt8](repeating: 0, count: 256 << 10)
     var compressedBytes: UInt64 = 0
     var ended = false
 
-    init(compressed: Bool) throws(Failure) {
+    init(compressed: Bool, names: NameBudget = NameBudget()) throws(Failure) {
+      tar = TarReader(names: names)
       inflater = compressed ? try Inflater() : nil
     }
 
@@ -178,8 +184,15 @@ struct AndroidBackupStream {
     let checksumSalt = try hex("checksum salt")
     let roundsText = try source.line()
     guard let rounds = UInt64(roundsText), rounds > 0 else { throw Failure(message: "its key-derivation rounds '\(TerminalText.escaped(roundsText))' are not a number") }
-    guard rounds <= maximumRounds else {
-      throw Failure(message: "it asks for \(rounds) key-derivation rounds, more than the \(maximumRounds) appdata allows (--max-key-rounds)")
+    // A password costs two derivations of that many rounds (the user key, then the master
+    // key's checksum), both counted, as a keybag's DPIC and ITER are: at the default bound a
+    // file may ask for 50,000,000, which a wrong password takes about 9.5 s of one CPU to be
+    // refused after (one derivation; swift-crypto's PBKDF2-HMAC-SHA1 round costs about 1.8
+    // times a keybag's SHA-256 one here), and the right one about 19 s. At 100,000,000 it was
+    // 19.5 s and 38 s (Docs/SECURITY.md, issue 48).
+    let (total, overflow) = rounds.multipliedReportingOverflow(by: 2)
+    guard !overflow, total <= maximumRounds else {
+      throw Failure(message: "it asks for \(overflow ? "more than \(UInt64.max)" : String(total)) key-derivation rounds (\(rounds) for the user key, \(rounds) for its checksum), more than the \(maximumRounds) appdata allows (--max-key-rounds)")
     }
     let userIV = try hex("user IV")
     let blob = try hex("master key blob")
@@ -326,9 +339,16 @@ struct AndroidBackupStream {
   }
 
   /// A tar stream read as it comes: ustar headers, pax `path` and `size` records, GNU long
-  /// names; data skipped. Only `apps/PKG/TOKEN/PATH` entries are kept.
+  /// names; data skipped. Only `apps/PKG/TOKEN/PATH` entries are kept, their paths within
+  /// `names` (one pax name of at most 1 MiB is held besides, while its entry is read).
   struct TarReader {
     var entries: [Entry] = []
+    /// The bytes of the kept entries' paths.
+    private(set) var names: NameBudget
+
+    init(names: NameBudget = NameBudget()) {
+      self.names = names
+    }
     private(set) var total: UInt64 = 0
     private(set) var sawEnd = false
     private var header: [UInt8] = []
@@ -473,6 +493,7 @@ struct AndroidBackupStream {
       let token = String(decoding: parts[2], as: UTF8.self)
       guard ["r", "f", "db", "sp", "ef", "d_r", "d_f", "d_db", "d_sp"].contains(token) else { return }
       guard entries.count < AndroidBackupStream.maximumEntries else { throw Failure(message: "more than \(AndroidBackupStream.maximumEntries) entries, more than appdata reads") }
+      guard names.keep(parts[3].count) else { throw Failure(message: names.exceeded) }
       entries.append(Entry(token: token, path: Array(parts[3]), size: isDirectory ? 0 : entrySize, isDirectory: isDirectory))
     }
   }

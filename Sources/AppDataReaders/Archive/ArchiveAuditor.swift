@@ -70,6 +70,10 @@ public struct ArchiveAuditor {
   public var optionsDependOnID = false
   /// `--verify`: the lengths of a backup's stored files are kept for checking.
   public var recordsStoredFiles = false
+  /// `--max-name-bytes`: the most bytes of names a pass keeps at once (`NameBudget`): the
+  /// entries waiting for their container's root, every folder's path, AppleDouble and identity
+  /// files' paths, the stored files' paths with `--verify`, and the findings that name entries.
+  public var maximumNameBytes = NameBudget.defaultMaximum
 
   public init(archivePath: String) {
     self.archivePath = archivePath
@@ -194,9 +198,12 @@ public struct ArchiveAuditor {
     var backupFolders: [[UInt8]: ArchivedBackup] = [:]
     /// The archive's path as reports name it.
     let archive: String
+    /// The bytes of the names this pass holds (`maximumNameBytes`).
+    var names: NameBudget
 
     init(auditor: ArchiveAuditor, fixed: [Identity]?, streams: Bool, makeVisitor: @escaping (Root) -> V) {
       self.auditor = auditor
+      names = NameBudget(maximum: auditor.maximumNameBytes)
       self.makeVisitor = makeVisitor
       self.isFixed = fixed != nil
       self.streams = streams
@@ -249,6 +256,16 @@ public struct ArchiveAuditor {
       if reader.isUncompressedTar, !endsWithZeroBlocks() {
         throw Failure(message: "cannot read the archive (truncated or damaged?): it ends without the two zero blocks that end a tar archive")
       }
+    }
+
+    /// Counts `count` more bytes of names held; past the bound the archive is refused.
+    private mutating func keep(_ count: Int) throws(Failure) {
+      guard names.keep(count) else { throw Failure(message: names.exceeded) }
+    }
+
+    /// The bytes a path held as components costs.
+    private static func bytes(_ components: [[UInt8]]) -> Int {
+      components.reduce(components.count) { $0 + $1.count }
     }
 
     /// Whether the file's last 1,024 bytes are zero (a tar archive's end marker, padding included).
@@ -308,12 +325,13 @@ public struct ArchiveAuditor {
       let data: [UInt8]
       do { data = try reader.readData(limit: ArchiveAuditor.metadataLimit) } catch { throw Failure(message: "cannot read the archive: \(error.message)") }
       guard let attributes = AppleDouble.attributes(data) else { return false }
-      let target = Array(components.dropLast()) + [Array(name.dropFirst(2))]
-      var interpreted = appleDouble[RelativePath.join(target)] ?? EntryAttributes()
+      let target = RelativePath.join(Array(components.dropLast()) + [Array(name.dropFirst(2))])
+      if appleDouble[target] == nil { try keep(target.count) }
+      var interpreted = appleDouble[target] ?? EntryAttributes()
       let found = EntryAttributes(attributes: attributes)
       interpreted.markers.formUnion(found.markers)
       interpreted.declinesBackup = interpreted.declinesBackup || found.declinesBackup
-      appleDouble[RelativePath.join(target)] = interpreted
+      appleDouble[target] = interpreted
       return true
     }
 
@@ -323,6 +341,7 @@ public struct ArchiveAuditor {
       if tooDeep || components.contains([0x2E, 0x2E]) {
         let finding = tooDeep ? RelativePath.tooDeep(header.path, components: components.count, source: "an entry path")
           : Finding(rule: .unreadable, path: header.path, message: "entry path contains '..'; not counted", bytes: nil)
+        try keep(finding.path.count)
         if let index = rootIndex(containing: components) {
           visitors[index].note(finding)
         } else {
@@ -342,7 +361,10 @@ public struct ArchiveAuditor {
           try captureBackupFile(components, header: header, reader: reader)
         } else if ArchivedBackup.isStoredFile(components) {
           if auditor.recordsStoredFiles {
-            backup(in: Array(components.dropLast(2))).storedSizes[RelativePath.join(Array(components.suffix(2)))] = header.size
+            let stored = try backup(in: Array(components.dropLast(2)))
+            let key = RelativePath.join(Array(components.suffix(2)))
+            if stored.storedSizes[key] == nil { try keep(key.count) }
+            stored.storedSizes[key] = header.size
           }
           if rootIndex(containing: components) == nil { return }
         }
@@ -353,6 +375,7 @@ public struct ArchiveAuditor {
       }
       var attributes = header.attributes.isEmpty ? EntryAttributes() : EntryAttributes(attributes: header.attributes)
       if !appleDouble.isEmpty, let extra = appleDouble.removeValue(forKey: RelativePath.join(components)) {
+        names.release(RelativePath.join(components).count)
         attributes.markers.formUnion(extra.markers)
         attributes.declinesBackup = attributes.declinesBackup || extra.declinesBackup
       }
@@ -363,12 +386,14 @@ public struct ArchiveAuditor {
       }
       if header.kind == .regular && ArchiveAuditor.identityFiles.contains(components.last!)
           && header.size <= UInt64(ArchiveAuditor.identityLimit) {
-        identityPlists[RelativePath.join(components)] = (try? reader.readData(limit: ArchiveAuditor.identityLimit)) ?? []
+        let key = RelativePath.join(components)
+        if identityPlists[key] == nil { try keep(key.count) }
+        identityPlists[key] = (try? reader.readData(limit: ArchiveAuditor.identityLimit)) ?? []
       }
 
       let item = Deferred(components: components, kind: header.kind, size: header.size, attributes: attributes, isCacheTag: isCacheTag)
       if let index = rootIndex(containing: components) {
-        place(item, in: index)
+        try place(item, in: index)
         return
       }
       if !isFixed, let candidate = candidateRoot(components, kind: header.kind) {
@@ -377,20 +402,27 @@ public struct ArchiveAuditor {
         let waiting = deferred
         deferred = []
         for entry in waiting {
-          if entry.components.starts(with: candidate) { place(entry, in: index) } else { deferred.append(entry) }
+          if entry.components.starts(with: candidate) {
+            names.release(Self.bytes(entry.components))
+            try place(entry, in: index)
+          } else {
+            deferred.append(entry)
+          }
         }
-        place(item, in: index)
+        try place(item, in: index)
         return
       }
       // Bundles are never app data, and a fixed set of roots takes nothing else: drop at once.
       if isFixed || ArchiveAuditor.isInBundles(components) { return }
+      try keep(Self.bytes(components))
       deferred.append(item)
     }
 
     /// The backup whose folder is `folder`, made when first met.
-    private mutating func backup(in folder: [[UInt8]]) -> ArchivedBackup {
+    private mutating func backup(in folder: [[UInt8]]) throws(Failure) -> ArchivedBackup {
       let key = RelativePath.join(folder)
       if let known = backupFolders[key] { return known }
+      try keep(key.count)
       let made = ArchivedBackup(archive: archive, components: folder, archivePath: auditor.archivePath)
       backupFolders[key] = made
       return made
@@ -400,7 +432,7 @@ public struct ArchiveAuditor {
     /// limit), Manifest.db (up to the archive's limit), or notes a pre-iOS 10 Manifest.mbdb.
     private mutating func captureBackupFile(_ components: [[UInt8]], header: ArchiveHeader, reader: LibArchive) throws(Failure) {
       let name = String(decoding: components.last!, as: UTF8.self)
-      let backup = backup(in: Array(components.dropLast()))
+      let backup = try backup(in: Array(components.dropLast()))
       switch name {
       case BackupManifest.oldDatabaseName:
         backup.hasOldDatabase = true
@@ -488,7 +520,7 @@ public struct ArchiveAuditor {
     }
 
     /// Classifies one entry under its root, as the walk would.
-    private mutating func place(_ item: Deferred, in index: Int) {
+    private mutating func place(_ item: Deferred, in index: Int) throws(Failure) {
       let rootComponents = roots[index].components
       guard item.components.count >= rootComponents.count, item.components.starts(with: rootComponents) else { return }
       let relative = item.components.dropFirst(rootComponents.count)
@@ -504,7 +536,7 @@ public struct ArchiveAuditor {
       let layout = roots[index].layout
       let parentComponents = relative.dropLast()
       let parentPath = RelativePath.join(Array(parentComponents))
-      let parent = folderInfo(parentComponents, path: parentPath, in: index)
+      let parent = try folderInfo(parentComponents, path: parentPath, in: index)
       let name = relative.last!
       let path = RelativePath.join(parentPath, name)
       let depth = relative.count
@@ -512,6 +544,7 @@ public struct ArchiveAuditor {
       let placement = layout.place(depth: depth, leadingComponents: relative, parent: parent.placement, isExcluded: exclusion != nil)
       if item.kind == .directory {
         let seen = roots[index].folders[path] != nil
+        if !seen { try keep(path.count) }
         roots[index].folders[path] = FolderInfo(exclusion: exclusion, placement: placement)
         if seen { return }  // already counted, from an entry inside it that came first
       }
@@ -547,17 +580,18 @@ public struct ArchiveAuditor {
 
     /// A folder's info; folders an archive lists no entry for inherit from theirs, and are
     /// counted as the walk would count them on disk.
-    private mutating func folderInfo(_ relative: ArraySlice<[UInt8]>, path: [UInt8], in index: Int) -> FolderInfo {
+    private mutating func folderInfo(_ relative: ArraySlice<[UInt8]>, path: [UInt8], in index: Int) throws(Failure) -> FolderInfo {
       if relative.isEmpty { return FolderInfo(exclusion: roots[index].rootExclusion, placement: .root) }
       if let known = roots[index].folders[path] { return known }
       let layout = roots[index].layout
       let parentComponents = relative.dropLast()
       let parentPath = RelativePath.join(Array(parentComponents))
-      let parent = folderInfo(parentComponents, path: parentPath, in: index)
+      let parent = try folderInfo(parentComponents, path: parentPath, in: index)
       let depth = relative.count
       let info = FolderInfo(
         exclusion: parent.exclusion,
         placement: layout.place(depth: depth, leadingComponents: relative, parent: parent.placement, isExcluded: parent.exclusion != nil))
+      try keep(path.count)
       roots[index].folders[path] = info
       visit(name: relative.last!, parentPath: parentPath, depth: depth, kind: .directory, size: 0, allocated: 0,
             placement: info.placement, attributes: EntryAttributes(), isCacheTag: false, parent: parent, in: index)

@@ -118,7 +118,12 @@ public enum BackupExtraction {
     func rank(_ item: (domain: String, kind: ContainerKind, id: String)) -> Int {
       item.kind == .app && item.id.utf8.elementsEqual(wanted.utf8) ? 0 : 1
     }
-    return found.sorted { a, b in rank(a) != rank(b) ? rank(a) < rank(b) : a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
+    // Ties (one id in two domains) by the domain's bytes, so which one is written never varies.
+    return found.sorted { a, b in
+      if rank(a) != rank(b) { return rank(a) < rank(b) }
+      if !a.id.utf8.elementsEqual(b.id.utf8) { return a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
+      return a.domain.utf8.lexicographicallyPrecedes(b.domain.utf8)
+    }
   }
 
   /// Extracts (or, with `dryRun`, plans) the request from the backup.
@@ -146,6 +151,15 @@ public enum BackupExtraction {
       let root = request.withExtensions ? id : isPackage ? ExtractionWriter.packageContainerName : "."
       if request.withExtensions, let why = Plan.unsafeName(Array(id.utf8)) {
         report.problems.append(Report.Problem(domain: domain, path: [], message: "not written: its id \(why), so it cannot name a folder", isError: true))
+        continue
+      }
+      // Two domains with one id (`AppDomain-X` and `AppDomainGroup-X`) would be one folder: the
+      // first (the app) is written, the other is named, never written into it.
+      if let first = containers.first(where: { $0.root.utf8.elementsEqual(root.utf8) }) {
+        let place = root == "." ? "OUT" : isPackage ? "OUT's \(root)" : "OUT's folder \(root)"
+        report.problems.append(Report.Problem(domain: domain, path: [],
+                                              message: "not written: \(place) holds \(first.domain), which has the same id, and a folder holds one container",
+                                              isError: true))
         continue
       }
       containers.append(Plan(domain: domain, kind: kind, id: id, root: root, backup: source.source))

@@ -19,6 +19,8 @@ public struct ExtractOptions: Sendable {
   public var dryRun = false
   /// The most key-derivation rounds an encrypted backup's keybag may ask for.
   public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+  /// A backup inside an archive: the most bytes of names its reader keeps (`--max-name-bytes`).
+  public var maximumNameBytes = NameBudget.defaultMaximum
   /// Checked between files and between chunks: true stops the extraction, which then removes
   /// what it wrote and fails with `ExtractFailure.interrupted`.
   public var isInterrupted: @Sendable () -> Bool = { false }
@@ -84,7 +86,9 @@ public func extract(backup path: String, app id: String, output: String, options
                     password: PasswordSource? = nil) throws(ExtractFailure) -> ExtractReport {
   let backups: [BackupSource]
   do {
-    backups = try InputResolver.deviceBackups(in: InputResolver.resolve(path, root: options.root))
+    var limits = InputLimits()
+    limits.maximumNameBytes = options.maximumNameBytes
+    backups = try InputResolver.deviceBackups(in: InputResolver.resolve(path, root: options.root, limits: limits))
   } catch {
     throw .input(error)
   }

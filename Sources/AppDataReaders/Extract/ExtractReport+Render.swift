@@ -25,7 +25,9 @@ extension BackupExtraction.Report {
     let errors = problems.filter(\.isError)
     lines.append(errors.isEmpty && problems.isEmpty ? "Not written: none" : "Not written: \(errors.count); warnings: \(problems.count - errors.count)")
     for problem in problems {
-      lines.append("  \(problem.isError ? "error  " : "warning") \(TerminalText.escaped(problem.domain)): \(TerminalText.escaped(RelativePath.display(problem.path))): \(TerminalText.escaped(problem.message))")
+      // A domain's own finding (no path: the domain is not written at all) names the domain alone.
+      let path = problem.path.isEmpty ? "" : "\(TerminalText.escaped(RelativePath.display(problem.path))): "
+      lines.append("  \(problem.isError ? "error  " : "warning") \(TerminalText.escaped(problem.domain)): \(path)\(TerminalText.escaped(problem.message))")
     }
     return lines.joined(separator: "\n") + "\n"
   }

@@ -11,7 +11,7 @@ enum AndroidDataFolder: FolderInputKind {
 
   static func source(for folder: ProbedFolder, base: String, limits: InputLimits) throws(Refusal) -> (any ContainerSource)? {
     guard isDataFolder(folder) else { return nil }
-    return source(folder, base: base)
+    return source(folder, base: base, limits: limits)
   }
 
   static func isDataFolder(_ folder: ProbedFolder) -> Bool {
@@ -19,8 +19,8 @@ enum AndroidDataFolder: FolderInputKind {
     return androidFolders.contains(where: folder.isFolder) || (folder.isFolder("files") && folder.isFolder("cache"))
   }
 
-  static func source(_ folder: ProbedFolder, base: String) -> any ContainerSource {
-    AndroidSource(source: Syscalls.absolutePath(folder.path), path: folder.path)
+  static func source(_ folder: ProbedFolder, base: String, limits: InputLimits) -> any ContainerSource {
+    AndroidSource(source: Syscalls.absolutePath(folder.path), path: folder.path, maximumNameBytes: limits.maximumNameBytes)
   }
 }
 
@@ -33,6 +33,9 @@ struct AndroidSource: ContainerSource, AndroidInput {
   let source: String
   /// The folder as typed.
   let path: String
+  /// `--max-name-bytes`: what an archive (the storages given as archives) or the Android backup
+  /// (`--backup`) read beside the folder may keep of their names.
+  let maximumNameBytes: UInt64
 
   var isCollection: Bool { false }
   var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
@@ -58,39 +61,43 @@ struct AndroidSource: ContainerSource, AndroidInput {
     var findings: [Finding] = []
     var directories: UInt64 = 0
     try Self.walkFolder(path, storage: .credential, jobs: Self.walkJobs(request), into: &tree, directories: &directories, findings: &findings)
-    try Self.addStorages(request.android, jobs: Self.walkJobs(request), into: &tree, directories: &directories, findings: &findings)
-    return try Self.outcome(tree: tree, directories: directories, findings: findings, package: package, container: source, request: request)
+    try Self.addStorages(request.android, jobs: Self.walkJobs(request), maximumNameBytes: maximumNameBytes, into: &tree,
+                         directories: &directories, findings: &findings)
+    return try Self.outcome(tree: tree, directories: directories, findings: findings, package: package, container: source, request: request,
+                            maximumNameBytes: maximumNameBytes)
   }
 
   /// The device-encrypted storage and the external files folder, when given (a folder or an
   /// archive each), read into their storages.
-  static func addStorages(_ settings: AndroidSettings, jobs: Int, into tree: inout AndroidTree, directories: inout UInt64,
-                          findings: inout [Finding]) throws(Refusal) {
+  static func addStorages(_ settings: AndroidSettings, jobs: Int, maximumNameBytes: UInt64, into tree: inout AndroidTree,
+                          directories: inout UInt64, findings: inout [Finding]) throws(Refusal) {
     for (path, storage) in [(settings.deviceDataPath, AndroidStorage.device), (settings.externalPath, .external)] {
       guard let path else { continue }
-      try read(path, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
+      try read(path, storage: storage, jobs: jobs, maximumNameBytes: maximumNameBytes, into: &tree, directories: &directories, findings: &findings)
     }
   }
 
   /// The app's data at `path` (a folder, or an archive of one) as a tree, for the rules
   /// migration's check.
-  static func readTree(_ path: String) throws(Refusal) -> AndroidTree {
+  static func readTree(_ path: String, maximumNameBytes: UInt64) throws(Refusal) -> AndroidTree {
     var tree = AndroidTree()
     var findings: [Finding] = []
     var directories: UInt64 = 0
-    try read(path, storage: .credential, jobs: AuditOptions.startingJobs, into: &tree, directories: &directories, findings: &findings)
+    try read(path, storage: .credential, jobs: AuditOptions.startingJobs, maximumNameBytes: maximumNameBytes, into: &tree,
+             directories: &directories, findings: &findings)
     return tree
   }
 
   /// `path`, a folder or an archive of one, read into `tree` under `storage`.
-  static func read(_ path: String, storage: AndroidStorage, jobs: Int, into tree: inout AndroidTree, directories: inout UInt64,
-                   findings: inout [Finding]) throws(Refusal) {
+  static func read(_ path: String, storage: AndroidStorage, jobs: Int, maximumNameBytes: UInt64, into tree: inout AndroidTree,
+                   directories: inout UInt64, findings: inout [Finding]) throws(Refusal) {
     let status: FileStatus
     do { status = try Syscalls.status(ofPath: path) } catch {
       throw Refusal(.notFound, path: path, message: TerminalText.escaped(error.description))
     }
     guard status.kind != .regular else {
-      let read = try AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path).readTree(into: &tree, storage: storage)
+      let archive = AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path, maximumNameBytes: maximumNameBytes)
+      let read = try archive.readTree(into: &tree, storage: storage)
       directories += read.directories
       findings += read.findings
       return
@@ -111,13 +118,14 @@ struct AndroidSource: ContainerSource, AndroidInput {
 
   /// The report of an app's data read into `tree` (from a folder or an archive).
   static func outcome(tree: AndroidTree, directories: UInt64, findings: [Finding], package: String, container: String,
-                      request: AuditRequest) throws(Refusal) -> AuditOutcome {
+                      request: AuditRequest, maximumNameBytes: UInt64) throws(Refusal) -> AuditOutcome {
     let settings = request.android
     let options = request.options(package)
     var backup: (name: String, entries: [(token: String, path: [UInt8], size: UInt64, isDirectory: Bool)])?
     if let path = settings.backupPath {
       do {
-        let entries = try AndroidBackupStream.entries(atPath: path, password: request.password, maximumRounds: request.maximumKeyRounds)
+        let entries = try AndroidBackupStream.entries(atPath: path, password: request.password, maximumRounds: request.maximumKeyRounds,
+                                                      maximumNameBytes: maximumNameBytes)
         backup = (TerminalText.escaped(path), entries.map { ($0.token, $0.path, $0.size, $0.isDirectory) })
       } catch {
         throw Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(error.message)")
@@ -150,6 +158,9 @@ struct AndroidSource: ContainerSource, AndroidInput {
 struct AndroidArchiveSource: ContainerSource, AndroidInput {
   let source: String
   let path: String
+  /// `--max-name-bytes`: the most bytes of names its tree (and the Android backup, `--backup`)
+  /// may keep.
+  let maximumNameBytes: UInt64
 
   var isCollection: Bool { false }
   var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
@@ -175,17 +186,25 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
   /// top-level entries.
   static func looksAndroid(_ path: String) -> Bool {
     guard let reader = try? LibArchive(path: path) else { return false }
+    // Only the names the answer depends on are kept (never an archive's every name: a name
+    // bomb refused by the container reader comes here next).
+    let wanted = Set((AndroidDataFolder.androidFolders + ["files", "cache"] + ContainerPlaces.rootFolderNames).map { Array($0.utf8) })
+    let metadata = Array(ContainerLayout.metadataFileName.utf8)
     var folders: Set<[UInt8]> = []
-    var files: Set<[UInt8]> = []
+    var hasMetadata = false
     var count = 0
     while count < 100_000, let header = try? reader.next() {
       count += 1
       guard let name = normalized(header.path), !name.isEmpty else { continue }
-      let parts = name.split(separator: 0x2F)
-      if parts.count > 1 || header.kind == .directory { folders.insert(Array(parts[0])) } else { files.insert(name) }
+      let first = name.prefix { $0 != 0x2F }
+      if first.count < name.count || header.kind == .directory {
+        if wanted.contains(Array(first)) { folders.insert(Array(first)) }
+      } else if name == metadata {
+        hasMetadata = true
+      }
     }
     let names = Set(folders.map { String(decoding: $0, as: UTF8.self) })
-    if files.contains(Array(ContainerLayout.metadataFileName.utf8)) || ContainerPlaces.rootFolderNames.contains(where: names.contains) { return false }
+    if hasMetadata || ContainerPlaces.rootFolderNames.contains(where: names.contains) { return false }
     return AndroidDataFolder.androidFolders.contains(where: names.contains) || (names.contains("files") && names.contains("cache"))
   }
 
@@ -201,9 +220,11 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
   func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     try FolderSource.refuseBackupOptions(request, path: path)
     var (tree, directories, findings) = try readTree()
-    try AndroidSource.addStorages(request.android, jobs: AndroidSource.walkJobs(request), into: &tree, directories: &directories, findings: &findings)
+    try AndroidSource.addStorages(request.android, jobs: AndroidSource.walkJobs(request), maximumNameBytes: maximumNameBytes, into: &tree,
+                                  directories: &directories, findings: &findings)
     return try AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
-                                 package: Self.packageName(request.android, archive: path), container: source, request: request)
+                                 package: Self.packageName(request.android, archive: path), container: source, request: request,
+                                 maximumNameBytes: maximumNameBytes)
   }
 
   /// The archive's entries as a tree, its folders counted, and what could not be counted.
@@ -213,7 +234,8 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
     return (tree, read.directories, read.findings)
   }
 
-  /// The archive's entries, read into `storage` of `tree`.
+  /// The archive's entries, read into `storage` of `tree`. What the tree and the findings keep
+  /// of their names is at most `maximumNameBytes` more than the tree held before.
   func readTree(into tree: inout AndroidTree, storage: AndroidStorage) throws(Refusal) -> (directories: UInt64, findings: [Finding]) {
     let reader: LibArchive
     do { reader = try LibArchive(path: path) } catch {
@@ -222,6 +244,10 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
     _ = tree.root(storage)
     var findings: [Finding] = []
     var directories: UInt64 = 0
+    var names = NameBudget(maximum: maximumNameBytes)
+    func keep(_ count: Int) throws(Refusal) {
+      guard names.keep(count) else { throw Refusal(.tooLarge, path: path, message: "\(TerminalText.escaped(path)): \(names.exceeded)") }
+    }
     while true {
       let header: ArchiveHeader
       do {
@@ -231,15 +257,19 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
         throw Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(error.message)")
       }
       guard let name = Self.normalized(header.path) else {
+        try keep(header.path.count)
         findings.append(Finding(rule: .unreadable, path: header.path, message: "a name that climbs out of the archive ('..'); not counted", bytes: nil))
         continue
       }
       if name.isEmpty { continue }
       guard name.count <= RelativePath.maximumLength, name.count(where: { $0 == 0x2F }) < RelativePath.maximumComponents else {
-        findings.append(RelativePath.tooDeep(name, components: name.count(where: { $0 == 0x2F }) + 1, source: "an archived name"))
+        let finding = RelativePath.tooDeep(name, components: name.count(where: { $0 == 0x2F }) + 1, source: "an archived name")
+        try keep(finding.path.count)
+        findings.append(finding)
         continue
       }
       let place = AndroidPath(storage, name)
+      let held = tree.nameBytes
       switch header.kind {
       case .directory:
         if tree.kind(place) == nil { directories += 1 }
@@ -247,6 +277,7 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
       case .regular: tree.add(place, .file(size: header.size))
       default: tree.add(place, .other)
       }
+      try keep(tree.nameBytes - held)
     }
     return (directories, findings)
   }
@@ -255,7 +286,9 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
 /// An app's data read into a tree, for callers outside the readers (the rules migration).
 package enum AndroidData {
   /// The app's data at `path`: a folder, or a tar, tgz or zip of one.
-  package static func tree(atPath path: String) throws(Refusal) -> AndroidTree { try AndroidSource.readTree(path) }
+  package static func tree(atPath path: String, maximumNameBytes: UInt64 = NameBudget.defaultMaximum) throws(Refusal) -> AndroidTree {
+    try AndroidSource.readTree(path, maximumNameBytes: maximumNameBytes)
+  }
   /// Whether the Android backup at `path` is an encrypted adb backup (it needs a password).
   package static func backupIsEncrypted(atPath path: String) -> Bool { AndroidBackupStream.isEncrypted(atPath: path) }
 }

@@ -94,6 +94,7 @@ struct ArchiveSource: ContainerSource, BackupHolder {
     auditor.root = root
     if let maximumBytes { auditor.maximumBytes = maximumBytes }
     if let maximumManifestBytes { auditor.maximumManifestBytes = maximumManifestBytes }
+    auditor.maximumNameBytes = limits.maximumNameBytes
     let contents: ArchiveAuditor.Contents<IgnoringVisitor>
     do {
       contents = try auditor.run { _ in IgnoringVisitor() }
@@ -124,6 +125,7 @@ struct ArchiveSource: ContainerSource, BackupHolder {
     auditor.root = root
     if let maximumBytes { auditor.maximumBytes = maximumBytes }
     if let maximumManifestBytes { auditor.maximumManifestBytes = maximumManifestBytes }
+    auditor.maximumNameBytes = limits.maximumNameBytes
     auditor.streams = request.entrySink != nil
     auditor.optionsDependOnID = request.optionsDependOnID
     auditor.recordsStoredFiles = request.verify
@@ -136,7 +138,7 @@ struct ArchiveSource: ContainerSource, BackupHolder {
     } catch {
       // An archive of an Android app's data holds no container: read it as that.
       if limits.platform != .ios && root == nil && AndroidArchiveSource.looksAndroid(path) {
-        return try AndroidArchiveSource(source: source, path: path).audit(request)
+        return try AndroidArchiveSource(source: source, path: path, maximumNameBytes: limits.maximumNameBytes).audit(request)
       }
       throw Refusal("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
     }

@@ -23,7 +23,9 @@ public enum InputResolver {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
     if status.kind == .regular {
-      if limits.platform == .android { return AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path) }
+      if limits.platform == .android {
+        return AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path, maximumNameBytes: limits.maximumNameBytes)
+      }
       return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes,
                            maximumManifestBytes: maximumManifestBytes, limits: limits)
     }
@@ -38,7 +40,7 @@ public enum InputResolver {
     guard let folder = ProbedFolder(path: path) else {
       throw Refusal(.unreadable, path: path, "cannot read the folder: \(ProbedFolder.whyUnreadable(path))")
     }
-    if limits.platform == .android { return AndroidDataFolder.source(folder, base: path) }
+    if limits.platform == .android { return AndroidDataFolder.source(folder, base: path, limits: limits) }
     for kind in folderKinds where !(limits.platform == .ios && kind == AndroidDataFolder.self) {
       if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
     }
@@ -94,7 +96,7 @@ public enum InputResolver {
     guard let folder = ProbedFolder(path: full) else {
       throw Refusal(.notMatched, path: full, "--root names no folder inside \(TerminalText.escaped(path))")
     }
-    if limits.platform == .android { return AndroidDataFolder.source(folder, base: path) }
+    if limits.platform == .android { return AndroidDataFolder.source(folder, base: path, limits: limits) }
     for kind in folderKinds where !(limits.platform == .ios && kind == AndroidDataFolder.self) {
       if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
     }
@@ -112,6 +114,9 @@ public struct InputLimits: Sendable {
   /// `--platform`: what a folder is taken to be, where its shape would say otherwise or
   /// nothing (an Android data folder holding only `files/`).
   public var platform: InputPlatform = .auto
+  /// `--max-name-bytes`: the most bytes of names a reader of an archive, or of an Android
+  /// backup, keeps while it reads (`NameBudget`); past it the input is refused.
+  public var maximumNameBytes = NameBudget.defaultMaximum
 
   public init(maximumBackups: Int? = nil) {
     if let maximumBackups { self.maximumBackups = maximumBackups }

@@ -66,6 +66,9 @@ public struct AuditConfiguration: Sendable {
     public var maximumBackups: Int?
     /// The most key-derivation rounds an encrypted backup's keybag may ask for.
     public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+    /// `--max-name-bytes`: the most bytes of names a reader of an archive or of an Android
+    /// backup keeps while it reads (nil: 64 MiB).
+    public var maximumNameBytes: UInt64?
     public init() {}
   }
 
@@ -220,6 +223,7 @@ struct AuditRun {
     let limits = configuration.limits
     var inputLimits = InputLimits(maximumBackups: limits.maximumBackups)
     inputLimits.platform = configuration.platform
+    if let maximumNameBytes = limits.maximumNameBytes { inputLimits.maximumNameBytes = maximumNameBytes }
     let source: any ContainerSource
     do {
       source = try InputResolver.resolve(paths, root: configuration.root, maximumArchiveBytes: limits.maximumArchiveBytes,
