@@ -1,4 +1,6 @@
 import AppDataCommandLine
 import AppDataSystem
 
-Syscalls.exit(CLI.run(CommandLine.arguments, io: .standard()).rawValue)
+let status = CLI.run(CommandLine.arguments, io: .standard())
+WorkCounters.reportIfAsked()
+Syscalls.exit(status.rawValue)

@@ -258,6 +258,48 @@ struct AndroidAuditTests {
     }
   }
 
+  /// An archive's kind is decided once, from its first headers (at most 256, and 1 MiB of a
+  /// compressed stream), and it is then read once as that kind (issue 49). A tgz whose second
+  /// entry is 64 MiB of zeros: two headers decide it (the look stops before expanding the
+  /// 64 MiB to reach a third), then its three entries are read once, as Android data: 64 MiB and
+  /// a few KiB expanded, never twice. A tar whose first 256 entries are all in `files/` is not
+  /// recognised (the refusal names --platform android), and is with --platform android.
+  @Test func anArchivesKindIsDecidedFromItsFirstHeadersAndItIsReadOnce() throws {
+    let tree = try TestTree("android-kind")
+    let made = try AppData.shell("""
+      cd '\(tree.scratch)' && python3 - <<'EOF'
+      import io, tarfile
+      def add(t, name, data):
+          info = tarfile.TarInfo(name); info.size = len(data); t.addfile(info, io.BytesIO(data))
+      with tarfile.open("big.tgz", "w:gz") as t:
+          add(t, "shared_prefs/s.xml", b"<map/>")
+          add(t, "databases/big.db", bytes(64 << 20))
+          add(t, "cache/c", b"c")
+      with tarfile.open("late.tar", "w") as t:
+          for i in range(256):
+              add(t, f"files/f{i:03d}", b"x")
+          add(t, "shared_prefs/s.xml", b"<map/>")
+      EOF
+      """)
+    #expect(made.status == 0, "\(made.error)")
+    let stats = ["APPDATA_DEBUG_STATS": "1"]
+    let big = try AppData.run(["audit", "--no-config", "--json", tree.scratch + "/big.tgz"], environment: stats)
+    // 64 MiB is over the cloud quota: exit 1, an android-over-quota finding.
+    #expect(big.status == 1, "\(big.error)")
+    #expect(try big.json()["platform"] as? String == "android")
+    let counts = big.error.split(separator: " ")
+    #expect(counts.first == "appdata-stats:", "\(big.error)")
+    #expect(counts.contains("entries-read=5"), "\(big.error)")
+    let decompressed = counts.first { $0.hasPrefix("decompressed-bytes=") }.flatMap { Int($0.dropFirst(19)) } ?? 0
+    #expect(decompressed > 64 << 20 && decompressed < (64 << 20) + (1 << 20), "\(big.error)")
+    let late = try AppData.run(["audit", "--no-config", "--json", tree.scratch + "/late.tar"])
+    #expect(late.status == 2)
+    #expect(late.error.hasSuffix("name its folder with --root, or give --platform android for an Android app's data\n"), "\(late.error)")
+    let android = try AppData.run(["audit", "--no-config", "--json", "--platform", "android", tree.scratch + "/late.tar"])
+    #expect(android.status == 0, "\(android.error)")
+    #expect(value(try android.json(), "destinations", "cloud", "files") as? Int == 257)
+  }
+
   /// `appdata migrate --android-rules LEGACY -o NEW`: on every real-app-modelled legacy file,
   /// the new file makes Android 12 (a target of 34) carry what the legacy file makes Android 11
   /// carry, for each destination, on a data folder holding what those rules name; checked here

@@ -133,8 +133,14 @@ public enum PropertyList: Equatable, Sendable {
     /// surrogate in UTF-16, which plistlib refuses too: never read as U+FFFD.
     package static func text(_ bytes: Slice<UnsafeRawBufferPointer>, bytesPerCharacter unit: Int) -> String? {
       if unit == 1 {
-        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        // Over the raw buffer, not the slice: a generic iterator per byte in a debug build.
+        let raw = UnsafeRawBufferPointer(rebasing: bytes)
+        var index = 0
+        while index < raw.count {
+          if raw[index] >= 0x80 { return nil }
+          index += 1
+        }
+        return String(decoding: raw, as: UTF8.self)
       }
       var units: [UInt16] = []
       units.reserveCapacity(bytes.count / 2)
@@ -272,12 +278,9 @@ public struct PlistKey: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 
   public var description: String { string }
 
-  public static func == (left: PlistKey, right: PlistKey) -> Bool { left.string.utf8.elementsEqual(right.string.utf8) }
+  public static func == (left: PlistKey, right: PlistKey) -> Bool { StringBytes.equal(left.string, right.string) }
 
-  public func hash(into hasher: inout Hasher) {
-    for byte in string.utf8 { hasher.combine(byte) }
-    hasher.combine(string.utf8.count)
-  }
+  public func hash(into hasher: inout Hasher) { StringBytes.hash(string, into: &hasher) }
 }
 
 extension Dictionary where Key == PlistKey {

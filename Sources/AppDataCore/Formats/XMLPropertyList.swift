@@ -266,7 +266,12 @@ package enum XMLPropertyList {
     /// Skips `text` when the input continues with it.
     package mutating func skip(prefix text: StaticString) -> Bool {
       let expected = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-      guard bytes.count - index >= expected.count, bytes[index..<(index + expected.count)].elementsEqual(expected) else { return false }
+      guard bytes.count - index >= expected.count else { return false }
+      var offset = 0
+      while offset < expected.count {
+        if bytes[index + offset] != expected[offset] { return false }
+        offset += 1
+      }
       index += expected.count
       return true
     }
@@ -386,12 +391,21 @@ package enum XMLPropertyList {
       (0x61...0x7A).contains(byte) || (0x41...0x5A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x5F || byte == 0x3A
     }
 
+    /// Where `needle` next starts in `haystack`, from `start`. Plain index loops, here and in
+    /// `skip(prefix:)`: slices compared with `elementsEqual` are generic code a debug build
+    /// runs unspecialized, for every tag of every plist (issue 49).
     package static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
       guard let first = needle.first, haystack.count >= needle.count else { return nil }
       var index = start
-      while index <= haystack.count - needle.count {
-        if haystack[index] == first && haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-        index += 1
+      search: while index <= haystack.count - needle.count {
+        defer { index += 1 }
+        guard haystack[index] == first else { continue }
+        var offset = 1
+        while offset < needle.count {
+          if haystack[index + offset] != needle[offset] { continue search }
+          offset += 1
+        }
+        return index
       }
       return nil
     }

@@ -56,7 +56,11 @@ struct AndroidBackupStream {
                       maximumNameBytes: UInt64) throws(Failure) -> [Entry] {
     let header = try self.header(&source, password: password, maximumRounds: maximumRounds)
     var pipeline = try Pipeline(compressed: header.compressed, names: NameBudget(maximum: maximumNameBytes))
-    defer { pipeline.end() }
+    defer {
+      pipeline.end()
+      WorkCounters.addDecompressed(header.compressed ? pipeline.tar.total : 0)
+      WorkCounters.addEntries(pipeline.tar.headers)
+    }
     var decryptor = header.decryptor
     defer { decryptor?.wipe() }
     var buffer = [UInt8](repeating: 0, count: 256 << 10)
@@ -350,6 +354,8 @@ struct AndroidBackupStream {
       self.names = names
     }
     private(set) var total: UInt64 = 0
+    /// Headers read (pax and long-name records included; end blocks not).
+    private(set) var headers: UInt64 = 0
     private(set) var sawEnd = false
     private var header: [UInt8] = []
     /// Bytes of the current entry's data still to skip, and of its padding.
@@ -456,6 +462,7 @@ struct AndroidBackupStream {
         return
       }
       zeroBlocks = 0
+      headers += 1
       guard let size = Self.octal(header[124..<136]) else { throw Failure(message: "a tar header with a size that is not a number") }
       // No entry is larger than the stream appdata reads (so no size and its padding overflow).
       guard size <= AndroidBackupStream.maximumBytes else { throw Failure(message: "a tar entry of \(size) bytes, more than appdata reads") }

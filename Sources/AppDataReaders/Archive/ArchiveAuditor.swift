@@ -107,7 +107,7 @@ public struct ArchiveAuditor {
       if !inside.isEmpty { return Contents(containers: [], backups: inside) }
     }
     if root == nil && pass.roots.isEmpty {
-      throw Failure(message: "holds no app data container (no Documents, Library or tmp folder, no container metadata plist) and no device backup (no Manifest.db beside Manifest.plist); name its folder with --root")
+      throw Failure(message: "holds no app data container (no Documents, Library or tmp folder, no container metadata plist) and no device backup (no Manifest.db beside Manifest.plist); name its folder with --root, or give --platform android for an Android app's data")
     }
     // --root never turns a folder that is no container into a container audit.
     if let root, let state = pass.roots.first, !state.looksLikeContainer {

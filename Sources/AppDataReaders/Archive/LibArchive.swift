@@ -39,6 +39,9 @@ final class LibArchive {
   let path: String
   /// The bytes an archive read from memory is read from, owned until the reader is freed.
   private var memory: UnsafeMutableRawBufferPointer?
+  /// Entry data handed to appdata, and what of this reader's expansion `WorkCounters` was told.
+  private var dataRead: UInt64 = 0
+  private var counted: UInt64 = 0
 
   /// The sonames tried, in order. On macOS an absolute path: dlopen(3) searches a bare name in
   /// LC_RPATH, DYLD_LIBRARY_PATH and the working folder first, where anyone may put a
@@ -93,6 +96,7 @@ final class LibArchive {
   }
 
   deinit {
+    tally()
     _ = c.archive_read_free(archive)
     memory?.deallocate()
   }
@@ -105,10 +109,32 @@ final class LibArchive {
     return Failure(message: TerminalText.escaped(String(cString: text)), code: code)
   }
 
+  /// What this reader expanded: a compression filter's output (the tar stream of a tgz, data
+  /// skipped included), or the entries' data appdata read (a zip's deflate), whichever is more.
+  var expandedBytes: UInt64 {
+    let filtered = isCompressed ? UInt64(max(0, c.archive_filter_bytes(archive, 0))) : 0
+    return max(filtered, dataRead)
+  }
+
+  /// Whether a compression filter (gzip, xz, zstd, bzip2…) stands between the file and the
+  /// format: skipping an entry's data then means expanding it.
+  var isCompressed: Bool { c.archive_filter_code(archive, 0) != ARCHIVE_FILTER_NONE }
+
+  /// Tells `WorkCounters` what was expanded since it was last told.
+  private func tally() {
+    let now = expandedBytes
+    if now > counted {
+      WorkCounters.addDecompressed(now - counted)
+      counted = now
+    }
+  }
+
   /// The next entry's header, or nil at the end of the archive.
   func next() throws(Failure) -> ArchiveHeader? {
     var current: OpaquePointer?
     let status = c.archive_read_next_header(archive, &current)
+    tally()
+    if status != ARCHIVE_EOF && current != nil { WorkCounters.addEntries(1) }
     if status == ARCHIVE_EOF { return nil }
     if status < ARCHIVE_WARN || current == nil { throw failure() }
     entry = current
@@ -155,9 +181,11 @@ final class LibArchive {
     while data.count < limit {
       let count = chunk.withUnsafeMutableBytes { c.archive_read_data(archive, $0.baseAddress, min($0.count, limit - data.count)) }
       if count == 0 { break }
-      if count < 0 { throw failure() }
+      if count < 0 { self.tally(); throw failure() }
+      dataRead += UInt64(count)
       data.append(contentsOf: chunk[0..<count])
     }
+    self.tally()
     return data
   }
 
@@ -167,6 +195,10 @@ final class LibArchive {
   func readData(into buffer: SecretBuffer) throws(Failure) {
     let storage = buffer.storage
     var filled = 0
+    defer {
+      dataRead += UInt64(filled)
+      tally()
+    }
     while filled < storage.count {
       let count = c.archive_read_data(archive, storage.baseAddress! + filled, storage.count - filled)
       if count == 0 { break }
@@ -179,6 +211,8 @@ final class LibArchive {
   /// Reads the next bytes of the current entry into `buffer`; 0 at its end.
   func readChunk(into buffer: UnsafeMutableRawBufferPointer) throws(Failure) -> Int {
     let count = c.archive_read_data(archive, buffer.baseAddress, buffer.count)
+    if count > 0 { dataRead += UInt64(count) }
+    self.tally()
     if count < 0 { throw failure() }
     return count
   }

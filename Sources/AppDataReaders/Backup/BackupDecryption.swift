@@ -178,10 +178,12 @@ enum BackupDecryption {
   /// The key-encryption key: the SHA-256 step when the keybag has DPSL and DPIC, then SHA-1.
   private static func keyEncryptionKey(password: SecretBuffer, keybag: BackupKeybag) throws -> SymmetricKey {
     func sha1(_ input: UnsafeRawBufferPointer) throws -> SymmetricKey {
-      try KDF.Insecure.PBKDF2.deriveKey(from: input, salt: keybag.salt, using: .insecureSHA1, outputByteCount: 32,
+      WorkCounters.addKeyRounds(UInt64(keybag.iterations))
+      return try KDF.Insecure.PBKDF2.deriveKey(from: input, salt: keybag.salt, using: .insecureSHA1, outputByteCount: 32,
                                         unsafeUncheckedRounds: Int(keybag.iterations))
     }
     guard let salt = keybag.passwordSalt, let rounds = keybag.passwordIterations else { return try sha1(password.bytes) }
+    WorkCounters.addKeyRounds(UInt64(rounds))
     let k1 = try KDF.Insecure.PBKDF2.deriveKey(from: password.bytes, salt: salt, using: .sha256, outputByteCount: 32,
                                                unsafeUncheckedRounds: Int(rounds))
     return try k1.withUnsafeBytes { try sha1($0) }
@@ -272,6 +274,7 @@ extension BackupDecryption {
     let plain: [UInt8]
     do {
       // The rounds an .ab asks for (10,000 by default) are bounded by the caller (--max-key-rounds).
+      WorkCounters.addKeyRounds(UInt64(clamping: rounds))
       let userKey = try KDF.Insecure.PBKDF2.deriveKey(from: password.bytes, salt: userSalt, using: .insecureSHA1, outputByteCount: 32,
                                                       unsafeUncheckedRounds: rounds)
       let decrypted = try AES._CBC.decrypt(blob, using: userKey, iv: AES._CBC.IV(ivBytes: userIV), noPadding: true)
@@ -309,6 +312,7 @@ extension BackupDecryption {
     }
     defer { for index in widened.indices { widened[index] = 0 } }
     do {
+      WorkCounters.addKeyRounds(UInt64(clamping: rounds))
       let computed = try KDF.Insecure.PBKDF2.deriveKey(from: widened, salt: checksumSalt, using: .insecureSHA1, outputByteCount: 32,
                                                        unsafeUncheckedRounds: rounds)
       guard computed.withUnsafeBytes({ Array($0) }) == checksum else { throw Failure.wrongPassword }

@@ -158,6 +158,8 @@ final class SQLiteDatabase {
     fileprivate let handle: OpaquePointer
     private let database: OpaquePointer
     private let c: appdata_sqlite
+    /// Rows stepped to, told to `WorkCounters` when the statement is finalized.
+    private var rows: UInt64 = 0
 
     fileprivate init(handle: OpaquePointer, database: OpaquePointer, _ c: appdata_sqlite) {
       self.c = c
@@ -165,12 +167,17 @@ final class SQLiteDatabase {
       self.database = database
     }
 
-    deinit { _ = c.sqlite3_finalize(handle) }
+    deinit {
+      WorkCounters.addEntries(rows)
+      _ = c.sqlite3_finalize(handle)
+    }
 
     /// Advances to the next row: true when there is one.
     func step() throws(Failure) -> Bool {
       switch c.sqlite3_step(handle) {
-      case SQLITE_ROW: return true
+      case SQLITE_ROW:
+        rows &+= 1
+        return true
       case SQLITE_DONE: return false
       default: throw Failure(message: SQLiteDatabase.text(c.sqlite3_errmsg(database)), code: c.sqlite3_extended_errcode(database))
       }

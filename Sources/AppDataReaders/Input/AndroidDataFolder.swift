@@ -153,8 +153,8 @@ struct AndroidSource: ContainerSource, AndroidInput {
 
 /// An Android app's data folder in an archive (`adb exec-out run-as PKG tar c . > app.tar`, or
 /// a tgz or zip of one), read with libarchive without extracting it: the names, kinds and
-/// sizes are all the model needs. Taken for one by its shape (`AndroidDataFolder`'s, on its
-/// top-level names) or with `--platform android`.
+/// sizes are all the model needs. Taken for one by its shape (`AndroidDataFolder`'s, on the
+/// top-level names of its first headers: `ArchiveKind`) or with `--platform android`.
 struct AndroidArchiveSource: ContainerSource, AndroidInput {
   let source: String
   let path: String
@@ -180,32 +180,6 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
       components.append(component)
     }
     return Array(components.joined(separator: [0x2F]))
-  }
-
-  /// Whether the archive at `path` holds an app's data folder at its top, by the names of its
-  /// top-level entries.
-  static func looksAndroid(_ path: String) -> Bool {
-    guard let reader = try? LibArchive(path: path) else { return false }
-    // Only the names the answer depends on are kept (never an archive's every name: a name
-    // bomb refused by the container reader comes here next).
-    let wanted = Set((AndroidDataFolder.androidFolders + ["files", "cache"] + ContainerPlaces.rootFolderNames).map { Array($0.utf8) })
-    let metadata = Array(ContainerLayout.metadataFileName.utf8)
-    var folders: Set<[UInt8]> = []
-    var hasMetadata = false
-    var count = 0
-    while count < 100_000, let header = try? reader.next() {
-      count += 1
-      guard let name = normalized(header.path), !name.isEmpty else { continue }
-      let first = name.prefix { $0 != 0x2F }
-      if first.count < name.count || header.kind == .directory {
-        if wanted.contains(Array(first)) { folders.insert(Array(first)) }
-      } else if name == metadata {
-        hasMetadata = true
-      }
-    }
-    let names = Set(folders.map { String(decoding: $0, as: UTF8.self) })
-    if hasMetadata || ContainerPlaces.rootFolderNames.contains(where: names.contains) { return false }
-    return AndroidDataFolder.androidFolders.contains(where: names.contains) || (names.contains("files") && names.contains("cache"))
   }
 
   /// The package: as given, else the archive's name without its extensions where it looks

@@ -136,10 +136,6 @@ struct ArchiveSource: ContainerSource, BackupHolder {
                          tag: request.tagsLines ? NDJSONTag(container: root.container, id: root.id) : nil)
       }
     } catch {
-      // An archive of an Android app's data holds no container: read it as that.
-      if limits.platform != .ios && root == nil && AndroidArchiveSource.looksAndroid(path) {
-        return try AndroidArchiveSource(source: source, path: path, maximumNameBytes: limits.maximumNameBytes).audit(request)
-      }
       throw Refusal("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
     }
     if contents.backups.isEmpty { try FolderSource.refuseBackupOptions(request, path: path) }

@@ -23,9 +23,11 @@ public enum InputResolver {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
     if status.kind == .regular {
-      if limits.platform == .android {
-        return AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path, maximumNameBytes: limits.maximumNameBytes)
-      }
+      // An archive's kind is decided here, once, from its first headers (`ArchiveKind`); it is
+      // then read as that kind only, and what that reading refuses is final.
+      let isAndroid = limits.platform == .android
+        || (limits.platform == .auto && root == nil && ArchiveKind.of(path) == .androidData)
+      if isAndroid { return AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path, maximumNameBytes: limits.maximumNameBytes) }
       return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes,
                            maximumManifestBytes: maximumManifestBytes, limits: limits)
     }

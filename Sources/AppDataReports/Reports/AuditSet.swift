@@ -221,7 +221,9 @@ extension AuditSet {
     lines.append("Findings: " + Severity.counted(all.map(\.finding.severity)))
     lines.append(contentsOf: findingLines)
     // With --list: each container's files.
-    for report in reports.sorted(by: { (labels[$0.container] ?? $0.name) < (labels[$1.container] ?? $1.name) }) {
+    // Only the reports with a listing are sorted (10,000 backups' reports have none).
+    let listed = reports.filter { !($0.entries?.isEmpty ?? true) }
+    for report in listed.sorted(by: { (labels[$0.container] ?? $0.name) < (labels[$1.container] ?? $1.name) }) {
       guard let entries = report.entries, !entries.isEmpty else { continue }
       lines.append("")
       lines.append("Files of \(TerminalText.escaped(labels[report.container] ?? report.name)) (\(entries.count)):")
