@@ -32,6 +32,46 @@ struct PortabilityTests {
     #expect(found.isEmpty, "errno literals (name them in ErrnoValue, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
   }
 
+  /// Issue 48: no path built from text reaches the kernel but through the containment type.
+  /// (1) The syscalls that take a path or a name are called only in the AppDataSystem files that
+  /// wrap them. (2) Every wrapper there that takes a name and a folder checks the name is one
+  /// plain component (`checkName`) before its syscall, so `a/b`, `..` or `.` from a journal, a
+  /// manifest or an archive is EINVAL (`ContainmentTests.aNameThatIsAPathIsRefusedByEveryWrapper`
+  /// holds them to it at run time). (3) Outside AppDataSystem no name handed to one of them is a
+  /// literal holding `/`, or a `RelativePath.join`.
+  @Test func noPathIsBuiltOutsideBeneath() throws {
+    let wrappers: Set<String> = [
+      "AppDataSystem/System/Beneath.swift", "AppDataSystem/System/OwnedArtifact.swift",
+      "AppDataSystem/System/Syscalls.swift", "AppDataSystem/System/Syscalls+Files.swift",
+      "AppDataSystem/System/Syscalls+Terminal.swift", "AppDataSystem/System/ExtendedAttributes.swift",
+      "AppDataSystem/System/TreeRemoval.swift",
+    ]
+    let raw = try NSRegularExpression(pattern: #"\b(openat2?|mkdirat|unlinkat|renameat2?|renameatx_np|symlinkat|linkat|fstatat|readlinkat|utimensat|fchmodat|faccessat|appdata_openat2_beneath|appdata_link_tmpfile|appdata_open_tmpfile|appdata_rename_[a-z]+|Glibc_or_Darwin_open|lsetxattr|lgetxattr|llistxattr|lremovexattr)\s*\("#)
+    let joined = try NSRegularExpression(pattern: #"Syscalls\.(open|status|makeDirectory|remove|renameWithoutReplacing|renameReplacing|exchange|readLink|makeSymbolicLink|setTimes)\((Array\()?("[^"]*/|RelativePath\.join)"#)
+    var found: [String] = []
+    for (path, text) in try Self.sources() {
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let line = String(line)
+        if line.trimmingCharacters(in: .whitespaces).hasPrefix("//") { continue }
+        let range = NSRange(line.startIndex..., in: line)
+        if !wrappers.contains(path) && raw.firstMatch(in: line, range: range) != nil { found.append("\(path):\(number + 1): raw syscall: \(line)") }
+        if !path.hasPrefix("AppDataSystem/") && joined.firstMatch(in: line, range: range) != nil { found.append("\(path):\(number + 1): a path as a name: \(line)") }
+      }
+    }
+    // (2): each name-taking wrapper checks its names.
+    for file in ["AppDataSystem/System/Syscalls+Files.swift", "AppDataSystem/System/ExtendedAttributes.swift"] {
+      let text = try String(contentsOfFile: AppData.packageRoot + "/Sources/" + file, encoding: .utf8)
+      let functions = text.components(separatedBy: "  public static func ").dropFirst()
+      for function in functions {
+        let body = function.components(separatedBy: "\n  }\n").first ?? function
+        let signature = body.components(separatedBy: "{").first ?? ""
+        guard ["_ name: [UInt8]", "newName: [UInt8]", "otherName: [UInt8]", "onEntry name: [UInt8]"].contains(where: signature.contains) else { continue }
+        if !body.contains("checkName(") { found.append("\(file): \(signature.prefix(60)): takes a name and does not check it") }
+      }
+    }
+    #expect(found.isEmpty, "paths built outside Beneath (Sources/AppDataSystem/System/Beneath.swift):\n\(found.joined(separator: "\n"))")
+  }
+
   /// Finder's files at a container's root (a folder opened on a Mac: .DS_Store, .localized,
   /// a custom icon's `Icon\r`) are system data, not `unknown-location` findings.
   @Test func findersDSStoreAtTheRootIsNotAFinding() throws {
