@@ -734,9 +734,12 @@ def human_kib(kib):
     return f"{kib / 1024:.1f} MiB"
 
 
-def compare(appdata, other, bench_dir, rounds):
-    """This appdata against another build (`--compare OTHER`, say the last release's) on the same
-    inputs, alternated in one run: the ratio of each pair, and whether their JSON is identical."""
+def compare(appdata, other, bench_dir, rounds, fail_over=None):
+    """This appdata against another build (`--compare OTHER`; `make bench-compare REF` builds
+    REF), on the same inputs, alternated in one run: the ratio of each pair's medians, whether
+    their output is identical, and (with `fail_over`) exit 1 when any case is slower than that
+    ratio. The cases: audits (a container on every CPU and on one, a backup, an encrypted one, a
+    tar, an Android data folder, a folder of 1,000 backups) and extract (10,000 files to memory)."""
     container = ensure_container(bench_dir, 200_000)
     plain = os.path.join(bench_dir, "backup-200000")
     encrypted = plain + "-encrypted-dpic10000000"
@@ -745,25 +748,52 @@ def compare(appdata, other, bench_dir, rounds):
     tar = os.path.join(bench_dir, "container-100000.tar")
     if not os.path.exists(tar):
         archive(appdata, bench_dir, 100_000, 1)
+    data = os.path.join(bench_dir, "android-200000")
+    if not os.path.exists(data + ".done"):
+        android(appdata, bench_dir, 200_000, 1)
+    many = os.path.join(bench_dir, "extract-many")
+    if not os.path.exists(many + ".done"):
+        print(f"generating {many} ...", flush=True)
+        shutil.rmtree(many, ignore_errors=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "make-extract-backup.py"), many,
+                        "--files", "10000", "--file-size", str(100 * 1024 + 333)], check=True)
+        open(many + ".done", "w").close()
     password_file = os.path.join(bench_dir, "backup-password")
     audit = ["audit", "--format", "json", "--fail-on", "never", "--no-config"]
-    inputs = {
-        "container 200,000": [container],
-        "backup 200,000 rows": [plain],
-        "encrypted backup": ["--password-file", password_file, encrypted],
-        "tar 100,000": [tar],
+    work = "/dev/shm/appdata-bench-compare" if os.path.isdir("/dev/shm") else os.path.join(bench_dir, "compare-work")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    quoted = lambda path: "'" + path + "'"
+    cases = {
+        "audit: container 200,000": lambda binary: [binary] + audit + [container],
+        "audit: container 200,000 --jobs 1": lambda binary: [binary] + audit + ["--jobs", "1", container],
+        "audit: backup 200,000 rows": lambda binary: [binary] + audit + [plain],
+        "audit: encrypted backup": lambda binary: [binary] + audit + ["--password-file", password_file, encrypted],
+        "audit: tar 100,000": lambda binary: [binary] + audit + [tar],
+        "audit: Android data 200,000": lambda binary: [binary] + audit + ["--platform", "android", data],
+        "extract: 10,000 files (1 GiB) to memory": lambda binary: [
+            "sh", "-c", f"{quoted(binary)} extract -q --app com.example.extract -o {work}/o {quoted(many + '/plain')}; s=$?; rm -rf {work}/o; exit $s"],
     }
     print(f"== {appdata} (this) against {other} (other), {rounds} rounds, warm cache (medians) ==")
-    for name, arguments in inputs.items():
-        this = subprocess.run([appdata] + audit + arguments, capture_output=True).stdout
-        that = subprocess.run([other] + audit + arguments, capture_output=True).stdout
-        strip = lambda output: re.sub(rb'"version" *: *"[^"]*"', b"", output)
-        same = "identical" if strip(this) == strip(that) else "DIFFERENT"
-        medians = alternate({f"this: {name}": [appdata] + audit + arguments, f"other: {name}": [other] + audit + arguments},
-                            rounds, f"other: {name}")
-        ratio = medians[f"this: {name}"] / medians[f"other: {name}"]
-        print(f"  {name}: this / other = {ratio:.3f} ({'within' if ratio <= 1.05 else 'OVER'} 5%); JSON {same}")
+    strip = lambda output: re.sub(rb'"version" *: *"[^"]*"', b"", output)
+    over = []
+    for name, command in cases.items():
+        same = ""
+        if name.startswith("audit"):
+            this = subprocess.run(command(appdata), capture_output=True).stdout
+            that = subprocess.run(command(other), capture_output=True).stdout
+            same = "; JSON " + ("identical" if strip(this) == strip(that) else "DIFFERENT")
+        medians = alternate({f"appdata this: {name}": command(appdata), f"appdata other: {name}": command(other)},
+                            rounds, f"appdata other: {name}")
+        ratio = medians[f"appdata this: {name}"] / medians[f"appdata other: {name}"]
+        verdict = "" if fail_over is None else (" ok" if ratio <= fail_over else f" SLOWER than {fail_over:.2f} x")
+        print(f"  {name}: this / other = {ratio:.3f}{verdict}{same}")
+        if fail_over is not None and ratio > fail_over:
+            over.append(name)
+    shutil.rmtree(work, ignore_errors=True)
     print()
+    if over:
+        sys.exit(f"bench-compare: {len(over)} case(s) more than {(fail_over - 1) * 100:.0f}% slower: {', '.join(over)}")
 
 
 def main():
@@ -774,6 +804,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=0, help="rounds per size (default: 9 up to 100k entries, 5 above)")
     parser.add_argument("--no-scale", action="store_true", help="skip the deep-tree and name-collision runs")
     parser.add_argument("--compare", metavar="OTHER", help="time OTHER (another appdata build) against this one, alternated")
+    parser.add_argument("--fail-over", type=float, metavar="RATIO",
+                        help="with --compare: exit 1 when a case's this/other ratio is above RATIO (make bench-compare: 1.10)")
     parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "backups", "baseline", "history", "encrypted", "extract", "floor",
                                            "migrate", "listings", "android", "android-backup"],
                         help="run only this part")
@@ -804,7 +836,7 @@ def main():
         "android-backup": lambda: android_backup(args.appdata, args.bench_dir, 1344 << 20, args.rounds or 3),
     }
     if args.compare:
-        compare(args.appdata, args.compare, args.bench_dir, args.rounds or 9)
+        compare(args.appdata, args.compare, args.bench_dir, args.rounds or 9, args.fail_over)
         return
     if args.only in parts:
         parts[args.only]()
