@@ -48,6 +48,7 @@ int archive_format(struct archive *);
 const char *archive_entry_pathname(struct archive_entry *);
 const char *archive_entry_pathname_utf8(struct archive_entry *);
 const char *archive_entry_hardlink(struct archive_entry *);
+const char *archive_entry_symlink(struct archive_entry *);
 mode_t archive_entry_filetype(struct archive_entry *);
 la_int64_t archive_entry_size(struct archive_entry *);
 int archive_entry_is_encrypted(struct archive_entry *);
@@ -76,7 +77,7 @@ int archive_entry_xattr_next(struct archive_entry *, const char ** /* name */, c
   F(archive_read_new) F(archive_read_free) F(archive_read_support_filter_all) F(archive_read_support_format_all) \
   F(archive_read_open_filename) F(archive_read_open_memory) F(archive_read_next_header) F(archive_read_data) \
   F(archive_errno) F(archive_error_string) F(archive_filter_bytes) F(archive_filter_code) F(archive_format) \
-  F(archive_entry_pathname) F(archive_entry_pathname_utf8) F(archive_entry_hardlink) F(archive_entry_filetype) \
+  F(archive_entry_pathname) F(archive_entry_pathname_utf8) F(archive_entry_hardlink) F(archive_entry_symlink) F(archive_entry_filetype) \
   F(archive_entry_size) F(archive_entry_is_encrypted) F(archive_entry_xattr_reset) F(archive_entry_xattr_next)
 
 #pragma clang assume_nonnull begin

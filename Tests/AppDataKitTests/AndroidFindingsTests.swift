@@ -40,7 +40,7 @@ struct AndroidFindingsTests {
     // three by Android's measure.
     let over = try Self.findings(Self.data + [("files/big", 30_000_000)])
     #expect(Self.messages(over, .androidOverQuota) == [
-      "Android measures the cloud backup at 30007296 bytes, over its quota of 26214400: the whole app is skipped; largest: files/big (28.6 MiB), databases/app.db (4.5 KiB), files/a.txt (1.0 KiB)"])
+      "Android measures the cloud backup at 28.6 MiB (30007296 bytes), 3.6 MiB over its 25 MiB quota: Android skips the whole app. Move re-creatable data to cache/ or exclude it in the backup rules; largest: files/big (28.6 MiB), databases/app.db (4.5 KiB), files/a.txt (1.0 KiB)"])
     #expect(Self.messages(try Self.findings(Self.data + [("files/big", 20_000_000)]), .androidOverQuota).isEmpty)
   }
 
@@ -48,7 +48,7 @@ struct AndroidFindingsTests {
     // 6,656 + 512 + 24,000,000: 91 % of the quota, past the 90 % where the warning starts.
     let near = try Self.findings(Self.data + [("files/big", 24_000_000)])
     #expect(Self.messages(near, .androidNearQuota) == [
-      "Android measures the cloud backup at 24007168 bytes, 91% of its quota of 26214400; largest: files/big (22.9 MiB), databases/app.db (4.5 KiB), files/a.txt (1.0 KiB)"])
+      "Android measures the cloud backup at 22.9 MiB (24007168 bytes), 91% of its 25 MiB quota. Move re-creatable data to cache/ or exclude it before it crosses; largest: files/big (22.9 MiB), databases/app.db (4.5 KiB), files/a.txt (1.0 KiB)"])
     #expect(Self.messages(try Self.findings(Self.data + [("files/big", 20_000_000)]), .androidNearQuota).isEmpty)
   }
 
@@ -56,7 +56,7 @@ struct AndroidFindingsTests {
     let unknown = try Self.findings(Self.data, rules: "<full-backup-content>\n<include domain=\"file\" path=\"a.txt\"/>\n<bogus/>\n</full-backup-content>")
     #expect(Self.messages(unknown, .androidRulesAbort).count == 1)
     #expect(Self.messages(unknown, .androidRulesAbort).first?.hasPrefix("rules.xml line 3: ") == true, "\(Self.messages(unknown, .androidRulesAbort))")
-    #expect(Self.messages(unknown, .androidRulesAbort).first?.hasSuffix(": Android backs up nothing with these rules") == true)
+    #expect(Self.messages(unknown, .androidRulesAbort).first?.hasSuffix(": Android backs up nothing with these rules. Keep only <include> and <exclude> elements, with domain and path (and requireFlags on a legacy include)") == true)
     let fine = try Self.findings(Self.data, rules: "<full-backup-content>\n<include domain=\"file\" path=\"a.txt\"/>\n</full-backup-content>")
     #expect(Self.messages(fine, .androidRulesAbort).isEmpty)
   }
@@ -72,7 +72,7 @@ struct AndroidFindingsTests {
   @Test func aRuleThatMatchesNothing() throws {
     let missing = try Self.findings(Self.data, rules: "<full-backup-content>\n<exclude domain=\"file\" path=\"gone.txt\"/>\n</full-backup-content>")
     let found = missing.filter { $0.rule == .androidRuleUnmatched }
-    #expect(found.map(\.message) == ["rules.xml line 2: <exclude domain=\"file\" path=\"gone.txt\"> matches nothing in the data"])
+    #expect(found.map(\.message) == ["rules.xml line 2: <exclude domain=\"file\" path=\"gone.txt\"> matches nothing in the data. Correct the path, or remove the rule if the file is gone for good"])
     #expect(found.map(\.path) == [Array("files/gone.txt".utf8)])
     // A database rule matches through its expansions (-journal, -wal) too.
     let fine = try Self.findings(Self.data, rules: "<full-backup-content>\n<exclude domain=\"file\" path=\"a.txt\"/>\n<exclude domain=\"database\" path=\"app.db\"/>\n</full-backup-content>")
@@ -83,8 +83,8 @@ struct AndroidFindingsTests {
     let narrow = try Self.findings(Self.data, rules: "<full-backup-content>\n<include domain=\"database\" path=\".\"/>\n</full-backup-content>",
                                    deviceAPI: 30, targetSdk: 30)
     #expect(Self.messages(narrow, .androidIncludeDropsDomains)
-      == ["the cloud backup's rules include only database, so these carry nothing: file (1 file, 100 B), sharedpref (1 file, 10 B)",
-          "device-to-device transfer's rules include only database, so these carry nothing: file (1 file, 100 B), sharedpref (1 file, 10 B)"],
+      == ["the cloud backup's rules include only database, so these carry nothing: file (1 file, 100 B), sharedpref (1 file, 10 B). Add includes for what must still go, or use excludes only",
+          "device-to-device transfer's rules include only database, so these carry nothing: file (1 file, 100 B), sharedpref (1 file, 10 B). Add includes for what must still go, or use excludes only"],
             "\(Self.messages(narrow, .androidIncludeDropsDomains))")
     let every = try Self.findings(Self.data, rules: "<full-backup-content>\n<include domain=\"database\" path=\".\"/>\n<include domain=\"file\" path=\".\"/>\n<include domain=\"sharedpref\" path=\".\"/>\n</full-backup-content>",
                                   deviceAPI: 30, targetSdk: 30)
@@ -94,14 +94,14 @@ struct AndroidFindingsTests {
   @Test func transferCarriesWhatTheCloudExcludes() throws {
     let rules = "<full-backup-content>\n<exclude domain=\"file\" path=\"a.txt\"/>\n</full-backup-content>"
     #expect(Self.messages(try Self.findings(Self.data, rules: rules), .androidTransferCarriesExcluded)
-      == ["with no <device-transfer> section, device-to-device transfer carries 1 file (100 B) that the cloud backup's rules leave out"])
+      == ["with no <device-transfer> section, device-to-device transfer carries 1 file (100 B) that the cloud backup's rules leave out. Add a <device-transfer> section to android:dataExtractionRules with the excludes that should hold there too"])
     // On Android 11 the legacy rules hold for both.
     #expect(Self.messages(try Self.findings(Self.data, rules: rules, deviceAPI: 30, targetSdk: 30), .androidTransferCarriesExcluded).isEmpty)
   }
 
   @Test func allowBackupFalseNoLongerStopsTheTransfer() throws {
     #expect(Self.messages(try Self.findings(Self.data, allowBackup: false), .androidAllowBackupIgnored)
-      == ["android:allowBackup is false, yet device-to-device transfer carries 3 files (4.1 KiB)"])
+      == ["android:allowBackup is false, yet device-to-device transfer carries 3 files (4.1 KiB). Exclude what must not move in a <device-transfer> section of android:dataExtractionRules"])
     #expect(Self.messages(try Self.findings(Self.data, allowBackup: false, targetSdk: 30), .androidAllowBackupIgnored).isEmpty)
     #expect(Self.messages(try Self.findings(Self.data), .androidAllowBackupIgnored).isEmpty)
   }
@@ -109,7 +109,7 @@ struct AndroidFindingsTests {
   @Test func cacheLikeFoldersTheCloudCarries() throws {
     let tiles = try Self.findings(Self.data + [("files/tiles/1.png", 4000), ("files/tiles/z/2.png", 96)])
     let found = tiles.filter { $0.rule == .androidCacheInBackup }
-    #expect(found.map(\.message) == ["named like a cache, and the cloud backup carries it: 2 files, 4.0 KiB"])
+    #expect(found.map(\.message) == ["named like a cache, and the cloud backup carries it: 2 files, 4.0 KiB. Keep it under getCacheDir(), or exclude it in the backup rules"])
     #expect(found.map(\.path) == [Array("files/tiles".utf8)])
     #expect(Self.messages(try Self.findings(Self.data + [("files/maps/1.png", 4000)]), .androidCacheInBackup).isEmpty)
     // Excluded by the rules: not carried, so not a finding.

@@ -30,6 +30,9 @@ struct InitConfigCommand {
     var report = reports.max { $0.backup.bytes < $1.backup.bytes } ?? AuditReport(
       container: source.source, categories: [:], directories: 0, maxFileSize: nil, maxBackupSize: nil, findings: [], largest: [], entries: nil)
     report.largest = [reports.flatMap(\.largest).max { $0.bytes < $1.bytes }].compactMap { $0 }
+    if let android = report.android {
+      return try writeAndroid(report, android, io: io)
+    }
     var document = Self.policy(for: report, headroom: headroom)
     if source.isCollection, case .object(var members) = document {
       var containers: [JSONKey: JSONValue] = [:]
@@ -58,6 +61,44 @@ struct InitConfigCommand {
     io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(report.backup.bytes, headroom))), "
                    + "maxFileSize \(ByteSize.written(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)\n")
     // The default name is read by every later audit in this folder: say so (issue 41).
+    if output == AuditPolicy.defaultFileName {
+      io.writeOutput("Every 'appdata audit' run in this folder now applies it, and names it on its report's Policy line ('--no-config' to not).\n")
+    }
+    return .success
+  }
+
+  /// Android data: maxBackupSize and maxFileSize are the app's own limits on what each
+  /// destination carries (the most a destination's walk sends, the largest file the cloud
+  /// backup's walk sends, plus the headroom), never Android's quota, which no key moves; the
+  /// rules an Android audit raises; an `android` object with the package.
+  func writeAndroid(_ report: AuditReport, _ android: AndroidSummary, io: CommandIO) throws(Refusal) -> ExitCode {
+    let carried = max(android.cloud.bytes, android.deviceTransfer.bytes)
+    let largest = report.largest.first?.bytes ?? 0
+    var rules: [JSONKey: JSONValue] = [:]
+    for rule in AuditRule.android + [.backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit, .budgetExceeded, .budgetNearLimit, .unreadable] {
+      rules[rule.id] = .string(rule.severity.rawValue)
+    }
+    let document = JSONValue.object([
+      "maxFileSize": .string(ByteSize.written(Self.withHeadroom(largest, headroom))),
+      "maxBackupSize": .string(ByteSize.written(Self.withHeadroom(carried, headroom))),
+      "warnAt": .double(0.9),
+      "rules": .object(rules),
+      "ignore": .array([]),
+      "budgets": .array([]),
+      "android": .object(["package": .string(android.package)]),
+    ])
+    let text = document.serialized(pretty: true) + "\n"
+    do {
+      let file = try ReplacingFile(path: output)
+      file.write(Array(text.utf8))
+      try file.commit()
+    } catch {
+      throw Refusal("\(TerminalText.escaped(output)): cannot write: \(error.reason); it was left as it was")
+    }
+    if quiet { return .success }
+    io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(carried, headroom))), "
+                   + "maxFileSize \(ByteSize.written(Self.withHeadroom(largest, headroom))) (current figures + \(headroom)%), "
+                   + "the app's own limits on what each destination carries; Android's \(AndroidBackupModel.quotaText(AndroidFacts.cloudQuota)) cloud quota is not a key and always applies\n")
     if output == AuditPolicy.defaultFileName {
       io.writeOutput("Every 'appdata audit' run in this folder now applies it, and names it on its report's Policy line ('--no-config' to not).\n")
     }

@@ -35,6 +35,8 @@ package struct AndroidAnalysis {
   package var largest: [LargeFile] = []
   /// The files of the `listed` categories, by path.
   package var listed: [ListedEntry] = []
+  /// The policy's budgets with the most bytes a destination carries under each.
+  package var budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
 
   /// A path as the report names it: the credential-encrypted folder's paths as they are, the
   /// others under a prefix naming their storage.
@@ -47,7 +49,7 @@ package struct AndroidAnalysis {
   }
 
   package init(app: AndroidApp, tree: AndroidTree, rulesFiles: [AndroidRulesFile], cloudQuota: UInt64?, transferQuota: UInt64?,
-               warnAt: Double?, listed listedCategories: Set<Category> = [], top: Int = 10,
+               warnAt: Double?, limits: AuditOptions? = nil, listed listedCategories: Set<Category> = [], top: Int = 10,
                backup: (name: String, entries: [(token: String, path: [UInt8], size: UInt64, isDirectory: Bool)])? = nil) {
     let cloud = AndroidBackupModel.outcome(app, tree: tree, destination: .cloud, quota: cloudQuota)
     let transfer = AndroidBackupModel.outcome(app, tree: tree, destination: .deviceTransfer, quota: transferQuota)
@@ -108,6 +110,78 @@ package struct AndroidAnalysis {
     summary = AndroidSummary(package: app.package, cloud: figures(cloud, "cloud"), deviceTransfer: figures(transfer, "deviceTransfer"), carriedBy: carriedBy)
     findings = AndroidFindings.all(app: app, tree: tree, rulesFiles: rulesFiles, cloud: cloud, transfer: transfer, warnAt: warnAt)
     if let backup { findings += AndroidFindings.comparison(cloud: cloud, tree: tree, backup: backup.entries, name: backup.name) }
+    if let limits { applyOwnLimits(limits, tree: tree, outcomes: [cloud, transfer]) }
+  }
+
+  /// `maxBackupSize`, `maxFileSize` and `budgets` are the app's own limits, never Android's
+  /// quota: each applies to what each destination carries (a destination that carries nothing,
+  /// such as a cloud backup over its quota, is left out). A file is named once, with the
+  /// destinations that carry it.
+  mutating func applyOwnLimits(_ options: AuditOptions, tree: AndroidTree, outcomes: [AndroidOutcome]) {
+    let root: [UInt8] = [0x2E]
+    func percent(_ bytes: UInt64, _ limit: UInt64) -> String { "\(Int((Double(bytes) * 100 / Double(max(limit, 1))).rounded(.down)))%" }
+    let carrying = outcomes.filter(\.carried)
+    for outcome in carrying {
+      let bytes = outcome.bytes
+      if let limit = options.maxBackupSize {
+        if bytes > limit {
+          findings.append(Finding(rule: .backupTooLarge, path: root,
+                                  message: "\(outcome.destination.words) carries \(ByteSize.human(bytes)) (\(bytes) bytes), over the app's own limit of \(ByteSize.human(limit)) (maxBackupSize, not Android's quota). Move re-creatable data to cache/ or exclude it in the backup rules, or raise the limit",
+                                  bytes: bytes))
+        } else if let warnAt = options.warnAt, Double(bytes) > warnAt * Double(limit) {
+          findings.append(Finding(rule: .backupNearLimit, path: root,
+                                  message: "\(outcome.destination.words) carries \(ByteSize.human(bytes)) (\(bytes) bytes), \(percent(bytes, limit)) of the app's own limit of \(ByteSize.human(limit)) (maxBackupSize). Act before it crosses",
+                                  bytes: bytes))
+        }
+      }
+    }
+    if let limit = options.maxFileSize {
+      var carriedBy: [AndroidTree.Node: [String]] = [:]
+      var order: [AndroidTree.Node] = []
+      for outcome in carrying {
+        let near = options.warnAt.map { UInt64($0 * Double(limit)) } ?? limit
+        for entry in outcome.entries where !entry.isDirectory && (entry.size > limit || entry.size > near) {
+          if carriedBy[entry.node] == nil { order.append(entry.node) }
+          carriedBy[entry.node, default: []].append(outcome.destination.words)
+        }
+      }
+      for node in order {
+        let bytes = tree.size(of: node)
+        let path = Self.reportPath(tree.place(node))
+        let who = carriedBy[node, default: []].joined(separator: " and ")
+        if bytes > limit {
+          findings.append(Finding(rule: .backupFileTooLarge, path: path,
+                                  message: "\(who) carries this file of \(ByteSize.human(bytes)) (\(bytes) bytes), over the app's own limit of \(ByteSize.human(limit)) (maxFileSize). Move it to cache/ if it can be re-created, or exclude it in the backup rules",
+                                  bytes: bytes))
+        } else {
+          findings.append(Finding(rule: .backupFileNearLimit, path: path,
+                                  message: "\(who) carries this file of \(ByteSize.human(bytes)) (\(bytes) bytes), \(percent(bytes, limit)) of the app's own limit of \(ByteSize.human(limit)) (maxFileSize)",
+                                  bytes: bytes))
+        }
+      }
+    }
+    for budget in options.budgets {
+      var most: UInt64 = 0
+      for outcome in outcomes {
+        var bytes: UInt64 = 0
+        for entry in outcome.entries where !entry.isDirectory && budget.path.matchesPathOrAncestor(Self.reportPath(tree.place(entry.node))) {
+          bytes += entry.size
+        }
+        guard outcome.carried else { continue }
+        most = max(most, bytes)
+        let path = Array(budget.path.pattern.utf8)
+        if bytes > budget.maxBytes {
+          findings.append(Finding(rule: .budgetExceeded, path: path,
+                                  message: "\(outcome.destination.words) carries \(ByteSize.human(bytes)) (\(bytes) bytes) under \(budget.path.pattern), over its budget of \(ByteSize.human(budget.maxBytes)). Move re-creatable data there to cache/ or exclude it in the backup rules",
+                                  bytes: bytes))
+        } else if let warnAt = options.warnAt, Double(bytes) > warnAt * Double(budget.maxBytes) {
+          findings.append(Finding(rule: .budgetNearLimit, path: path,
+                                  message: "\(outcome.destination.words) carries \(ByteSize.human(bytes)) (\(bytes) bytes) under \(budget.path.pattern), \(percent(bytes, budget.maxBytes)) of its budget of \(ByteSize.human(budget.maxBytes))",
+                                  bytes: bytes))
+        }
+      }
+      budgets.append((budget, most))
+    }
   }
 
   /// cache/ and code_cache/ at a storage's top: Android's caches, never in the cloud backup.

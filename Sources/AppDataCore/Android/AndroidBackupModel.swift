@@ -18,6 +18,10 @@ package struct AndroidApp: Sendable {
   package var deviceAPI = AndroidFacts.newestAPI
   /// Whether the cloud backup is end-to-end encrypted (the device has a screen lock).
   package var isEncrypted = true
+  /// A manifest attribute that names a file of the other kind (android:dataExtractionRules
+  /// naming a `<full-backup-content>`, or the reverse): BackupScheme's verifyTopLevelTag throws
+  /// when it reads it, isFullBackupEnabled returns false, and nothing is backed up.
+  package var misnamed: [(attribute: AndroidRulesFile.Kind, file: AndroidRulesFile)] = []
 
   package init(package: String) { self.package = package }
 }
@@ -58,6 +62,8 @@ package struct AndroidOutcome: Sendable {
   package var bytes: UInt64 { entries.reduce(0) { $0 + $1.size } }
   package var measured: UInt64 { entries.reduce(0) { $0 + $1.measured } }
   package var quota: UInt64?
+  /// Whether the quota alone stops it: eligible, and Android's measure is over.
+  package var overQuota = false
 }
 
 /// Android's decision, for each destination, as the reference makes it: which rules apply
@@ -66,60 +72,119 @@ package struct AndroidOutcome: Sendable {
 /// (BackupHelpers.cpp write_tarfile) and the quota (LocalTransport). Docs/android.md cites each.
 package enum AndroidBackupModel {
   package static func outcome(_ app: AndroidApp, tree: AndroidTree, destination: AndroidDestination, quota: UInt64?) -> AndroidOutcome {
-    let (scheme, rules) = self.scheme(app, destination: destination)
+    let (scheme, rules, source) = self.source(app, destination: destination)
     var outcome = AndroidOutcome(destination: destination, carried: true, reason: nil, rules: rules, scheme: scheme, entries: [], quota: quota)
     if scheme?.abort == nil {
       outcome.entries = walk(app, tree: tree, scheme: scheme, destination: destination)
     }
-    outcome.reason = whyNot(app, destination: destination, scheme: scheme, outcome: outcome)
+    (outcome.reason, outcome.overQuota) = whyNot(app, destination: destination, scheme: scheme, source: source, outcome: outcome)
     outcome.carried = outcome.reason == nil
     return outcome
   }
 
-  /// The scheme for `destination`: a `<data-extraction-rules>` section on Android 12 and later
-  /// when it holds a rule (an empty or missing one falls back, as parseSchemeForOperationType
-  /// does); for device-to-device transfer of a target-31 app, none (everything); else the
-  /// legacy `<full-backup-content>`; else none.
-  static func scheme(_ app: AndroidApp, destination: AndroidDestination) -> (AndroidScheme?, String) {
-    let section = destination == .cloud ? "<cloud-backup>" : "<device-transfer>"
-    if app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI, let rules = app.dataExtractionRules {
-      let scheme = destination == .cloud ? rules.cloud : rules.deviceTransfer
-      if let scheme, !scheme.isEmpty || scheme.abort != nil || !AndroidFacts.emptySectionFallsBack {
-        return (scheme, "\(rules.name) \(section)")
-      }
-    }
-    if destination == .deviceTransfer && app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI
-      && app.targetSdk >= AndroidFacts.dataExtractionRulesAPI && AndroidFacts.deviceTransferIgnoresLegacyRules {
-      return (nil, "no \(section) section (a target of \(AndroidFacts.dataExtractionRulesAPI) or later): everything")
-    }
-    if case .rules(let file) = app.fullBackupContent, let legacy = file.legacy {
-      return (legacy, file.name)
-    }
-    return (nil, "no rules: everything")
+  /// Where a destination's rules came from (FullBackup.BackupScheme's
+  /// parseSchemeForBackupDestination).
+  package enum RulesSource: Sendable, Equatable {
+    /// No rules at all: everything.
+    case none
+    /// The `<data-extraction-rules>` section for the destination.
+    case section
+    /// Device-to-device transfer of a target of 31 or later with no section:
+    /// IGNORE_FULL_BACKUP_CONTENT_IN_D2D, everything.
+    case ignoresLegacy
+    /// `<full-backup-content>`.
+    case legacy
+    /// A file the manifest names under the other attribute: BackupScheme throws.
+    case misnamed
   }
 
-  static func whyNot(_ app: AndroidApp, destination: AndroidDestination, scheme: AndroidScheme?, outcome: AndroidOutcome) -> String? {
-    if app.deviceAPI < 23 { return "Auto Backup needs Android 6.0 (API 23)" }
+  /// The scheme for `destination` and where it came from. On Android 12 and later, the
+  /// `<data-extraction-rules>` section for the destination when it is present (on Android 12
+  /// itself, when it holds a rule: `AndroidFacts.DeviceFacts.emptySectionFallsBack`); for
+  /// device-to-device transfer of a target-31 app, none (everything); else the legacy
+  /// `<full-backup-content>`; else none.
+  static func scheme(_ app: AndroidApp, destination: AndroidDestination) -> (AndroidScheme?, String) {
+    let (scheme, rules, _) = source(app, destination: destination)
+    return (scheme, rules)
+  }
+
+  static func source(_ app: AndroidApp, destination: AndroidDestination) -> (AndroidScheme?, String, RulesSource) {
+    let section = destination == .cloud ? "<cloud-backup>" : "<device-transfer>"
+    let facts = AndroidFacts.device(app.deviceAPI)
+    let readsNewRules = app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI
+    func misnamed(_ attribute: AndroidRulesFile.Kind) -> (AndroidScheme?, String, RulesSource)? {
+      guard let entry = app.misnamed.first(where: { $0.attribute == attribute }) else { return nil }
+      var scheme = AndroidScheme()
+      let other = entry.file.kind.rawValue
+      scheme.abort = ("android:\(attribute == .dataExtractionRules ? "dataExtractionRules" : "fullBackupContent") names \(entry.file.name), whose root is <\(other)>, not <\(attribute.rawValue)>", 0)
+      return (scheme, entry.file.name, .misnamed)
+    }
+    if readsNewRules {
+      if let failed = misnamed(.dataExtractionRules) { return failed }
+      if let rules = app.dataExtractionRules, let scheme = destination == .cloud ? rules.cloud : rules.deviceTransfer {
+        if !scheme.isEmpty || scheme.abort != nil || !facts.emptySectionFallsBack {
+          return (scheme, "\(rules.name) \(section)", .section)
+        }
+      }
+    }
+    if destination == .deviceTransfer && readsNewRules && app.targetSdk >= AndroidFacts.dataExtractionRulesAPI {
+      return (nil, "no \(section) section (a target of \(AndroidFacts.dataExtractionRulesAPI) or later): everything", .ignoresLegacy)
+    }
+    if let failed = misnamed(.fullBackupContent) { return failed }
+    if case .rules(let file) = app.fullBackupContent, let legacy = file.legacy {
+      return (legacy, file.name, .legacy)
+    }
+    return (nil, "no rules: everything", .none)
+  }
+
+  /// Why `destination` carries nothing, or nil. `overQuota` is set when the only reason is the
+  /// quota (the app is eligible, and its measure is over).
+  static func whyNot(_ app: AndroidApp, destination: AndroidDestination, scheme: AndroidScheme?, source: RulesSource,
+                     outcome: AndroidOutcome) -> (reason: String?, overQuota: Bool) {
+    if app.deviceAPI < AndroidFacts.autoBackupAPI { return ("Auto Backup needs Android 6.0 (API \(AndroidFacts.autoBackupAPI))", false) }
     if app.backupAgent != nil && !app.fullBackupOnly {
-      return "the app has its own backup agent without android:fullBackupOnly, so it gets key/value backup, not Auto Backup"
+      return ("the app has its own backup agent without android:fullBackupOnly, so it gets key/value backup, not Auto Backup", false)
     }
     switch destination {
     case .cloud:
-      if !app.allowBackup { return "android:allowBackup is false" }
-      if app.fullBackupContent == .disabled && !(outcome.rules.contains("<cloud-backup>")) { return "android:fullBackupContent is false" }
-      if app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI, app.dataExtractionRules?.cloudNeedsEncryption == true, !app.isEncrypted {
-        return "<cloud-backup disableIfNoEncryptionCapabilities=\"true\"> and the backup is not end-to-end encrypted (no screen lock)"
+      if !app.allowBackup { return ("android:allowBackup is false", false) }
+      if app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI, source == .section, app.dataExtractionRules?.cloudNeedsEncryption == true, !app.isEncrypted {
+        return ("<cloud-backup disableIfNoEncryptionCapabilities=\"true\"> and the backup is not end-to-end encrypted (no screen lock)", false)
       }
     case .deviceTransfer:
       let ignoresAllowBackup = app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI && app.targetSdk >= AndroidFacts.dataExtractionRulesAPI
-      if !app.allowBackup && !ignoresAllowBackup { return "android:allowBackup is false" }
+      if !app.allowBackup && !ignoresAllowBackup { return ("android:allowBackup is false", false) }
     }
-    if let abort = scheme?.abort { return "its rules make the backup fail (line \(abort.line): \(abort.reason)), so nothing is carried" }
-    if outcome.measured == 0 { return "there is nothing to send (an empty backup is refused)" }
+    // isFullBackupEnabled: the new scheme (a section, or the transfer's compat change) decides;
+    // else isFullBackupContentEnabled, false for android:fullBackupContent="false".
+    if app.fullBackupContent == .disabled && source != .section && source != .ignoresLegacy {
+      return ("android:fullBackupContent is false", false)
+    }
+    if let abort = scheme?.abort {
+      if source == .misnamed { return ("\(abort.reason): Android's BackupScheme refuses it (verifyTopLevelTag), so nothing is carried", false) }
+      return ("its rules make the backup fail (line \(abort.line): \(abort.reason)), so nothing is carried", false)
+    }
+    if outcome.measured == 0 { return ("there is nothing to send (an empty backup is refused)", false) }
     if let quota = outcome.quota, outcome.measured > quota {
-      return "Android's measure, \(outcome.measured) bytes, is over the quota of \(quota): the whole app is skipped"
+      return ("Android measures \(ByteSize.human(outcome.measured)), \(ByteSize.human(outcome.measured - quota)) over the \(quotaText(quota)) quota; Android skips the whole app", true)
     }
-    return nil
+    return (nil, false)
+  }
+
+  /// A quota in words: `25 MiB` for a whole number of MiB.
+  package static func quotaText(_ quota: UInt64) -> String {
+    quota % (1 << 20) == 0 ? "\(quota >> 20) MiB" : ByteSize.human(quota)
+  }
+
+  /// The rules' places as BackupScheme keeps them: `canonicalFile.getCanonicalPath()`, which
+  /// follows symlinks (`<include domain="file" path="link"/>` with `files/link -> a.txt`
+  /// includes `files/a.txt`).
+  static func canonicalized(_ rules: [AndroidRule], tree: AndroidTree) -> [AndroidRule] {
+    rules.map { rule in
+      var copy = rule
+      if let place = tree.canonical(rule.target) { copy.target = place }
+      return copy
+    }
   }
 
   /// The rules with BackupScheme's expansions: a `database` rule on a path that is not a
@@ -150,8 +215,8 @@ package enum AndroidBackupModel {
   /// includes anything), pruning excludes and the folders the system never sends. Places are
   /// the tree's nodes: a place not in the data is never walked, and prunes nothing.
   static func walk(_ app: AndroidApp, tree: AndroidTree, scheme: AndroidScheme?, destination: AndroidDestination) -> [AndroidSentEntry] {
-    let includes = expanded(scheme?.includes ?? [], tree: tree)
-    let excludes = Set(expanded(scheme?.excludes ?? [], tree: tree).compactMap { tree.node($0.target) })
+    let includes = expanded(canonicalized(scheme?.includes ?? [], tree: tree), tree: tree)
+    let excludes = Set(expanded(canonicalized(scheme?.excludes ?? [], tree: tree), tree: tree).compactMap { tree.node($0.target) })
     let flags: Set<AndroidTransportFlag> = destination == .deviceTransfer ? [.deviceToDeviceTransfer]
       : app.isEncrypted ? [.clientSideEncryption] : []
     func node(_ storage: AndroidStorage, _ folder: String) -> AndroidTree.Node? { tree.node(AndroidPath(storage, Array(folder.utf8))) }
@@ -161,7 +226,7 @@ package enum AndroidBackupModel {
     for storage in [AndroidStorage.credential, .device] {
       for folder in ["files", "databases", "shared_prefs"] { if let found = node(storage, folder) { traversal.insert(found) } }
     }
-    let carriesCacheFolders = destination == .deviceTransfer && AndroidFacts.deviceTransferCarriesCacheFolders
+    let carriesCacheFolders = destination == .deviceTransfer && AndroidFacts.device(app.deviceAPI).deviceTransferCarriesCacheFolders
     func extra(_ storage: AndroidStorage) -> [AndroidTree.Node] {
       carriesCacheFolders ? [] : ["cache", "code_cache", "no_backup"].compactMap { node(storage, $0) }
     }
@@ -216,10 +281,12 @@ package enum AndroidBackupModel {
     return sent
   }
 
-  /// write_tarfile's size for one entry: a 512-byte ustar header; before it, where the name
-  /// needs pax (the part before the relative path is 155 bytes or more, the relative path 100
-  /// or more, a byte of the path above 127, or a size over 8 GiB - 1), a pax header and its
-  /// "size" and "path" records in 512-byte blocks; after it, a file's data in 512-byte blocks.
+  /// write_tarfile's size for one entry, as it reports it to the measure the quota is checked
+  /// against (`*outSize = 512 + (needExtended ? 1024 : 0) + 512 * ((size + 511) / 512)`): a
+  /// 512-byte header; a flat 1024 for a pax header where one is needed (the part before the
+  /// relative path is 155 bytes or more, the relative path 100 or more, a byte of the path
+  /// above 127, or a size over 8 GiB - 1), however long its records; a file's data in 512-byte
+  /// blocks. (The stream itself writes the pax records' real blocks; the quota sees this.)
   package static func measure(package: String, domain: AndroidDomain, relativePath: [UInt8], size: UInt64, isDirectory: Bool) -> UInt64 {
     measure(packageBytes: Array(package.utf8), token: domain.token, relativeLength: relativePath.count,
             highByte: relativePath.contains { $0 & 0x80 != 0 }, size: size, isDirectory: isDirectory)
@@ -232,23 +299,7 @@ package enum AndroidBackupModel {
     if !needsPax { needsPax = highByte || packageBytes.contains { $0 & 0x80 != 0 } }
     let dataSize = isDirectory ? 0 : size
     if dataSize > 0o77777777777 { needsPax = true }
-    var total: UInt64 = 512
-    if needsPax {
-      let fullNameLength = 5 + packageBytes.count + 1 + token.utf8.count + 1 + relativeLength
-      let paxLength = paxRecordLength(key: "size", valueCount: String(dataSize).utf8.count) + paxRecordLength(key: "path", valueCount: fullNameLength)
-      total += 512 + UInt64((paxLength + 511) / 512) * 512
-    }
-    total += (dataSize + 511) / 512 * 512
-    return total
-  }
-
-  /// write_pax_header_entry: "LEN key=value\n", LEN counting itself as that function counts it.
-  static func paxRecordLength(key: String, valueCount: Int) -> Int {
-    var length = key.utf8.count + valueCount + 4
-    if length > 9 { length += 1 }
-    if length > 99 { length += 1 }
-    if length > 999 { length += 1 }
-    return String(length).utf8.count + 1 + key.utf8.count + 1 + valueCount + 1
+    return 512 + (needsPax ? 1024 : 0) + (dataSize + 511) / 512 * 512
   }
 }
 

@@ -74,19 +74,27 @@ package enum AndroidFindings {
                           transfer: AndroidOutcome, warnAt: Double?) -> [Finding] {
     var findings: [Finding] = []
     let root: [UInt8] = [0x2E]
-    // The quota.
-    if let quota = cloud.quota, cloud.reason == nil || cloud.measured > quota {
+    // The quota: only for an app the cloud backup would take but for its size (on a device
+    // without Auto Backup, or an app it is not eligible for, the quota never comes into it).
+    if let quota = cloud.quota, cloud.reason == nil || cloud.overQuota {
       let largest = cloud.entries.filter { !$0.isDirectory }.sorted { $0.measured > $1.measured }.prefix(3)
         .map { "\(display(AndroidAnalysis.reportPath(tree.place($0.node)))) (\(ByteSize.human($0.measured)))" }.joined(separator: ", ")
-      if cloud.measured > quota {
+      if cloud.overQuota {
         findings.append(Finding(rule: .androidOverQuota, path: root,
-                                message: "Android measures the cloud backup at \(cloud.measured) bytes, over its quota of \(quota): the whole app is skipped; largest: \(largest)",
+                                message: "Android measures the cloud backup at \(ByteSize.human(cloud.measured)) (\(cloud.measured) bytes), \(ByteSize.human(cloud.measured - quota)) over its \(AndroidBackupModel.quotaText(quota)) quota: Android skips the whole app. Move re-creatable data to cache/ or exclude it in the backup rules; largest: \(largest)",
                                 bytes: cloud.measured))
       } else if Double(cloud.measured) >= Double(quota) * (warnAt ?? AndroidFacts.nearQuotaFraction) {
         findings.append(Finding(rule: .androidNearQuota, path: root,
-                                message: "Android measures the cloud backup at \(cloud.measured) bytes, \(Int(Double(cloud.measured) * 100 / Double(quota)))% of its quota of \(quota); largest: \(largest)",
+                                message: "Android measures the cloud backup at \(ByteSize.human(cloud.measured)) (\(cloud.measured) bytes), \(Int(Double(cloud.measured) * 100 / Double(quota)))% of its \(AndroidBackupModel.quotaText(quota)) quota. Move re-creatable data to cache/ or exclude it before it crosses; largest: \(largest)",
                                 bytes: cloud.measured))
       }
+    }
+    // A manifest attribute naming a file of the other kind: Android refuses it.
+    for entry in app.misnamed {
+      let attribute = entry.attribute == .dataExtractionRules ? "dataExtractionRules" : "fullBackupContent"
+      findings.append(Finding(rule: .androidRulesAbort, path: root,
+                              message: "android:\(attribute) names \(entry.file.name), whose root is <\(entry.file.kind.rawValue)>: Android's BackupScheme refuses it (verifyTopLevelTag) and backs up nothing. Point android:\(attribute) at a <\(entry.attribute.rawValue)> file\(entry.file.kind == .fullBackupContent ? ", and this file at android:fullBackupContent" : ", and this file at android:dataExtractionRules")",
+                              bytes: nil))
     }
     // The rules themselves.
     var schemes: [(AndroidScheme, String)] = []
@@ -97,24 +105,24 @@ package enum AndroidFindings {
     }
     for (scheme, name) in schemes {
       if let abort = scheme.abort {
-        findings.append(Finding(rule: .androidRulesAbort, path: root, message: "\(name) line \(abort.line): \(abort.reason): Android backs up nothing with these rules", bytes: nil))
+        findings.append(Finding(rule: .androidRulesAbort, path: root, message: "\(name) line \(abort.line): \(abort.reason): Android backs up nothing with these rules. Keep only <include> and <exclude> elements, with domain and path (and requireFlags on a legacy include)", bytes: nil))
       }
       for dropped in scheme.dropped {
         let what = "<\(dropped.element)\(dropped.domain.map { " domain=\"\($0)\"" } ?? "")\(dropped.path.map { " path=\"\($0)\"" } ?? "")>"
-        findings.append(Finding(rule: .androidRuleDropped, path: root, message: "\(name) line \(dropped.line): \(TerminalText.escaped(what)) is dropped without a word: \(dropped.reason)", bytes: nil))
+        findings.append(Finding(rule: .androidRuleDropped, path: root, message: "\(name) line \(dropped.line): \(TerminalText.escaped(what)) is dropped without a word: \(dropped.reason). Write the path relative to the domain's folder, without '..' or '//', in a domain Android knows", bytes: nil))
       }
-      for rule in scheme.includes + scheme.excludes where tree.kind(rule.target) == nil {
+      for rule in AndroidBackupModel.canonicalized(scheme.includes + scheme.excludes, tree: tree) where tree.kind(rule.target) == nil {
         let expansions = AndroidBackupModel.expanded([rule], tree: tree).dropFirst()
         if expansions.contains(where: { tree.kind($0.target) != nil }) { continue }
         findings.append(Finding(rule: .androidRuleUnmatched, path: AndroidAnalysis.reportPath(rule.target),
-                                message: "\(name) line \(rule.line): <\(rule.isInclude ? "include" : "exclude") domain=\"\(rule.domain.rawValue)\" path=\"\(TerminalText.escaped(rule.writtenPath))\"> matches nothing in the data",
+                                message: "\(name) line \(rule.line): <\(rule.isInclude ? "include" : "exclude") domain=\"\(rule.domain.rawValue)\" path=\"\(TerminalText.escaped(rule.writtenPath))\"> matches nothing in the data. Correct the path, or remove the rule if the file is gone for good",
                                 bytes: nil))
       }
       // An include inside an excluded folder.
       for include in scheme.includes {
         if let exclude = scheme.excludes.first(where: { include.target.isWithin($0.target) && include.target != $0.target }) {
           findings.append(Finding(rule: .androidExcludeAboveInclude, path: AndroidAnalysis.reportPath(include.target),
-                                  message: "\(name) line \(include.line): included inside \(display(AndroidAnalysis.reportPath(exclude.target))), which line \(exclude.line) excludes: backed up, never restored (unconfirmed)",
+                                  message: "\(name) line \(include.line): included inside \(display(AndroidAnalysis.reportPath(exclude.target))), which line \(exclude.line) excludes: backed up, never restored (unconfirmed). Exclude that folder's other contents one by one instead of the folder",
                                   bytes: nil))
         }
       }
@@ -128,7 +136,7 @@ package enum AndroidFindings {
         shm.path += Array("-shm".utf8)
         if let shmNode = tree.node(shm), sent.contains(shmNode), tree.kind(exclude.target) != nil {
           findings.append(Finding(rule: .androidShmCarried, path: AndroidAnalysis.reportPath(shm),
-                                  message: "\(outcome.destination.words) excludes the database \(display(AndroidAnalysis.reportPath(exclude.target))) but carries its -shm",
+                                  message: "\(outcome.destination.words) excludes the database \(display(AndroidAnalysis.reportPath(exclude.target))) but carries its -shm. Add <exclude domain=\"database\" path=\"\(TerminalText.escaped(Array(shm.path.split(separator: 0x2F).last ?? [])))\"/>",
                                   bytes: nil))
         }
       }
@@ -142,7 +150,7 @@ package enum AndroidFindings {
         }
         if !dropped.isEmpty {
           findings.append(Finding(rule: .androidIncludeDropsDomains, path: root,
-                                  message: "\(outcome.destination.words)'s rules include only \(included.map(\.rawValue).sorted().joined(separator: ", ")), so these carry nothing: \(dropped.joined(separator: ", "))",
+                                  message: "\(outcome.destination.words)'s rules include only \(included.map(\.rawValue).sorted().joined(separator: ", ")), so these carry nothing: \(dropped.joined(separator: ", ")). Add includes for what must still go, or use excludes only",
                                   bytes: nil))
         }
       }
@@ -153,17 +161,17 @@ package enum AndroidFindings {
       let extra = transfer.entries.filter { !$0.isDirectory && !cloudSent.contains($0.node) }
       if !extra.isEmpty, app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI, app.targetSdk >= AndroidFacts.dataExtractionRulesAPI {
         findings.append(Finding(rule: .androidTransferCarriesExcluded, path: root,
-                                message: "with no <device-transfer> section, device-to-device transfer carries \(Plural.counted(extra.count, "file")) (\(ByteSize.human(extra.reduce(0) { $0 + $1.size }))) that the cloud backup's rules leave out",
+                                message: "with no <device-transfer> section, device-to-device transfer carries \(Plural.counted(extra.count, "file")) (\(ByteSize.human(extra.reduce(0) { $0 + $1.size }))) that the cloud backup's rules leave out. Add a <device-transfer> section to android:dataExtractionRules with the excludes that should hold there too",
                                 bytes: extra.reduce(0) { $0 + $1.size }))
       }
     }
     if !app.allowBackup, transfer.carried, app.targetSdk >= AndroidFacts.dataExtractionRulesAPI, app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI {
       findings.append(Finding(rule: .androidAllowBackupIgnored, path: root,
-                              message: "android:allowBackup is false, yet device-to-device transfer carries \(Plural.counted(transfer.files, "file")) (\(ByteSize.human(transfer.bytes)))",
+                              message: "android:allowBackup is false, yet device-to-device transfer carries \(Plural.counted(transfer.files, "file")) (\(ByteSize.human(transfer.bytes))). Exclude what must not move in a <device-transfer> section of android:dataExtractionRules",
                               bytes: transfer.bytes))
     }
     // Cache-like folders the cloud backup carries.
-    if cloud.reason == nil || cloud.quota.map({ cloud.measured > $0 }) == true {
+    if cloud.reason == nil || cloud.overQuota {
       var reported: [AndroidPath] = []
       for entry in cloud.entries where entry.isDirectory {
         let name = String(decoding: tree.name(of: entry.node), as: UTF8.self).lowercased()
@@ -173,7 +181,7 @@ package enum AndroidFindings {
         reported.append(place)
         let files = filesUnder(place, in: tree, skippingDomainFolders: false)
         findings.append(Finding(rule: .androidCacheInBackup, path: AndroidAnalysis.reportPath(place),
-                                message: "named like a cache, and the cloud backup carries it: \(Plural.counted(files.count, "file")), \(ByteSize.human(files.bytes))",
+                                message: "named like a cache, and the cloud backup carries it: \(Plural.counted(files.count, "file")), \(ByteSize.human(files.bytes)). Keep it under getCacheDir(), or exclude it in the backup rules",
                                 bytes: files.bytes))
       }
     }
@@ -224,11 +232,11 @@ package enum AndroidFindings {
       let folder = domain.folder
       let place = AndroidPath(domain.storage, folder.isEmpty ? entry.path : folder + [0x2F] + entry.path)
       findings.append(Finding(rule: .androidBackupUnexpected, path: AndroidAnalysis.reportPath(place),
-                              message: "\(name) holds it (\(entry.size) bytes); the rules and the data say the cloud backup does not carry it", bytes: entry.size))
+                              message: "\(name) holds it (\(entry.size) bytes); the rules and the data say the cloud backup does not carry it. Check that the rules given are the build that made the backup", bytes: entry.size))
     }
     for (entryKey, value) in predicted where !held.contains(entryKey) {
       findings.append(Finding(rule: .androidBackupMissing, path: AndroidAnalysis.reportPath(value.0),
-                              message: "the cloud backup would carry it (\(value.1) bytes), but \(name) does not hold it", bytes: value.1))
+                              message: "the cloud backup would carry it (\(value.1) bytes), but \(name) does not hold it. Make the backup again with the data as it is now", bytes: value.1))
     }
     return findings
   }

@@ -121,7 +121,17 @@ package struct AndroidScheme: Equatable, Sendable {
 /// whatever its name. Read as AOSP's FullBackup.BackupScheme reads it (parseRules,
 /// validateInnerTagContents, extractCanonicalFile); every departure from that is a bug.
 package struct AndroidRulesFile: Equatable, Sendable {
-  package enum Kind: String, Sendable { case fullBackupContent = "full-backup-content", dataExtractionRules = "data-extraction-rules" }
+  package enum Kind: String, Sendable {
+    case fullBackupContent = "full-backup-content", dataExtractionRules = "data-extraction-rules"
+    /// The kind a manifest attribute names (`fullBackupContent`, `dataExtractionRules`).
+    init?(attribute: String) {
+      switch attribute {
+      case "fullBackupContent": self = .fullBackupContent
+      case "dataExtractionRules": self = .dataExtractionRules
+      default: return nil
+      }
+    }
+  }
   package var kind: Kind
   /// A `<full-backup-content>`'s rules.
   package var legacy: AndroidScheme?

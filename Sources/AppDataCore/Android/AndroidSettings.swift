@@ -11,6 +11,9 @@ public struct AndroidSettings: Sendable {
   /// (the manifest's android:fullBackupContent) or a `<data-extraction-rules>`
   /// (android:dataExtractionRules), recognised by its root element.
   package var rules: [AndroidRulesFile] = []
+  /// Rules files a manifest names under the attribute of the other kind (android:dataExtractionRules
+  /// naming a `<full-backup-content>`): Android refuses them (`AndroidApp.misnamed`).
+  package var misnamed: [(attribute: AndroidRulesFile.Kind, file: AndroidRulesFile)] = []
   /// The package name; without it, the folder's name where it looks like one.
   public var package: String?
   public var allowBackup = true
@@ -37,23 +40,37 @@ public struct AndroidSettings: Sendable {
 
   /// Reads the rules file `bytes` (named `name`) into the settings; a file of the same kind as
   /// one read before replaces it.
-  public mutating func addRules(_ bytes: [UInt8], name: String) throws(AndroidRulesError) {
+  /// `attribute`: the manifest attribute that names the file, when a manifest does; a file
+  /// whose root is of the other kind is then kept as misnamed, as Android would refuse it.
+  public mutating func addRules(_ bytes: [UInt8], name: String, attribute: String? = nil) throws(AndroidRulesError) {
     let file: AndroidRulesFile
     do { file = try AndroidRulesFile.parse(bytes, name: name) } catch { throw AndroidRulesError(message: error.reason) }
+    if let attribute = attribute.flatMap(AndroidRulesFile.Kind.init(attribute:)), attribute != file.kind {
+      misnamed.removeAll { $0.attribute == attribute }
+      misnamed.append((attribute, file))
+      rulesPaths.append(name)
+      return
+    }
     rules.removeAll { $0.kind == file.kind }
     rules.append(file)
     rulesPaths.append(name)
   }
 
   /// The app as the model sees it.
+  /// ParsingPackageUtils.parseBaseApplication reads android:backupAgent, fullBackupOnly and
+  /// fullBackupContent only when allowBackup is true (`if (pkg.isBackupAllowed())`): with
+  /// allowBackup false the app has neither, whatever the manifest says.
   package func app(package: String) -> AndroidApp {
     var app = AndroidApp(package: package)
     app.allowBackup = allowBackup
-    if let legacy = rules.first(where: { $0.kind == .fullBackupContent }) { app.fullBackupContent = .rules(legacy) }
-    if fullBackupContentDisabled { app.fullBackupContent = .disabled }
     app.dataExtractionRules = rules.first { $0.kind == .dataExtractionRules }
-    app.backupAgent = backupAgent
-    app.fullBackupOnly = fullBackupOnly
+    app.misnamed = misnamed.filter { allowBackup || $0.attribute == .dataExtractionRules }
+    if allowBackup {
+      if let legacy = rules.first(where: { $0.kind == .fullBackupContent }) { app.fullBackupContent = .rules(legacy) }
+      if fullBackupContentDisabled { app.fullBackupContent = .disabled }
+      app.backupAgent = backupAgent
+      app.fullBackupOnly = fullBackupOnly
+    }
     app.targetSdk = targetSdk ?? AndroidFacts.newestAPI
     app.deviceAPI = deviceAPI ?? AndroidFacts.newestAPI
     app.isEncrypted = isEncrypted
@@ -109,10 +126,13 @@ public struct AndroidManifest: Sendable, Equatable {
   }
 
   /// The resource names of the rules files it points at (`backup_rules` for `@xml/backup_rules`).
-  public var rulesResources: [String] {
-    [fullBackupContent, dataExtractionRules].compactMap { value in
+  public var rulesResources: [String] { rulesResourcesByAttribute.map(\.resource) }
+
+  /// The same, each with the attribute that names it (`fullBackupContent`, `dataExtractionRules`).
+  public var rulesResourcesByAttribute: [(attribute: String, resource: String)] {
+    [("fullBackupContent", fullBackupContent), ("dataExtractionRules", dataExtractionRules)].compactMap { attribute, value in
       guard let value, value.hasPrefix("@xml/") else { return nil }
-      return String(value.dropFirst(5))
+      return (attribute, String(value.dropFirst(5)))
     }
   }
 }
@@ -129,17 +149,20 @@ extension AndroidSettings {
   }
 
   /// Reads the rules file at `path` (a user-named file, at most 4 MiB).
-  public mutating func addRules(atPath path: String) throws(AndroidRulesError) {
+  public mutating func addRules(atPath path: String, attribute: String? = nil) throws(AndroidRulesError) {
     let bytes: [UInt8]
     do { bytes = try FileReading.read(path: path, limit: 4 << 20) } catch {
       throw AndroidRulesError(message: "\(TerminalText.escaped(path)): \(error.message)")
     }
-    try addRules(bytes, name: TerminalText.escaped(path))
+    try addRules(bytes, name: TerminalText.escaped(path), attribute: attribute)
   }
 
   /// `--android-project DIR`: the module's `src/main/AndroidManifest.xml`, or
   /// `DIR/AndroidManifest.xml`, read as `readManifest` reads it.
-  public mutating func readProject(atPath folder: String) throws(AndroidRulesError) {
+  public mutating func readProject(atPath given: String) throws(AndroidRulesError) {
+    // `app/` and `app` name the same module: no `app//src` in what is printed.
+    var folder = given
+    while folder.count > 1 && folder.hasSuffix("/") { folder.removeLast() }
     let candidates = ["\(folder)/src/main/AndroidManifest.xml", "\(folder)/AndroidManifest.xml"]
     guard let manifest = candidates.first(where: { (try? Syscalls.status(ofPath: $0))?.kind == .regular }) else {
       throw AndroidRulesError(message: "\(TerminalText.escaped(folder)): no src/main/AndroidManifest.xml or AndroidManifest.xml in it")
@@ -158,11 +181,11 @@ extension AndroidSettings {
     let manifest = try AndroidManifest.parse(bytes, name: TerminalText.escaped(path))
     apply(manifest)
     let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-    for resource in manifest.rulesResources {
+    for (attribute, resource) in manifest.rulesResourcesByAttribute {
       guard resource.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
         throw AndroidRulesError(message: "\(TerminalText.escaped(path)): the resource @xml/\(TerminalText.escaped(resource)) is not a resource name")
       }
-      try addRules(atPath: "\(folder)/res/xml/\(resource).xml")
+      try addRules(atPath: "\(folder)/res/xml/\(resource).xml", attribute: attribute)
     }
   }
 }

@@ -28,6 +28,8 @@ package struct AndroidTree: Sendable {
   private var childLists: [[Node]] = []
   /// Folders (and the storages' roots) by place.
   private var folders: [AndroidPath: Node] = [:]
+  /// Symlinks' targets, as read (`readlinkat`, or the archive's link name).
+  private var linkTargets: [Node: [UInt8]] = [:]
   /// The bytes of names the tree holds: its names, and its folders' paths (what a reader of an
   /// archive counts against `--max-name-bytes`).
   package private(set) var nameBytes = 0
@@ -148,6 +150,58 @@ package struct AndroidTree: Sendable {
   }
 
   package func kind(_ place: AndroidPath) -> Kind? { node(place).map { kinds[Int($0)] } }
+
+  /// Records a symlink's target (the node is `.other`).
+  package mutating func setLinkTarget(_ node: Node, _ target: [UInt8]) {
+    linkTargets[node] = target
+    nameBytes += target.count
+  }
+  package func linkTarget(_ node: Node) -> [UInt8]? { linkTargets[node] }
+
+  /// A later entry of the same name (a tar that names a file twice: the last one wins, as
+  /// `tar x` leaves it). A file, a symlink or a special file becomes another of those, or a
+  /// folder; a folder stays a folder (tar cannot put a file over a folder that holds anything).
+  package mutating func replace(_ node: Node, with kind: Kind) {
+    guard kinds[Int(node)] != .directory else { return }
+    linkTargets[node] = nil
+    kinds[Int(node)] = kind
+    if kind == .directory {
+      let place = place(node)
+      nameBytes += place.path.count
+      folders[place] = node
+    }
+  }
+
+  /// `place` as Java's `File.getCanonicalPath()` gives it: each symlink met on the way (one
+  /// whose target is relative, within the same storage) replaced by its target, `.` and `..`
+  /// resolved, up to 40 links (Linux's MAXSYMLINKS). What is not in the tree is kept as
+  /// written. Nil when a link's target is absolute, climbs out of the storage, or loops.
+  package func canonical(_ place: AndroidPath) -> AndroidPath? {
+    var pending = place.path.split(separator: 0x2F).map(Array.init)
+    pending.reverse()
+    var resolved: [[UInt8]] = []
+    var links = 0
+    var current = folders[AndroidPath(place.storage, [])]
+    while let component = pending.popLast() {
+      if component == [0x2E] { continue }
+      if component == [0x2E, 0x2E] {
+        guard !resolved.isEmpty else { return nil }
+        resolved.removeLast()
+        current = folders[AndroidPath(place.storage, Array(resolved.joined(separator: [0x2F])))]
+        continue
+      }
+      let child = current.flatMap { folder in childLists[Int(folder)].first { self.name(of: $0).elementsEqual(component) } }
+      if let child, let target = linkTargets[child] {
+        links += 1
+        guard links <= 40, target.first != 0x2F, !target.isEmpty else { return nil }
+        for part in target.split(separator: 0x2F).reversed() { pending.append(Array(part)) }
+        continue
+      }
+      resolved.append(component)
+      current = child.flatMap { kinds[Int($0)] == .directory ? $0 : nil }
+    }
+    return AndroidPath(place.storage, Array(resolved.joined(separator: [0x2F])))
+  }
   package func isDirectory(_ place: AndroidPath) -> Bool { folders[place] != nil }
   package func has(_ storage: AndroidStorage) -> Bool { folders[AndroidPath(storage, [])] != nil }
   /// Every node, in the order added.

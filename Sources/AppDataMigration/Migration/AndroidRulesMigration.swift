@@ -4,9 +4,10 @@ import AppDataCore
 /// `appdata migrate --android-rules LEGACY -o NEW`: the migration Android lint asks every app
 /// for, from a legacy `<full-backup-content>` to a `<data-extraction-rules>` that says the same
 /// on Android 12 and later: each rule in both sections (`<cloud-backup>` and
-/// `<device-transfer>`). appdata's own model checks it: for each destination, the new file on
-/// Android 12 (a target of 34) carries the same entries as the legacy file on Android 11, on
-/// the app's data when given and on trees made from the rules' own paths.
+/// `<device-transfer>`). appdata's own model checks it: for each destination, the new file (a
+/// target of 34) carries the same entries as the legacy file did for a target of 30, both on
+/// the newest Android (so the device's own walk is the same on both sides), on the app's data
+/// when given and on trees made from the rules' own paths.
 public enum AndroidRulesMigration {
   public struct Outcome: Sendable {
     /// The `<data-extraction-rules>` document.
@@ -67,7 +68,9 @@ public enum AndroidRulesMigration {
     }
     var old = AndroidApp(package: "com.example.app")
     old.fullBackupContent = .rules(legacy)
-    old.deviceAPI = 30
+    // The legacy file as the newest device applies it to a target of 30 (no
+    // dataExtractionRules, no compat change): both sides share the device's own walk.
+    old.deviceAPI = AndroidFacts.newestAPI
     old.targetSdk = 30
     var new = AndroidApp(package: "com.example.app")
     new.dataExtractionRules = converted

@@ -14,6 +14,8 @@ struct ArchiveHeader {
   /// Extended attributes from pax headers (`SCHILY.xattr.*`, `LIBARCHIVE.xattr.*`) and the like.
   var attributes: [(name: String, value: [UInt8])]
   var isEncrypted: Bool
+  /// A symlink's target, as stored.
+  var linkTarget: [UInt8]? = nil
 }
 
 /// An archive being read with libarchive: any format and compression it detects from the
@@ -171,7 +173,8 @@ final class LibArchive {
     }
     return ArchiveHeader(
       path: pathBytes, kind: kind, size: UInt64(max(0, c.archive_entry_size(current))), attributes: attributes,
-      isEncrypted: c.archive_entry_is_encrypted(current) != 0)
+      isEncrypted: c.archive_entry_is_encrypted(current) != 0,
+      linkTarget: kind == .symbolicLink ? c.archive_entry_symlink(current).map { cNameBytes($0) } : nil)
   }
 
   /// Reads at most `limit` bytes of the current entry's data.

@@ -131,15 +131,18 @@ struct AndroidSource: ContainerSource, AndroidInput {
         throw Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(error.message)")
       }
     }
+    // Android's quota is Android's: no option or policy key moves it. maxBackupSize,
+    // maxFileSize and budgets are the app's own limits, on what each destination carries.
     let analysis = AndroidAnalysis(app: settings.app(package: package), tree: tree, rulesFiles: settings.rules,
-                                   cloudQuota: options.maxBackupSize ?? AndroidFacts.cloudQuota, transferQuota: nil, warnAt: options.warnAt,
+                                   cloudQuota: AndroidFacts.cloudQuota, transferQuota: nil, warnAt: options.warnAt, limits: options,
                                    listed: options.listedCategories, top: options.top, backup: backup)
     var report = AuditReport(container: container, id: package, kind: .app, name: package, categories: analysis.categories,
-                             directories: directories, maxFileSize: options.maxFileSize, maxBackupSize: analysis.summary.cloud.quota,
+                             directories: directories, maxFileSize: options.maxFileSize, maxBackupSize: options.maxBackupSize,
                              findings: Finding.sortedForReport(Auditor.applyPolicy(to: findings + analysis.findings, options: options)),
                              largest: analysis.largest,
                              entries: options.listedCategories.isEmpty ? nil : ListedEntries(analysis.listed))
     report.android = analysis.summary
+    report.budgets = analysis.budgets
     return AuditOutcome(reports: [report], available: [package], isCollection: false)
   }
 
@@ -170,13 +173,20 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
     throw Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): an archive of an Android app's data; appdata migrate changes only folders")
   }
 
-  /// An entry's path as the model names it: `./` and empty components gone; nil for one that
-  /// climbs (`..`), which is never counted.
+  /// An entry's path as `tar x` would extract it in the data folder: `./` and empty components
+  /// gone, `a/../` resolved (`files/./a/../b` is `files/b`); nil for one that climbs above the
+  /// folder (`..` past its top), or an absolute name (`/abs/file` is not in the folder `tar c .`
+  /// was run in), neither of which is counted.
   static func normalized(_ path: [UInt8]) -> [UInt8]? {
+    if path.first == 0x2F { return nil }
     var components: [ArraySlice<UInt8>] = []
     for component in path.split(separator: 0x2F, omittingEmptySubsequences: true) {
       if component.elementsEqual([0x2E]) { continue }
-      if component.elementsEqual([0x2E, 0x2E]) { return nil }
+      if component.elementsEqual([0x2E, 0x2E]) {
+        guard !components.isEmpty else { return nil }
+        components.removeLast()
+        continue
+      }
       components.append(component)
     }
     return Array(components.joined(separator: [0x2F]))
@@ -219,6 +229,11 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
     var findings: [Finding] = []
     var directories: UInt64 = 0
     var names = NameBudget(maximum: maximumNameBytes)
+    struct EntryKey: Hashable {
+      var parent: AndroidTree.Node
+      var hash: Int
+    }
+    var entries: [EntryKey: [AndroidTree.Node]] = [:]
     func keep(_ count: Int) throws(Refusal) {
       guard names.keep(count) else { throw Refusal(.tooLarge, path: path, message: "\(TerminalText.escaped(path)): \(names.exceeded)") }
     }
@@ -232,7 +247,8 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
       }
       guard let name = Self.normalized(header.path) else {
         try keep(header.path.count)
-        findings.append(Finding(rule: .unreadable, path: header.path, message: "a name that climbs out of the archive ('..'); not counted", bytes: nil))
+        let why = header.path.first == 0x2F ? "an absolute name, outside the folder the archive was made in" : "a name that climbs out of the archive ('..')"
+        findings.append(Finding(rule: .unreadable, path: header.path, message: "\(why); not counted", bytes: nil))
         continue
       }
       if name.isEmpty { continue }
@@ -244,13 +260,31 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
       }
       let place = AndroidPath(storage, name)
       let held = tree.nameBytes
-      switch header.kind {
-      case .directory:
-        if tree.kind(place) == nil { directories += 1 }
-        tree.add(place, .directory)
-      case .regular: tree.add(place, .file(size: header.size))
-      default: tree.add(place, .other)
+      let kind: AndroidTree.Kind = switch header.kind {
+      case .directory: .directory
+      case .regular: .file(size: header.size)
+      default: .other
       }
+      // A name given twice is one entry, the last one's (as `tar x` leaves it): files are
+      // found by (folder, name) here, a folder by its place.
+      let slash = name.lastIndex(of: 0x2F)
+      let leaf = name[(slash.map { $0 + 1 } ?? 0)...]
+      let parent = tree.node(AndroidPath(storage, slash.map { Array(name[..<$0]) } ?? []))
+      let key = parent.map { EntryKey(parent: $0, hash: leaf.hashValue) }
+      let node: AndroidTree.Node
+      if let existing = tree.isDirectory(place) ? tree.node(place) : key.flatMap({ entries[$0]?.first { tree.name(of: $0).elementsEqual(leaf) } }) {
+        if kind == .directory && tree.kind(at: existing) != .directory { directories += 1 }
+        tree.replace(existing, with: kind)
+        node = existing
+      } else {
+        if kind == .directory { directories += 1 }
+        node = tree.add(place, kind)
+        if kind != .directory {
+          let parent = parent ?? tree.node(AndroidPath(storage, slash.map { Array(name[..<$0]) } ?? []))!
+          entries[EntryKey(parent: parent, hash: leaf.hashValue), default: []].append(node)
+        }
+      }
+      if let target = header.linkTarget, header.kind == .symbolicLink { tree.setLinkTarget(node, target) }
       try keep(tree.nameBytes - held)
     }
     return (directories, findings)

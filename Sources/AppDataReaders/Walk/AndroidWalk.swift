@@ -19,6 +19,8 @@ enum AndroidWalk {
   enum Entry: Sendable {
     case file(size: UInt64)
     case other
+    /// A symlink, and its target (nil when it could not be read).
+    case link([UInt8]?)
     /// A folder, read as folder number `Int`.
     case directory(Int)
     /// fstatat failed with this errno.
@@ -146,6 +148,9 @@ enum AndroidWalk {
         switch status.kind {
         case .directory: kinds.append(.directory(-1))
         case .regular: kinds.append(.file(size: status.size))
+        case .symbolicLink:
+          let name = Array(UnsafeRawBufferPointer(start: cName, count: length))
+          kinds.append(.link(try? Syscalls.readLink(name, in: stream.descriptor, displayPath: "")))
         default: kinds.append(.other)
         }
       }
@@ -213,6 +218,9 @@ enum AndroidWalk {
           }
         case .file(let size): tree.add(name: folder.name(index), under: node, .file(size: size))
         case .other: tree.add(name: folder.name(index), under: node, .other)
+        case .link(let target):
+          let added = tree.add(name: folder.name(index), under: node, .other)
+          if let target { tree.setLinkTarget(added, target) }
         }
       }
     }
