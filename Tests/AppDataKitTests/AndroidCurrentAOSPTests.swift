@@ -260,3 +260,81 @@ struct AndroidCurrentAOSPTests {
     #expect(findings(json, rule: "android-cache-in-backup").isEmpty)
   }
 }
+
+/// Issue 50, "the answer a person reads": the table leads with what each destination does, the
+/// Android versions the audit took are printed (and in JSON, with whether each was assumed),
+/// iOS's own categories are hidden, `--list` names each file's destinations.
+@Suite("android: the answer a person reads")
+struct AndroidAnswerTests {
+  @Test func theTableLeadsWithWhatEachDestinationDoes() throws {
+    let tree = try AndroidCurrentAOSPTests.largeData("android-table")
+    let result = try AppData.run(["audit", "--no-config", tree.root])
+    #expect(result.status == 1)
+    let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    #expect(Array(lines.prefix(8)) == [
+      "Android app data: \(tree.root) (app)",
+      "Policy: none (no limits but those given on the command line)",
+      "",
+      "Target SDK 36 (assumed), device API 36 (assumed); --target-sdk and --device-api say otherwise",
+      "Phone switch (device-to-device): carried, 4 files, 33.5 MiB",
+      "  rules: no <device-transfer> section (a target of 31 or later): everything; Android measures 33.5 MiB",
+      "Google cloud backup: NOT CARRIED, Android measures 33.5 MiB, 8.5 MiB over the 25 MiB quota; Android skips the whole app",
+      "  rules: no rules: everything; Android measures 33.5 MiB of 25 MiB allowed",
+    ], "\(result.output)")
+    // The categories: no temporary or system row; critical is what the cloud backup's walk
+    // sends, not carried here.
+    #expect(lines.contains("critical      4  33.5 MiB   33.5 MiB  no: NOT CARRIED"), "\(result.output)")
+    #expect(!lines.contains { $0.hasPrefix("temporary") || $0.hasPrefix("system") }, "\(result.output)")
+    let given = try AppData.run(["audit", "--no-config", "--target-sdk", "34", tree.root])
+    #expect(given.output.contains("\nTarget SDK 34, device API 36 (assumed); --device-api says otherwise\n"), "\(given.output)")
+  }
+
+  @Test func theJSONSaysWhichVersionsWereAssumed() throws {
+    let tree = try AndroidAuditTests.dataFolder("android-assumed")
+    let assumed = try AppData.auditJSON(tree.root, ["--no-config"])
+    #expect(value(assumed, "android", "targetSdk", "value") as? Int == 36 && value(assumed, "android", "targetSdk", "assumed") as? Bool == true)
+    #expect(value(assumed, "android", "deviceApi", "value") as? Int == 36 && value(assumed, "android", "deviceApi", "assumed") as? Bool == true)
+    #expect(value(assumed, "android", "package") as? String == "app")
+    // Read from the manifest's <uses-sdk>, and given on the command line.
+    let project = try AndroidCurrentAOSPTests.project(tree, attributes: "", rules: nil, targetSdk: 30)
+    let read = try AppData.run(["audit", "--no-config", "--json", "--android-project", project, "--device-api", "31", tree.root])
+    let json = try read.json()
+    #expect(value(json, "android", "targetSdk", "value") as? Int == 30 && value(json, "android", "targetSdk", "assumed") as? Bool == false)
+    #expect(value(json, "android", "deviceApi", "value") as? Int == 31 && value(json, "android", "deviceApi", "assumed") as? Bool == false)
+    #expect(value(json, "android", "package") as? String == "com.example.app")
+    let file = tree.scratch + "/report.json"
+    try Data(read.output.utf8).write(to: URL(fileURLWithPath: file))
+    #expect(try AppData.validateAgainstAuditSchema(file) == "valid")
+  }
+
+  /// `--list` in the table names where each file goes, not an iOS category that says
+  /// otherwise (critical for a file no destination carries, cached for one a transfer took).
+  @Test func theListNamesEachFilesDestinations() throws {
+    let tree = try AndroidCurrentAOSPTests.largeData("android-list")
+    let result = try AppData.run(["audit", "--no-config", "--list", "all", tree.root])
+    let files = result.output.components(separatedBy: "\nFiles (6):\n").last?.components(separatedBy: "\n\n").first ?? ""
+    #expect(files == """
+        neither       10 B  cache/c
+        transfer   3.5 MiB  databases/app.db
+        transfer     100 B  files/a.txt
+        transfer  30.0 MiB  files/maps/tiles.db
+        neither        3 B  no_backup/n
+        transfer       7 B  shared_prefs/s.xml
+      """, "\(result.output)")
+    let small = try AndroidAuditTests.dataFolder("android-list-small")
+    let both = try AppData.run(["audit", "--no-config", "--list", "critical", small.root])
+    #expect(both.output.contains("\n  cloud+transfer  8.0 KiB  databases/app.db\n"), "\(both.output)")
+  }
+
+  /// `--android-project app/` and `app` name the same module: no `app//` in what is printed.
+  @Test func aTrailingSlashOnTheProjectGivesNoDoubleSlash() throws {
+    let tree = try AndroidAuditTests.dataFolder("android-project-slash")
+    let project = try AndroidCurrentAOSPTests.project(tree, attributes: #"android:dataExtractionRules="@xml/backup_rules""#,
+                                                      rules: #"<data-extraction-rules><cloud-backup><exclude domain="file" path="a.txt"/></cloud-backup></data-extraction-rules>"#)
+    let json = try AppData.auditJSON(tree.root, ["--no-config", "--android-project", project + "/"])
+    #expect(value(json, "destinations", "cloud", "rules") as? String == project + "/src/main/res/xml/backup_rules.xml <cloud-backup>")
+    let missing = try AppData.run(["audit", "--no-config", "--android-project", tree.scratch + "/none/", tree.root])
+    #expect(missing.status == 2)
+    #expect(missing.error == "appdata: error: \(tree.scratch)/none: no src/main/AndroidManifest.xml or AndroidManifest.xml in it\n", "\(missing.error)")
+  }
+}

@@ -21,6 +21,12 @@ public struct AndroidSummary: Sendable, Equatable {
   public var deviceTransfer: AndroidDestinationFigures
   /// The destinations that carry each carried file, by its path in the report.
   public var carriedBy: [[UInt8]: [String]]
+  /// The app's target and the device's API level the audit took, and whether each was assumed
+  /// (neither given nor read from a manifest: the newest).
+  public var targetSdk: Int = AndroidFacts.newestAPI
+  public var targetSdkAssumed = true
+  public var deviceAPI: Int = AndroidFacts.newestAPI
+  public var deviceAPIAssumed = true
 }
 
 /// An app's data, its rules and the settings, analysed: each file's category, the
@@ -107,7 +113,8 @@ package struct AndroidAnalysis {
     }
     largest = best
     listed.sort { $0.path.lexicographicallyPrecedes($1.path) }
-    summary = AndroidSummary(package: app.package, cloud: figures(cloud, "cloud"), deviceTransfer: figures(transfer, "deviceTransfer"), carriedBy: carriedBy)
+    summary = AndroidSummary(package: app.package, cloud: figures(cloud, "cloud"), deviceTransfer: figures(transfer, "deviceTransfer"), carriedBy: carriedBy,
+                             targetSdk: app.targetSdk, deviceAPI: app.deviceAPI)
     findings = AndroidFindings.all(app: app, tree: tree, rulesFiles: rulesFiles, cloud: cloud, transfer: transfer, warnAt: warnAt)
     if let backup { findings += AndroidFindings.comparison(cloud: cloud, tree: tree, backup: backup.entries, name: backup.name) }
     if let limits { applyOwnLimits(limits, tree: tree, outcomes: [cloud, transfer]) }

@@ -142,6 +142,8 @@ struct AndroidSource: ContainerSource, AndroidInput {
                              largest: analysis.largest,
                              entries: options.listedCategories.isEmpty ? nil : ListedEntries(analysis.listed))
     report.android = analysis.summary
+    report.android?.targetSdkAssumed = settings.targetSdk == nil
+    report.android?.deviceAPIAssumed = settings.deviceAPI == nil
     report.budgets = analysis.budgets
     return AuditOutcome(reports: [report], available: [package], isCollection: false)
   }

@@ -12,6 +12,7 @@ extension AuditReport {
     document["findings"] = .array(findings.map { $0.json() })
     document["largest"] = .array(largest.map { $0.json() })
     if let android {
+      document["android"] = android.versionsJSON()
       document["destinations"] = android.destinationsJSON()
       // Each listed file with the destinations that carry it.
       if let entries {
@@ -46,7 +47,10 @@ extension AuditReport {
     line["largest"] = .array(largest.map { $0.json() })
     line["budgets"] = budgetsJSON()
     line["folders"] = folders.json()
-    if let android { line["destinations"] = android.destinationsJSON() }
+    if let android {
+      line["android"] = android.versionsJSON()
+      line["destinations"] = android.destinationsJSON()
+    }
     if let comparison { line["baseline"] = comparison.json() }
     if let backupComparison { line["backupComparison"] = backupComparison.json() }
     return .object(line)
@@ -146,6 +150,16 @@ extension FolderSummary {
 extension AndroidSummary {
   /// `{"cloud": {...}, "deviceTransfer": {...}}`: each destination's `carried`, `reason`,
   /// `rules`, `files`, `bytes`, `measured` (Android's own measure) and `quota`.
+  /// The package, and the target SDK and device API the audit took, each with whether it was
+  /// assumed (neither given nor read: the newest).
+  func versionsJSON() -> JSONValue {
+    .object([
+      "package": .string(package),
+      "targetSdk": .object(["value": .integer(Int64(targetSdk)), "assumed": .bool(targetSdkAssumed)]),
+      "deviceApi": .object(["value": .integer(Int64(deviceAPI)), "assumed": .bool(deviceAPIAssumed)]),
+    ])
+  }
+
   func destinationsJSON() -> JSONValue {
     func object(_ figures: AndroidDestinationFigures) -> JSONValue {
       .object([

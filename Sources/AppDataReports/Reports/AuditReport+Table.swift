@@ -22,29 +22,37 @@ extension AuditReport {
     if let policyLine { lines.append(policyLine) }
     lines.append("")
 
-    var rows: [[String]] = [["CATEGORY", "FILES", "SIZE", "ALLOCATED", "BACKED UP"]]
+    if let android {
+      // The question an Android developer asks first: does each destination take the app?
+      func versions(_ name: String, _ value: Int, _ assumed: Bool) -> String { "\(name) \(value)" + (assumed ? " (assumed)" : "") }
+      lines.append(versions("Target SDK", android.targetSdk, android.targetSdkAssumed) + ", " + versions("device API", android.deviceAPI, android.deviceAPIAssumed)
+                   + (android.targetSdkAssumed && android.deviceAPIAssumed ? "; --target-sdk and --device-api say otherwise"
+                      : android.targetSdkAssumed ? "; --target-sdk says otherwise" : android.deviceAPIAssumed ? "; --device-api says otherwise" : ""))
+      for figures in [android.deviceTransfer, android.cloud] {
+        let name = figures.destination == "cloud" ? "Google cloud backup" : "Phone switch (device-to-device)"
+        lines.append("\(name): " + (figures.carried ? "carried, \(Plural.counted(figures.files, "file")), \(size(figures.bytes))"
+                                                  : "NOT CARRIED, " + TerminalText.escaped(figures.reason ?? "")))
+        var detail = "  rules: \(TerminalText.escaped(figures.rules)); Android measures \(size(figures.measured))"
+        if let quota = figures.quota { detail += " of \(exactBytes ? String(quota) : AndroidBackupModel.quotaText(quota)) allowed" }
+        lines.append(detail)
+      }
+      lines.append("")
+    }
+    var rows: [[String]] = [["CATEGORY", "FILES", "SIZE", "ALLOCATED", android != nil ? "CLOUD BACKUP" : "BACKED UP"]]
     var total = CategoryTotals()
-    for category in Category.allCases {
+    // iOS's own categories (tmp/, the paths iOS manages) have no Android counterpart.
+    for category in Category.allCases where android == nil || (category != .temporary && category != .system) {
       let totals = categories[category] ?? CategoryTotals()
       total.add(totals)
+      // On Android, critical is what the cloud backup's walk sends: carried only if the app is.
+      let backedUp = android.map { category == .critical && $0.cloud.carried } ?? category.isBackedUp
       rows.append([category.rawValue, String(totals.files), size(totals.bytes), size(totals.allocatedBytes),
-                   category.isBackedUp ? "yes" : "no"])
+                   backedUp ? "yes" : category == .critical && android != nil ? "no: NOT CARRIED" : "no"])
     }
     rows.append(["total", String(total.files), size(total.bytes), size(total.allocatedBytes), ""])
     lines.append(contentsOf: TextTable.render(rows, rightAligned: [1, 2, 3]))
     lines.append("")
 
-    if let android {
-      // Android's destinations, each with Android's own measure against its quota.
-      for figures in [android.cloud, android.deviceTransfer] {
-        var line = figures.destination == "cloud" ? "Cloud backup: " : "Device-to-device transfer: "
-        line += "\(Plural.counted(figures.files, "file")), \(size(figures.bytes)); Android measures \(size(figures.measured))"
-        if let quota = figures.quota { line += " of \(size(quota)) allowed" }
-        lines.append(line)
-        lines.append("  " + (figures.carried ? "carried" : "NOT CARRIED: " + TerminalText.escaped(figures.reason ?? ""))
-                     + " (rules: \(TerminalText.escaped(figures.rules)))")
-      }
-    }
     var backupLine = "Backup: \(Plural.counted(backup.files, "file")), \(size(backup.bytes))"
     if android != nil {
       backupLine = ""
@@ -81,7 +89,7 @@ extension AuditReport {
 
     if !largest.isEmpty {
       lines.append("")
-      lines.append("Largest backed-up files:")
+      lines.append(android == nil ? "Largest backed-up files:" : "Largest files the cloud backup's walk sends:")
       let sizes = largest.map { size($0.bytes) }
       let width = sizes.map(\.count).max() ?? 0
       for (file, text) in zip(largest, sizes) {
@@ -99,9 +107,15 @@ extension AuditReport {
       lines.append("Files (\(entries.count)):")
       let sizes = entries.map { size($0.bytes) }
       let width = sizes.map(\.count).max() ?? 0
-      let categoryWidth = entries.map(\.category.rawValue.count).max() ?? 0
+      // Android: where each file goes (cloud, transfer, neither), not an iOS category.
+      func label(_ entry: ListedEntry) -> String {
+        guard let android else { return entry.category.rawValue }
+        let by = android.carriedBy[entry.path] ?? []
+        return by.isEmpty ? "neither" : by.map { $0 == "cloud" ? "cloud" : "transfer" }.joined(separator: "+")
+      }
+      let categoryWidth = entries.map { label($0).count }.max() ?? 0
       for (entry, text) in zip(entries, sizes) {
-        var line = "  " + entry.category.rawValue.padding(categoryWidth) + "  "
+        var line = "  " + label(entry).padding(categoryWidth) + "  "
         line += String(repeating: " ", count: width - text.count) + text + "  " + TerminalText.escaped(entry.path)
         if let by = entry.excludedBy, by != entry.path { line += "  (excluded by \(TerminalText.escaped(by)))" }
         lines.append(line)
