@@ -56,6 +56,14 @@ struct AndroidCurrentAOSPTests {
     #expect(policy.status == 1)
     #expect(value(try policy.json(), "destinations", "cloud", "carried") as? Bool == false)
     #expect(value(try policy.json(), "destinations", "cloud", "quota") as? Int == 26_214_400)
+    // A budget applies to what each destination carries: device-to-device transfer carries
+    // 30 MiB under files/maps, over 10 MiB; the cloud backup carries nothing (over its quota).
+    try #"{"budgets": [{"path": "files/maps", "maxBytes": "10 MiB"}]}"#.write(toFile: tree.scratch + "/budget.json", atomically: true, encoding: .utf8)
+    let budget = try AppData.run(["audit", "--config", tree.scratch + "/budget.json", "--json", tree.root])
+    let budgetJSON = try budget.json()
+    #expect(findings(budgetJSON, rule: "budget-exceeded").map { $0["message"] as? String ?? "" }
+            == ["device-to-device transfer carries 30.0 MiB (31457280 bytes) under files/maps, over its budget of 10.0 MiB. Move re-creatable data there to cache/ or exclude it in the backup rules"])
+    #expect((budgetJSON["budgets"] as? [[String: Any]])?.first?["bytes"] as? Int == 31_457_280)
   }
 
   /// Item 1: init-config on Android data writes the app's own limits (what the destinations
@@ -145,6 +153,14 @@ struct AndroidCurrentAOSPTests {
     // On Android 11 the attribute is not read: everything.
     let android11 = try AppData.auditJSON(tree.root, ["--no-config", "--device-api", "30", "--android-project", project])
     #expect(value(android11, "destinations", "cloud", "files") as? Int == 3)
+    // The reverse: android:fullBackupContent naming a <data-extraction-rules>. The cloud backup
+    // parses it and refuses it; a target-36 transfer never reads it (the compat change).
+    let reverse = try Self.project(tree, attributes: #"android:fullBackupContent="@xml/backup_rules""#,
+                                   rules: #"<data-extraction-rules><cloud-backup/></data-extraction-rules>"#)
+    let reversed = try AppData.auditJSON(tree.root, ["--no-config", "--android-project", reverse])
+    #expect(value(reversed, "destinations", "cloud", "carried") as? Bool == false)
+    #expect((value(reversed, "destinations", "cloud", "reason") as? String)?.hasPrefix("android:fullBackupContent names \(file), whose root is <data-extraction-rules>") == true)
+    #expect(value(reversed, "destinations", "deviceTransfer", "files") as? Int == 3)
   }
 
   /// Item 5: android:fullBackupContent="false" and a target of 30: isFullBackupContentEnabled
