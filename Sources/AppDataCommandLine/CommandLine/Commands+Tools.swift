@@ -11,6 +11,7 @@ extension Commands {
     minimumOperands: 1, maximumOperands: 1,
     discussion: [
       "Audits the container at PATH and writes a policy file holding every key: maxFileSize and maxBackupSize set to the container's largest backed-up file and backed-up total plus --headroom, warnAt 0.9, every rule at its default severity, and empty ignore and budgets lists. Commit it next to the app and let 'appdata audit' read it.",
+      "On an Android app's data: maxBackupSize is the most a destination (cloud backup, device-to-device transfer) carries, maxFileSize the largest file the cloud backup's walk sends, each plus --headroom: the app's own limits, never Android's 25 MiB cloud quota, which no key moves; the rules are those an Android audit raises, and an android object holds the package.",
     ],
     options: [
       .value("output", short: "o", metavar: "FILE", help: "Write to FILE instead of ./appdata.json."),
