@@ -59,7 +59,9 @@ public struct AndroidSettings: Sendable {
   /// The app as the model sees it.
   /// ParsingPackageUtils.parseBaseApplication reads android:backupAgent, fullBackupOnly and
   /// fullBackupContent only when allowBackup is true (`if (pkg.isBackupAllowed())`): with
-  /// allowBackup false the app has neither, whatever the manifest says.
+  /// allowBackup false the app has neither, whatever the manifest says. dataExtractionRules is
+  /// read whatever allowBackup says (parseBaseAppBasicFlags). Read in the version with
+  /// isBackupAllowed(), its release not identified (Docs/android.md, unconfirmed).
   package func app(package: String) -> AndroidApp {
     var app = AndroidApp(package: package)
     app.allowBackup = allowBackup
