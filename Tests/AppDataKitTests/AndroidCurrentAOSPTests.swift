@@ -64,6 +64,11 @@ struct AndroidCurrentAOSPTests {
     #expect(findings(budgetJSON, rule: "budget-exceeded").map { $0["message"] as? String ?? "" }
             == ["device-to-device transfer carries 30.0 MiB (31457280 bytes) under files/maps, over its budget of 10.0 MiB. Move re-creatable data there to cache/ or exclude it in the backup rules"])
     #expect((budgetJSON["budgets"] as? [[String: Any]])?.first?["bytes"] as? Int == 31_457_280)
+    // A file both destinations carry is named once, with both.
+    let folder = try AndroidAuditTests.dataFolder("android-own-file-limit")
+    let both = try AppData.auditJSON(folder.root, ["--no-config", "--max-file-size", "4000"])
+    #expect(findings(both, rule: "backup-file-too-large").map { "\($0["path"]!): \($0["message"]!)" }
+            == ["databases/app.db: the cloud backup and device-to-device transfer carry this file of 8.0 KiB (8192 bytes), over the app's own limit of 3.9 KiB (maxFileSize). Move it to cache/ if it can be re-created, or exclude it in the backup rules"])
   }
 
   /// Item 1: init-config on Android data writes the app's own limits (what the destinations

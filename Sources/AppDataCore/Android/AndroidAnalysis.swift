@@ -155,14 +155,15 @@ package struct AndroidAnalysis {
       for node in order {
         let bytes = tree.size(of: node)
         let path = Self.reportPath(tree.place(node))
-        let who = carriedBy[node, default: []].joined(separator: " and ")
+        let by = carriedBy[node, default: []]
+        let who = by.joined(separator: " and ") + (by.count > 1 ? " carry" : " carries")
         if bytes > limit {
           findings.append(Finding(rule: .backupFileTooLarge, path: path,
-                                  message: "\(who) carries this file of \(ByteSize.human(bytes)) (\(bytes) bytes), over the app's own limit of \(ByteSize.human(limit)) (maxFileSize). Move it to cache/ if it can be re-created, or exclude it in the backup rules",
+                                  message: "\(who) this file of \(ByteSize.human(bytes)) (\(bytes) bytes), over the app's own limit of \(ByteSize.human(limit)) (maxFileSize). Move it to cache/ if it can be re-created, or exclude it in the backup rules",
                                   bytes: bytes))
         } else {
           findings.append(Finding(rule: .backupFileNearLimit, path: path,
-                                  message: "\(who) carries this file of \(ByteSize.human(bytes)) (\(bytes) bytes), \(percent(bytes, limit)) of the app's own limit of \(ByteSize.human(limit)) (maxFileSize)",
+                                  message: "\(who) this file of \(ByteSize.human(bytes)) (\(bytes) bytes), \(percent(bytes, limit)) of the app's own limit of \(ByteSize.human(limit)) (maxFileSize)",
                                   bytes: bytes))
         }
       }
