@@ -299,7 +299,7 @@ package enum AndroidBackupModel {
     if !needsPax { needsPax = highByte || packageBytes.contains { $0 & 0x80 != 0 } }
     let dataSize = isDirectory ? 0 : size
     if dataSize > 0o77777777777 { needsPax = true }
-    return 512 + (needsPax ? 1024 : 0) + (dataSize + 511) / 512 * 512
+    return 512 + (needsPax ? AndroidFacts.paxHeaderMeasure : 0) + (dataSize + 511) / 512 * 512
   }
 }
 

@@ -5,13 +5,25 @@
 /// for every release it covers, or not checked on a device; Docs/android.md lists them.
 package enum AndroidFacts {
   /// The cloud backup's quota: LocalTransport's FULL_BACKUP_SIZE_QUOTA, 25 * 1024 * 1024
-  /// (packages/LocalTransport, LocalTransport.java); Google's documentation says "25 MB". No
-  /// option or policy key moves it: `maxBackupSize` is the app's own limit.
+  /// (packages/LocalTransport, LocalTransport.java; the same in every copy read, release not
+  /// identified); Google's documentation says "25 MB". No option or policy key moves it:
+  /// `maxBackupSize` is the app's own limit.
   package static let cloudQuota: UInt64 = 26_214_400
   /// The newest Android: the default `--device-api` and `--target-sdk`.
   package static let newestAPI = 36
-  /// Auto Backup (onFullBackup) exists from Android 6.0.
+  /// Auto Backup exists from Android 6.0 (developer.android.com, guide/topics/data/autobackup;
+  /// not an AOSP source read here).
   package static let autoBackupAPI = 23
+  /// What write_tarfile reports for a pax header, whatever its records' length
+  /// (libs/androidfw/BackupHelpers.cpp: `*outSize = 512 + (needExtended ? 1024 : 0) + 512 *
+  /// ((size + 511) / 512)`), which the quota is checked against. Read in a port of the newer
+  /// file; the AOSP copy read (aosp-mirror, 25df5fba) predates the measure: unconfirmed.
+  package static let paxHeaderMeasure: UInt64 = 1024
+  /// ParsingPackageUtils.parseBaseApplication reads android:backupAgent, fullBackupOnly and
+  /// fullBackupContent only `if (pkg.isBackupAllowed())`; dataExtractionRules always
+  /// (parseBaseAppBasicFlags). Read in the version with isBackupAllowed(), release not
+  /// identified.
+  package static let allowBackupGatesAgentAndLegacyRules = true
   /// Android 12: `dataExtractionRules`, and the compat changes IGNORE_ALLOW_BACKUP_IN_D2D
   /// (services/backup, BackupEligibilityRules.java: `@EnabledSince(targetSdkVersion = S)`) and
   /// IGNORE_FULL_BACKUP_CONTENT_IN_D2D (FullBackup.java, enabled since target S): a target of
@@ -54,7 +66,8 @@ package enum AndroidFacts {
 
   /// Whether `tools:` attributes reach the compiled XML, and so count against `<include>`'s
   /// three attributes and `<exclude>`'s two: aapt2's XmlFlattener drops the `tools:`
-  /// namespace's attributes (tools/aapt2, format/binary/XmlFlattener.cpp).
+  /// namespace's attributes (tools/aapt2, XmlFlattener.cpp, WriteAttributes: `if
+  /// (attr.namespace_uri != xml::kSchemaTools)`; release not identified).
   package static let toolsAttributesCount = false
   /// An excluded folder rejects everything below it at restore (BackupAgent's
   /// isFileEligibleForRestore, through BackupUtils.isFileSpecifiedInPathList), so an include

@@ -66,8 +66,8 @@ public struct AndroidSettings: Sendable {
     var app = AndroidApp(package: package)
     app.allowBackup = allowBackup
     app.dataExtractionRules = rules.first { $0.kind == .dataExtractionRules }
-    app.misnamed = misnamed.filter { allowBackup || $0.attribute == .dataExtractionRules }
-    if allowBackup {
+    app.misnamed = misnamed.filter { allowBackup || !AndroidFacts.allowBackupGatesAgentAndLegacyRules || $0.attribute == .dataExtractionRules }
+    if allowBackup || !AndroidFacts.allowBackupGatesAgentAndLegacyRules {
       if let legacy = rules.first(where: { $0.kind == .fullBackupContent }) { app.fullBackupContent = .rules(legacy) }
       if fullBackupContentDisabled { app.fullBackupContent = .disabled }
       app.backupAgent = backupAgent
