@@ -306,6 +306,14 @@ struct AndroidAnswerTests {
     // sends, not carried here.
     #expect(lines.contains("critical      4  33.5 MiB   33.5 MiB  no: NOT CARRIED"), "\(result.output)")
     #expect(!lines.contains { $0.hasPrefix("temporary") || $0.hasPrefix("system") }, "\(result.output)")
+    // The GitHub job summary and the HTML report leave them out too.
+    let summary = tree.scratch + "/summary.md"
+    _ = try AppData.run(["audit", "--no-config", "--format", "github", tree.root], environment: ["GITHUB_STEP_SUMMARY": summary])
+    let markdown = try String(contentsOfFile: summary, encoding: .utf8)
+    #expect(markdown.contains("| critical | 4 | 35127403 (33.5 MiB) | 35127403 | no |") && !markdown.contains("| temporary |") && !markdown.contains("| system |"), "\(markdown)")
+    _ = try AppData.run(["audit", "--no-config", "--format", "html", "-o", tree.scratch + "/r.html", tree.root])
+    let page = try String(contentsOfFile: tree.scratch + "/r.html", encoding: .utf8)
+    #expect(page.contains("critical</td><td>4</td><td>33.5 MiB</td><td>no</td>") && !page.contains("c-temporary\"></span>temporary</td>"))
     let given = try AppData.run(["audit", "--no-config", "--target-sdk", "34", tree.root])
     #expect(given.output.contains("\nTarget SDK 34, device API 36 (assumed); --device-api says otherwise\n"), "\(given.output)")
   }

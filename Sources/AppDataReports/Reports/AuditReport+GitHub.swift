@@ -45,9 +45,12 @@ extension AuditReport {
     var lines = ["## appdata audit \(fails(at: failOn) ? "failed" : "passed")", "",
                  (android == nil ? "Container" : "Android app data") + ": `\(Self.markdownCode(container))`", "",
                  "| category | files | bytes | allocated | backed up |", "| --- | ---: | ---: | ---: | --- |"]
-    for category in Category.allCases {
+    // Android: no row for iOS's own categories; critical is backed up only if the cloud backup
+    // carries the app.
+    for category in Category.allCases where android == nil || (category != .temporary && category != .system) {
       let totals = categories[category] ?? CategoryTotals()
-      lines.append("| \(category.rawValue) | \(totals.files) | \(totals.bytes) (\(ByteSize.human(totals.bytes))) | \(totals.allocatedBytes) | \(category.isBackedUp ? "yes" : "no") |")
+      let backedUp = android.map { category == .critical && $0.cloud.carried } ?? category.isBackedUp
+      lines.append("| \(category.rawValue) | \(totals.files) | \(totals.bytes) (\(ByteSize.human(totals.bytes))) | \(totals.allocatedBytes) | \(backedUp ? "yes" : "no") |")
     }
     lines.append("")
     if let android {

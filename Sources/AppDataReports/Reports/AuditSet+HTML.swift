@@ -173,9 +173,12 @@ extension AuditSet {
   private func section(_ report: AuditReport, title: String, anchor: String) -> String {
     var html = "<section id=\"\(anchor)\"><h2>\(Self.escape(title)) <small>\(report.kind.rawValue) · \(Self.escape(report.container))</small></h2>\n"
     html += "<table><tr><th>category</th><th>files</th><th>bytes</th><th>backed up</th></tr>\n"
-    for category in Category.allCases {
+    // Android: no row for iOS's own categories; critical is backed up only if the cloud backup
+    // carries the app.
+    for category in Category.allCases where report.android == nil || (category != .temporary && category != .system) {
       let totals = report.categories[category] ?? CategoryTotals()
-      html += "<tr><td><span class=\"swatch c-\(category.rawValue)\"></span>\(category.rawValue)</td><td>\(totals.files)</td><td>\(ByteSize.human(totals.bytes))</td><td>\(category.isBackedUp ? "yes" : "no")</td></tr>\n"
+      let backedUp = report.android.map { category == .critical && $0.cloud.carried } ?? category.isBackedUp
+      html += "<tr><td><span class=\"swatch c-\(category.rawValue)\"></span>\(category.rawValue)</td><td>\(totals.files)</td><td>\(ByteSize.human(totals.bytes))</td><td>\(backedUp ? "yes" : "no")</td></tr>\n"
     }
     html += "</table>\n"
     if let android = report.android {
