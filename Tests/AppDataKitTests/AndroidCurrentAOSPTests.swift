@@ -154,10 +154,11 @@ struct AndroidCurrentAOSPTests {
               == "android:dataExtractionRules names \(file), whose root is <full-backup-content>, not <data-extraction-rules>: Android's BackupScheme refuses it (verifyTopLevelTag), so nothing is carried")
     }
     #expect(findings(json, rule: "android-rules-abort").map { $0["message"] as? String ?? "" }
-            == ["android:dataExtractionRules names \(file), whose root is <full-backup-content>: Android's BackupScheme refuses it (verifyTopLevelTag) and backs up nothing. Point android:dataExtractionRules at a <data-extraction-rules> file, and this file at android:fullBackupContent"])
+            == ["android:dataExtractionRules names \(file), whose root is <full-backup-content>: Android's BackupScheme refuses it (verifyTopLevelTag), so the cloud backup and device-to-device transfer carry nothing. Point android:dataExtractionRules at a <data-extraction-rules> file, and this file at android:fullBackupContent"])
     // On Android 11 the attribute is not read: everything.
     let android11 = try AppData.auditJSON(tree.root, ["--no-config", "--device-api", "30", "--android-project", project])
     #expect(value(android11, "destinations", "cloud", "files") as? Int == 3)
+    #expect(findings(android11, rule: "android-rules-abort").isEmpty)
     // The reverse: android:fullBackupContent naming a <data-extraction-rules>. The cloud backup
     // parses it and refuses it; a target-36 transfer never reads it (the compat change).
     let reverse = try Self.project(tree, attributes: #"android:fullBackupContent="@xml/backup_rules""#,
@@ -166,6 +167,8 @@ struct AndroidCurrentAOSPTests {
     #expect(value(reversed, "destinations", "cloud", "carried") as? Bool == false)
     #expect((value(reversed, "destinations", "cloud", "reason") as? String)?.hasPrefix("android:fullBackupContent names \(file), whose root is <data-extraction-rules>") == true)
     #expect(value(reversed, "destinations", "deviceTransfer", "files") as? Int == 3)
+    #expect(findings(reversed, rule: "android-rules-abort").map { $0["message"] as? String ?? "" }
+            == ["android:fullBackupContent names \(file), whose root is <data-extraction-rules>: Android's BackupScheme refuses it (verifyTopLevelTag), so the cloud backup carries nothing. Point android:fullBackupContent at a <full-backup-content> file, and this file at android:dataExtractionRules"])
   }
 
   /// Item 5: android:fullBackupContent="false" and a target of 30: isFullBackupContentEnabled

@@ -89,11 +89,15 @@ package enum AndroidFindings {
                                 bytes: cloud.measured))
       }
     }
-    // A manifest attribute naming a file of the other kind: Android refuses it.
+    // A manifest attribute naming a file of the other kind: Android refuses it, where it reads
+    // it (dataExtractionRules from Android 12; fullBackupContent where no section decides).
     for entry in app.misnamed {
+      let refusing = [cloud, transfer].filter { $0.rules == entry.file.name && $0.scheme?.abort != nil }
+      guard !refusing.isEmpty else { continue }
       let attribute = entry.attribute == .dataExtractionRules ? "dataExtractionRules" : "fullBackupContent"
+      let who = refusing.map(\.destination.words).joined(separator: " and ") + (refusing.count > 1 ? " carry" : " carries")
       findings.append(Finding(rule: .androidRulesAbort, path: root,
-                              message: "android:\(attribute) names \(entry.file.name), whose root is <\(entry.file.kind.rawValue)>: Android's BackupScheme refuses it (verifyTopLevelTag) and backs up nothing. Point android:\(attribute) at a <\(entry.attribute.rawValue)> file\(entry.file.kind == .fullBackupContent ? ", and this file at android:fullBackupContent" : ", and this file at android:dataExtractionRules")",
+                              message: "android:\(attribute) names \(entry.file.name), whose root is <\(entry.file.kind.rawValue)>: Android's BackupScheme refuses it (verifyTopLevelTag), so \(who) nothing. Point android:\(attribute) at a <\(entry.attribute.rawValue)> file\(entry.file.kind == .fullBackupContent ? ", and this file at android:fullBackupContent" : ", and this file at android:dataExtractionRules")",
                               bytes: nil))
     }
     // The rules themselves.
