@@ -327,6 +327,15 @@ public final class OwnedArtifact: Sendable {
     return Syscalls.firstEntry(of: descriptor) == nil
   }
 
+  // MARK: - A file's hidden stand-in beside it
+
+  /// `.NAME.appdata-`: what the hidden file written before it replaces (or becomes) NAME starts
+  /// with, `.NAME.appdata-TOKEN.tmp` whole (NAME cut to 180 bytes, so the name and its record's
+  /// stay names Linux takes): `-o` outputs, the rewritten defaults plist, the rules migration's
+  /// new file.
+  public static func hiddenPrefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-".utf8) }
+  public static let hiddenSuffix = Array(".tmp".utf8)
+
   // MARK: - Names reserved for appdata's own files
 
   /// Whether a name is one appdata keeps for its own files, which no input may bring in:
