@@ -2,7 +2,7 @@
 """Hostile inputs for appdata, one per defect class of Docs/SECURITY.md ("Untrusted input"), and
 a runner that holds the binary to its bounds on each: exit 0, 1 or 2, no signal, at most 512 MiB
 of peak RSS, no terminal escape on stdout or stderr, and, where a case says so, at most so much
-work as appdata counts it (decompressed bytes, entries read, key rounds: the line
+work as appdata counts it (decompressed bytes, entries read, key rounds, symlink steps: the line
 APPDATA_DEBUG_STATS=1 makes it write). Time is no bound: a case still running after HANG_SECONDS
 (or its own longer `hang`) is killed as hung, a detector of hangs only, set at 10 times or more
 what the case takes in the debug build on a loaded 2-core machine (issue 49).
@@ -11,8 +11,8 @@ Usage: hostile-inputs.py make OUTDIR          builds OUTDIR/<case>/ and OUTDIR/c
        hostile-inputs.py run BINARY OUTDIR [--only PREFIX]...
                                               runs the cases; prints one JSON line per case
                                               ({name, status, signal, seconds, cpuSeconds, rssMiB,
-                                              decompressedBytes, entriesRead, keyRounds, stderr,
-                                              problems}) and 'N passed, N failed'
+                                              decompressedBytes, entriesRead, keyRounds,
+                                              symlinkSteps, stderr, problems}) and 'N passed, N failed'
        hostile-inputs.py mutate BINARY CORPUS[,CORPUS...] OUTDIR [--seed S] [--count N]
                                               a fixed-seed mutation run: each file of each
                                               CORPUS/KIND/ (Fuzz/corpus, Fuzz/regressions)
@@ -205,8 +205,9 @@ def make(out):
         unprivileged user, nothing below {DIR} but OUT may change, no path of `absent` may
         appear, and no symlink in OUT may resolve outside it. hang: a longer hang detector than
         HANG_SECONDS, for a case whose debug run takes more than a tenth of it. work: the most
-        work appdata may count, {"decompressedBytes": N, "entriesRead": N, "keyRounds": N} (any
-        of them), for a case that must be refused before the work is done (a bomb, key rounds).
+        work appdata may count, {"decompressedBytes": N, "entriesRead": N, "keyRounds": N,
+        "symlinkSteps": N} (any of them), for a case that must be refused before the work is done
+        (a bomb, key rounds) or whose work is bounded (symlink resolution).
         rss: a tighter bound than RSS_MIB, in MiB (where memory is what a case tests)."""
         assert hang is None or hang >= HANG_SECONDS
         cases.append({"name": name, "dir": current[0], "args": args, "expect": list(expect), "stderrContains": stderr,
@@ -688,6 +689,17 @@ def third_round(out, case, folder):
     extract_backup(os.path.join(f, "backup"), [folder_row("")] + [link_row(f"l{i:05d}", hops + f"/l{(i + 1) % 2000:05d}") for i in range(2000)])
     # (4.2 s in the debug build on this 2-core VM: a hang after 120 s.)
     extract_case("shapes-extract-x3-many", ["--app", app, "{DIR}/backup"], expect=(0, 1), hang=120)
+    # Issue 48: 250 links 3.8 KB deep (950 folders), each target 4 KB of 'x/..' then the next
+    # link, a 3 MB manifest: a resolution step cost the whole path's hashing (22 s of CPU in the
+    # debug build); now one component's, and the work is counted: 250 x (950 + 8,193) steps.
+    # 500 such links would take 4.6 million: the run's budget (4,000,000) stops them, within
+    # one resolution (at most 1,023 folders and 8,193 steps) past it.
+    deep = "/".join(["ddd"] * 950)
+    for name, count, bound in (("deep", 250, 250 * (950 + 8193)), ("budget", 500, 4_000_000 + 1023 + 8193)):
+        f = place("shapes-extract-x3-" + name)
+        extract_backup(os.path.join(f, "backup"), [folder_row("")] + [
+            link_row(f"{deep}/l{i:04d}", "x/../" * 816 + f"l{(i + 1) % count:04d}") for i in range(count)])
+        extract_case("shapes-extract-x3-" + name, ["--app", app, "{DIR}/backup"], expect=(0, 1), work={"symlinkSteps": bound})
 
     # --force onto what appdata did not make: a desk, the backup, the folder holding it, inside
     # it, the working folder.
@@ -771,10 +783,10 @@ def work_counts(stderr):
     lines = stderr.split(b"\n")
     at = len(lines) - 2 if stderr.endswith(b"\n") else len(lines) - 1
     if at < 0 or not lines[at].startswith(STATS_PREFIX):
-        return {"decompressedBytes": None, "entriesRead": None, "keyRounds": None}, stderr
+        return {"decompressedBytes": None, "entriesRead": None, "keyRounds": None, "symlinkSteps": None}, stderr
     fields = dict(item.split(b"=", 1) for item in lines[at][len(STATS_PREFIX):].split())
     counts = {"decompressedBytes": int(fields[b"decompressed-bytes"]), "entriesRead": int(fields[b"entries-read"]),
-              "keyRounds": int(fields[b"key-rounds"])}
+              "keyRounds": int(fields[b"key-rounds"]), "symlinkSteps": int(fields[b"symlink-steps"])}
     return counts, b"\n".join(lines[:at] + lines[at + 1:])
 
 
@@ -901,7 +913,7 @@ def run(binary, out, only):
         print(json.dumps({"name": item["name"], "status": result["status"], "signal": result["signal"],
                           "seconds": result["seconds"], "cpuSeconds": result.get("cpuSeconds"), "rssMiB": result["rssMiB"],
                           "decompressedBytes": result["decompressedBytes"], "entriesRead": result["entriesRead"],
-                          "keyRounds": result["keyRounds"],
+                          "keyRounds": result["keyRounds"], "symlinkSteps": result["symlinkSteps"],
                           "stderr": result["stderr"][:400].decode("utf-8", "replace"), "problems": problems}), flush=True)
     print(f"{passed} passed, {failed} failed")
     return failed == 0
