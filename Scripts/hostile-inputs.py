@@ -2,7 +2,7 @@
 """Hostile inputs for appdata, one per defect class of Docs/SECURITY.md ("Untrusted input"), and
 a runner that holds the binary to its bounds on each: exit 0, 1 or 2, no signal, at most 512 MiB
 of peak RSS, no terminal escape on stdout or stderr, and, where a case says so, at most so much
-work as appdata counts it (decompressed bytes, entries read, key rounds: the line
+work as appdata counts it (decompressed bytes, entries read, key rounds, symlink steps: the line
 APPDATA_DEBUG_STATS=1 makes it write). Time is no bound: a case still running after HANG_SECONDS
 (or its own longer `hang`) is killed as hung, a detector of hangs only, set at 10 times or more
 what the case takes in the debug build on a loaded 2-core machine (issue 49).
@@ -11,8 +11,8 @@ Usage: hostile-inputs.py make OUTDIR          builds OUTDIR/<case>/ and OUTDIR/c
        hostile-inputs.py run BINARY OUTDIR [--only PREFIX]...
                                               runs the cases; prints one JSON line per case
                                               ({name, status, signal, seconds, cpuSeconds, rssMiB,
-                                              decompressedBytes, entriesRead, keyRounds, stderr,
-                                              problems}) and 'N passed, N failed'
+                                              decompressedBytes, entriesRead, keyRounds,
+                                              symlinkSteps, stderr, problems}) and 'N passed, N failed'
        hostile-inputs.py mutate BINARY CORPUS[,CORPUS...] OUTDIR [--seed S] [--count N]
                                               a fixed-seed mutation run: each file of each
                                               CORPUS/KIND/ (Fuzz/corpus, Fuzz/regressions)
@@ -198,20 +198,27 @@ def make(out):
     current = [""]
 
     def case(name, args, expect=(0, 1, 2), stderr=None, env=None, stdin=None, cwd=None, address_space=None, extract=None, hang=None,
-             work=None, rss=None):
+             work=None, rss=None, contained=None):
         """args: the command line after 'appdata', with {DIR} for the folder made last; cwd (with
         {DIR} too) the folder it runs in; address_space a `ulimit -v` in bytes. extract: an
         `appdata extract` case, {"out": OUT, "absent": [paths]} ({DIR} in each): run as an
         unprivileged user, nothing below {DIR} but OUT may change, no path of `absent` may
         appear, and no symlink in OUT may resolve outside it. hang: a longer hang detector than
         HANG_SECONDS, for a case whose debug run takes more than a tenth of it. work: the most
-        work appdata may count, {"decompressedBytes": N, "entriesRead": N, "keyRounds": N} (any
-        of them), for a case that must be refused before the work is done (a bomb, key rounds).
-        rss: a tighter bound than RSS_MIB, in MiB (where memory is what a case tests)."""
+        work appdata may count, {"decompressedBytes": N, "entriesRead": N, "keyRounds": N,
+        "symlinkSteps": N} (any of them), for a case that must be refused before the work is done
+        (a bomb, key rounds) or whose work is bounded (symlink resolution).
+        rss: a tighter bound than RSS_MIB, in MiB (where memory is what a case tests).
+        contained: an `appdata migrate` case, {"out": FOLDER or None, "absent": [paths], "keep":
+        [paths]}: run as an unprivileged user, nothing below {DIR} but FOLDER (the container, for
+        a run that may move entries; None for one that must change nothing) may change, no path
+        of `absent` may appear, and each path of `keep` (user data inside FOLDER) must be left
+        byte for byte. Every extract and migrate case has one or the other (issue 48)."""
         assert hang is None or hang >= HANG_SECONDS
+        assert args[0] not in ("extract", "migrate") or (extract or contained), f"{name}: a writing case runs as nobody (extract= or contained=)"
         cases.append({"name": name, "dir": current[0], "args": args, "expect": list(expect), "stderrContains": stderr,
                       "env": env or {}, "stdin": stdin, "cwd": cwd, "addressSpace": address_space, "extract": extract,
-                      "hang": hang, "work": work, "rss": rss})
+                      "hang": hang, "work": work, "rss": rss, "contained": contained})
 
     def folder(name):
         path = os.path.join(out, name)
@@ -342,7 +349,8 @@ def make(out):
     write(os.path.join(d, "migrate", "Library", "Caches", "a.txt"), b"a")
     write(os.path.join(d, "migrate", "Library", "Preferences", "com.example.app.plist"), bomb_dict)
     case("plist-bomb-defaults", ["migrate", "--dry-run", "--defaults-key", "PSLegacyStoragePathUsed", "--defaults-plist",
-                                 "Library/Preferences/com.example.app.plist", "{DIR}/migrate"], expect=(2,), stderr="not a property list appdata reads")
+                                 "Library/Preferences/com.example.app.plist", "{DIR}/migrate"], expect=(2,), stderr="not a property list appdata reads",
+         contained={"out": None})
 
     # 5. Unbounded inputs: a 60 MB baseline of {"":0} objects; a backup of 100,000 app domains.
     d = folder("big-baseline")
@@ -406,6 +414,7 @@ def make(out):
     third_round(out, case, folder)
     android_round(out, case, folder)
     names_round(out, case, folder)
+    containment_round(out, case, folder)
 
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)
@@ -509,7 +518,7 @@ def second_round(out, case, folder):
     case("escape-message-output", ["audit", "--output", "{DIR}/" + hostile + "/report.json", "{DIR}/container"], expect=(2,))
     case("escape-message-password-file", ["audit", "--password-file", "{DIR}/" + hostile, "{DIR}/container"], expect=(0, 2))
     case("escape-message-option", ["audit", "--" + hostile, "{DIR}/container"], expect=(2,))
-    case("escape-message-migrate", ["migrate", "--from", hostile, "{DIR}/container"], expect=(1, 2))
+    case("escape-message-migrate", ["migrate", "--from", hostile, "{DIR}/container"], expect=(1, 2), contained={"out": None})
     case("escape-message-status", ["status", "{DIR}/" + hostile], expect=(1, 2))
 
     # 2. A zipped backup whose Manifest.db is a bomb: 3 GiB in a 3 MB zip, 1 GiB in a 1 MB tgz;
@@ -688,6 +697,17 @@ def third_round(out, case, folder):
     extract_backup(os.path.join(f, "backup"), [folder_row("")] + [link_row(f"l{i:05d}", hops + f"/l{(i + 1) % 2000:05d}") for i in range(2000)])
     # (4.2 s in the debug build on this 2-core VM: a hang after 120 s.)
     extract_case("shapes-extract-x3-many", ["--app", app, "{DIR}/backup"], expect=(0, 1), hang=120)
+    # Issue 48: 250 links 3.8 KB deep (950 folders), each target 4 KB of 'x/..' then the next
+    # link, a 3 MB manifest: a resolution step cost the whole path's hashing (22 s of CPU in the
+    # debug build); now one component's, and the work is counted: 250 x (950 + 8,193) steps.
+    # 500 such links would take 4.6 million: the run's budget (4,000,000) stops them, within
+    # one resolution (at most 1,023 folders and 8,193 steps) past it.
+    deep = "/".join(["ddd"] * 950)
+    for name, count, bound in (("deep", 250, 250 * (950 + 8193)), ("budget", 500, 4_000_000 + 1023 + 8193)):
+        f = place("shapes-extract-x3-" + name)
+        extract_backup(os.path.join(f, "backup"), [folder_row("")] + [
+            link_row(f"{deep}/l{i:04d}", "x/../" * 816 + f"l{(i + 1) % count:04d}") for i in range(count)])
+        extract_case("shapes-extract-x3-" + name, ["--app", app, "{DIR}/backup"], expect=(0, 1), work={"symlinkSteps": bound})
 
     # --force onto what appdata did not make: a desk, the backup, the folder holding it, inside
     # it, the working folder.
@@ -736,17 +756,39 @@ def unprivileged_prefix():
     return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] if setpriv else None
 
 
-def tree_listing(folder, skip):
-    """Every path below `folder` (with its type, size and mode), but those at or below `skip`."""
+def tree_listing(folder, skip=None):
+    """Every path at or below `folder` (its type and mode, a file's size and SHA-256, a link's
+    target, the extended attributes), but those at or below `skip`."""
+    import hashlib
     listing = []
+
+    def entry(path):
+        info = os.lstat(path)
+        content = None
+        if os.path.islink(path):
+            content = os.readlink(path)
+        elif os.path.isfile(path):
+            digest = hashlib.sha256()
+            with open(path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(chunk)
+            content = digest.hexdigest()
+        try:
+            attributes = sorted((name, os.getxattr(path, name, follow_symlinks=False).hex())
+                                for name in os.listxattr(path, follow_symlinks=False))
+        except OSError:
+            attributes = []
+        return (os.path.relpath(path, folder), info.st_mode, info.st_size if not os.path.isdir(path) else 0, content, tuple(attributes))
+
+    if os.path.lexists(folder) and folder != skip:
+        listing.append(entry(folder))
     for root, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if os.path.join(root, d) != skip]
         for name in sorted(dirs + files):
             path = os.path.join(root, name)
             if path == skip:
                 continue
-            info = os.lstat(path)
-            listing.append((os.path.relpath(path, folder), info.st_mode, info.st_size if not os.path.isdir(path) else 0))
+            listing.append(entry(path))
     return sorted(listing)
 
 
@@ -771,10 +813,10 @@ def work_counts(stderr):
     lines = stderr.split(b"\n")
     at = len(lines) - 2 if stderr.endswith(b"\n") else len(lines) - 1
     if at < 0 or not lines[at].startswith(STATS_PREFIX):
-        return {"decompressedBytes": None, "entriesRead": None, "keyRounds": None}, stderr
+        return {"decompressedBytes": None, "entriesRead": None, "keyRounds": None, "symlinkSteps": None}, stderr
     fields = dict(item.split(b"=", 1) for item in lines[at][len(STATS_PREFIX):].split())
     counts = {"decompressedBytes": int(fields[b"decompressed-bytes"]), "entriesRead": int(fields[b"entries-read"]),
-              "keyRounds": int(fields[b"key-rounds"])}
+              "keyRounds": int(fields[b"key-rounds"]), "symlinkSteps": int(fields[b"symlink-steps"])}
     return counts, b"\n".join(lines[:at] + lines[at + 1:])
 
 
@@ -868,8 +910,9 @@ def run(binary, out, only):
         args = [a.replace("{DIR}", folder) for a in item["args"]]
         cwd = item.get("cwd") and item["cwd"].replace("{DIR}", folder)
         extract = item.get("extract")
+        spec = extract or item.get("contained")
         prefix = []
-        if extract:
+        if spec:
             # As nobody, so that a regression cannot reach the machine's files; the case's
             # folder is made writable for it, and compared before and after.
             prefix = unprivileged_prefix()
@@ -879,20 +922,25 @@ def run(binary, out, only):
                 continue
             if prefix:
                 subprocess.run(["chown", "-R", "65534:65534", folder], check=True)
-            out_path = os.path.normpath(extract["out"].replace("{DIR}", folder))
+            out_path = spec.get("out") and os.path.normpath(spec["out"].replace("{DIR}", folder))
             before = tree_listing(folder, out_path)
+            kept = {path: tree_listing(path.replace("{DIR}", folder)) for path in spec.get("keep", [])}
         result = measured(binary, args, item["stdin"], item["env"], cwd, item.get("addressSpace"), prefix,
                           timeout=item.get("hang") or HANG_SECONDS)
         problems = problems_of(result, item["expect"], item["stderrContains"], item.get("work"), item.get("rss"))
-        if extract:
+        if spec:
             after = tree_listing(folder, out_path)
             if after != before:
                 changed = sorted(set(before) ^ set(after))[:5]
-                problems.append(f"changed outside OUT: {changed}")
-            for path in extract.get("absent", []):
+                where = "outside OUT" if extract else "outside the container" if out_path else "(nothing may)"
+                problems.append(f"changed {where}: {changed}")
+            for path, listing in kept.items():
+                if tree_listing(path.replace("{DIR}", folder)) != listing:
+                    problems.append(f"{path} (user data) changed")
+            for path in spec.get("absent", []):
                 if os.path.lexists(path.replace("{DIR}", folder)):
                     problems.append(f"{path} was made")
-            if os.path.isdir(out_path):
+            if extract and os.path.isdir(out_path):
                 outside = links_outside(out_path)
                 if outside:
                     problems.append(f"links in OUT resolve outside it: {outside[:5]}")
@@ -901,7 +949,7 @@ def run(binary, out, only):
         print(json.dumps({"name": item["name"], "status": result["status"], "signal": result["signal"],
                           "seconds": result["seconds"], "cpuSeconds": result.get("cpuSeconds"), "rssMiB": result["rssMiB"],
                           "decompressedBytes": result["decompressedBytes"], "entriesRead": result["entriesRead"],
-                          "keyRounds": result["keyRounds"],
+                          "keyRounds": result["keyRounds"], "symlinkSteps": result["symlinkSteps"],
                           "stderr": result["stderr"][:400].decode("utf-8", "replace"), "problems": problems}), flush=True)
     print(f"{passed} passed, {failed} failed")
     return failed == 0
@@ -956,9 +1004,21 @@ def mutate(binary, corpus, out, seed, count):
             args, expect = place(kind, data, scratch)
             if args is None:
                 continue
+            # A run that writes runs as nobody, and nothing but its OUT may change (issue 48).
+            prefix = []
+            if args[0] in ("extract", "migrate"):
+                prefix = unprivileged_prefix()
+                if prefix is None:
+                    print(json.dumps({"kind": kind, "problems": ["setpriv is missing: cannot run as an unprivileged user"]}))
+                    return False
+                if prefix:
+                    subprocess.run(["chown", "-R", "65534:65534", scratch], check=True)
+                before = tree_listing(scratch, os.path.join(scratch, "out"))
             # Peak RSS over all children so far: a run over the bound is the first to raise it.
-            result = run_one(binary, args, PASSWORD + "\n", {})
+            result = run_one(binary, args, PASSWORD + "\n", {}, prefix=prefix)
             problems = problems_of(result, expect)
+            if args[0] in ("extract", "migrate") and tree_listing(scratch, os.path.join(scratch, "out")) != before:
+                problems.append("changed outside OUT")
             if problems:
                 failed += 1
                 keep = os.path.join(out, f"failed-{kind}-{name}-{index}")
@@ -1166,7 +1226,97 @@ def names_round(out, case, folder):
     for name, args in (("audit", ["audit", "--format", "json", "{DIR}/names.tgz"]),
                        ("android", ["audit", "--format", "json", "--platform", "android", "{DIR}/names.tgz"]),
                        ("extract", ["extract", "--app", "com.example.app", "-o", "{DIR}/out", "{DIR}/names.tgz"])):
-        case(f"name-bomb-tgz-{name}", args, expect=(2,), stderr="(--max-name-bytes raises it)", rss=256)
+        case(f"name-bomb-tgz-{name}", args, expect=(2,), stderr="(--max-name-bytes raises it)", rss=256,
+             extract={"out": "{DIR}/out"} if name == "extract" else None)
+
+
+# MARK: - Issue 48: migrate on containers an attacker prepared
+
+
+def migration_journal(path, root, source, destination, steps, identities="own"):
+    """Writes an appdata migration journal at `path` (the container at `root`), its plan's paths
+    as components (base64). identities: "own" records the container's and the file's own
+    (device, inode), as appdata records them, so the journal passes the identity check and what
+    refuses it is its paths; a dict gives others."""
+    import base64
+    components = lambda path: [base64.b64encode(part.encode()).decode() for part in path]
+    def text(container, journal):
+        plan = {"appdataMigrationJournal": 1, "container": container, "journal": journal,
+                "source": components(source), "destination": components(destination), "into": None,
+                "markers": ["modern"], "onConflict": "fail",
+                "steps": [{"id": index, "kind": kind, "source": components(step_source), "destination": components(step_destination),
+                           "mark": False, "files": 1, "bytes": 1, "key": None}
+                          for index, (kind, step_source, step_destination) in enumerate(steps)]}
+        return (json.dumps(plan, separators=(",", ":")) + "\n").encode()
+    identity = lambda info: {"device": info.st_dev, "inode": info.st_ino}
+    write(path, text({"device": 0, "inode": 0}, {"device": 0, "inode": 0}))
+    if identities == "own":
+        identities = {"container": identity(os.stat(root)), "journal": identity(os.stat(path))}
+    # Rewritten in place ("wb" truncates the same inode), so the identities stay true.
+    with open(path, "wb") as f:
+        f.write(text(identities["container"], identities["journal"]))
+
+
+def containment_round(out, case, folder):
+    """migrate on a container an attacker prepared: a journal whose steps climb out with '..' or
+    are absolute (with the identities appdata would record, so its paths are what is checked), a
+    journal copied from another container, a user's folders named as partial copies, a
+    symlinked Documents. Each run as nobody, nothing outside the container changed, and a
+    refusal on one line (exit 2) with nothing changed inside either."""
+    def prepared(name):
+        d = folder(name)
+        container(os.path.join(d, "c"))
+        write(os.path.join(d, "c", "Library", "Caches", "cache.bin"), b"cache" * 100)
+        write(os.path.join(d, "c", "Documents", "payload.sh"), b"echo pwned\n")
+        write(os.path.join(d, "victim", "secret.txt"), b"secret\n")
+        return d
+
+    caches, documents = ["Library", "Caches"], ["Documents"]
+    d = prepared("containment-journal-climbs")
+    migration_journal(os.path.join(d, "c", ".appdata-migration.journal"), os.path.join(d, "c"), caches, documents, [
+        ("move", caches + ["..", "..", "..", "victim", "secret.txt"], documents + ["secret.txt"]),
+        ("move", caches + ["..", "..", "Documents", "payload.sh"], documents + ["..", "..", "victim", "planted.sh"]),
+        ("create-folder", [], documents + ["..", "..", "victim", "made-by-appdata"])])
+    case("containment-journal-climbs", ["migrate", "{DIR}/c"], expect=(2,), stderr="names a path outside the plan's folders",
+         contained={"out": None, "absent": ["{DIR}/victim/planted.sh", "{DIR}/victim/made-by-appdata", "{DIR}/c/Documents/secret.txt"]})
+    d = prepared("containment-journal-absolute")
+    victim = os.path.join(d, "victim")
+    migration_journal(os.path.join(d, "c", ".appdata-migration.journal"), os.path.join(d, "c"), caches, documents, [
+        ("move", caches + ["/" + os.path.join(victim, "secret.txt").lstrip("/")], documents + ["secret.txt"]),
+        ("move", caches + ["cache.bin"], documents + [os.path.join(victim, "planted.bin")]),
+        ("move", [""] + victim.lstrip("/").split("/") + ["secret.txt"], documents + ["stolen.txt"])])
+    case("containment-journal-absolute", ["migrate", "{DIR}/c"], expect=(2,), stderr="names a path outside the plan's folders",
+         contained={"out": None, "absent": ["{DIR}/victim/planted.bin", "{DIR}/c/Documents/secret.txt", "{DIR}/c/Documents/stolen.txt"]})
+    # A journal appdata would have written for container a (its identities), with a plan that
+    # stays inside: copied into container c, it is data, not a plan.
+    d = prepared("containment-journal-copied")
+    container(os.path.join(d, "a"))
+    write(os.path.join(d, "a", "Library", "Caches", "cache.bin"), b"cache" * 100)
+    migration_journal(os.path.join(d, "a", ".appdata-migration.journal"), os.path.join(d, "a"), caches, documents, [
+        ("move", caches + ["cache.bin"], documents + ["cache.bin"])])
+    shutil.copy2(os.path.join(d, "a", ".appdata-migration.journal"), os.path.join(d, "c", ".appdata-migration.journal"))
+    case("containment-journal-copied", ["migrate", "{DIR}/c"], expect=(2,), stderr="was not written by appdata migrate in this container",
+         contained={"out": None, "absent": ["{DIR}/c/Documents/cache.bin"]})
+    # A user's folders and files named as partial copies (as earlier versions named them, and as
+    # this one does, with an owner record that proves nothing), moved onto on one filesystem and
+    # across (a copy): each stays byte for byte.
+    for name, env in (("containment-partial-names", None), ("containment-partial-names-copy", {"APPDATA_TEST_FORCE_COPY": "1"})):
+        d = prepared(name)
+        token = "0123456789abcdef0123456789abcdef"
+        write(os.path.join(d, "c", "Documents", ".appdata-partial-0", "mine.txt"), b"mine\n")
+        write(os.path.join(d, "c", "Documents", ".appdata-partial-" + token, "mine.txt"), b"mine too\n")
+        write(os.path.join(d, "c", "Documents", ".appdata-partial-" + token + ".owner"), b"appdata-owner 1 " + b"f" * 32 + b" folder\n")
+        write(os.path.join(d, "c", "Library", "Caches", ".appdata-partial-1"), b"a file\n")
+        case(name, ["migrate", "{DIR}/c"], expect=(0,), env=env,
+             contained={"out": "{DIR}/c", "keep": ["{DIR}/c/Documents/.appdata-partial-0", "{DIR}/c/Documents/.appdata-partial-" + token,
+                                                  "{DIR}/c/Documents/.appdata-partial-" + token + ".owner"]})
+    # Documents a symlink to a folder outside: refused, nothing moved there.
+    d = prepared("containment-documents-symlink")
+    shutil.rmtree(os.path.join(d, "c", "Documents"))
+    os.symlink("../victim", os.path.join(d, "c", "Documents"))
+    for name, env in (("containment-documents-symlink", None), ("containment-documents-symlink-copy", {"APPDATA_TEST_FORCE_COPY": "1"})):
+        case(name, ["migrate", "{DIR}/c"], expect=(2,), env=env, stderr="Documents: is a symlink",
+             contained={"out": None, "absent": ["{DIR}/victim/cache.bin"]})
 
 
 def place(kind, data, folder):

@@ -222,6 +222,61 @@ struct ContainmentTests {
     #expect(left == [".appdata-partial-0", ".appdata-partial-1"], "\(left)")
   }
 
+  /// `migrate --android-rules` killed (SIGKILL) with NEW written under its hidden name: the
+  /// hidden file and its owner record are left, and the next run removes them (the record's
+  /// lock is free and its token matches) and writes NEW; a user's files named as a hidden file
+  /// without a record, or as earlier versions' `.appdata-partial-PID-RANDOM`, stay.
+  @Test func aKilledRulesMigrationIsClearedByTheNextRun() throws {
+    let tree = try TestTree("rules-killed")
+    let legacy = AppData.packageRoot + "/Tests/Fixtures/android/homeassistant-full-backup-content.xml"
+    let new = tree.path("data_extraction_rules.xml")
+    let planted = [".data_extraction_rules.xml.appdata-0123456789abcdef0123456789abcdef.tmp", ".appdata-partial-1234-abcd"]
+    for name in planted { try tree.file(name, contents: Array("mine: \(name)".utf8)) }
+    let killed = try AppData.runPaused(["migrate", "--android-rules", legacy, "-o", new], at: "rules", withProcess: { process in
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    })
+    #expect(killed.status == 9)
+    let left = try FileManager.default.contentsOfDirectory(atPath: tree.root).filter { !planted.contains($0) }.sorted()
+    #expect(left.count == 2 && left[0].hasPrefix(".data_extraction_rules.xml.appdata-") && left[0].hasSuffix(".tmp")
+            && left[1] == left[0] + ".owner", "\(left)")
+    let rerun = try AppData.run(["migrate", "--android-rules", legacy, "-o", new])
+    #expect(rerun.status == 0, "\(rerun.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: tree.root).sorted() == (planted + ["data_extraction_rules.xml"]).sorted())
+    for name in planted { #expect(try String(contentsOfFile: tree.path(name), encoding: .utf8) == "mine: \(name)") }
+  }
+
+  /// `migrate --defaults-key` rewrites the plist through a hidden file of its own: a user's
+  /// `.NAME.appdata-tmp` (the fixed name earlier versions removed first, then wrote) and a file
+  /// named as a hidden one without a record stay, byte for byte, as does a user's
+  /// `.appdata-marker-probe` (the fixed name the marker probe removed) where entries land.
+  @Test func migrateDeletesNothingForItsNameAlone() throws {
+    let tree = try MigrateTests.legacyContainer("defaults-names")
+    try tree.folder("Library/Preferences")
+    let plist = tree.path("Library/Preferences/com.example.app.plist")
+    _ = try AppData.shell("""
+      python3 -c 'import plistlib,sys; plistlib.dump({"PSLegacyStoragePathUsed": True, "Other": 7}, open(sys.argv[1], "wb"))' '\(plist)'
+      """)
+    let planted = ["Library/Preferences/.com.example.app.plist.appdata-tmp",
+                   "Library/Preferences/.com.example.app.plist.appdata-0123456789abcdef0123456789abcdef.tmp",
+                   "Documents/.appdata-marker-probe", "Documents/.appdata-marker-probe-0123456789abcdef0123456789abcdef"]
+    for name in planted {
+      try tree.file(name, contents: Array("mine: \(name)".utf8))
+      chmod(tree.path(name), 0o640)
+      try tree.setAttribute(name, "user.example.mine", Array("yes".utf8))
+    }
+    let before = try manifest(tree.root)
+    let result = try AppData.run(["migrate", "--defaults-key", "PSLegacyStoragePathUsed", tree.root])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output.contains("removed PSLegacyStoragePathUsed"), "\(result.output)")
+    let after = try manifest(tree.root)
+    for name in planted {
+      #expect(after[name].map { NSDictionary(dictionary: $0).isEqual(to: before[name]!) } == true, "\(name)")
+    }
+    let appdatas = after.keys.filter { $0.split(separator: "/").last!.contains(".appdata-") }.sorted()
+    #expect(appdatas == planted.sorted(), "\(appdatas)")
+  }
+
   // MARK: - --force and what holds the backup
 
   /// `extract --force -o out` with BACKUP given as a symlink into OUT: refused, the backup whole.

@@ -1,6 +1,7 @@
 @testable import AppDataSystem
 @testable import AppDataCore
 @testable import AppDataReaders
+import Foundation
 import Testing
 
 /// `SymlinkCheck` in-process: links judged by where they resolve through the others.
@@ -26,6 +27,82 @@ struct SymlinkCheckTests {
     #expect(verdicts["a/b"] == .some(nil))
     #expect(verdicts["loop1"] == .some("resolves through more than 40 symlinks"))
     #expect(verdicts["abs"] == .some("is absolute"))
+  }
+
+  /// Issue 48: the work is counted in components visited (a link's folders, then each component
+  /// of the targets it goes through), whatever their depth, and one budget is spent by every
+  /// container of a run: past it, the links not yet judged are files, with that reason.
+  @Test func theWorkIsComponentsVisitedAndOneBudgetServesTheRun() {
+    var budget = SymlinkCheck.Budget(limit: 2_000)
+    // 3 folders, then '..', 'c': 5 steps; inside.
+    let first = SymlinkCheck(links: [(Self.bytes("a/b/c/l"), Self.bytes("../c"))], budget: &budget)
+    #expect(first.verdict(Self.bytes("a/b/c/l"), target: Self.bytes("../c")) == nil)
+    #expect(budget.spent == 5)
+    // 999 folders 3 bytes each, then 'x', '..' 400 times and 'end': 999 + 801 steps, as many as
+    // at the root: a step's cost does not grow with the depth.
+    let deep = Array(repeating: "ddd", count: 999).joined(separator: "/")
+    let target = String(repeating: "x/../", count: 400) + "end"
+    let second = SymlinkCheck(links: [(Self.bytes(deep + "/l"), Self.bytes(target))], budget: &budget)
+    #expect(second.verdict(Self.bytes(deep + "/l"), target: Self.bytes(target)) == nil)
+    #expect(budget.spent == 5 + 999 + 801)
+    // The next container's links resolve until the budget is spent (195 steps left: the first
+    // link takes its 801, past it), then every link not yet judged is a file; one judged
+    // inside stays a link.
+    let third = SymlinkCheck(links: [(Self.bytes("m1"), Self.bytes(target)), (Self.bytes("m2"), Self.bytes("n"))], budget: &budget)
+    #expect(budget.spent == 5 + 999 + 801 + 801)
+    #expect(budget.isExhausted)
+    let past = "is one of more symlinks than appdata resolves in one extraction (2000 steps)"
+    #expect(third.verdict(Self.bytes("m2"), target: Self.bytes("n")) == past)
+    #expect(third.verdict(Self.bytes("m1"), target: Self.bytes(target)) == nil)
+  }
+
+  /// The interrupt flag is read inside the loop, every 1,024 steps: an interrupt set before the
+  /// check stops it at the first reading (one link's 950 folders, then 1,024 steps of its target).
+  @Test func anInterruptStopsTheCheckWithinOneThousandAndTwentyFourSteps() {
+    let deep = Array(repeating: "ddd", count: 950).joined(separator: "/")
+    let links = (0..<250).map { index in
+      (Self.bytes(deep + "/l\(index)"), Self.bytes(String(repeating: "x/../", count: 816) + "l\((index + 1) % 250)"))
+    }
+    var budget = SymlinkCheck.Budget()
+    var readings = 0
+    let check = SymlinkCheck(links: links, budget: &budget, isInterrupted: {
+      readings += 1
+      return true
+    })
+    #expect(check.interrupted)
+    #expect(readings == 1)
+    #expect(budget.spent == 950 + 1024)
+    // Not interrupted, the same links cost 250 × (950 + 8,193) steps: each gives up past 8,192.
+    var whole = SymlinkCheck.Budget()
+    let done = SymlinkCheck(links: links, budget: &whole)
+    #expect(!done.interrupted)
+    #expect(whole.spent == 250 * (950 + 8193))
+    #expect(done.verdict(links[0].0, target: links[0].1) == "takes more than 8192 steps to resolve")
+  }
+
+  /// The issue's manifest (250 links 3.8 KB deep, each target 4 KB of 'x/..' and the next
+  /// link): SIGTERM while the check runs ends the run (143, one line, OUT never made) within
+  /// 1,024 steps of it, by appdata's own count; it ran the whole check first (2,285,750 steps).
+  @Test func theBinaryActsOnSIGTERMDuringTheSymlinkCheck() throws {
+    let folder = ExtractTests.scratch("symlink-sigterm")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try ExtractHostileTests.backup(in: folder, rows: """
+      folder_row(""), *[link_row("/".join(["ddd"] * 950) + f"/l{i:04d}", "x/../" * 816 + f"l{(i + 1) % 250:04d}") for i in range(250)]
+      """)
+    let result = try AppData.runPaused(["extract", "--app", "com.example.x", "-o", folder + "/out", folder + "/backup"], at: "symlinks",
+                                       environment: ["APPDATA_DEBUG_STATS": "1"], withProcess: { process in
+      kill(process.processIdentifier, SIGTERM)
+      process.waitUntilExit()
+    })
+    #expect(result.status == 143)
+    let lines = result.error.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2, "\(result.error)")
+    #expect(lines.first == "appdata: error: \(folder)/out: interrupted; nothing was written", "\(result.error)")
+    #expect(lines.last?.hasSuffix(" symlink-steps=\(950 + 1024)") == true, "\(result.error)")
+    #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
+    let whole = try AppData.run(["extract", "--app", "com.example.x", "-o", folder + "/out", folder + "/backup"], environment: ["APPDATA_DEBUG_STATS": "1"])
+    #expect(whole.status == 0, "\(whole.error)")
+    #expect(whole.error.hasSuffix(" symlink-steps=\(250 * (950 + 8193))\n"), "\(whole.error.suffix(200))")
   }
 
   /// Past the memory bound the rows not handed over are files: a path the table does not hold

@@ -71,6 +71,7 @@ struct ExtractCommand {
         if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
         if case .interrupted = error, let number = signals.number {
           io.error(error.message)
+          WorkCounters.reportIfAsked()
           Syscalls.exitNow(128 + number)
         }
         throw error.refusal

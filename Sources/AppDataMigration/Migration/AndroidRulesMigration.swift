@@ -162,14 +162,17 @@ public enum AndroidRulesMigration {
     return result
   }
 
-  /// Writes `xml` to `path`, a file that must not exist: a new file beside it, flushed, then
-  /// renamed to `path` without replacing anything (a file made meanwhile is never overwritten);
-  /// on any failure nothing is left.
+  /// Writes `xml` to `path`, a file that must not exist: a hidden file beside it,
+  /// `.NAME.appdata-TOKEN.tmp` (an `OwnedArtifact`: made with `O_EXCL`, its owner record locked
+  /// from birth), flushed, then renamed to `path` without replacing anything (a file made
+  /// meanwhile is never overwritten); on any failure nothing is left. A hidden file a killed run
+  /// left is removed by the next run that writes `path`, when its owner record proves the run is
+  /// gone; a user's file of a like name never is.
   public static func write(_ xml: String, to path: String) throws(Failure) {
     let slash = path.lastIndex(of: "/")
     let folderPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
     let name = Array((slash.map { String(path[path.index(after: $0)...]) } ?? path).utf8)
-    guard !name.isEmpty else { throw Failure(message: "\(TerminalText.escaped(path)): names a folder, not a file") }
+    guard Beneath.isPlainName(name) else { throw Failure(message: "\(TerminalText.escaped(path)): names a folder, not a file") }
     if (try? Syscalls.status(ofPath: path)) != nil {
       throw Failure(message: "\(TerminalText.escaped(path)): already exists; appdata never replaces a file it did not make (choose another name)")
     }
@@ -178,21 +181,21 @@ public enum AndroidRulesMigration {
       throw Failure(message: "\(TerminalText.escaped(path)): cannot \(error.action) its folder: \(error.reason)")
     }
     defer { folder.close() }
-    var partial: [UInt8] = []
-    do {
-      let made = try Syscalls.makeUniquelyNamed(Array(".appdata-partial-".utf8)) { candidate throws(SystemError) in
-        try Syscalls.open(candidate, in: folder, options: .createNewFile, mode: 0o644, displayPath: path)
+    let prefix = OwnedArtifact.hiddenPrefix(of: name)
+    OwnedArtifact.sweep(prefix: prefix, suffix: OwnedArtifact.hiddenSuffix, in: folder)
+    do throws(SystemError) {
+      let hidden = try OwnedArtifact.make(.file, prefix: prefix, suffix: OwnedArtifact.hiddenSuffix, in: folder, mode: 0o644, displayPath: path)
+      do throws(SystemError) {
+        try Syscalls.writeAll(hidden.descriptor, Array(xml.utf8), displayPath: path)
+        try Syscalls.sync(hidden.descriptor, displayPath: path)
+        TestHooks.pause(at: "rules")
+        try Syscalls.renameWithoutReplacing(hidden.name, in: folder, to: name, in: folder, displayPath: path)
+      } catch {
+        hidden.discard()
+        throw error
       }
-      partial = made.name
-      let file = made.made
-      do {
-        defer { file.close() }
-        try Syscalls.writeAll(file, Array(xml.utf8), displayPath: path)
-        try Syscalls.sync(file, displayPath: path)
-      }
-      try Syscalls.renameWithoutReplacing(partial, in: folder, to: name, in: folder, displayPath: path)
+      hidden.relinquish()
     } catch {
-      if !partial.isEmpty { try? Syscalls.remove(partial, in: folder, isDirectory: false, displayPath: path) }
       if error.isExists { throw Failure(message: "\(TerminalText.escaped(path)): appeared while it was written, and was left as it is; nothing was written") }
       throw Failure(message: "\(TerminalText.escaped(path)): cannot \(error.action): \(error.reason); nothing was written")
     }

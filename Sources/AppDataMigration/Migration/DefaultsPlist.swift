@@ -44,16 +44,24 @@ enum DefaultsPlist {
       let folder = try container.openFolder(Array(path.dropLast()))
       try folder.closeAfter { () throws(SystemError) in
         let name = path.last!
-        let original = try Syscalls.status(of: name, in: folder, displayPath: container.display(path))
-        let temporary = Array(".".utf8) + name + Array(".appdata-tmp".utf8)
-        try? Syscalls.remove(temporary, in: folder, isDirectory: false, displayPath: "")
-        let file = try Syscalls.open(temporary, in: folder, options: .createNewFile, mode: 0o600, displayPath: container.display(path))
-        try file.closeAfter { () throws(SystemError) in
-          try Syscalls.writeAll(file, data, displayPath: container.display(path))
-          try Syscalls.setMode(file, original.permissions, displayPath: container.display(path))
-          try Syscalls.sync(file, displayPath: container.display(path))
+        let display = container.display(path)
+        let original = try Syscalls.status(of: name, in: folder, displayPath: display)
+        // The new plist is written into a hidden file of this run's own, `.NAME.appdata-TOKEN.tmp`
+        // (an `OwnedArtifact`), renamed over the plist once complete. One a killed run left goes
+        // when its owner record proves it; a user's file of a like name is never touched.
+        let prefix = OwnedArtifact.hiddenPrefix(of: name)
+        OwnedArtifact.sweep(prefix: prefix, suffix: OwnedArtifact.hiddenSuffix, in: folder)
+        let hidden = try OwnedArtifact.make(.file, prefix: prefix, suffix: OwnedArtifact.hiddenSuffix, in: folder, mode: 0o600, displayPath: display)
+        do throws(SystemError) {
+          try Syscalls.writeAll(hidden.descriptor, data, displayPath: display)
+          try Syscalls.setMode(hidden.descriptor, original.permissions, displayPath: display)
+          try Syscalls.sync(hidden.descriptor, displayPath: display)
+          try Syscalls.renameReplacing(hidden.name, in: folder, to: name, in: folder, displayPath: display)
+        } catch {
+          hidden.discard()
+          throw error
         }
-        try Syscalls.renameReplacing(temporary, in: folder, to: name, in: folder, displayPath: container.display(path))
+        hidden.relinquish()
         try Syscalls.sync(folder, displayPath: container.display(Array(path.dropLast())))
       }
     } catch {

@@ -150,22 +150,22 @@ public struct Migration {
       throw MigrationError("\(display): cannot open: \(error.reason); nothing was changed")
     }
     defer { folder.close() }
-    // One fixed name: the container lock makes it ours, and a probe left by a run killed right
-    // here is removed by the next one.
-    let probe = Array(".appdata-marker-probe".utf8)
-    try? Syscalls.remove(probe, in: folder, isDirectory: false, displayPath: "")
+    // A probe of this run's own (`OwnedArtifact`: a random token, an owner record locked from
+    // birth), never a fixed name: a user's file of any name is left alone, and a probe a run
+    // killed right here left is removed by the next one when its record proves it.
+    OwnedArtifact.sweep(prefix: Self.probePrefix, in: folder)
+    let probe: OwnedArtifact
     do {
-      let file = try Syscalls.open(probe, in: folder, options: .createNewFile, displayPath: display)
-      file.close()
+      probe = try OwnedArtifact.make(.file, prefix: Self.probePrefix, in: folder, displayPath: display)
     } catch {
       throw MigrationError("\(display): cannot create files there: \(error.reason); nothing was changed")
     }
-    defer { try? Syscalls.remove(probe, in: folder, isDirectory: false, displayPath: "") }
+    defer { probe.discard() }
     do throws(SystemError) {
       for marker in plan.markers {
         let attribute = MarkerTable.platformName(of: marker)
-        try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, onEntry: probe, in: folder, displayPath: display)
-        guard try ExtendedAttributes.value(of: attribute, onEntry: probe, in: folder, displayPath: display) != nil else {
+        try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, on: probe.descriptor, displayPath: display)
+        guard try ExtendedAttributes.value(of: attribute, on: probe.descriptor, displayPath: display) != nil else {
           throw SystemError(code: ErrnoValue.noAttribute, operation: .keepMarker(nil), path: display)
         }
       }
@@ -175,6 +175,9 @@ public struct Migration {
       throw MigrationError(message)
     }
   }
+
+  /// `.appdata-marker-probe-`: the probe file's name before its token.
+  static let probePrefix = Array(".appdata-marker-probe-".utf8)
 
   private static func plannedEntry(_ step: MigrationStep) -> MigrationReport.Entry {
     MigrationReport.Entry(action: .planned, source: step.source, destination: step.destination,

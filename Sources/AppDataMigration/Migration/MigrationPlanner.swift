@@ -47,7 +47,10 @@ struct MigrationPlanner {
     var existingDepth = 0
     for depth in 1...destination.count {
       guard let status = try statusOrFail(Array(destination.prefix(depth))) else { break }
-      guard status.isDirectory else { throw MigrationError("\(display(Array(destination.prefix(depth)))): not a folder") }
+      guard status.isDirectory else {
+        let why = status.kind == .symbolicLink ? "is a symlink; appdata never follows symlinks inside a container" : "not a folder"
+        throw MigrationError("\(display(Array(destination.prefix(depth)))): \(why)")
+      }
       existingDepth = depth
     }
     for depth in (existingDepth + 1)..<(destination.count + 1) where depth > existingDepth {

@@ -57,6 +57,8 @@ struct ExtractionWriter {
     var descriptors: [Int: FileDescriptor] = [:]
     deinit { for descriptor in descriptors.values { descriptor.close() } }
   }
+  /// What the symlink checks of every container may still spend (`SymlinkCheck.Budget`).
+  var symlinkBudget = SymlinkCheck.Budget()
   /// Checkpoints passed (`Request.stopAfter`).
   var checkpoints = 0
   /// In an archive: the files made for payloads the second pass writes, by fileID (one row
@@ -178,7 +180,9 @@ struct ExtractionWriter {
       ]))
     }
     let (symlinks, isComplete) = try plan.symlinks(database)
-    let links = SymlinkCheck(links: symlinks, isComplete: isComplete)
+    TestHooks.pause(at: "symlinks", releasedBy: request.isInterrupted)
+    let links = SymlinkCheck(links: symlinks, isComplete: isComplete, budget: &symlinkBudget, isInterrupted: request.isInterrupted)
+    try checkInterrupt()
     let tree = FolderStack(root: root, rootPath: rootPath, comparison: names)
     var rootRecord: MBFileRecord?
     // What was not written, by row: the rows' files are written on other threads, and what

@@ -21,50 +21,129 @@ import AppDataCore
 /// path (a row that would need one is not written); and a link judged here to resolve out is
 /// written as a file. A path that names no link here is a folder (resolved as its text says), a
 /// file or nothing (where the kernel's resolution stops, going nowhere).
+///
+/// **The work is bounded by components visited, across the run.** Each step of a resolution
+/// (one component of a link's folder or of a target) costs one component's hashing: where
+/// resolution is, is a stack of keyed hashes of the path so far (`PathHash`: two SipHash values,
+/// Swift's `Hasher`, seeded per process), and a link is looked up by them, never by its path's
+/// text, so a step costs the same 3.8 KB deep as at the root (it cost the whole path's hashing,
+/// about 18 s of CPU for a 2 MB manifest of links 3.8 KB deep, issue 48). Every step of every
+/// container of one extraction counts against one `Budget` (`Budget.defaultLimit`, 4,000,000
+/// steps): past it, every link not yet judged inside is written as a file, with that reason.
+/// The interrupt flag is read every 1,024 steps; once it is set the check stops (`interrupted`)
+/// and the caller ends the run.
 struct SymlinkCheck {
+  /// What every container's check of one extraction spends, and may: steps of resolution (a
+  /// component of a link's folder or of a target, visited).
+  struct Budget {
+    static let defaultLimit = 4_000_000
+    var limit = Budget.defaultLimit
+    var spent = 0
+    var isExhausted: Bool { spent >= limit }
+  }
+
+  /// A path from the container's root, as two keyed hashes of its components.
+  struct PathHash: Hashable {
+    var first: Int
+    var second: Int
+    static let root = PathHash(first: 0, second: 0)
+
+    /// The path `self` then `name`.
+    func appending(_ name: ArraySlice<UInt8>) -> PathHash {
+      var a = Hasher()
+      var b = Hasher()
+      a.combine(0 as UInt8)
+      b.combine(1 as UInt8)
+      a.combine(first)
+      b.combine(second)
+      a.combine(name.count)
+      b.combine(name.count)
+      name.withUnsafeBytes { bytes in
+        a.combine(bytes: bytes)
+        b.combine(bytes: bytes)
+      }
+      return PathHash(first: a.finalize(), second: b.finalize())
+    }
+  }
+
   /// The symlink rows: path (relative to the container) to target.
   private var targets: [[UInt8]: [UInt8]] = [:]
+  /// The same rows, found by their path's hash: their index in `rows`.
+  private var byHash: [PathHash: Int] = [:]
+  private var rows: [(path: [UInt8], target: [UInt8])] = []
+  /// Per row: written as a file.
+  private var isDemoted: [Bool] = []
+  /// Per row: found inside in a round. It stays inside in every later one (a link that becomes
+  /// a file only stops a resolution that reaches it, inside), so it is not resolved again.
+  private var isInside: [Bool] = []
   /// Links written as files, with why.
   private var demoted: [[UInt8]: String] = [:]
-  /// The longest path in `targets`: a longer prefix names no link, so is not looked up.
-  private var longest = 0
   static let maximumHops = 40
   /// The components one resolution may step through before it is given up (and the link
   /// written as a file): a bound on the work a hostile target can cause.
   static let maximumSteps = 8192
   static let maximumRounds = 8
-
-  /// The work all rounds together may do, in resolution steps: past it, every link not yet
-  /// judged inside is written as a file (a hostile manifest's million long targets cost a bounded
-  /// time, not hours).
-  static let maximumTotalSteps = 2_000_000
+  /// How often (in steps) the interrupt flag is read.
+  static let interruptInterval = 1024
   /// Links beyond what `Plan.symlinks` holds in memory (`isComplete` false): written as files.
   private var isComplete = true
-  private var spent = 0
+  /// The check stopped for an interrupt: its verdicts are not to be used.
+  private(set) var interrupted = false
 
   /// `isComplete`: false when the container has more symlink rows than were handed over (their
-  /// targets passed the memory bound); those are all written as files.
-  init(links: [(path: [UInt8], target: [UInt8])], isComplete: Bool = true) {
+  /// targets passed the memory bound); those are all written as files. `budget`: the steps the
+  /// run may still spend, spent here. `isInterrupted`: read every `interruptInterval` steps.
+  init(links: [(path: [UInt8], target: [UInt8])], isComplete: Bool = true, budget: inout Budget,
+       isInterrupted: () -> Bool = { false }) {
     self.isComplete = isComplete
     for link in links where targets[link.path] == nil {
       targets[link.path] = link.target
-      longest = max(longest, link.path.count)
+      var hash = PathHash.root
+      for component in link.path.split(separator: 0x2F, omittingEmptySubsequences: true) { hash = hash.appending(component) }
+      byHash[hash] = rows.count
+      rows.append(link)
+      isDemoted.append(false)
+      isInside.append(false)
     }
     var round = 0
+    var nextCheck = budget.spent + Self.interruptInterval
+    let pastBudget = "is one of more symlinks than appdata resolves in one extraction (\(budget.limit) steps)"
     while true {
       round += 1
-      var outward: [(path: [UInt8], why: String, hops: Int)] = []
-      for (path, target) in targets where demoted[path] == nil {
-        if spent > Self.maximumTotalSteps {
-          outward.append((path, "is one of more symlinks than appdata resolves in one container", 0))
+      var outward: [(index: Int, why: String, hops: Int)] = []
+      for index in rows.indices where !isDemoted[index] && !isInside[index] {
+        if budget.isExhausted {
+          outward.append((index, pastBudget, 0))
           continue
         }
-        if let (why, hops) = resolve(path, target) { outward.append((path, why, hops)) }
+        if budget.spent >= nextCheck {
+          nextCheck = budget.spent + Self.interruptInterval
+          if isInterrupted() {
+            interrupted = true
+            return
+          }
+        }
+        switch resolve(index, budget: &budget, isInterrupted: isInterrupted) {
+        case .inside: isInside[index] = true
+        case .outside(let why, let hops): outward.append((index, why, hops))
+        case .interrupted:
+          interrupted = true
+          return
+        }
       }
       guard let fewest = outward.map(\.hops).min() else { break }
-      let all = round >= Self.maximumRounds || spent > Self.maximumTotalSteps
-      for link in outward where link.hops == fewest || all { demoted[link.path] = link.why }
+      let all = round >= Self.maximumRounds || budget.isExhausted
+      for link in outward where link.hops == fewest || all {
+        isDemoted[link.index] = true
+        demoted[rows[link.index].path] = link.why
+      }
     }
+  }
+
+  /// A check with a budget of its own (tests, the fuzz target).
+  init(links: [(path: [UInt8], target: [UInt8])], isComplete: Bool = true) {
+    var budget = Budget()
+    self.init(links: links, isComplete: isComplete, budget: &budget)
   }
 
   /// Whether a symlink row holds `path`: no folder may be made there.
@@ -81,43 +160,56 @@ struct SymlinkCheck {
     return nil
   }
 
-  /// Resolves `target` from the folder holding `path`, through the links that are links: why it
-  /// ends outside the container and after how many links, or nil.
-  private mutating func resolve(_ path: [UInt8], _ target: [UInt8]) -> (why: String, hops: Int)? {
-    if target.first == 0x2F { return ("is absolute", 0) }
-    if target.isEmpty { return ("is empty", 0) }
-    // Where resolution is: the components from the container's root, and their bytes joined.
-    var here = Array(path.split(separator: 0x2F, omittingEmptySubsequences: true).dropLast())
-    var joined = Array(RelativePath.join(here.map(Array.init)))
+  private enum Resolution {
+    case inside
+    case outside(why: String, hops: Int)
+    case interrupted
+  }
+
+  /// Resolves row `index`'s target from the folder holding it, through the links that are
+  /// links: inside, or why it ends outside the container and after how many links.
+  private func resolve(_ index: Int, budget: inout Budget, isInterrupted: () -> Bool) -> Resolution {
+    let (path, target) = rows[index]
+    if target.first == 0x2F { return .outside(why: "is absolute", hops: 0) }
+    if target.isEmpty { return .outside(why: "is empty", hops: 0) }
+    // Where resolution is: the hash of each folder from the root down (the root's first).
+    var here: [PathHash] = [.root]
+    let folders = path.split(separator: 0x2F, omittingEmptySubsequences: true).dropLast()
+    budget.spent += folders.count
+    WorkCounters.addSymlinkSteps(UInt64(folders.count))
+    for component in folders { here.append(here[here.count - 1].appending(component)) }
     var work = Array(target.split(separator: 0x2F, omittingEmptySubsequences: true).reversed())
     var hops = 0
     var steps = 0
-    func pop() {
-      let last = here.removeLast()
-      joined.removeLast(min(joined.count, last.count + (here.isEmpty ? 0 : 1)))
+    defer {
+      budget.spent += steps
+      WorkCounters.addSymlinkSteps(UInt64(steps))
     }
-    defer { spent += steps }
     while let component = work.popLast() {
       steps += 1
-      if steps > Self.maximumSteps { return ("takes more than \(Self.maximumSteps) steps to resolve", hops) }
-      if component.elementsEqual([0x2E]) { continue }
-      if component.elementsEqual([0x2E, 0x2E]) {
-        if here.isEmpty { return (hops == 0 ? "climbs out of the container" : "resolves out of the container through another symlink", hops) }
-        pop()
+      if steps > Self.maximumSteps { return .outside(why: "takes more than \(Self.maximumSteps) steps to resolve", hops: hops) }
+      if steps % Self.interruptInterval == 0 && isInterrupted() { return .interrupted }
+      if component.count == 1 && component.first == 0x2E { continue }
+      if component.count == 2 && component.first == 0x2E && component.last == 0x2E {
+        if here.count == 1 {
+          return .outside(why: hops == 0 ? "climbs out of the container" : "resolves out of the container through another symlink", hops: hops)
+        }
+        here.removeLast()
         continue
       }
-      if !here.isEmpty { joined.append(0x2F) }
-      joined.append(contentsOf: component)
-      here.append(component)
-      guard joined.count <= longest, let next = targets[joined] else { continue }
+      let next = here[here.count - 1].appending(component)
+      guard let link = byHash[next] else {
+        here.append(next)
+        continue
+      }
       // A link written as a file: the kernel stops there (the file, or ENOTDIR), inside.
-      if demoted[joined] != nil { return nil }
+      if isDemoted[link] { return .inside }
       hops += 1
-      if hops > Self.maximumHops { return ("resolves through more than \(Self.maximumHops) symlinks", hops) }
-      if next.first == 0x2F { return ("resolves through an absolute symlink", hops) }
-      pop()
-      work.append(contentsOf: next.split(separator: 0x2F, omittingEmptySubsequences: true).reversed())
+      if hops > Self.maximumHops { return .outside(why: "resolves through more than \(Self.maximumHops) symlinks", hops: hops) }
+      let linkTarget = rows[link].target
+      if linkTarget.first == 0x2F { return .outside(why: "resolves through an absolute symlink", hops: hops) }
+      work.append(contentsOf: linkTarget.split(separator: 0x2F, omittingEmptySubsequences: true).reversed())
     }
-    return nil
+    return .inside
   }
 }

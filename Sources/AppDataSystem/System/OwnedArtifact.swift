@@ -23,7 +23,10 @@ import Synchronization
 ///   record's lock is free (the run that held it is gone), the record is a regular file of this
 ///   user's whose token is the one in both names, and the artifact is this user's and is the
 ///   file the record names (device and inode; or, for a run killed before it wrote them, empty).
-///   A name alone, legacy names included, proves nothing: such entries are left as they are.
+///   A name alone, legacy names included, proves nothing: such entries are left as they are; so
+///   does a record whose name names something else than it records (both stay). A record whose
+///   artifact is gone (renamed into place, or removed, before the run could remove the record)
+///   is removed.
 ///
 /// The caller owns the folder descriptor it passes, and keeps it open for as long as this value
 /// lives; this value owns the artifact's descriptor and the record's. Sendable: its mutable state
@@ -269,8 +272,9 @@ public final class OwnedArtifact: Sendable {
   /// Takes over the artifact `prefix TOKEN suffix` of a run that is gone, when its record proves
   /// it (see the type's comment): the record's lock is then this run's, and the value can put
   /// the artifact in place (`relinquish` after renaming it) or `discard` it. nil when not proven
-  /// (a live run's, another user's, a name alone) or when there is no such record. An artifact
-  /// that is gone, or that its name no longer names, comes back with `isInPlace` false.
+  /// (a live run's, another user's, a name alone, a name that names something other than the
+  /// record does) or when there is no such record. An artifact that is gone comes back with
+  /// `isInPlace` false, and `discard` then removes the record only.
   public static func claim(prefix: [UInt8], token: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor) -> OwnedArtifact? {
     guard isToken(token[...]) else { return nil }
     let name = prefix + token + suffix
@@ -286,7 +290,17 @@ public final class OwnedArtifact: Sendable {
     }
     var descriptor = FileDescriptor(rawValue: -1)
     var identity = parsed.identity ?? FileIdentity(device: 0, inode: 0)
-    if let found = try? Syscalls.status(of: name, in: folder, displayPath: ""), found.owner == me,
+    let found: FileStatus?
+    do {
+      found = try Syscalls.status(of: name, in: folder, displayPath: "")
+    } catch {
+      found = nil
+      if !error.isNotFound {
+        record.close()
+        return nil
+      }
+    }
+    if let found, found.owner == me,
        found.kind == (parsed.kind == .folder ? .directory : .regular),
        let opened = try? Syscalls.open(name, in: folder, options: parsed.kind == .folder ? .directory : .readMaybeFile, displayPath: ""),
        let openedStatus = try? Syscalls.status(of: opened, displayPath: "") {
@@ -300,7 +314,12 @@ public final class OwnedArtifact: Sendable {
       }
     }
     if descriptor.rawValue < 0 {
-      // Nothing of the record's is there (or the name names something else, which stays).
+      // The name names something the record does not: nothing is proven, and both stay.
+      if found != nil {
+        record.close()
+        return nil
+      }
+      // Nothing is at the name (the run put it in place, or removed it): the record goes.
       identity = FileIdentity(device: UInt64.max, inode: UInt64.max)
       descriptor = (try? Syscalls.reopen(folder, displayPath: "")) ?? descriptor
     }
@@ -326,6 +345,15 @@ public final class OwnedArtifact: Sendable {
     defer { descriptor.close() }
     return Syscalls.firstEntry(of: descriptor) == nil
   }
+
+  // MARK: - A file's hidden stand-in beside it
+
+  /// `.NAME.appdata-`: what the hidden file written before it replaces (or becomes) NAME starts
+  /// with, `.NAME.appdata-TOKEN.tmp` whole (NAME cut to 180 bytes, so the name and its record's
+  /// stay names Linux takes): `-o` outputs, the rewritten defaults plist, the rules migration's
+  /// new file.
+  public static func hiddenPrefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-".utf8) }
+  public static let hiddenSuffix = Array(".tmp".utf8)
 
   // MARK: - Names reserved for appdata's own files
 

@@ -88,8 +88,8 @@ public final class ReplacingFile: Sendable {
   }
 
   /// `.NAME.appdata-`: what this run's hidden file, and any a killed run left, start with.
-  private static func prefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-".utf8) }
-  private static let suffix = Array(".tmp".utf8)
+  private static func prefix(of name: [UInt8]) -> [UInt8] { OwnedArtifact.hiddenPrefix(of: name) }
+  private static let suffix = OwnedArtifact.hiddenSuffix
 
   /// Writes all of `bytes`, unless a write failed already.
   /// Safe from several threads (the walk's workers stream NDJSON lines): each call's bytes go

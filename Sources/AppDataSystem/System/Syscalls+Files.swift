@@ -410,24 +410,6 @@ extension Syscalls {
     return slash == 0 ? "/" : String(decoding: path[..<slash], as: UTF8.self)
   }
 
-  /// Makes an entry named `prefix` + `PID-RANDOM` + `suffix` with `make` (which must fail with
-  /// EEXIST when the name is taken, as `O_EXCL` and `mkdirat` do), trying another name at most
-  /// eight times: a name no other run has. The name, and what `make` returned.
-  public static func makeUniquelyNamed<T>(_ prefix: [UInt8], suffix: String = "",
-                                          _ make: ([UInt8]) throws(SystemError) -> T) throws(SystemError) -> (name: [UInt8], made: T) {
-    var last = SystemError(code: EEXIST, operation: .create, path: "")
-    for _ in 0..<8 {
-      let name = prefix + Array("\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))\(suffix)".utf8)
-      do {
-        return (name, try make(name))
-      } catch {
-        last = error
-        if !error.isExists { break }
-      }
-    }
-    throw last
-  }
-
   /// The first name in the open folder (`.` and `..` left out), or nil when it is empty or
   /// cannot be read.
   public static func firstEntry(of folder: FileDescriptor) -> [UInt8]? {

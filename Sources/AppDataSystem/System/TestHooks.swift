@@ -4,7 +4,10 @@ import Synchronization
 /// byte to the FIFO `F.ready` (which the test made and reads) and waits (up to 60 s) until `F`
 /// exists. Points: `migrate` (after planning, before
 /// the first change), `resolved` (PATH's containers are found, none is opened yet), `walk` (after the container root is listed, before any folder below it
-/// is opened) and `folder` (after a top-level folder is listed, before its subfolders are opened).
+/// is opened), `folder` (after a top-level folder is listed, before its subfolders are opened),
+/// `extract` (at each of an extraction's checkpoints), `symlinks` (before a container's symlink
+/// check; an interrupt ends the pause) and `rules` (the rules migration's new file
+/// written and flushed under its hidden name, before it is renamed into place).
 /// Without the variables this costs one environment lookup, once.
 ///
 /// `APPDATA_TEST_HAND_OVER_ALL=1` makes the walk pass every folder below the top level on as
