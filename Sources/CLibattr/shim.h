@@ -160,4 +160,19 @@ static inline int appdata_link_tmpfile(int fd, int dirfd, const char *name) {
   return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
 }
 
+/// chmod(2) of the folder `name` in `dirfd` without following a symlink: opened with O_PATH |
+/// O_NOFOLLOW | O_DIRECTORY (which needs no permission on it), then changed through its
+/// /proc/self/fd link, which names that very inode. -1 with errno where it cannot.
+static inline int appdata_chmod_folder_nofollow(int dirfd, const char *name, unsigned int mode) {
+  int fd = openat(dirfd, name, __O_PATH | O_NOFOLLOW | __O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+  int result = chmod(path, (mode_t)mode);
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return result;
+}
+
 #endif

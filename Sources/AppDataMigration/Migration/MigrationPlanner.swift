@@ -72,6 +72,9 @@ struct MigrationPlanner {
     // --skip), or nil when it is to move.
     func staysBecause(_ name: [UInt8]) -> String? {
       if let reason = Self.systemReason(for: name, bundleID: bundleID) { return reason }
+      // Named as appdata's own files are (a partial copy, an owner record, a hidden output):
+      // moved, it would stand in the destination where appdata looks for its own.
+      if OwnedArtifact.isReserved(name) { return "named as appdata's own files are (.appdata-*, .NAME.appdata-*); left where it is" }
       if !options.only.isEmpty && !options.only.contains(where: { $0.matches(name) }) { return "not selected by --only" }
       if let glob = options.skip.first(where: { $0.matches(name) }) { return "excluded by --skip \(glob.pattern)" }
       return nil

@@ -32,8 +32,8 @@ final class ExtractionOutput {
   private(set) var leftAside: [UInt8]?
 
   /// `.OUT.appdata-extract-partial-`: what every run's partial folder for OUT starts with (OUT's
-  /// name cut to 200 bytes, so the whole stays a name Linux takes).
-  static func partialPrefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(200) + Array(".appdata-extract-partial-".utf8) }
+  /// name cut to 180 bytes, so the whole and its owner record stay names Linux takes).
+  static func partialPrefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-extract-partial-".utf8) }
 
   /// `path` without doubled slashes or a trailing one (`out//` is `out`, `/` stays `/`).
   static func normalized(_ path: String) -> String {
@@ -113,8 +113,10 @@ final class ExtractionOutput {
     }
   }
 
-  /// What `--force` may replace: a folder carrying the marker, or an empty folder.
+  /// What `--force` may replace: a folder of this user's carrying the marker, or an empty folder
+  /// of this user's (another user's folder is never appdata's own).
   static func isReplaceable(_ folder: FileDescriptor) -> Bool {
+    guard (try? Syscalls.status(of: folder, displayPath: ""))?.owner == Syscalls.effectiveUserID else { return false }
     if let value = try? ExtendedAttributes.value(of: markerName, on: folder, displayPath: ""), value == markerValue { return true }
     return Syscalls.firstEntry(of: folder) == nil
   }
@@ -206,6 +208,9 @@ final class ExtractionOutput {
       abandon()
       throw Refusal("\(out): was replaced meanwhile by something appdata did not make; it was left as it is and nothing was written")
     }
+    // The record says the partial folder's name may name either folder before they swap, so a
+    // run killed at any instant leaves a name the next sweep can prove.
+    artifact.mayAlsoName(oldIdentity)
     do {
       try Syscalls.exchange(partialName, with: name, in: parent, displayPath: typed)
     } catch {
@@ -223,7 +228,13 @@ final class ExtractionOutput {
     }
     // The old OUT now has the partial folder's name: the record says so, then it goes. One that
     // cannot be removed keeps the record, so the next run's sweep removes it.
-    artifact.nowNames(oldIdentity)
+    guard let oldCopy = try? Syscalls.reopen(old, displayPath: typed) else {
+      leftAside = partialName
+      isClosed = true
+      parent.close()
+      return
+    }
+    artifact.nowNames(oldIdentity, descriptor: oldCopy)
     if !artifact.discard() { leftAside = partialName }
     isClosed = true
     parent.close()

@@ -284,6 +284,12 @@ struct ExtractionWriter {
       let made: FileDescriptor
       do { made = try Syscalls.open(name, in: folder, options: .directory, displayPath: display(path)) } catch { throw failed(error) }
       for attribute in entry.record?.extendedAttributes ?? [] {
+        // appdata's own attribute, which proves OUT an extraction --force may replace, is
+        // never taken from a manifest.
+        if MarkerTable.platformAttributeName(attribute.name) == ExtractionOutput.markerName {
+          problem("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: it is appdata's own", isError: false)
+          continue
+        }
         do {
           try ExtendedAttributes.setValue(attribute.value, of: MarkerTable.platformAttributeName(attribute.name), on: made, displayPath: display(path))
         } catch {

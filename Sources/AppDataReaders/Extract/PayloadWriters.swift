@@ -138,6 +138,10 @@ struct PayloadCopier {
     }
     // Attributes first: a file whose mode leaves out write permission takes none after it.
     for attribute in job.record?.extendedAttributes ?? [] {
+      if MarkerTable.platformAttributeName(attribute.name) == ExtractionOutput.markerName {
+        outcome.warnings.append("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: it is appdata's own")
+        continue
+      }
       do {
         try ExtendedAttributes.setValue(attribute.value, of: MarkerTable.platformAttributeName(attribute.name), on: job.file, displayPath: displayPath)
       } catch {

@@ -14,15 +14,19 @@ import Synchronization
 ///   `getrandom(2)`, created with `O_EXCL` (`mkdirat` for a folder): a name that was taken
 ///   fails, and another token is tried.
 /// - **An owner record beside it, locked from birth.** `PREFIX TOKEN SUFFIX.owner`, holding
-///   `appdata-owner 1 TOKEN KIND` and, once the artifact exists, its device and inode. On Linux
+///   `appdata-owner 1 TOKEN KIND`, the record's own device and inode (read from its descriptor
+///   before it has a name, so a copy of it, which has another inode, proves nothing) and, once
+///   the artifact exists, the artifact's device and inode (two while `--force` exchanges OUT). On Linux
 ///   the record is made with `O_TMPFILE`, locked (`flock`) and written *before* it gets its name
 ///   (`linkat`), so no other run ever sees it unlocked while this one lives. Elsewhere (Darwin, a
 ///   filesystem without `O_TMPFILE`) it is created with `O_EXCL` and then locked and written: a
 ///   sweep that catches it in between finds no token in it, and leaves it.
 /// - **A sweep removes only what a dead run proves.** `sweep` removes an artifact only when its
 ///   record's lock is free (the run that held it is gone), the record is a regular file of this
-///   user's whose token is the one in both names, and the artifact is this user's and is the
-///   file the record names (device and inode; or, for a run killed before it wrote them, empty).
+///   user's whose token is the one in both names and whose own identity is the one it records,
+///   and the artifact is this user's and is a file the record names (device and inode). It is
+///   removed through the descriptor that proved it, never by its name again (a folder is emptied
+///   through it, then its name removed only while it still names it and it is empty).
 ///   A name alone, legacy names included, proves nothing: such entries are left as they are; so
 ///   does a record whose name names something else than it records (both stay). A record whose
 ///   artifact is gone (renamed into place, or removed, before the run could remove the record)
@@ -40,14 +44,18 @@ public final class OwnedArtifact: Sendable {
   public let name: [UInt8]
   public let recordName: [UInt8]
   /// The artifact, open: a folder (`O_DIRECTORY`) or a file (read and write).
-  public let descriptor: FileDescriptor
+  public var descriptor: FileDescriptor { state.withLock { $0.descriptor } }
   /// Which file the artifact is.
   public var identity: FileIdentity { state.withLock { $0.identity } }
   private let folder: FileDescriptor
   private let record: FileDescriptor
   private let token: [UInt8]
   private struct State {
+    var descriptor: FileDescriptor
     var identity: FileIdentity
+    /// What the record says the name may name: the artifact, and while `--force` exchanges OUT,
+    /// the old OUT too.
+    var recorded: [FileIdentity]
     var isDone = false
   }
   private let state: Mutex<State>
@@ -69,8 +77,7 @@ public final class OwnedArtifact: Sendable {
     self.kind = kind
     self.name = name
     self.recordName = recordName
-    self.descriptor = descriptor
-    state = Mutex(State(identity: identity))
+    state = Mutex(State(descriptor: descriptor, identity: identity, recorded: [identity]))
     self.folder = folder
     self.record = record
     self.token = token
@@ -154,7 +161,10 @@ public final class OwnedArtifact: Sendable {
   /// Makes the owner record, locked before any other run can open it where the system allows.
   private static func makeRecord(_ recordName: [UInt8], token: [UInt8], kind: Kind, in folder: FileDescriptor,
                                  mark: ((FileDescriptor) -> Void)?, displayPath: @autoclosure () -> String) throws(SystemError) -> FileDescriptor {
-    let firstLine = recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A]
+    func firstLines(_ record: FileDescriptor) throws(SystemError) -> [UInt8] {
+      let own = try Syscalls.status(of: record, displayPath: displayPath()).identity
+      return recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A] + Array("\(own.device) \(own.inode)\n".utf8)
+    }
     #if canImport(Glibc) && !DARWIN_CHECK
     let unnamed = appdata_open_tmpfile(folder.rawValue)
     if unnamed >= 0 {
@@ -162,7 +172,7 @@ public final class OwnedArtifact: Sendable {
       _ = flock(record.rawValue, LOCK_EX)
       mark?(record)
       do {
-        try Syscalls.writeAll(record, firstLine, displayPath: displayPath())
+        try Syscalls.writeAll(record, try firstLines(record), displayPath: displayPath())
       } catch {
         record.close()
         throw error
@@ -180,7 +190,7 @@ public final class OwnedArtifact: Sendable {
     _ = flock(record.rawValue, LOCK_EX)
     mark?(record)
     do {
-      try Syscalls.writeAll(record, firstLine, displayPath: displayPath())
+      try Syscalls.writeAll(record, try firstLines(record), displayPath: displayPath())
     } catch {
       unlinkIfSame(recordName, as: record, in: folder)
       record.close()
@@ -189,19 +199,38 @@ public final class OwnedArtifact: Sendable {
     return record
   }
 
-  /// Writes the record anew: its first line and the artifact's identity.
+  /// Writes the record anew: its first line, its own identity and what the name may name.
   private func writeRecord() {
-    let identity = self.identity
-    let text = Self.recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A]
-      + Array("\(identity.device) \(identity.inode)\n".utf8)
+    let recorded = state.withLock { $0.recorded }
+    guard let own = try? Syscalls.status(of: record, displayPath: "").identity else { return }
+    var text = Self.recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A]
+    text += Array("\(own.device) \(own.inode)\n".utf8)
+    text += Array(recorded.map { "\($0.device) \($0.inode)" }.joined(separator: " ").utf8) + [0x0A]
     _ = ftruncate(record.rawValue, 0)
     _ = text.withUnsafeBytes { pwrite(record.rawValue, $0.baseAddress, $0.count, 0) }
+    _ = fsync(record.rawValue)
   }
 
-  /// The artifact's name now names `identity` (an exchange put what was OUT there): the record
-  /// says so, so that if this run dies before removing it, the next sweep can.
-  public func nowNames(_ identity: FileIdentity) {
-    state.withLock { $0.identity = identity }
+  /// Before an exchange puts `other` (the old OUT) at the artifact's name: the record says the
+  /// name may name either, so that a run killed at any instant of it leaves a name the next
+  /// sweep can prove, whichever it names.
+  public func mayAlsoName(_ other: FileIdentity) {
+    state.withLock { $0.recorded = [$0.identity, other] }
+    writeRecord()
+  }
+
+  /// After the exchange: the artifact's name names `other`, open at `descriptor` (this value now
+  /// owns it); what it named before is in place elsewhere, and its descriptor is closed.
+  public func nowNames(_ other: FileIdentity, descriptor: FileDescriptor) {
+    let previous = state.withLock { state in
+      defer {
+        state.descriptor = descriptor
+        state.identity = other
+        state.recorded = [other]
+      }
+      return state.descriptor
+    }
+    previous.close()
     writeRecord()
   }
 
@@ -219,17 +248,21 @@ public final class OwnedArtifact: Sendable {
     descriptor.close()
   }
 
+  /// The artifact, removed through its descriptor (a folder emptied through it, then its name
+  /// removed only while it names that folder; a file's name only while it names that file).
+  private func removeArtifact() -> Bool {
+    guard isInPlace else { return true }
+    if kind == .folder { return Syscalls.removeFolder(name, in: folder, opened: descriptor) }
+    return (try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: "")) != nil
+  }
+
   /// Removes the artifact, if its name still names it, then the record: a failed or interrupted
   /// run. Folders the run made with mode 0000 are made writable first. True when both are gone.
   @discardableResult
   public func discard() -> Bool {
     guard finishOnce() else { return true }
+    let removed = removeArtifact()
     descriptor.close()
-    var removed = true
-    if isInPlace {
-      removed = kind == .folder ? Syscalls.removeTree(name, in: folder)
-        : (try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: "")) != nil
-    }
     // A folder that could not be removed keeps its record, for the next run's sweep.
     if removed { Self.unlinkIfSame(recordName, as: record, in: folder) }
     record.close()
@@ -288,8 +321,14 @@ public final class OwnedArtifact: Sendable {
       record.close()
       return nil
     }
+    // The record must be the very file a run wrote: its own identity, recorded from its
+    // descriptor before it had a name, is not a copy's (nor a planted file's).
+    guard parsed.own == status.identity else {
+      record.close()
+      return nil
+    }
     var descriptor = FileDescriptor(rawValue: -1)
-    var identity = parsed.identity ?? FileIdentity(device: 0, inode: 0)
+    var identity = FileIdentity(device: UInt64.max, inode: UInt64.max)
     let found: FileStatus?
     do {
       found = try Syscalls.status(of: name, in: folder, displayPath: "")
@@ -304,9 +343,8 @@ public final class OwnedArtifact: Sendable {
        found.kind == (parsed.kind == .folder ? .directory : .regular),
        let opened = try? Syscalls.open(name, in: folder, options: parsed.kind == .folder ? .directory : .readMaybeFile, displayPath: ""),
        let openedStatus = try? Syscalls.status(of: opened, displayPath: "") {
-      let proven = parsed.identity.map { $0 == openedStatus.identity }
-        ?? (parsed.kind == .folder ? Syscalls.firstEntry(of: opened) == nil : openedStatus.size == 0)
-      if proven {
+      // Proven only as a file the record names: never for being empty, never for its name.
+      if parsed.artifacts.contains(openedStatus.identity) {
         descriptor = opened
         identity = openedStatus.identity
       } else {
@@ -320,31 +358,36 @@ public final class OwnedArtifact: Sendable {
         return nil
       }
       // Nothing is at the name (the run put it in place, or removed it): the record goes.
-      identity = FileIdentity(device: UInt64.max, inode: UInt64.max)
-      descriptor = (try? Syscalls.reopen(folder, displayPath: "")) ?? descriptor
+      guard let folderCopy = try? Syscalls.reopen(folder, displayPath: "") else {
+        record.close()
+        return nil
+      }
+      descriptor = folderCopy
     }
     return OwnedArtifact(kind: parsed.kind, name: name, recordName: recordName, descriptor: descriptor,
                          identity: identity, folder: folder, record: record, token: token)
   }
 
-  static func parseRecord(_ text: [UInt8]) -> (token: [UInt8], kind: Kind, identity: FileIdentity?)? {
+  /// A record's fields: its token, the artifact's kind, the record's own identity and the
+  /// identities its artifact's name may name (none before the artifact was made).
+  static func parseRecord(_ text: [UInt8]) -> (token: [UInt8], kind: Kind, own: FileIdentity, artifacts: [FileIdentity])? {
     let lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
-    guard lines.count >= 2, let first = lines.first, first.starts(with: recordMagic) else { return nil }
+    guard lines.count >= 3, let first = lines.first, first.starts(with: recordMagic) else { return nil }
     let fields = first.dropFirst(recordMagic.count).split(separator: 0x20)
     guard fields.count == 2, isToken(fields[0]), let kind = Kind(rawValue: String(decoding: fields[1], as: UTF8.self)) else { return nil }
-    var identity: FileIdentity?
-    if lines.count >= 3 {
-      let numbers = lines[1].split(separator: 0x20).compactMap { UInt64(String(decoding: $0, as: UTF8.self)) }
-      if numbers.count == 2 { identity = FileIdentity(device: numbers[0], inode: numbers[1]) }
+    func identities(_ line: ArraySlice<UInt8>) -> [FileIdentity]? {
+      let words = line.split(separator: 0x20)
+      let numbers = words.compactMap { UInt64(String(decoding: $0, as: UTF8.self)) }
+      guard numbers.count == words.count, numbers.count % 2 == 0, numbers.count <= 4 else { return nil }
+      return stride(from: 0, to: numbers.count, by: 2).map { FileIdentity(device: numbers[$0], inode: numbers[$0 + 1]) }
     }
-    return (Array(fields[0]), kind, identity)
+    guard let own = identities(lines[1]), own.count == 1 else { return nil }
+    let artifacts = lines.count >= 4 ? identities(lines[2]) ?? [] : []
+    return (Array(fields[0]), kind, own[0], artifacts)
   }
 
-  private static func isEmptyFolder(_ name: [UInt8], in folder: FileDescriptor) -> Bool {
-    guard let descriptor = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") else { return false }
-    defer { descriptor.close() }
-    return Syscalls.firstEntry(of: descriptor) == nil
-  }
+
+
 
   // MARK: - A file's hidden stand-in beside it
 

@@ -41,6 +41,10 @@ public final class ReplacingFile: Sendable {
 
   public init(path: String) throws(SystemError) {
     self.path = path
+    // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, and a link to one: names of descriptors, not
+    // files. Followed, they would name the file behind a shell's `>>`, replaced rather than
+    // appended to; they are refused, whatever they lead to.
+    if Self.leadsToSystemName(path) { throw SystemError(code: ENODEV, operation: .writeReport, path: path) }
     var target = Array(path.utf8)
     var existing: FileStatus?
     if let status = try? Syscalls.status(ofPath: path) {
@@ -83,8 +87,29 @@ public final class ReplacingFile: Sendable {
     switch error.code {
     case EISDIR: return "is a folder; give the report a file's name"
     case ErrnoValue.notFound: return "is a symlink to a file that does not exist; give the report a file's name"
+    case ENODEV: return "names a descriptor or a device (/dev, /proc), not a file; appdata writes reports only to files (leave -o out for standard output)"
     default: return "is a FIFO, socket or device, not a file; appdata writes reports only to files (leave -o out for standard output)"
     }
+  }
+
+  /// Whether `path`, or a link on the way from it (at most 40), names something under `/dev` or
+  /// `/proc`.
+  private static func leadsToSystemName(_ path: String) -> Bool {
+    var current = path
+    for _ in 0..<40 {
+      if current == "/dev" || current == "/proc" || current.hasPrefix("/dev/") || current.hasPrefix("/proc/") { return true }
+      guard (try? Syscalls.status(ofPath: current))?.kind == .symbolicLink else { return false }
+      let bytes = Array(current.utf8)
+      let folderPath = Syscalls.folderPart(of: bytes)
+      let name = Array(bytes[((bytes.lastIndex(of: 0x2F)).map { $0 + 1 } ?? 0)...])
+      guard let folder = try? Syscalls.openDirectory(atPath: folderPath) else { return false }
+      let target = try? Syscalls.readLink(name, in: folder, displayPath: current)
+      folder.close()
+      guard let target, !target.isEmpty else { return false }
+      let text = String(decoding: target, as: UTF8.self)
+      current = target.first == 0x2F ? text : (folderPath == "/" ? "/" : folderPath + "/") + text
+    }
+    return true
   }
 
   /// `.NAME.appdata-`: what this run's hidden file, and any a killed run left, start with.

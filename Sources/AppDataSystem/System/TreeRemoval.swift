@@ -1,5 +1,6 @@
 #if canImport(Glibc) && !DARWIN_CHECK
 import Glibc
+import CLibattr
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -7,10 +8,17 @@ import Darwin
 /// Removes a folder appdata made itself (a partial extraction, an extraction `--force`
 /// replaces) and everything in it, without following a symlink, without recursion, and with
 /// at most three descriptors open whatever the depth: the folder being emptied, and briefly its
-/// listing or its parent (reached through its `..`, which in a folder appdata made, mode 0700,
-/// nobody else can move). Each folder is listed once; the names of its subfolders wait in
-/// memory (a few bytes each) while the first is emptied. Under `ulimit -n 8` a tree 10,000
-/// folders deep goes as a flat one does.
+/// listing or its parent. Each folder is listed once; the names of its subfolders wait in memory
+/// (a few bytes each) while the first is emptied. Under `ulimit -n 8` a tree 10,000 folders deep
+/// goes as a flat one does.
+///
+/// Going back up is through `..`, and someone who can write in a folder of the tree (a folder a
+/// backup's manifest made 0777) could move the folder being emptied elsewhere meanwhile: `..`
+/// would then lead out of the tree. So the identity (device and inode) of every folder on the
+/// way down is kept, and each `..` opened must be the folder recorded one level up, or the
+/// removal stops there (false), having removed nothing outside. The tree's top is emptied
+/// through the descriptor the caller proved (`emptyFolder`), and its name is removed only while
+/// it still names that folder and it is empty (`rmdir` removes nothing else).
 extension Syscalls {
   /// Removes `name` in `directory`, a folder and what it holds or anything else; true when it
   /// is gone. A folder whose mode leaves out the owner's write or search permission is given
@@ -19,10 +27,28 @@ extension Syscalls {
   public static func removeTree(_ name: [UInt8], in directory: FileDescriptor) -> Bool {
     if (try? remove(name, in: directory, isDirectory: false, displayPath: "")) != nil { return true }
     guard case .success(let top) = withCName(name, { open(cName: $0, in: directory, options: .directory) }) else { return false }
-    // From the top folder down to the one being emptied: each one's name, and the subfolders
-    // of it still to remove.
-    var levels: [(name: [UInt8], folders: [[UInt8]])] = [(name, [])]
-    var current = top
+    defer { top.close() }
+    return removeFolder(name, in: directory, opened: top)
+  }
+
+  /// Empties the folder open at `top` (a descriptor the caller proved is its own), then removes
+  /// `name` in `directory` if it still names that folder. True when it is gone.
+  @discardableResult
+  public static func removeFolder(_ name: [UInt8], in directory: FileDescriptor, opened top: FileDescriptor) -> Bool {
+    guard let identity = try? status(of: top, displayPath: "").identity, emptyFolder(top) else { return false }
+    guard (try? status(of: name, in: directory, displayPath: ""))?.identity == identity else { return false }
+    return (try? remove(name, in: directory, isDirectory: true, displayPath: "")) != nil
+  }
+
+  /// Removes everything in the folder open at `top` (which stays open: the caller's); true when
+  /// it is empty.
+  public static func emptyFolder(_ top: FileDescriptor) -> Bool {
+    guard let topIdentity = try? status(of: top, displayPath: "").identity,
+          let start = try? reopen(top, displayPath: "") else { return false }
+    // From the top folder down to the one being emptied: each one's name (the top's is empty),
+    // its identity, and the subfolders of it still to remove.
+    var levels: [(name: [UInt8], identity: FileIdentity, folders: [[UInt8]])] = [([], topIdentity, [])]
+    var current = start
     var needsListing = true
     var retries = 0
     while true {
@@ -47,34 +73,37 @@ extension Syscalls {
         // A file whose type the listing did not give, or an empty folder: gone in one call.
         if (try? remove(next, in: current, isDirectory: false, displayPath: "")) != nil { continue }
         if (try? remove(next, in: current, isDirectory: true, displayPath: "")) != nil { continue }
-        var opened = withCName(next, { open(cName: $0, in: current, options: .directory) })
-        if case .failure(let error) = opened, error.code == EACCES {
-          // A folder of mode 0000 (or without the owner's read or search bit), as `rm -rf`
-          // does: given them, then opened. EACCES, not ELOOP or ENOTDIR, says it is a folder.
-          _ = withCName(next) { fchmodat(current.rawValue, $0, 0o700, 0) }
-          opened = withCName(next, { open(cName: $0, in: current, options: .directory) })
-        }
-        guard case .success(let child) = opened else {
+        guard let child = openFolderToEmpty(next, in: current),
+              let childIdentity = try? status(of: child, displayPath: "").identity else {
           current.close()
           return false
         }
         current.close()
         current = child
-        levels.append((next, []))
+        levels.append((next, childIdentity, []))
         needsListing = true
         continue
       }
-      // Emptied: remove it from its parent and go on with the parent's next subfolder.
+      // Emptied.
       let done = levels.removeLast()
       if levels.isEmpty {
         current.close()
-        return (try? remove(done.name, in: directory, isDirectory: true, displayPath: "")) != nil
+        return true
       }
+      // Back up to the parent through `..`, which must be the folder recorded there: one moved
+      // elsewhere meanwhile leads out of the tree, and the removal stops.
       let parent = try? openParent(of: current, displayPath: "")
       current.close()
       guard let up = parent else { return false }
+      guard (try? status(of: up, displayPath: ""))?.identity == levels[levels.count - 1].identity else {
+        up.close()
+        return false
+      }
       current = up
-      if (try? remove(done.name, in: current, isDirectory: true, displayPath: "")) == nil {
+      // Removed only while the name still names the folder just emptied (rmdir removes nothing
+      // that is not empty, so what took its name meanwhile keeps its contents).
+      if (try? status(of: done.name, in: current, displayPath: ""))?.identity != done.identity
+          || (try? remove(done.name, in: current, isDirectory: true, displayPath: "")) == nil {
         // Something appeared in it meanwhile: list the parent again, a few times at most.
         retries += 1
         if retries > 3 {
@@ -84,5 +113,29 @@ extension Syscalls {
         needsListing = true
       }
     }
+  }
+
+  /// Opens the subfolder `name` of `folder` to empty it. A folder of mode 0000 (or without the
+  /// owner's read or search bit) is given them first, as `rm -rf` does, through a descriptor of
+  /// that very folder (`O_PATH | O_NOFOLLOW` on Linux, the chmod through its /proc/self/fd link;
+  /// `AT_SYMLINK_NOFOLLOW` on Darwin), so a symlink swapped in for it is never followed.
+  private static func openFolderToEmpty(_ name: [UInt8], in folder: FileDescriptor) -> FileDescriptor? {
+    let opened = withCName(name, { open(cName: $0, in: folder, options: .directory) })
+    switch opened {
+    case .success(let child): return child
+    case .failure(let error) where error.code == EACCES:
+      guard makeOwnerAccessible(name, in: folder),
+            case .success(let child) = withCName(name, { open(cName: $0, in: folder, options: .directory) }) else { return nil }
+      return child
+    case .failure: return nil
+    }
+  }
+
+  private static func makeOwnerAccessible(_ name: [UInt8], in folder: FileDescriptor) -> Bool {
+    #if canImport(Glibc) && !DARWIN_CHECK
+    return withCName(name) { appdata_chmod_folder_nofollow(folder.rawValue, $0, 0o700) } == 0
+    #else
+    return withCName(name) { fchmodat(folder.rawValue, $0, 0o700, AT_SYMLINK_NOFOLLOW) } == 0
+    #endif
   }
 }
