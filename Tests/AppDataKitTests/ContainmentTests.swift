@@ -342,3 +342,106 @@ struct ContainmentTests {
     #expect(result.error == "appdata: error: \(fifo): is a FIFO, socket or device, not a file; appdata writes reports only to files (leave -o out for standard output)\n")
   }
 }
+
+/// A hostile run against the first version of issue 48's design (helper report, 2026-11-26):
+/// each finding, reproduced without a race where the race can be held still.
+@Suite("containment: hostile findings", .serialized)
+struct ContainmentFindingsTests {
+  /// F1: a folder of the old OUT (made 0777 by the manifest) is moved out of the tree while
+  /// `--force` removes what is below it; climbing back up through `..` then led into the folder
+  /// it was moved to and emptied it and its parents. Now the climb stops there: nothing outside
+  /// OUT is removed. Held still at the pause point `remove`, the folder is moved by the test.
+  @Test func aFolderMovedOutMidRemovalTakesNothingOutsideWithIt() throws {
+    let folder = ExtractTests.scratch("climb")
+    try ExtractHostileTests.backup(in: folder, rows: """
+      folder_row("Documents"), ("AppDomain-com.example.x", "Documents/shared", "folder", 0o777, 1, None, None, {}, 0),
+      folder_row("Documents/shared/x"), folder_row("Documents/shared/x/y"), file_row("Documents/shared/x/y/f.txt", b"f")
+      """)
+    #expect(try AppData.run(["extract", "--app", "com.example.x", "-o", folder + "/out", folder + "/backup"]).status == 0)
+    let outside = folder + "/outside/deeper"
+    try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+    try Data("victim".utf8).write(to: URL(fileURLWithPath: folder + "/outside/victim.txt"))
+    try Data("victim".utf8).write(to: URL(fileURLWithPath: outside + "/victim.txt"))
+    let result = try AppData.runPaused(["extract", "--force", "--app", "com.example.x", "-o", folder + "/out", folder + "/backup"],
+                                       at: "remove") {
+      // The old OUT is now the hidden partial name; its Documents/shared goes elsewhere.
+      let hidden = try FileManager.default.contentsOfDirectory(atPath: folder)
+        .first { $0.hasPrefix(".out.appdata-extract-partial-") && !$0.hasSuffix(".owner") } ?? "-"
+      try FileManager.default.moveItem(atPath: "\(folder)/\(hidden)/Documents/shared", toPath: outside + "/shared")
+    }
+    #expect(result.status == 0 || result.status == 1, "\(result.error)")
+    #expect(try String(contentsOfFile: folder + "/outside/victim.txt", encoding: .utf8) == "victim")
+    #expect(try String(contentsOfFile: outside + "/victim.txt", encoding: .utf8) == "victim")
+    #expect(FileManager.default.fileExists(atPath: folder + "/backup/Manifest.db"))
+    #expect(FileManager.default.fileExists(atPath: folder + "/out/Documents/shared/x/y/f.txt"))
+  }
+
+  /// F6: records of the right shape planted without proof (no recorded identity of their own,
+  /// or an artifact identity that is not the artifact's), beside an empty folder of that name:
+  /// every byte stays, through migrate (its source, and its destination's sweep) and `audit -o`.
+  @Test func recordsThatProveNothingStay() throws {
+    let tree = try MigrateTests.legacyContainer("records")
+    let token = String(repeating: "1", count: 32), other = String(repeating: "2", count: 32)
+    try tree.folder("Library/Caches/.appdata-partial-\(token)")
+    try tree.file("Library/Caches/.appdata-partial-\(token).owner", contents: Array("appdata-owner 1 \(token) folder\n".utf8))
+    try tree.folder("Documents/.appdata-partial-\(other)")
+    try tree.file("Documents/.appdata-partial-\(other).owner", contents: Array("appdata-owner 1 \(other) folder\n9 9\n9 9\n".utf8))
+    try Data("appdata-owner 1 \(token) file\n9 9\n9 9\n".utf8).write(to: URL(fileURLWithPath: tree.scratch + "/.report.json.appdata-\(token).tmp.owner"))
+    try Data("draft".utf8).write(to: URL(fileURLWithPath: tree.scratch + "/.report.json.appdata-\(token).tmp"))
+    let planted = ["Library/Caches/.appdata-partial-\(token)", "Library/Caches/.appdata-partial-\(token).owner",
+                   "Documents/.appdata-partial-\(other)", "Documents/.appdata-partial-\(other).owner"]
+    let result = try AppData.run(["migrate", "--json", tree.root], environment: ["APPDATA_TEST_FORCE_COPY": "1"])
+    #expect(result.status == 0, "\(result.error)")
+    for path in planted { #expect(FileManager.default.fileExists(atPath: tree.path(path)), "\(path)") }
+    let skipped = (try result.json()["entries"] as? [[String: Any]] ?? []).filter { ($0["source"] as? String ?? "").contains(".appdata-partial-") }
+    #expect(skipped.map { $0["action"] as? String ?? "" } == ["skipped", "skipped"], "\(skipped)")
+    #expect(try AppData.run(["audit", "--format", "json", "--fail-on", "never", "-o", tree.scratch + "/report.json", tree.root]).status == 0)
+    #expect(FileManager.default.fileExists(atPath: tree.scratch + "/.report.json.appdata-\(token).tmp.owner"))
+    #expect(FileManager.default.fileExists(atPath: tree.scratch + "/.report.json.appdata-\(token).tmp"))
+  }
+
+  /// F10: `-o /dev/stdout` with standard output a file (a shell's `>>`) replaced that file, its
+  /// earlier lines lost. Names under /dev and /proc, and links to them, are refused.
+  @Test func anOutputNamingADescriptorIsRefused() throws {
+    let tree = try MigrateTests.legacyContainer("dev-stdout")
+    let log = tree.scratch + "/log.txt"
+    try Data("earlier line\n".utf8).write(to: URL(fileURLWithPath: log))
+    try FileManager.default.createSymbolicLink(atPath: tree.scratch + "/to-stdout", withDestinationPath: "/dev/stdout")
+    for target in ["/dev/stdout", "/proc/self/fd/1", tree.scratch + "/to-stdout"] {
+      let result = try AppData.shell("'\(AppData.binary)' audit --format json -o '\(target)' '\(tree.root)' >> '\(log)'")
+      #expect(result.status == 2, "\(target)")
+      #expect(result.error == "appdata: error: \(target): names a descriptor or a device (/dev, /proc), not a file; appdata writes reports only to files (leave -o out for standard output)\n")
+    }
+    #expect(try String(contentsOfFile: log, encoding: .utf8) == "earlier line\n")
+  }
+
+  /// M1: an OUT name of 192 to 255 bytes failed ("File name too long") once the partial folder's
+  /// name took a token and a record beside it.
+  @Test func aLongOutNameIsExtracted() throws {
+    let folder = ExtractTests.scratch("long-out")
+    try ExtractHostileTests.backup(in: folder, rows: "folder_row(\"Documents\"), file_row(\"Documents/a.txt\", b\"a\")")
+    let name = String(repeating: "o", count: 255)
+    let result = try AppData.run(["extract", "--app", "com.example.x", "-o", folder + "/" + name, folder + "/backup"])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(FileManager.default.fileExists(atPath: folder + "/" + name + "/Documents/a.txt"))
+  }
+
+  /// M4: a manifest row carrying appdata's own attribute (`user.appdata.extract`) does not get
+  /// it, so a folder of an extraction is never taken for one `--force` may replace; and another
+  /// user's folder carrying it is not replaced.
+  @Test func appdatasOwnAttributeIsNeverTakenFromAManifest() throws {
+    let folder = ExtractTests.scratch("own-attribute")
+    try ExtractHostileTests.backup(in: folder, rows: """
+      ("AppDomain-com.example.x", "Documents", "folder", 0o755, 1, None, None, {"appdata.extract": b"1"}, 0),
+      file_row("Documents/a.txt", b"a")
+      """)
+    let result = try AppData.run(["extract", "--json", "--app", "com.example.x", "-o", folder + "/out", folder + "/backup"])
+    #expect(result.status == 0 || result.status == 1, "\(result.error)")
+    #expect(ExtractTests.attributes(folder + "/out/Documents")["user.appdata.extract"] == nil)
+    // An earlier extraction handed to another user: not this user's to replace.
+    _ = try AppData.shell("chown -R 1234:1234 '\(folder)/out'")
+    let refused = try AppData.run(["extract", "--force", "--app", "com.example.x", "-o", folder + "/out", folder + "/backup"])
+    #expect(refused.status == 2, "\(refused.error)")
+    #expect(FileManager.default.fileExists(atPath: folder + "/out/Documents/a.txt"))
+  }
+}

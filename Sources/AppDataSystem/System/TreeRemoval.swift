@@ -81,6 +81,9 @@ extension Syscalls {
         current.close()
         current = child
         levels.append((next, childIdentity, []))
+        // Tests: the instant a folder three levels below the top is entered, where someone who
+        // can write in the tree could move it away (`ContainmentTests`).
+        if levels.count == 4 { TestHooks.pause(at: "remove") }
         needsListing = true
         continue
       }
