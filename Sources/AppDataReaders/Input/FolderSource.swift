@@ -153,6 +153,7 @@ struct ArchiveSource: ContainerSource, BackupHolder {
       report.id = found.id
       report.kind = found.kind
       report.name = found.name
+      report.archive = Syscalls.absolutePath(path)
       return report
     }
     let kept = reports.filter { request.filter?.matches($0.id) ?? true }
