@@ -28,9 +28,9 @@ struct ReportFormatTests {
     #expect(result.status == 1)
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines.count == 12)
-    #expect(lines[0] == "::error file=Documents/a%2C b%3A%25.bin,title=appdata backup-file-too-large::Documents/a, b:%25.bin: backed-up file of 5000 bytes, over the limit of 1024 bytes")
-    #expect(lines[1] == "::error file=Documents/f00.bin,title=appdata backup-file-too-large::Documents/f00.bin: backed-up file of 2000 bytes, over the limit of 1024 bytes")
-    #expect(lines[9] == "::error file=Documents/f08.bin,title=appdata backup-file-too-large::Documents/f08.bin: backed-up file of 2008 bytes, over the limit of 1024 bytes")
+    #expect(lines[0] == "::error file=Documents/a%2C b%3A%25.bin,title=appdata backup-file-too-large::Documents/a, b:%25.bin: backed-up file of 4.9 KiB (5,000 bytes), over the 1.0 KiB limit")
+    #expect(lines[1] == "::error file=Documents/f00.bin,title=appdata backup-file-too-large::Documents/f00.bin: backed-up file of 2.0 KiB (2,000 bytes), over the 1.0 KiB limit")
+    #expect(lines[9] == "::error file=Documents/f08.bin,title=appdata backup-file-too-large::Documents/f08.bin: backed-up file of 2.0 KiB (2,008 bytes), over the 1.0 KiB limit")
     #expect(lines.prefix(10).allSatisfy { $0.hasPrefix("::error ") })
     #expect(lines[10] == "appdata: 4 more findings not annotated (GitHub shows 10 per step); every finding is in the job summary")
     #expect(lines[11] == "appdata: backup 13 files, 29066 bytes; 14 findings")
@@ -127,8 +127,10 @@ struct ReportFormatTests {
   @Test func quietPrintsOnlyFindings() throws {
     let tree = try container()
     let result = try AppData.run(["audit", "--no-config", "--quiet", "--max-file-size", "4K", tree.root])
-    #expect(result.output == "  error   Documents/a, b:%.bin: backed-up file of 5000 bytes, over the limit of 4096 bytes [backup-file-too-large]\n"
-                           + "  warning Junk: top-level entry outside the standard layout (Documents, Library, tmp); not backed up [unknown-location]\n")
+    #expect(result.output == "  error   Documents/a, b:%.bin: backed-up file of 4.9 KiB (5,000 bytes), over the 4.0 KiB limit [backup-file-too-large]"
+                           + " What to do: \(AuditRule.backupFileTooLarge.remedy)\n"
+                           + "  warning Junk: top-level entry outside the standard layout (Documents, Library, tmp); not backed up [unknown-location]"
+                           + " What to do: \(AuditRule.unknownLocation.remedy)\n")
   }
 
   @Test func completionScriptsLoad() throws {

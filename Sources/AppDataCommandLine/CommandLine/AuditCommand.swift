@@ -254,6 +254,7 @@ struct AuditCommand {
     style.hasStepSummary = !(io.environment("GITHUB_STEP_SUMMARY") ?? "").isEmpty
     style.streamedNDJSON = streamsNDJSON
     style.sarif = sarifAnchors(configuration: configuration, io: io)
+    style.top = configuration.overrides.top
     for output in outputs {
       let set = output.format == .html ? everything : reports
       style.colors = output.format == .table && AuditOutput.usesColors(colorChoice, toTerminal: output.file == nil, io: io)

@@ -12,7 +12,7 @@ extension AuditSet {
     for (name, finding) in all.prefix(AuditReport.githubAnnotationLimit) {
       let command = finding.severity == .error ? "error" : finding.severity == .warning ? "warning" : "notice"
       let title = AuditReport.githubProperty("appdata " + finding.rule.id + " (" + TerminalText.escaped(name) + ")")
-      let message = TerminalText.escaped(name) + ": " + TerminalText.escaped(finding.path) + ": " + finding.message
+      let message = TerminalText.escaped(name) + (finding.path == Array(".".utf8) ? "" : ": " + TerminalText.escaped(finding.path)) + ": " + finding.message
       lines.append("::\(command) title=\(title)::\(AuditReport.githubMessage(message))")
     }
     if all.count > AuditReport.githubAnnotationLimit {

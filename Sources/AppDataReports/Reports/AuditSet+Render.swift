@@ -25,6 +25,8 @@ public struct RenderStyle: Sendable {
   /// Table: the terminal's width; tables are fitted to it (names cut in the middle, the least
   /// useful columns dropped) and other lines wrapped. nil: full width (piped, or a file).
   public var width: Int?
+  /// Table: how many grown and new paths the baseline section lists (`--top`).
+  public var top = 10
   /// SARIF: the checkout the results' locations are relative to, and the policy file.
   public var sarif = SARIFAnchors()
 
@@ -61,7 +63,8 @@ extension AuditSet {
       write([0x0A])
     case .table:
       let text = TextTable.$width.withValue(style.width) {
-        table(exactBytes: style.exactBytes, failOn: style.failOn, colors: style.colors, findingsOnly: style.findingsOnly, unicode: style.unicode)
+        table(exactBytes: style.exactBytes, failOn: style.failOn, colors: style.colors, findingsOnly: style.findingsOnly, unicode: style.unicode,
+              top: style.top)
       }
       write(Array(TextTable.wrapped(text, width: style.width).utf8))
     case .ndjson:
