@@ -298,7 +298,7 @@ struct AuditRun {
     set.backupInfo = outcome.backup
     set.backups = outcome.backups
     set.orderBackupsByDate()
-    set.notices = source.notices
+    set.notices = source.notices + outcome.notices
     if paths.count > 1 { set.sources = paths.map(Syscalls.absolutePath) }
     set.policySource = configuration.policySource
     if let baselines {
