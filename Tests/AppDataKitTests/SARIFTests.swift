@@ -151,4 +151,72 @@ struct SARIFTests {
     #expect(all.contains("backup-file-too-large error %SRCROOT% apps/MyApp/Documents/big.bin"))
     #expect(all.filter { $0.hasPrefix("backup-file-too-large error %SRCROOT% apps/MyApp.tar") }.count == 1)  // big.bin
   }
+
+  /// Device backups' findings: the stored files checked (--verify), a location the layout says
+  /// is never backed up, an unfinished snapshot, a backup not read, and a container against a
+  /// backup. A backup's paths are not files: each result is located at the backup's folder.
+  @Test func deviceBackupFindingsHaveLocations() throws {
+    let sarif = NSTemporaryDirectory() + "appdata-sarif-\(UUID().uuidString).sarif"
+    defer { try? FileManager.default.removeItem(atPath: sarif) }
+    let plain = BackupTests.plain
+    _ = try AppData.run(["audit", "--no-config", "--verify", "--fail-on", "never", "--format", "sarif", "--output", sarif, plain])
+    let verified = try Self.checked(sarif)
+    for rule in ["backup-file-missing", "backup-file-size-mismatch", "backup-holds-excluded", "unreadable"] {
+      #expect(verified.contains { $0.hasPrefix(rule + " ") }, "\(rule): \(verified)")
+    }
+    #expect(verified.allSatisfy { $0.hasSuffix(" - file://" + plain) }, "\(verified)")
+    // Inside the checkout: relative to it.
+    _ = try AppData.run(["audit", "--no-config", "--verify", "--fail-on", "never", "--format", "sarif", "--output", sarif,
+                         "--sarif-root", BackupTests.fixtures, plain])
+    #expect(try Self.checked(sarif).allSatisfy { $0.hasSuffix(" %SRCROOT% plain") })
+    _ = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "sarif", "--output", sarif, BackupTests.fixtures + "/incomplete"])
+    #expect(try Self.checked(sarif).contains { $0.hasPrefix("backup-incomplete warning") })
+    // Two backups, one locked: its backup-unreadable, at its folder.
+    _ = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "sarif", "--output", sarif, plain,
+                         BackupTests.fixtures + "/encrypted"], environment: ["APPDATA_BACKUP_PASSWORD": "not it"])
+    #expect(try Self.checked(sarif).contains { $0.hasPrefix("backup-unreadable warning CONTAINER") && $0.hasSuffix(" ./") })
+    let log = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sarif))) as? [String: Any]
+    let texts = ((log?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]] ?? []).compactMap { value($0, "message", "text") as? String }
+    #expect(texts.contains("backup encrypted: locked: wrong password for this encrypted backup (the keybag's class key does not unwrap with it)"), "\(texts)")
+    // A container against the backup.
+    let tree = try TestTree("sarif-against")
+    try tree.file("Documents/note.txt", size: 1000)
+    try tree.setModernMarker("Documents/note.txt")
+    try tree.file("Documents/new.txt", size: 55)
+    let plist = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>MCMMetadataIdentifier</key><string>com.example.notes</string></dict></plist>"#
+    try tree.file(ContainerLayout.metadataFileName, contents: Array(plist.utf8))
+    _ = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--backup", plain, "--format", "sarif", "--output", sarif, tree.root])
+    let against = try Self.checked(sarif)
+    #expect(against.contains("backup-missing-file warning CONTAINER Documents/new.txt"), "\(against)")
+    #expect(against.contains("backup-unexpected-file warning CONTAINER Documents/note.txt"), "\(against)")
+  }
+
+  /// Android's findings: over the quota and the rules' own (about the data folder: its root),
+  /// and those about a path.
+  @Test func androidFindingsHaveLocations() throws {
+    let tree = try TestTree("sarif-android")
+    try tree.file("files/a.txt", size: 100)
+    try tree.file("files/tiles/t.bin", size: 10)                  // android-cache-in-backup
+    try tree.file("databases/app.db", size: 8192)
+    try tree.file("databases/app.db-shm", size: 100)              // android-shm-carried
+    try tree.file("shared_prefs/s.xml", size: 7)
+    try tree.sparseFile("files/big.bin", size: 30_000_000)        // android-over-quota
+    let rules = try tree.file("../" + URL(fileURLWithPath: tree.scratch).lastPathComponent + "/rules.xml", contents: Array("""
+      <full-backup-content>
+        <exclude domain="database" path="app.db"/>
+        <exclude domain="file" path="../escape"/>
+        <exclude domain="sharedpref" path="missing.xml"/>
+      </full-backup-content>
+      """.utf8))
+    let sarif = tree.scratch + "/android.sarif"
+    _ = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--android-rules", rules, "--format", "sarif", "--output", sarif, tree.root])
+    #expect(try Self.checked(sarif) == [
+      "android-cache-in-backup warning CONTAINER files/tiles",
+      "android-over-quota error CONTAINER ./",
+      "android-rule-dropped warning CONTAINER ./",
+      "android-rule-unmatched note CONTAINER shared_prefs/missing.xml",
+      "android-shm-carried warning CONTAINER databases/app.db-shm",
+      "android-transfer-carries-excluded warning CONTAINER ./",
+    ])
+  }
 }

@@ -19,15 +19,19 @@ extension AuditReport {
     return .object(document)
   }
 
-  /// One SARIF result per finding, each with one location (`sarifLocation`).
-  func sarifResults(anchors: SARIFAnchors, uriBaseId: String) -> [JSONValue] {
+  /// One SARIF result per finding, each with one location (`sarifLocation`). Its message starts
+  /// with what it is about: the path, or the container's name for the container's own findings
+  /// (`inReportOfMany`: the path only, the report of many putting the name before it).
+  func sarifResults(anchors: SARIFAnchors, uriBaseId: String, inReportOfMany: Bool = false) -> [JSONValue] {
     let rules = AuditRule.rules(forAndroid: android != nil)
     return findings.map { finding in
       var result: [JSONKey: JSONValue] = [
         "ruleId": .string(finding.rule.id),
         "ruleIndex": .integer(Int64(rules.firstIndex(of: finding.rule) ?? 0)),
         "level": .string(Self.sarifLevel(finding.severity)),
-        "message": .object(["text": .string(TerminalText.escaped(finding.path) + ": " + finding.message)]),
+        "message": .object(["text": .string(inReportOfMany
+          ? (finding.path == Array(".".utf8) ? "" : TerminalText.escaped(finding.path) + ": ") + finding.message
+          : subject(of: finding) + ": " + finding.message)]),
         "locations": .array([sarifLocation(of: finding, anchors: anchors, uriBaseId: uriBaseId)]),
       ]
       var properties: [JSONKey: JSONValue] = ["path": .string(TerminalText.escaped(finding.path))]

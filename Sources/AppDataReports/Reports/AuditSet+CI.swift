@@ -84,7 +84,7 @@ extension AuditSet {
       let name = labels[report.container] ?? report.name
       let base = "CONTAINER\(index + 1)"
       bases[base] = .object(["uri": .string("file://" + AuditReport.uriPath(Array(report.container.utf8)) + "/")])
-      for result in report.sarifResults(anchors: anchors, uriBaseId: base) {
+      for result in report.sarifResults(anchors: anchors, uriBaseId: base, inReportOfMany: true) {
         guard case .object(var object) = result else { continue }
         if case .object(var message)? = object["message"], case .string(let text)? = message["text"] {
           message["text"] = .string(TerminalText.escaped(name) + ": " + text)
