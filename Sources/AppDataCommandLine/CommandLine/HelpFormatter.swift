@@ -15,7 +15,6 @@ public enum HelpFormatter {
       "",
       "Commands:",
     ]
-    let width = Commands.all.map(\.name.count).max()! + 2
     let column = Commands.all.map(\.name.count).max()! + 2
     for command in Commands.all { lines += columned("  " + command.name.padding(column), command.summary, width: terminal) }
     lines += columned("  " + "help".padding(column), "Show help for a command.", width: terminal)
