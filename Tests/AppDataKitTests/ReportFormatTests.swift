@@ -124,6 +124,34 @@ struct ReportFormatTests {
     #expect(!dumb.output.contains("\u{1B}[3"))
   }
 
+  /// Issue 51's example as it reads now: the container by its name, the size rounded and exact,
+  /// the limit rounded (exact in JSON's `limit`), then what to do; one growth, one backup-grew.
+  @Test func aContainersOwnFindingsNameItAndSayWhatToDo() throws {
+    let base = try TestTree("issue-51")
+    let app = base.path("MyApp")
+    try base.sparseFile("MyApp/Documents/video.mov", size: 381_717_522)
+    try base.file("MyApp/Library/Preferences/p.plist", size: 10)
+    let baseline = base.scratch + "/baseline.json"
+    try FileManager.default.moveItem(atPath: app + "/Documents/video.mov", toPath: base.scratch + "/video.mov")
+    _ = try AppData.run(["audit", "--no-config", "--format", "json", "--output", baseline, app])
+    try FileManager.default.moveItem(atPath: base.scratch + "/video.mov", toPath: app + "/Documents/video.mov")
+    let arguments = ["audit", "--no-config", "--quiet", "--max-backup-size", "100000000", "--baseline", baseline,
+                     "--max-growth", "1M", "--max-growth-percent", "10", app]
+    let table = try AppData.run(arguments)
+    #expect(table.status == 1)
+    #expect(table.output.contains("  error   MyApp: the backup would carry 364.0 MiB (381,717,532 bytes), over the 95.4 MiB limit [backup-too-large]"
+                                  + " What to do: \(AuditRule.backupTooLarge.remedy)\n"), "\(table.output)")
+    #expect(table.output.components(separatedBy: "[backup-grew]").count == 2, "\(table.output)")
+    let json = try AppData.run(["audit", "--json"] + arguments.dropFirst().filter { $0 != "--quiet" }).json()
+    let tooLarge = try #require(findings(json, rule: "backup-too-large").first)
+    #expect(tooLarge["bytes"] as? Int == 381_717_532 && tooLarge["limit"] as? Int == 100_000_000)
+    #expect(tooLarge["remedy"] as? String == AuditRule.backupTooLarge.remedy)
+    let grew = findings(json, rule: "backup-grew")
+    #expect(grew.count == 1)
+    #expect(grew.first?["bytes"] as? Int == 381_717_522 && grew.first?["limit"] as? Int == 1_048_576)
+    #expect((grew.first?["message"] as? String)?.hasSuffix("more than --max-growth 1.0 MiB (1,048,576 bytes) and --max-growth-percent 10%") == true)
+  }
+
   @Test func quietPrintsOnlyFindings() throws {
     let tree = try container()
     let result = try AppData.run(["audit", "--no-config", "--quiet", "--max-file-size", "4K", tree.root])
