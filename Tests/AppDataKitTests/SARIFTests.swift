@@ -218,5 +218,11 @@ struct SARIFTests {
       "android-shm-carried warning CONTAINER databases/app.db-shm",
       "android-transfer-carries-excluded warning CONTAINER ./",
     ])
+    // The same data as a tar (adb exec-out run-as PKG tar c .): located at the archive.
+    let tar = tree.scratch + "/com.example.app.tar"
+    try #require(try AppData.shell("tar -cSf '\(tar)' -C '\(tree.root)' .").status == 0)
+    _ = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--android-rules", rules, "--format", "sarif", "--output", sarif, tar])
+    let archived = try Self.checked(sarif)
+    #expect(archived.count == 6 && archived.allSatisfy { $0.hasSuffix(" - file://" + tar) }, "\(archived)")
   }
 }
