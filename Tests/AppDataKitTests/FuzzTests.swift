@@ -83,6 +83,9 @@ struct FuzzTests {
       case .text(let text, _):
         #expect(!text.isEmpty)
         accepted += 1
+      case .help(let text):
+        #expect(!text(nil).isEmpty)
+        accepted += 1
       case .command:
         accepted += 1
       }

@@ -109,8 +109,8 @@ struct InputTests {
       1 container with no app files: com.example.empty
 
       Findings: 1 error, 1 warning
-        error   com.example.photos: Documents/photo.jpg: backed-up file of 2000000 bytes, over the limit of 1048576 bytes [backup-file-too-large]
-        warning com.example.notes.widget: Stray: top-level entry outside the standard layout (Documents, Library, tmp); not backed up [unknown-location]
+        error   com.example.photos: Documents/photo.jpg: backed-up file of 1.9 MiB (2,000,000 bytes), over the 1.0 MiB limit [backup-file-too-large] What to do: \(AuditRule.backupFileTooLarge.remedy)
+        warning com.example.notes.widget: Stray: top-level entry outside the standard layout (Documents, Library, tmp); not backed up [unknown-location] What to do: \(AuditRule.unknownLocation.remedy)
 
       Total: 5 containers, 22 files, \(2_004_096 + 5600 + 1200 + 250 + 3000 + 5000 + 100 + 700 + 50 + 200 + 30 + 300 + 10 + Self.metadataBytes); backup 9 files, 2011196
       Result: FAIL (findings at or above --fail-on error)

@@ -170,9 +170,10 @@ struct PolicyTests {
     #expect(integer(json, "baseline", "categories", "offline", "delta") == 0)
     let growing = value(json, "baseline", "growingPaths") as? [[String: Any]] ?? []
     // The folders that grew (the new Notes folder too: the baseline's folder summary is complete),
-    // then the files both reports name.
+    // then the files that grew and the new one (the baseline's largest files are all it backed up).
     #expect(growing.map { "\($0["kind"]!):\($0["path"]!)+\($0["delta"]!)" }
-            == ["folder:Documents+1060", "folder:Documents/Notes+60", "file:Documents/big.bin+1000"])
+            == ["folder:Documents+1060", "folder:Documents/Notes+60", "file:Documents/big.bin+1000", "file:Documents/Notes/b.txt+60"])
+    #expect(growing.map { $0["new"] as? Bool } == [nil, nil, false, true])
 
     let bytes = try AppData.run(["audit", "--json", "--no-config", "--baseline", baseline, "--max-growth", "1K", tree.root])
     #expect(bytes.status == 1)
@@ -180,7 +181,7 @@ struct PolicyTests {
     #expect(try AppData.run(["audit", "--no-config", "--baseline", baseline, "--max-growth", "2K", tree.root]).status == 0)
     let percent = try AppData.run(["audit", "--json", "--no-config", "--baseline", baseline, "--max-growth-percent", "30", tree.root])
     #expect(percent.status == 1)
-    #expect((findings(try percent.json(), rule: "backup-grew").first?["message"] as? String)?.contains("grew by 34.2%, from ") == true)
+    #expect((findings(try percent.json(), rule: "backup-grew").first?["message"] as? String)?.contains("grew by 1.0 KiB (1,060 bytes), or 34.2%, from ") == true)
     // Text shows one decimal; JSON's percent keeps full precision (above).
     let table = try AppData.run(["audit", "--no-config", "--bytes", "--baseline", baseline, tree.root])
     #expect(table.output.contains(": backup 3100 -> 4160 (+1060, +34.2%)\n"), "\(table.output)")
@@ -250,8 +251,10 @@ struct PolicyTests {
         | jq -r '.baseline.growingPaths[] | "+\\(.delta)\\t\\(.kind)\\t\\(.path)"'
       """)
     #expect(grew.status == 0, "\(grew.error)")
-    // Folders first (new Inbox: the complete baseline summary had none), then the files both name.
-    #expect(grew.output == "+10000\tfolder\tDocuments\n+7000\tfolder\tDocuments/Photos\n+3000\tfolder\tDocuments/Inbox\n")
+    // Folders first (new Inbox: the complete baseline summary had none), then the new files: the
+    // baseline's largest files were every file it backed up (issue 51: they were left out).
+    #expect(grew.output == "+10000\tfolder\tDocuments\n+7000\tfolder\tDocuments/Photos\n+3000\tfolder\tDocuments/Inbox\n"
+                         + "+7000\tfile\tDocuments/Photos/b.jpg\n+3000\tfile\tDocuments/Inbox/new.pdf\n")
   }
 
   @Test func aBaselineOfManyIsMatchedByIDOrRefused() throws {
@@ -349,8 +352,8 @@ struct BaselinePathTests {
     let limited = try AppData.run(["audit", "--baseline", folder + "/old.tgz", "--max-growth", "1K", folder + "/new"])
     #expect(limited.status == 1)
     // Issue 41: sizes a person reads, then the exact bytes.
-    #expect(limited.output.contains("the backup grew by 4.9 KiB (5004 bytes), from "), "\(limited.output)")
-    #expect(limited.output.contains(", since \(folder)/old.tgz; more than --max-growth 1.0 KiB (1024 bytes) [backup-grew]"), "\(limited.output)")
+    #expect(limited.output.contains("new: the backup grew by 4.9 KiB (5,004 bytes), or 166800.0%, from "), "\(limited.output)")
+    #expect(limited.output.contains(", since \(folder)/old.tgz; more than --max-growth 1.0 KiB (1,024 bytes) [backup-grew]"), "\(limited.output)")
   }
 
   /// A backup against an older one, containers matched by id; two encrypted backups open

@@ -28,9 +28,9 @@ struct ReportFormatTests {
     #expect(result.status == 1)
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines.count == 12)
-    #expect(lines[0] == "::error file=Documents/a%2C b%3A%25.bin,title=appdata backup-file-too-large::Documents/a, b:%25.bin: backed-up file of 5000 bytes, over the limit of 1024 bytes")
-    #expect(lines[1] == "::error file=Documents/f00.bin,title=appdata backup-file-too-large::Documents/f00.bin: backed-up file of 2000 bytes, over the limit of 1024 bytes")
-    #expect(lines[9] == "::error file=Documents/f08.bin,title=appdata backup-file-too-large::Documents/f08.bin: backed-up file of 2008 bytes, over the limit of 1024 bytes")
+    #expect(lines[0] == "::error file=Documents/a%2C b%3A%25.bin,title=appdata backup-file-too-large::Documents/a, b:%25.bin: backed-up file of 4.9 KiB (5,000 bytes), over the 1.0 KiB limit")
+    #expect(lines[1] == "::error file=Documents/f00.bin,title=appdata backup-file-too-large::Documents/f00.bin: backed-up file of 2.0 KiB (2,000 bytes), over the 1.0 KiB limit")
+    #expect(lines[9] == "::error file=Documents/f08.bin,title=appdata backup-file-too-large::Documents/f08.bin: backed-up file of 2.0 KiB (2,008 bytes), over the 1.0 KiB limit")
     #expect(lines.prefix(10).allSatisfy { $0.hasPrefix("::error ") })
     #expect(lines[10] == "appdata: 4 more findings not annotated (GitHub shows 10 per step); every finding is in the job summary")
     #expect(lines[11] == "appdata: backup 13 files, 29066 bytes; 14 findings")
@@ -124,11 +124,41 @@ struct ReportFormatTests {
     #expect(!dumb.output.contains("\u{1B}[3"))
   }
 
+  /// Issue 51's example as it reads now: the container by its name, the size rounded and exact,
+  /// the limit rounded (exact in JSON's `limit`), then what to do; one growth, one backup-grew.
+  @Test func aContainersOwnFindingsNameItAndSayWhatToDo() throws {
+    let base = try TestTree("issue-51")
+    let app = base.path("MyApp")
+    try base.sparseFile("MyApp/Documents/video.mov", size: 381_717_522)
+    try base.file("MyApp/Library/Preferences/p.plist", size: 10)
+    let baseline = base.scratch + "/baseline.json"
+    try FileManager.default.moveItem(atPath: app + "/Documents/video.mov", toPath: base.scratch + "/video.mov")
+    _ = try AppData.run(["audit", "--no-config", "--format", "json", "--output", baseline, app])
+    try FileManager.default.moveItem(atPath: base.scratch + "/video.mov", toPath: app + "/Documents/video.mov")
+    let arguments = ["audit", "--no-config", "--quiet", "--max-backup-size", "100000000", "--baseline", baseline,
+                     "--max-growth", "1M", "--max-growth-percent", "10", app]
+    let table = try AppData.run(arguments)
+    #expect(table.status == 1)
+    #expect(table.output.contains("  error   MyApp: the backup would carry 364.0 MiB (381,717,532 bytes), over the 95.4 MiB limit [backup-too-large]"
+                                  + " What to do: \(AuditRule.backupTooLarge.remedy)\n"), "\(table.output)")
+    #expect(table.output.components(separatedBy: "[backup-grew]").count == 2, "\(table.output)")
+    let json = try AppData.run(["audit", "--json"] + arguments.dropFirst().filter { $0 != "--quiet" }).json()
+    let tooLarge = try #require(findings(json, rule: "backup-too-large").first)
+    #expect(tooLarge["bytes"] as? Int == 381_717_532 && tooLarge["limit"] as? Int == 100_000_000)
+    #expect(tooLarge["remedy"] as? String == AuditRule.backupTooLarge.remedy)
+    let grew = findings(json, rule: "backup-grew")
+    #expect(grew.count == 1)
+    #expect(grew.first?["bytes"] as? Int == 381_717_522 && grew.first?["limit"] as? Int == 1_048_576)
+    #expect((grew.first?["message"] as? String)?.hasSuffix("more than --max-growth 1.0 MiB (1,048,576 bytes) and --max-growth-percent 10%") == true)
+  }
+
   @Test func quietPrintsOnlyFindings() throws {
     let tree = try container()
     let result = try AppData.run(["audit", "--no-config", "--quiet", "--max-file-size", "4K", tree.root])
-    #expect(result.output == "  error   Documents/a, b:%.bin: backed-up file of 5000 bytes, over the limit of 4096 bytes [backup-file-too-large]\n"
-                           + "  warning Junk: top-level entry outside the standard layout (Documents, Library, tmp); not backed up [unknown-location]\n")
+    #expect(result.output == "  error   Documents/a, b:%.bin: backed-up file of 4.9 KiB (5,000 bytes), over the 4.0 KiB limit [backup-file-too-large]"
+                           + " What to do: \(AuditRule.backupFileTooLarge.remedy)\n"
+                           + "  warning Junk: top-level entry outside the standard layout (Documents, Library, tmp); not backed up [unknown-location]"
+                           + " What to do: \(AuditRule.unknownLocation.remedy)\n")
   }
 
   @Test func completionScriptsLoad() throws {

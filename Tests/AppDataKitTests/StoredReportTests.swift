@@ -1,4 +1,5 @@
 @testable import AppDataSystem
+@testable import AppDataCore
 import Foundation
 import Testing
 
@@ -76,5 +77,50 @@ struct StoredReportTests {
     try #require(made.status == 0, Comment(rawValue: made.error))
     try check("container-800-list-all.json", ["audit", "--format", "json", "--list", "all"], root: folder, base: base)
     try check("container-800.html", ["audit", "--format", "html"], root: folder, base: base)
+  }
+
+  /// The findings as a person reads them and acts on them (issue 51): sizes rounded and exact,
+  /// the container's own findings named by it, each with what to do; one backup-grew for one
+  /// growth, and the grown and new files listed under "Since", cut to --top. Table and JSON.
+  @Test("a container over its limits and grown since a baseline: the table and the JSON",
+        .enabled(if: allocatesFourKiBBlocks, "needs a temporary folder whose filesystem allocates 4 KiB blocks"))
+  func findingsReport() throws {
+    let base = NSTemporaryDirectory() + "appdata-stored-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    // A fixed name: the container's own findings are named by its folder.
+    let container = base + "/MyApp"
+    func file(_ relative: String, _ size: Int) throws {
+      let path = container + "/" + relative
+      try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: path))
+    }
+    try file("Documents/a.bin", 600_000)
+    try file("Library/Application Support/db.sqlite", 250_000)
+    for index in 1...12 { try file(String(format: "Documents/Notes/n%02d.txt", index), 1000 * index) }
+    let baseline = try AppData.run(["audit", "--no-config", "--format", "json", "--output", base + "/baseline.json", container])
+    #expect(baseline.status == 0, "\(baseline.error)")
+    try file("Documents/new.mov", 1_500_000)
+    try file("Documents/a.bin", 900_000)
+    try file("Library/Caches/c.bin", 50_000)
+    try ExtendedAttributes.setValue(Marker.modernValue, of: MarkerTable.platformName(of: .modern), atPath: container + "/Library/Caches/c.bin")
+    let options = ["--max-backup-size", "2M", "--max-file-size", "1M", "--warn-at", "0.8", "--baseline", base + "/baseline.json",
+                   "--max-growth", "500K", "--max-growth-percent", "10", "--top", "4"]
+    for (name, format) in [("findings.txt", "table"), ("findings.json", "json")] {
+      let result = try AppData.run(["audit", "--format", format, "--fail-on", "never", "--no-config"] + options + [container])
+      #expect(result.status == 0, "\(name): \(result.error)")
+      let output = result.output.replacingOccurrences(of: base, with: "ROOT")
+      if format == "json" {
+        // remedy, limit and growingPaths' new, as Docs/audit.schema.json describes them.
+        try result.output.write(toFile: base + "/report.json", atomically: true, encoding: .utf8)
+        #expect(try AppData.validateAgainstAuditSchema(base + "/report.json") == "valid")
+      }
+      let stored = Self.expected + "/" + name
+      if ProcessInfo.processInfo.environment["APPDATA_WRITE_EXPECTED"] != nil {
+        try output.write(toFile: stored, atomically: true, encoding: .utf8)
+        Issue.record("wrote \(stored); unset APPDATA_WRITE_EXPECTED and review the diff")
+        continue
+      }
+      #expect(output == (try String(contentsOfFile: stored, encoding: .utf8)), "\(name)")
+    }
   }
 }

@@ -38,6 +38,8 @@ struct AuditCommand {
   /// `--password-file`, `--password-stdin` (or APPDATA_BACKUP_PASSWORD, or a prompt): an
   /// encrypted backup's password, read only when one is needed.
   let password: BackupPassword
+  /// `--sarif-root DIR` as given (else GITHUB_WORKSPACE, read when the command runs).
+  let sarifRoot: String?
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     paths = parsed.operands
@@ -95,6 +97,7 @@ struct AuditCommand {
     quiet = parsed.flag("quiet")
     colorChoice = parsed.value("color") ?? "auto"
     listsApps = parsed.flag("list-apps")
+    sarifRoot = parsed.value("sarif-root")
     configuration.root = try parsed.root(inside: "a folder inside PATH")
     configuration.limits.maximumArchiveBytes = try parsed.size("max-archive-bytes")
     configuration.limits.maximumManifestBytes = try parsed.size("max-manifest-bytes")
@@ -250,6 +253,8 @@ struct AuditCommand {
     style.disabledRules = Set(configuration.policy.severities.filter { $0.value == nil }.map(\.key))
     style.hasStepSummary = !(io.environment("GITHUB_STEP_SUMMARY") ?? "").isEmpty
     style.streamedNDJSON = streamsNDJSON
+    style.sarif = sarifAnchors(configuration: configuration, io: io)
+    style.top = configuration.overrides.top
     for output in outputs {
       let set = output.format == .html ? everything : reports
       style.colors = output.format == .table && AuditOutput.usesColors(colorChoice, toTerminal: output.file == nil, io: io)
@@ -272,5 +277,23 @@ struct AuditCommand {
       }
     }
     return reports.fails(at: failOn) ? .failure : .success
+  }
+
+  /// SARIF's anchors: the checkout (`--sarif-root`, else GITHUB_WORKSPACE), and the policy file
+  /// with the rules whose limit it set (those the command line did not).
+  func sarifAnchors(configuration: AuditConfiguration, io: CommandIO) -> SARIFAnchors {
+    var anchors = SARIFAnchors()
+    if let root = sarifRoot ?? io.environment("GITHUB_WORKSPACE"), !root.isEmpty {
+      anchors.root = Syscalls.absolutePath(root)
+    }
+    if let policyFile {
+      anchors.policyFile = Syscalls.absolutePath(policyFile)
+      let overrides = configuration.overrides
+      var rules: Set<String> = [AuditRule.budgetExceeded.id, AuditRule.budgetNearLimit.id]
+      if overrides.maxBackupSize == nil { rules.formUnion([AuditRule.backupTooLarge.id, AuditRule.backupNearLimit.id]) }
+      if overrides.maxGrowth == nil && overrides.maxGrowthPercent == nil { rules.insert(AuditRule.backupGrew.id) }
+      anchors.policyRules = rules
+    }
+    return anchors
   }
 }

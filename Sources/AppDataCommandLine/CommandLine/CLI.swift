@@ -10,6 +10,8 @@ public enum CLI {
   public enum Invocation {
     /// Print this text to standard output and exit with this status (help, version).
     case text(String, ExitCode)
+    /// Help: the text for the terminal's width (nil: not a terminal), to standard output, exit 0.
+    case help(@Sendable (Int?) -> String)
     /// A usage error: one line for `appdata: error:`, exit 2.
     case usage(String)
     /// A parsed and checked command, ready to run.
@@ -23,6 +25,9 @@ public enum CLI {
     case .text(let text, let code):
       if code == .success { io.writeOutput(text) } else { io.writeError(text) }
       status = code
+    case .help(let text):
+      io.writeOutput(text(io.outputWidth))
+      status = .success
     case .usage(let message):
       io.error(message)
       return .usage
@@ -47,7 +52,7 @@ public enum CLI {
     let rest = Array(arguments.dropFirst())
     guard let first = rest.first else { return .text(HelpFormatter.overview(), .usage) }
     switch first {
-    case "-h", "--help": return .text(HelpFormatter.overview(), .success)
+    case "-h", "--help": return .help { HelpFormatter.overview(width: $0) }
     case "-V", "--version": return .text("\(AppDataVersion.name) \(AppDataVersion.current)\n", .success)
     case "help": return help(Array(rest.dropFirst()))
     case "_docs": return generatedDocument(Array(rest.dropFirst()))
@@ -68,7 +73,7 @@ public enum CLI {
     }
     do throws(UsageError) {
       let parsed = try ArgumentParser(command: command).parse(Array(rest.dropFirst()), indexOffset: 2)
-      if parsed.flag("help") { return .text(HelpFormatter.help(for: command), .success) }
+      if parsed.flag("help") { return .help { HelpFormatter.help(for: command, width: $0) } }
       return .command(try runner(for: command, parsed))
     } catch {
       return .usage(error.message)
@@ -117,7 +122,7 @@ public enum CLI {
   }
 
   private static func help(_ arguments: [String]) -> Invocation {
-    guard let name = arguments.first else { return .text(HelpFormatter.overview(), .success) }
+    guard let name = arguments.first else { return .help { HelpFormatter.overview(width: $0) } }
     if arguments.count > 1 { return .usage("'\(AppDataVersion.name) help' takes one command name") }
     guard let command = Commands.all.first(where: { $0.name == name }) else {
       var message = "unknown command '\(TerminalText.escaped(name))'"
@@ -126,7 +131,7 @@ public enum CLI {
       }
       return .usage(message)
     }
-    return .text(HelpFormatter.help(for: command), .success)
+    return .help { HelpFormatter.help(for: command, width: $0) }
   }
 
   /// `appdata _docs man|rules`: the generated documents (used by `make docs` and the docs test).

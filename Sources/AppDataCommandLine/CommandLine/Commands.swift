@@ -11,9 +11,10 @@ public enum Commands {
     (BackupReader.passwordVariable, "An encrypted device backup's password, when neither --password-file nor --password-stdin is given (read once, then removed from the environment). Set but empty is refused, as a CI secret that is not defined."),
     ("NO_COLOR", "Set and not empty: the table has no colours unless --color always (https://no-color.org)."),
     ("TERM", "dumb: no colours and no progress line."),
-    ("COLUMNS", "On a terminal, the width tables are fitted to (else the terminal's own). Output to a pipe or a file is never fitted."),
+    ("COLUMNS", "On a terminal, the width tables and help are fitted to (else the terminal's own): help wrapped in its columns, a migration's ENTRY wrapped under its column. Output to a pipe or a file is never fitted."),
     ("LC_ALL, LC_CTYPE, LANG", "The first set says whether the terminal is UTF-8; if not, the history's sparklines use ASCII."),
     ("GITHUB_STEP_SUMMARY", "With --format github, the job summary is appended to this file."),
+    ("GITHUB_WORKSPACE", "With --format sarif and no --sarif-root, the checkout: a container inside it is located relative to it, so that GitHub links the results to files."),
   ]
 
   static let categoryChoices = Category.allCases.map(\.rawValue) + ["all"]
@@ -44,6 +45,7 @@ public enum Commands {
       .value("warn-at", metavar: "FRACTION", help: "Warn above FRACTION of a limit or budget (0 to 1, e.g. 0.9) before the error."),
       .value("fail-on", metavar: "LEVEL", choices: ["error", "warning", "info", "never"],
              help: "Exit 1 when a finding is at least this severe: error (default), warning, info, or never."),
+      .value("sarif-root", metavar: "DIR", help: "With --format sarif: locate results relative to DIR, the repository's checkout (uriBaseId %SRCROOT%), when the container lies inside it (default: GITHUB_WORKSPACE, when set)."),
       .value("config", metavar: "FILE", help: "Read the policy from FILE (default: ./appdata.json if it exists)."),
       .flag("no-config", help: "Ignore ./appdata.json."),
       .value("ignore", metavar: "GLOB", help: "Leave paths matching GLOB out of the findings (repeatable; replaces the file's list).", repeatable: true),

@@ -5,8 +5,9 @@ import AppDataReports
 import AppDataMigration
 /// Help text and the man page, generated from the option tables.
 public enum HelpFormatter {
-  /// `appdata --help`.
-  public static func overview() -> String {
+  /// `appdata --help`; with a `width` (a terminal's), no line is wider.
+  public static func overview(width: Int? = nil) -> String {
+    let terminal = width
     var lines = [
       "\(AppDataVersion.name) \(AppDataVersion.current): audit and migrate iOS app data containers for backup (QA1719).",
       "",
@@ -14,15 +15,15 @@ public enum HelpFormatter {
       "",
       "Commands:",
     ]
-    let width = Commands.all.map(\.name.count).max()! + 2
-    for command in Commands.all { lines.append("  " + command.name.padding(width) + command.summary) }
-    lines.append("  " + "help".padding(width) + "Show help for a command.")
+    let column = Commands.all.map(\.name.count).max()! + 2
+    for command in Commands.all { lines += columned("  " + command.name.padding(column), command.summary, width: terminal) }
+    lines += columned("  " + "help".padding(column), "Show help for a command.", width: terminal)
     lines.append("")
     lines.append("Options:")
-    lines.append(contentsOf: optionLines(Commands.global))
+    lines.append(contentsOf: optionLines(Commands.global, width: terminal))
     lines.append("")
     lines.append("Run '\(AppDataVersion.name) help COMMAND' or '\(AppDataVersion.name) COMMAND --help' for a command's options.")
-    return lines.joined(separator: "\n") + "\n"
+    return fitted(lines, width: terminal)
   }
 
   /// What every command's exit status also means: its output did not all go out.
@@ -31,30 +32,54 @@ public enum HelpFormatter {
     "141  standard output's reader went away (| head): the run ended quietly, as SIGPIPE ends a process",
   ]
 
-  /// `appdata COMMAND --help`.
-  public static func help(for command: CommandSpec) -> String {
+  /// `appdata COMMAND --help`. With a `width` (a terminal's, as the tables are fitted to it),
+  /// no line is wider: paragraphs are wrapped to it (78 at most), each option's help in its
+  /// column (under the option when the column leaves too little), and any other line with a
+  /// hanging indent. Without one (a pipe, a file), paragraphs at 78 and one line per option.
+  public static func help(for command: CommandSpec, width: Int? = nil) -> String {
     var lines = ["Usage: \(command.usage)", "", command.summary]
-    for paragraph in command.discussion { lines += ["", wrap(paragraph, width: 78)] }
+    let paragraphWidth = min(78, width ?? 78)
+    for paragraph in command.discussion { lines += ["", wrap(paragraph, width: paragraphWidth)] }
     lines += ["", "Options:"]
-    lines += optionLines(command.options)
+    lines += optionLines(command.options, width: width)
     if !command.rules.isEmpty {
       lines += ["", "Options that exclude each other, or need another:"]
       lines += command.rules.map { "  " + $0.summary }
     }
     lines += ["", "Exit status:"]
     lines += (command.exitStatus + outputStatus).map { "  " + $0 }
-    return lines.joined(separator: "\n") + "\n"
+    return fitted(lines, width: width)
   }
 
-  private static func optionLines(_ options: [OptionSpec]) -> [String] {
+  /// Every line no wider than `width` (a hanging indent of four where one is wrapped).
+  static func fitted(_ lines: [String], width: Int?) -> String {
+    let text = lines.joined(separator: "\n") + "\n"
+    guard let width else { return text }
+    return TextTable.wrapped(text, width: width)
+  }
+
+  /// `head` then `text`, the text wrapped in the column `head` ends at (to `width`); under it,
+  /// indented by six, when that column leaves fewer than 24 characters.
+  static func columned(_ head: String, _ text: String, width: Int?) -> [String] {
+    guard let width, head.count + text.count > width else { return [head + text] }
+    let column = head.count
+    if width - column >= 24 {
+      let wrapped = wrap(text, width: width - column).split(separator: "\n", omittingEmptySubsequences: false)
+      return wrapped.enumerated().map { ($0.offset == 0 ? head : String(repeating: " ", count: column)) + $0.element }
+    }
+    let trimmed = String(head.reversed().drop { $0 == " " }.reversed())
+    return [trimmed] + wrap(text, width: max(12, width - 6)).split(separator: "\n").map { "      " + $0 }
+  }
+
+  private static func optionLines(_ options: [OptionSpec], width terminal: Int? = nil) -> [String] {
     let visible = options.filter { !$0.isHidden }
     let width = min(30, (visible.map(\.synopsis.count).max() ?? 0) + 2)
-    return visible.map { option in
+    return visible.flatMap { option -> [String] in
       let synopsis = option.synopsis
       if synopsis.count + 2 > width {
-        return "  " + synopsis + "\n" + String(repeating: " ", count: width + 2) + option.help
+        return ["  " + synopsis] + columned(String(repeating: " ", count: width + 2), option.help, width: terminal)
       }
-      return "  " + synopsis.padding(width) + option.help
+      return columned("  " + synopsis.padding(width), option.help, width: terminal)
     }
   }
 

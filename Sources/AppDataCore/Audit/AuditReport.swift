@@ -31,6 +31,8 @@ public struct AuditReport: Sendable {
   /// `BackupInfo.path`); nil for a container on disk or in an archive. What a report of many
   /// groups containers by, in one pass (`AuditSet.grouping`).
   public var backupPath: String?
+  /// For a container read from an archive: the archive's absolute path; nil otherwise.
+  public var archive: String?
   /// For a device backup's container: every file the backup holds, whatever its category.
   public var heldByBackup: CategoryTotals?
   /// With `appdata audit CONTAINER --backup BACKUP`: the container against the backup.

@@ -41,19 +41,19 @@ extension AuditRule {
   public static let backupFileTooLarge = AuditRule(
     id: "backup-file-too-large", severity: .error,
     rationale: "A backed-up (critical) file is larger than --max-file-size; large re-creatable files in the backup are a common App Store rejection (guideline 2.23).",
-    remedy: "Move it to Library/Caches if it can be re-created, or mark it (or its folder) excluded from backup.")
+    remedy: "Move it to Library/Caches if the app can re-create it, or mark it (or its folder) excluded from backup with `appdata exclude PATH` (NSURLIsExcludedFromBackupKey in the app).")
   public static let backupFileNearLimit = AuditRule(
     id: "backup-file-near-limit", severity: .warning,
     rationale: "A backed-up file is above warnAt (a fraction of --max-file-size) but not yet over the limit.",
-    remedy: "Act before it crosses the limit: move it to Library/Caches or mark it excluded from backup.")
+    remedy: "Act before it crosses the limit: move it to Library/Caches, or mark it excluded from backup with `appdata exclude PATH`.")
   public static let backupTooLarge = AuditRule(
     id: "backup-too-large", severity: .error,
     rationale: "The bytes the backup would carry exceed --max-backup-size.",
-    remedy: "Exclude offline data from backup and keep re-creatable data in Library/Caches.")
+    remedy: "Mark data the app can download again with `appdata exclude PATH` (NSURLIsExcludedFromBackupKey in the app), or move re-creatable data to Library/Caches; start with the largest backed-up files.")
   public static let backupNearLimit = AuditRule(
     id: "backup-near-limit", severity: .warning,
     rationale: "The backed-up total is above warnAt (a fraction of --max-backup-size) but not yet over the limit.",
-    remedy: "Act before it crosses the limit: exclude offline data and keep re-creatable data in Library/Caches.")
+    remedy: "Act before it crosses the limit: mark data the app can download again with `appdata exclude PATH`, or move re-creatable data to Library/Caches.")
   public static let budgetExceeded = AuditRule(
     id: "budget-exceeded", severity: .error,
     rationale: "The backed-up bytes under a path of the policy file's budgets exceed its maxBytes.",
@@ -65,7 +65,7 @@ extension AuditRule {
   public static let backupGrew = AuditRule(
     id: "backup-grew", severity: .error,
     rationale: "The backed-up bytes grew more than --max-growth or --max-growth-percent since the --baseline report.",
-    remedy: "Find the growing paths in the report's baseline section; exclude or move what can be re-created.")
+    remedy: "The paths that grew and the new files are listed under \"Since\" in the table (growingPaths in JSON); exclude or move what can be re-created.")
   public static let excludedSystemFolder = AuditRule(
     id: "excluded-system-folder", severity: .warning,
     rationale: "A marker sits on Documents, Library, Library/Application Support or Library/Preferences itself; QA1719: apps should create their own folders for exclusion rather than excluding the system-defined ones.",

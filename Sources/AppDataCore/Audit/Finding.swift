@@ -7,14 +7,18 @@ public struct Finding: Sendable, Hashable {
   public var message: String
   /// The size the finding is about, where one applies.
   public var bytes: UInt64?
+  /// The limit it is measured against, in bytes, where one applies (a file's, the backup's, a
+  /// budget's, growth's).
+  public var limit: UInt64?
   /// The rule's severity, unless the policy file overrides it.
   public var severity: Severity
 
-  public init(rule: AuditRule, path: [UInt8], message: String, bytes: UInt64?) {
+  public init(rule: AuditRule, path: [UInt8], message: String, bytes: UInt64?, limit: UInt64? = nil) {
     self.rule = rule
     self.path = path
     self.message = message
     self.bytes = bytes
+    self.limit = limit
     self.severity = rule.severity
   }
 

@@ -13,6 +13,9 @@ public struct Baseline: Sendable {
   public var listsEveryBackedUpFile: Bool
   /// The baseline's folder summary (`folders`); nil in a report made before it had one.
   public var folders: FolderSummary?
+  /// When the baseline names only its largest backed-up files (not all of them): the smallest
+  /// of those, so a file it does not name held at most this many bytes then, or was not there.
+  public var largestBound: UInt64?
 
   /// A baseline needs the summary and the largest files; a report without `--list` is a few
   /// kilobytes. A listing of every file of a huge container can pass this, so it is a limit, not
@@ -110,10 +113,16 @@ public struct Baseline: Sendable {
         fileBytes[path] = bytes
       }
     }
-    collect(members["largest"]?.arrayValue, criticalOnly: false)
+    let largest = members["largest"]?.arrayValue ?? []
+    collect(largest, criticalOnly: false)
     collect(members["entries"]?.arrayValue, criticalOnly: true)
-    let listsAll = members["entries"]?.arrayValue != nil
+    // Every backed-up file is named when the entries list the critical ones, or when the
+    // largest files are as many as the files the backup carries.
+    let backedUpFiles = summary["backup"]?.objectValue?["files"]?.unsignedValue
+    var listsAll = members["entries"]?.arrayValue != nil
       && (members["entries"]?.arrayValue ?? []).contains { $0.objectValue?["category"]?.stringValue == Category.critical.rawValue }
+    if let backedUpFiles, UInt64(largest.count) >= backedUpFiles { listsAll = true }
+    let largestBound = listsAll ? nil : largest.compactMap { $0.objectValue?["bytes"]?.unsignedValue }.min()
     var folders: FolderSummary?
     if let summary = members["folders"]?.objectValue, let items = summary["bytes"]?.objectValue {
       var read = FolderSummary()
@@ -124,8 +133,10 @@ public struct Baseline: Sendable {
       read.isComplete = summary["complete"]?.boolValue ?? false
       folders = read
     }
-    return Baseline(file: file, id: members["id"]?.stringValue, backupBytes: backup, categoryBytes: categoryBytes, fileBytes: fileBytes,
-                    listsEveryBackedUpFile: listsAll, folders: folders)
+    var baseline = Baseline(file: file, id: members["id"]?.stringValue, backupBytes: backup, categoryBytes: categoryBytes, fileBytes: fileBytes,
+                            listsEveryBackedUpFile: listsAll, folders: folders)
+    baseline.largestBound = largestBound
+    return baseline
   }
 }
 
@@ -152,19 +163,28 @@ public struct BaselineSet: Sendable {
 public struct BaselineComparison: Sendable {
   public struct PathGrowth: Sendable {
     public var path: [UInt8]
+    /// The bytes then; for a file the baseline does not name (`beforeIsBound`), the most it
+    /// can have held then.
     public var before: UInt64
     public var after: UInt64
     /// A folder of the folder summary, rather than a file.
     public var isFolder = false
+    /// A file the baseline did not hold (it names every backed-up file).
+    public var isNew = false
+    /// A file the baseline, naming only its largest files, does not name: new, or at most
+    /// `before` bytes then.
+    public var beforeIsBound = false
+    /// Bytes of growth (at least this many when `beforeIsBound`).
+    public var growth: UInt64 { after - before }
   }
 
   public var file: String
   public var backupBefore: UInt64
   public var backupAfter: UInt64
   public var categories: [Category: (before: UInt64, after: UInt64)]
-  /// The files that grew most, largest growth first (at most 10).
+  /// The backed-up files that grew or are new, largest growth first (at most `top`).
   public var growing: [PathGrowth]
-  /// The folders that grew most (from the folder summaries), largest growth first (at most 10).
+  /// The folders that grew most (from the folder summaries), largest growth first (at most `top`).
   public var growingFolders: [PathGrowth] = []
 
   /// Bytes of growth (negative: shrank).
@@ -174,8 +194,18 @@ public struct BaselineComparison: Sendable {
     backupBefore == 0 ? nil : (Double(backupAfter) - Double(backupBefore)) / Double(backupBefore) * 100
   }
 
+  /// The folders and the files together, largest growth first (a folder before a file of the
+  /// same growth), at most `top`: what the table lists.
+  public func growingPaths(top: Int) -> [PathGrowth] {
+    Array((growingFolders + growing).sorted { a, b in
+      if a.growth != b.growth { return a.growth > b.growth }
+      if a.isFolder != b.isFolder { return a.isFolder }
+      return RelativePath.precedes(a.path, b.path)
+    }.prefix(max(0, top)))
+  }
+
   package init(baseline: Baseline, categories current: [Category: CategoryTotals], files: [LargeFile], listed: ListedEntries?,
-               folders: FolderSummary = FolderSummary()) {
+               folders: FolderSummary = FolderSummary(), top: Int = 10) {
     file = baseline.file
     backupBefore = baseline.backupBytes
     backupAfter = current[.critical]?.bytes ?? 0
@@ -189,21 +219,23 @@ public struct BaselineComparison: Sendable {
     for entry in listed ?? [] where entry.category == .critical { now[entry.path] = entry.bytes }
     var growing: [PathGrowth] = []
     for (path, after) in now {
-      let before: UInt64
+      var item = PathGrowth(path: path, before: 0, after: after)
       if let known = baseline.fileBytes[path] {
-        before = known
+        item.before = known
       } else if baseline.listsEveryBackedUpFile {
-        before = 0
+        item.isNew = true
+      } else if let bound = baseline.largestBound {
+        item.before = min(bound, after)
+        item.beforeIsBound = true
       } else {
-        continue  // not in the baseline's lists: its size then is unknown
+        continue  // not in the baseline's lists, and no bound: its size then is unknown
       }
-      if after > before { growing.append(PathGrowth(path: path, before: before, after: after)) }
+      if item.after > item.before { growing.append(item) }
     }
     growing.sort { a, b in
-      let (growthA, growthB) = (a.after - a.before, b.after - b.before)
-      return growthA != growthB ? growthA > growthB : RelativePath.precedes(a.path, b.path)
+      a.growth != b.growth ? a.growth > b.growth : RelativePath.precedes(a.path, b.path)
     }
-    self.growing = Array(growing.prefix(10))
+    self.growing = Array(growing.prefix(max(0, top)))
     // Folders: those both summaries hold, and those a complete baseline summary did not (they
     // held nothing backed up then).
     var grownFolders: [PathGrowth] = []
@@ -214,9 +246,8 @@ public struct BaselineComparison: Sendable {
       }
     }
     grownFolders.sort { a, b in
-      let (growthA, growthB) = (a.after - a.before, b.after - b.before)
-      return growthA != growthB ? growthA > growthB : RelativePath.precedes(a.path, b.path)
+      a.growth != b.growth ? a.growth > b.growth : RelativePath.precedes(a.path, b.path)
     }
-    growingFolders = Array(grownFolders.prefix(10))
+    growingFolders = Array(grownFolders.prefix(max(0, top)))
   }
 }

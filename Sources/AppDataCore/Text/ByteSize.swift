@@ -49,6 +49,23 @@ public enum ByteSize {
     (0..<exponent).reduce(1) { result, _ in result * base }
   }
 
+  /// `381,717,522`: a count with its thousands separated by commas.
+  public static func grouped(_ count: UInt64) -> String {
+    let digits = Array(String(count))
+    var output = ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0 && (digits.count - index) % 3 == 0 { output.append(",") }
+      output.append(digit)
+    }
+    return output
+  }
+
+  /// `364.0 MiB (381,717,522 bytes)`: the rounded size a person reads, and the exact count;
+  /// below 1 KiB just the count (`512 bytes`).
+  public static func described(_ bytes: UInt64) -> String {
+    bytes < 1024 ? Plural.counted(bytes, "byte") : human(bytes) + " (" + grouped(bytes) + " bytes)"
+  }
+
   /// `512 B`, `1.5 KiB`, `12.0 MiB`: 1024-based with one decimal, as `ls -h` reads.
   public static func human(_ bytes: UInt64) -> String {
     if bytes < 1024 { return "\(bytes) B" }

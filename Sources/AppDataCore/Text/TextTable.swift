@@ -42,6 +42,45 @@ package enum TextTable {
     }
   }
 
+  /// The rows as lines, the last column wrapped rather than cut: on a terminal (`width`), a
+  /// last cell wider than what the other columns leave is wrapped at spaces within its column,
+  /// its continuation lines indented four more (a hanging indent), so nothing of it is lost (a
+  /// migration's `->` and the reason a row was skipped). When the other columns leave fewer
+  /// than 24 characters, the columns of `dropOrder` go first, least useful first.
+  package static func renderWrappingLast(_ rows: [[String]], rightAligned: Set<Int>, indent: Int = 0, dropOrder: [Int] = []) -> [String] {
+    guard let width, let columns = rows.map(\.count).max(), columns > 1 else { return render(rows, rightAligned: rightAligned, indent: indent) }
+    var rows = rows
+    var rightAligned = rightAligned
+    func leading() -> Int {
+      let count = rows.map(\.count).max() ?? 0
+      return (0..<max(0, count - 1)).reduce(0) { sum, column in sum + (rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0) + 2 }
+    }
+    var dropped: [Int] = []
+    for original in dropOrder where width - indent - leading() < 24 {
+      let column = original - dropped.filter { $0 < original }.count
+      dropped.append(original)
+      rows = rows.map { row in var row = row; if column < row.count - 1 { row.remove(at: column) }; return row }
+      rightAligned = Set(rightAligned.compactMap { $0 == column ? nil : $0 > column ? $0 - 1 : $0 })
+    }
+    let count = rows.map(\.count).max() ?? 0
+    var widths = [Int](repeating: 0, count: count - 1)
+    for row in rows { for index in 0..<min(row.count, count) - 1 { widths[index] = max(widths[index], row[index].count) } }
+    let column = widths.reduce(0) { $0 + $1 + 2 }
+    let available = max(12, width - indent - column)
+    return rows.flatMap { row -> [String] in
+      var prefix = ""
+      for (index, cell) in row.dropLast().enumerated() {
+        let pad = String(repeating: " ", count: widths[index] - cell.count)
+        prefix += (rightAligned.contains(index) ? pad + cell : cell + pad) + "  "
+      }
+      let cells = wrap(row.last ?? "", width: available)
+      return cells.enumerated().map { item in
+        let line = (item.offset == 0 ? prefix : String(repeating: " ", count: column)) + item.element
+        return String(line.reversed().drop { $0 == " " }.reversed())
+      }
+    }
+  }
+
   private static func fitted(_ rows: [[String]], rightAligned: Set<Int>, width: Int, cuttable: Set<Int>,
                              dropOrder: [Int]) -> ([[String]], Set<Int>) {
     var rows = rows

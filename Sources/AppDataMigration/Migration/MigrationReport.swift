@@ -106,8 +106,10 @@ public struct MigrationReport: Sendable {
         rows.append([entry.action.rawValue, String(entry.files), size,
                      MarkerSet(entry.markers).name ?? "-", description])
       }
-      // Narrow terminals: the description (paths) cut in the middle, then the marker column goes.
-      lines.append(contentsOf: TextTable.render(rows, rightAligned: [1, 2], cuttable: [4], dropOrder: [3]))
+      // Narrow terminals: the description (paths, the destination, why a row was skipped) is
+      // wrapped in its column with a hanging indent, never cut; the marker column goes first
+      // when the others leave it too little.
+      lines.append(contentsOf: TextTable.renderWrappingLast(rows, rightAligned: [1, 2], dropOrder: [3]))
     }
     if let defaultsNote { lines += ["", "Defaults: " + defaultsNote] }
     for error in errors { lines += ["", "Error: " + TerminalText.escaped(error)] }

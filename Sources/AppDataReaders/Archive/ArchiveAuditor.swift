@@ -50,6 +50,10 @@ public struct ArchiveAuditor {
     /// The device backups found (a zipped or tarred backup folder, or folder of backups), by
     /// their folder in the archive.
     package var backups: [ArchivedBackup]
+    /// Whether any entry carried an extended attribute (a pax xattr record, or an AppleDouble
+    /// `._` file or `__MACOSX` entry). None at all: the archive's maker may have dropped them
+    /// (GNU tar without --xattrs), and no marker can be known.
+    package var hasAttributes = true
   }
 
   public let archivePath: String
@@ -128,7 +132,9 @@ public struct ArchiveAuditor {
       identities = pass.identities()
     }
     let containers = pass.finish(identities).sorted { RelativePath.precedes(RelativePath.join($0.root), RelativePath.join($1.root)) }
-    return Contents(containers: containers, backups: root == nil ? pass.backups() : [])
+    var contents = Contents(containers: containers, backups: root == nil ? pass.backups() : [])
+    contents.hasAttributes = pass.sawAttributes
+    return contents
   }
 
   /// The folder of containers `root` sits in (`…/Data/Application/<UUID>`), if any.
@@ -189,6 +195,8 @@ public struct ArchiveAuditor {
     var deferred: [Deferred] = []
     /// Markers from AppleDouble files, by the path (in the archive) of the file they describe.
     var appleDouble: [[UInt8]: EntryAttributes] = [:]
+    /// Whether any entry carried an extended attribute, in a pax record or an AppleDouble file.
+    var sawAttributes = false
     /// Metadata and info plists, by their path in the archive, for the containers' ids.
     var identityPlists: [[UInt8]: [UInt8]] = [:]
     var declaredBytes: UInt64 = 0
@@ -325,6 +333,7 @@ public struct ArchiveAuditor {
       let data: [UInt8]
       do { data = try reader.readData(limit: ArchiveAuditor.metadataLimit) } catch { throw Failure(message: "cannot read the archive: \(error.message)") }
       guard let attributes = AppleDouble.attributes(data) else { return false }
+      sawAttributes = true
       let target = RelativePath.join(Array(components.dropLast()) + [Array(name.dropFirst(2))])
       if appleDouble[target] == nil { try keep(target.count) }
       var interpreted = appleDouble[target] ?? EntryAttributes()
@@ -373,6 +382,7 @@ public struct ArchiveAuditor {
          try readAppleDouble(components: components, header: header, reader: reader) {
         return  // metadata beside its file: not counted, not reported
       }
+      if !header.attributes.isEmpty { sawAttributes = true }
       var attributes = header.attributes.isEmpty ? EntryAttributes() : EntryAttributes(attributes: header.attributes)
       if !appleDouble.isEmpty, let extra = appleDouble.removeValue(forKey: RelativePath.join(components)) {
         names.release(RelativePath.join(components).count)

@@ -26,13 +26,13 @@ package enum Auditor {
       if backupBytes > limit {
         merged.findings.append(Finding(
           rule: .backupTooLarge, path: Array(".".utf8),
-          message: "the backup would carry \(backupBytes) bytes, over the limit of \(limit) bytes",
-          bytes: backupBytes))
+          message: "the backup would carry \(ByteSize.described(backupBytes)), over the \(ByteSize.human(limit)) limit",
+          bytes: backupBytes, limit: limit))
       } else if let warnAt = options.warnAt, Double(backupBytes) > warnAt * Double(limit) {
         merged.findings.append(Finding(
           rule: .backupNearLimit, path: Array(".".utf8),
-          message: "the backup would carry \(backupBytes) bytes, \(percentText(backupBytes, of: limit)) of the limit of \(limit) bytes",
-          bytes: backupBytes))
+          message: "the backup would carry \(ByteSize.described(backupBytes)), \(percentText(backupBytes, of: limit)) of the \(ByteSize.human(limit)) limit",
+          bytes: backupBytes, limit: limit))
       }
     }
     var budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
@@ -43,11 +43,13 @@ package enum Auditor {
       if bytes > budget.maxBytes {
         merged.findings.append(Finding(
           rule: .budgetExceeded, path: path,
-          message: "\(bytes) backed-up bytes under \(budget.path.pattern), over its budget of \(budget.maxBytes) bytes", bytes: bytes))
+          message: "\(ByteSize.described(bytes)) backed up under \(budget.path.pattern), over its \(ByteSize.human(budget.maxBytes)) budget",
+          bytes: bytes, limit: budget.maxBytes))
       } else if let warnAt = options.warnAt, Double(bytes) > warnAt * Double(budget.maxBytes) {
         merged.findings.append(Finding(
           rule: .budgetNearLimit, path: path,
-          message: "\(bytes) backed-up bytes under \(budget.path.pattern), \(percentText(bytes, of: budget.maxBytes)) of its budget of \(budget.maxBytes) bytes", bytes: bytes))
+          message: "\(ByteSize.described(bytes)) backed up under \(budget.path.pattern), \(percentText(bytes, of: budget.maxBytes)) of its \(ByteSize.human(budget.maxBytes)) budget",
+          bytes: bytes, limit: budget.maxBytes))
       }
     }
 
@@ -58,20 +60,26 @@ package enum Auditor {
 
     var comparison: BaselineComparison?
     if let baseline = options.baseline {
-      let result = BaselineComparison(baseline: baseline, categories: categories, files: merged.largest, listed: entries, folders: folders)
+      let result = BaselineComparison(baseline: baseline, categories: categories, files: merged.largest, listed: entries, folders: folders,
+                                      top: options.top)
       comparison = result
+      // One finding for one growth, naming each limit it is over.
       let growth = result.delta
+      var over: [String] = []
+      var limit: UInt64?
       if let maxGrowth = options.maxGrowth, growth > 0, UInt64(growth) > maxGrowth {
-        merged.findings.append(Finding(
-          rule: .backupGrew, path: Array(".".utf8),
-          message: "the backup grew by \(ByteSize.human(UInt64(growth))) (\(growth) bytes), from \(ByteSize.human(result.backupBefore)) to \(ByteSize.human(result.backupAfter)), since \(baseline.file); more than --max-growth \(ByteSize.human(maxGrowth)) (\(maxGrowth) bytes)",
-          bytes: UInt64(growth)))
+        over.append("--max-growth \(ByteSize.described(maxGrowth))")
+        limit = maxGrowth
       }
       if let maxPercent = options.maxGrowthPercent, let percent = result.percent, percent > maxPercent {
+        over.append("--max-growth-percent \(JSONValue.format(maxPercent))%")
+      }
+      if !over.isEmpty {
+        let percent = result.percent.map { ", or " + Plural.percent($0).dropFirst() + "%" } ?? ""
         merged.findings.append(Finding(
           rule: .backupGrew, path: Array(".".utf8),
-          message: "the backup grew by \(Plural.percent(percent).dropFirst())%, from \(ByteSize.human(result.backupBefore)) to \(ByteSize.human(result.backupAfter)), since \(baseline.file); more than --max-growth-percent \(JSONValue.format(maxPercent))%",
-          bytes: growth > 0 ? UInt64(growth) : 0))
+          message: "the backup grew by \(ByteSize.described(UInt64(max(growth, 0))))\(percent), from \(ByteSize.human(result.backupBefore)) to \(ByteSize.human(result.backupAfter)), since \(baseline.file); more than \(over.joined(separator: " and "))",
+          bytes: UInt64(max(growth, 0)), limit: limit))
       }
     }
 
@@ -259,11 +267,11 @@ struct AuditAccumulator: EntryVisitor {
       if let limit = maxFileSize, bytes > limit {
         findings.append(Finding(
           rule: .backupFileTooLarge, path: entry.path,
-          message: "backed-up file of \(bytes) bytes, over the limit of \(limit) bytes", bytes: bytes))
+          message: "backed-up file of \(ByteSize.described(bytes)), over the \(ByteSize.human(limit)) limit", bytes: bytes, limit: limit))
       } else if let near = nearFileSize, let limit = maxFileSize, bytes > near {
         findings.append(Finding(
           rule: .backupFileNearLimit, path: entry.path,
-          message: "backed-up file of \(bytes) bytes, \(percentText(bytes, of: limit)) of the limit of \(limit) bytes", bytes: bytes))
+          message: "backed-up file of \(ByteSize.described(bytes)), \(percentText(bytes, of: limit)) of the \(ByteSize.human(limit)) limit", bytes: bytes, limit: limit))
       }
       if !budgetBytes.isEmpty {
         let path = entry.path

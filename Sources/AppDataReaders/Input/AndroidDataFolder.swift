@@ -208,9 +208,12 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
     var (tree, directories, findings) = try readTree()
     try AndroidSource.addStorages(request.android, jobs: AndroidSource.walkJobs(request), maximumNameBytes: maximumNameBytes, into: &tree,
                                   directories: &directories, findings: &findings)
-    return try AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
-                                 package: Self.packageName(request.android, archive: path), container: source, request: request,
-                                 maximumNameBytes: maximumNameBytes)
+    var outcome = try AndroidSource.outcome(tree: tree, directories: directories, findings: findings,
+                                            package: Self.packageName(request.android, archive: path), container: source, request: request,
+                                            maximumNameBytes: maximumNameBytes)
+    // Its paths are not files on disk: SARIF locates its findings at the archive.
+    for index in outcome.reports.indices { outcome.reports[index].archive = source }
+    return outcome
   }
 
   /// The archive's entries as a tree, its folders counted, and what could not be counted.

@@ -65,6 +65,9 @@ public struct AuditOutcome: Sendable {
   /// For a report of many backups (a folder of backups, several PATHs): each backup, read or
   /// not; their containers are in `reports`, named `BACKUP//DOMAIN`.
   public var backups: [BackupAudit] = []
+  /// One line each about what reading found that the user should know (an archive with no
+  /// extended attributes at all); the command prints them as warnings.
+  public var notices: [String] = []
 
   public init(reports: [AuditReport], available: [String], isCollection: Bool) {
     self.reports = reports

@@ -153,10 +153,12 @@ struct ArchiveSource: ContainerSource, BackupHolder {
       report.id = found.id
       report.kind = found.kind
       report.name = found.name
+      report.archive = Syscalls.absolutePath(path)
       return report
     }
     let kept = reports.filter { request.filter?.matches($0.id) ?? true }
     var outcome = AuditOutcome(reports: kept, available: containers.map(\.name), isCollection: isCollection)
+    if !containers.isEmpty && !contents.hasAttributes { outcome.notices.append(Self.noAttributesNotice(path)) }
     guard !contents.backups.isEmpty else { return outcome }
     // Device backups in the archive, read from memory as their folders would be read from disk:
     // one alone is audited as a backup folder is, several as a folder of backups.
@@ -186,4 +188,14 @@ struct IgnoringVisitor: EntryVisitor {
   mutating func visit(_ entry: WalkedEntry) {}
   mutating func failed(path: [UInt8], error: SystemError) {}
   mutating func note(_ finding: Finding) {}
+}
+
+extension ArchiveSource {
+  /// Said once for an archive of containers with no extended attribute at all (issue 51): GNU
+  /// `tar czf` keeps none without `--xattrs`, and every marker is then lost without a word.
+  static func noAttributesNotice(_ archive: String) -> String {
+    "\(TerminalText.escaped(archive)): the archive holds no extended attributes at all, so its backup-exclusion markers cannot be known"
+      + " (every file in a backed-up location is counted as backed up): either no file had any, or the tool that made it dropped them."
+      + " To keep them, make it with 'tar --xattrs' (GNU tar), or on a Mac with its tar (bsdtar) or 'ditto -c -k --sequesterRsrc'"
+  }
 }

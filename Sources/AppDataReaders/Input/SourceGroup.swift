@@ -124,6 +124,7 @@ package struct SourceGroup: ContainerSource, BackupHolder {
           outcome.backups += result.backups
           outcome.reports += result.reports
           outcome.available += result.available
+          outcome.notices += result.notices
         } catch {
           guard let backup = source as? BackupSource else { throw error }
           outcome.backups.append(BackupAudit(path: backup.source, udid: Self.lastComponent(backup.source), info: backup.manifest.info,

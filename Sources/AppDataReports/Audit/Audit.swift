@@ -298,7 +298,7 @@ struct AuditRun {
     set.backupInfo = outcome.backup
     set.backups = outcome.backups
     set.orderBackupsByDate()
-    set.notices = source.notices
+    set.notices = source.notices + outcome.notices
     if paths.count > 1 { set.sources = paths.map(Syscalls.absolutePath) }
     set.policySource = configuration.policySource
     if let baselines {
@@ -452,7 +452,10 @@ extension Baseline {
       folders.folders.append((key, bytes))
     }
     folders.isComplete = report.folders.isComplete
+    // As `Baseline.parse` reads the JSON: as many largest files as the backup carries name them all.
+    if UInt64(report.largest.count) >= report.backup.files { listsAll = true }
     self.init(file: file, id: report.id, backupBytes: report.backup.bytes, categoryBytes: categoryBytes, fileBytes: fileBytes,
               listsEveryBackedUpFile: listsAll, folders: folders)
+    largestBound = listsAll ? nil : report.largest.map(\.bytes).min()
   }
 }

@@ -20,7 +20,7 @@ extension AuditReport {
       var properties: [String] = []
       if finding.path != Array(".".utf8) { properties.append("file=" + Self.githubProperty(RelativePath.display(finding.path))) }
       properties.append("title=" + Self.githubProperty("appdata " + finding.rule.id))
-      lines.append("::\(command) \(properties.joined(separator: ","))::\(Self.githubMessage(TerminalText.escaped(finding.path) + ": " + finding.message))")
+      lines.append("::\(command) \(properties.joined(separator: ","))::\(Self.githubMessage(subject(of: finding) + ": " + finding.message))")
     }
     if findings.count > Self.githubAnnotationLimit {
       let rest = findings.count - Self.githubAnnotationLimit

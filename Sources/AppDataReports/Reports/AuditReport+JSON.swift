@@ -102,6 +102,11 @@ extension BaselineComparison {
         var object = JSONValue.pathFields(item.path)
         for (key, value) in change(item.before, item.after) { object[key] = value }
         object["kind"] = .string(item.isFolder ? "folder" : "file")
+        if !item.isFolder {
+          // new: not in the baseline; null: the baseline names only its largest files, and
+          // this one was at most `before` bytes then, or not there (`delta` is then the least growth).
+          object["new"] = item.beforeIsBound ? .null : .bool(item.isNew)
+        }
         return .object(object)
       }),
     ])
@@ -115,13 +120,15 @@ extension CategoryTotals {
 }
 
 extension Finding {
-  /// `{rule, severity, path, message, bytes?}`; `type` is added for NDJSON.
+  /// `{rule, severity, path, message, remedy, bytes?, limit?}`; `type` is added for NDJSON.
   public func json(type: String? = nil) -> JSONValue {
     var object = JSONValue.pathFields(path)
     object["rule"] = .string(rule.id)
     object["severity"] = .string(severity.rawValue)
     object["message"] = .string(message)
+    object["remedy"] = .string(rule.remedy)
     if let bytes { object["bytes"] = .unsigned(bytes) }
+    if let limit { object["limit"] = .unsigned(limit) }
     if let type { object["type"] = .string(type) }
     return .object(object)
   }

@@ -7,13 +7,12 @@ extension AuditReport {
   /// adds ANSI colours to severities and the result; `findingsOnly` (`--quiet`) prints only
   /// the finding lines; `policyLine` (which policy file applied) goes under the `Container:` line.
   public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false,
-                    policyLine: String? = nil) -> String {
+                    policyLine: String? = nil, top: Int = 10) -> String {
     func size(_ bytes: UInt64) -> String { exactBytes ? String(bytes) : ByteSize.human(bytes) }
     func paint(_ text: String, _ code: String) -> String { colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
     func findingLine(_ finding: Finding) -> String {
       let code = finding.severity == .error ? "31" : finding.severity == .warning ? "33" : "36"
-      return "  " + paint(finding.severity.rawValue.padding(7), code) + " " + TerminalText.escaped(finding.path)
-        + ": " + TerminalText.escaped(finding.message) + " [\(finding.rule.id)]"
+      return "  " + paint(finding.severity.rawValue.padding(7), code) + " " + Self.findingText(finding, subject: subject(of: finding))
     }
     if findingsOnly { return findings.map { findingLine($0) + "\n" }.joined() }
     var lines: [String] = []
@@ -74,8 +73,18 @@ extension AuditReport {
       growth += " (" + (comparison.delta >= 0 ? "+" : "-") + size(comparison.delta.magnitude)
       if let percent = comparison.percent { growth += ", " + Plural.percent(percent) + "%" }
       lines.append(growth + ")")
-      for item in comparison.growing {
-        lines.append("  +" + size(item.after - item.before) + "  " + TerminalText.escaped(item.path))
+      let paths = comparison.growingPaths(top: top)
+      if !paths.isEmpty {
+        lines.append("  Grown and new, largest growth first:")
+        let sizes = paths.map { "+" + size($0.growth) + ($0.beforeIsBound ? " or more" : "") }
+        let width = sizes.map(\.count).max() ?? 0
+        for (item, text) in zip(paths, sizes) {
+          var line = "  " + String(repeating: " ", count: width - text.count) + text + "  " + TerminalText.escaped(item.path)
+          if item.isFolder { line += "/" }
+          if item.isNew { line += " (new)" }
+          if item.beforeIsBound { line += " (new, or at most \(size(item.before)) then)" }
+          lines.append(line)
+        }
       }
     }
 
@@ -125,6 +134,24 @@ extension AuditReport {
     lines.append(fails(at: failOn) ? "Result: " + paint("FAIL", "1;31") + " (findings at or above --fail-on \(failOn!.rawValue))"
                  : "Result: " + paint("OK", "32"))
     return lines.joined(separator: "\n") + "\n"
+  }
+}
+
+extension AuditReport {
+  /// What people call the container: its id, or its folder's (or archive's) name.
+  public var displayName: String {
+    if !name.isEmpty { return name }
+    return String(container.split(separator: "/").last ?? Substring(container))
+  }
+
+  /// What a finding is about, escaped: its path, or for the whole container (`.`), its name.
+  func subject(of finding: Finding) -> String {
+    TerminalText.escaped(finding.path == Array(".".utf8) ? Array(displayName.utf8) : finding.path)
+  }
+
+  /// `SUBJECT: MESSAGE [RULE] What to do: REMEDY.`: a finding as a person acts on it.
+  static func findingText(_ finding: Finding, subject: String) -> String {
+    subject + ": " + TerminalText.escaped(finding.message) + " [\(finding.rule.id)] What to do: " + finding.rule.remedy
   }
 }
 

@@ -12,7 +12,7 @@ extension AuditSet {
     for (name, finding) in all.prefix(AuditReport.githubAnnotationLimit) {
       let command = finding.severity == .error ? "error" : finding.severity == .warning ? "warning" : "notice"
       let title = AuditReport.githubProperty("appdata " + finding.rule.id + " (" + TerminalText.escaped(name) + ")")
-      let message = TerminalText.escaped(name) + ": " + TerminalText.escaped(finding.path) + ": " + finding.message
+      let message = TerminalText.escaped(name) + (finding.path == Array(".".utf8) ? "" : ": " + TerminalText.escaped(finding.path)) + ": " + finding.message
       lines.append("::\(command) title=\(title)::\(AuditReport.githubMessage(message))")
     }
     if all.count > AuditReport.githubAnnotationLimit {
@@ -75,8 +75,8 @@ extension AuditSet {
 
   /// SARIF 2.1.0: one run; each result is located in its container (a `uriBaseId` per
   /// container) and names it in its message and `properties.container`.
-  public func sarifDocument() -> JSONValue {
-    if let single { return single.sarifDocument() }
+  public func sarifDocument(anchors: SARIFAnchors = SARIFAnchors()) -> JSONValue {
+    if let single { return single.sarifDocument(anchors: anchors) }
     var results: [JSONValue] = []
     var bases: [JSONKey: JSONValue] = [:]
     let labels = labels
@@ -84,7 +84,7 @@ extension AuditSet {
       let name = labels[report.container] ?? report.name
       let base = "CONTAINER\(index + 1)"
       bases[base] = .object(["uri": .string("file://" + AuditReport.uriPath(Array(report.container.utf8)) + "/")])
-      for result in report.sarifResults(uriBaseId: base) {
+      for result in report.sarifResults(anchors: anchors, uriBaseId: base, inReportOfMany: true) {
         guard case .object(var object) = result else { continue }
         if case .object(var message)? = object["message"], case .string(let text)? = message["text"] {
           message["text"] = .string(TerminalText.escaped(name) + ": " + text)
@@ -96,6 +96,7 @@ extension AuditSet {
         results.append(.object(object))
       }
     }
+    if let root = anchors.root { bases["%SRCROOT%"] = .object(["uri": .string("file://" + AuditReport.uriPath(Array(root.utf8)) + "/")]) }
     return AuditReport.sarifLog(results: results, bases: bases)
   }
 }

@@ -175,9 +175,10 @@ extension AuditSet {
   /// The table report: a single container's, or one row per container, the findings named by
   /// their container, and the totals.
   /// `unicode`: the terminal's locale is UTF-8 (the history's sparklines use block characters).
-  public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false, unicode: Bool = true) -> String {
+  public func table(exactBytes: Bool, failOn: Severity?, colors: Bool = false, findingsOnly: Bool = false, unicode: Bool = true,
+                    top: Int = 10) -> String {
     if let single {
-      return single.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: findingsOnly, policyLine: policyLine)
+      return single.table(exactBytes: exactBytes, failOn: failOn, colors: colors, findingsOnly: findingsOnly, policyLine: policyLine, top: top)
     }
     func size(_ bytes: UInt64) -> String { exactBytes ? String(bytes) : ByteSize.human(bytes) }
     func paint(_ text: String, _ code: String) -> String { colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
@@ -186,8 +187,10 @@ extension AuditSet {
     let all = findings(labels: labels)
     let findingLines = all.map { item in
       let code = item.finding.severity == .error ? "31" : item.finding.severity == .warning ? "33" : "36"
-      return "  " + paint(item.finding.severity.rawValue.padding(7), code) + " " + TerminalText.escaped(item.name) + ": "
-        + TerminalText.escaped(item.finding.path) + ": " + TerminalText.escaped(item.finding.message) + " [\(item.finding.rule.id)]"
+      // The container's own findings are about it: its name alone.
+      let subject = TerminalText.escaped(item.name)
+        + (item.finding.path == Array(".".utf8) ? "" : ": " + TerminalText.escaped(item.finding.path))
+      return "  " + paint(item.finding.severity.rawValue.padding(7), code) + " " + AuditReport.findingText(item.finding, subject: subject)
     }
     if findingsOnly { return findingLines.map { $0 + "\n" }.joined() }
 
