@@ -203,6 +203,9 @@ package struct AndroidTree: Sendable {
     return AndroidPath(place.storage, Array(resolved.joined(separator: [0x2F])))
   }
   package func isDirectory(_ place: AndroidPath) -> Bool { folders[place] != nil }
+  /// The folder at `place`, found by place only (no scan of a folder's children: an archive of
+  /// 20,000 siblings made that quadratic).
+  package func folder(_ place: AndroidPath) -> Node? { folders[place] }
   package func has(_ storage: AndroidStorage) -> Bool { folders[AndroidPath(storage, [])] != nil }
   /// Every node, in the order added.
   package var nodes: Range<Node> { 0..<Node(kinds.count) }

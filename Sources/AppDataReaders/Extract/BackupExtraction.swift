@@ -212,7 +212,7 @@ public enum BackupExtraction {
       // record stays beside it, so the next run's sweep removes it).
       report.problems.append(Report.Problem(
         domain: "", path: [],
-        message: "the extraction --force replaced could not be removed: it is left as \(TerminalText.escaped(RelativePath.display(aside))) beside OUT, and the next appdata extract to OUT removes it",
+        message: "the extraction --force replaced could not be removed (something in it is not this user's to remove): it is left as \(TerminalText.escaped(RelativePath.display(aside))) beside OUT with its owner record; a later appdata extract to OUT removes it once it can, or remove it yourself",
         isError: false))
     }
     report.unwrappedClasses = keys.value?.unwrappedClasses ?? []

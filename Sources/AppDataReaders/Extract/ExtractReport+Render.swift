@@ -27,7 +27,7 @@ extension BackupExtraction.Report {
     for problem in problems {
       // A domain's own finding (no path: the domain is not written at all) names the domain alone.
       let path = problem.path.isEmpty ? "" : "\(TerminalText.escaped(RelativePath.display(problem.path))): "
-      lines.append("  \(problem.isError ? "error  " : "warning") \(TerminalText.escaped(problem.domain)): \(path)\(TerminalText.escaped(problem.message))")
+      lines.append("  \(problem.isError ? "error  " : "warning") \(TerminalText.escaped(problem.domain)): \(path)\(TerminalText.controlsEscaped(problem.message))")
     }
     return lines.joined(separator: "\n") + "\n"
   }

@@ -274,7 +274,7 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
       // found by (folder, name) here, a folder by its place.
       let slash = name.lastIndex(of: 0x2F)
       let leaf = name[(slash.map { $0 + 1 } ?? 0)...]
-      let parent = tree.node(AndroidPath(storage, slash.map { Array(name[..<$0]) } ?? []))
+      let parent = tree.folder(AndroidPath(storage, slash.map { Array(name[..<$0]) } ?? []))
       let key = parent.map { EntryKey(parent: $0, hash: leaf.hashValue) }
       let node: AndroidTree.Node
       if let existing = tree.isDirectory(place) ? tree.node(place) : key.flatMap({ entries[$0]?.first { tree.name(of: $0).elementsEqual(leaf) } }) {

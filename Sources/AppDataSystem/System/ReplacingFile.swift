@@ -44,7 +44,7 @@ public final class ReplacingFile: Sendable {
     // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, and a link to one: names of descriptors, not
     // files. Followed, they would name the file behind a shell's `>>`, replaced rather than
     // appended to; they are refused, whatever they lead to.
-    if Self.leadsToSystemName(path) { throw SystemError(code: ENODEV, operation: .writeReport, path: path) }
+    if Self.leadsToSystemName(path) || Self.isAStandardStream(path) { throw SystemError(code: ENODEV, operation: .writeReport, path: path) }
     var target = Array(path.utf8)
     var existing: FileStatus?
     if let status = try? Syscalls.status(ofPath: path) {
@@ -87,17 +87,21 @@ public final class ReplacingFile: Sendable {
     switch error.code {
     case EISDIR: return "is a folder; give the report a file's name"
     case ErrnoValue.notFound: return "is a symlink to a file that does not exist; give the report a file's name"
-    case ENODEV: return "names a descriptor or a device (/dev, /proc), not a file; appdata writes reports only to files (leave -o out for standard output)"
+    case ENODEV: return "names a descriptor, a device or a standard stream's file (/dev, /proc, what > or >> opened), not a file of its own; appdata writes reports only to files (leave -o out for standard output)"
     default: return "is a FIFO, socket or device, not a file; appdata writes reports only to files (leave -o out for standard output)"
     }
   }
 
   /// Whether `path`, or a link on the way from it (at most 40), names something under `/dev` or
-  /// `/proc`.
+  /// `/proc`: each hop made absolute and normalised (`//`, `.` and `..` taken out) first, and
+  /// each hop's folder resolved too (a link partway along the path).
   private static func leadsToSystemName(_ path: String) -> Bool {
-    var current = path
+    func isSystem(_ text: String) -> Bool { text == "/dev" || text == "/proc" || text.hasPrefix("/dev/") || text.hasPrefix("/proc/") }
+    var current = normalizedAbsolute(path)
     for _ in 0..<40 {
-      if current == "/dev" || current == "/proc" || current.hasPrefix("/dev/") || current.hasPrefix("/proc/") { return true }
+      if isSystem(current) { return true }
+      let folderOfCurrent = Syscalls.folderPart(of: Array(current.utf8))
+      if let resolved = Syscalls.resolvedPath(folderOfCurrent), isSystem(resolved) { return true }
       guard (try? Syscalls.status(ofPath: current))?.kind == .symbolicLink else { return false }
       let bytes = Array(current.utf8)
       let folderPath = Syscalls.folderPart(of: bytes)
@@ -107,9 +111,30 @@ public final class ReplacingFile: Sendable {
       folder.close()
       guard let target, !target.isEmpty else { return false }
       let text = String(decoding: target, as: UTF8.self)
-      current = target.first == 0x2F ? text : (folderPath == "/" ? "/" : folderPath + "/") + text
+      current = normalizedAbsolute(target.first == 0x2F ? text : (folderPath == "/" ? "/" : folderPath + "/") + text)
     }
     return true
+  }
+
+  /// `path` made absolute (from the working folder) with `//`, `.` and `..` taken out as text.
+  private static func normalizedAbsolute(_ path: String) -> String {
+    let absolute = path.hasPrefix("/") ? path : Syscalls.absolutePath(".") + "/" + path
+    var parts: [Substring] = []
+    for part in absolute.split(separator: "/", omittingEmptySubsequences: true) {
+      if part == "." { continue }
+      if part == ".." { _ = parts.popLast(); continue }
+      parts.append(part)
+    }
+    return "/" + parts.joined(separator: "/")
+  }
+
+  /// Whether `path`, followed, is the file standard input, output or error is (a shell's `>>`
+  /// behind `/dev/stdout` however it is spelt).
+  private static func isAStandardStream(_ path: String) -> Bool {
+    guard let identity = Syscalls.identity(ofPath: path) else { return false }
+    return [FileDescriptor(rawValue: 0), .standardOutput, .standardError].contains { stream in
+      (try? Syscalls.status(of: stream, displayPath: ""))?.identity == identity
+    }
   }
 
   /// `.NAME.appdata-`: what this run's hidden file, and any a killed run left, start with.
