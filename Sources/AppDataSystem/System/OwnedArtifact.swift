@@ -14,7 +14,9 @@ import Synchronization
 ///   `getrandom(2)`, created with `O_EXCL` (`mkdirat` for a folder): a name that was taken
 ///   fails, and another token is tried.
 /// - **An owner record beside it, locked from birth.** `PREFIX TOKEN SUFFIX.owner`, holding
-///   `appdata-owner 1 TOKEN KIND` and, once the artifact exists, its device and inode. On Linux
+///   `appdata-owner 1 TOKEN KIND` and, once the artifact exists, its device and inode, and those
+///   of what the name may name instead after an exchange (`mayAlsoName`; else the same again),
+///   each a fixed-width line, so the record is rewritten in one `pwrite` of the same length. On Linux
 ///   the record is made with `O_TMPFILE`, locked (`flock`) and written *before* it gets its name
 ///   (`linkat`), so no other run ever sees it unlocked while this one lives. Elsewhere (Darwin, a
 ///   filesystem without `O_TMPFILE`) it is created with `O_EXCL` and then locked and written: a
@@ -22,7 +24,7 @@ import Synchronization
 /// - **A sweep removes only what a dead run proves.** `sweep` removes an artifact only when its
 ///   record's lock is free (the run that held it is gone), the record is a regular file of this
 ///   user's whose token is the one in both names, and the artifact is this user's and is the
-///   file the record names (device and inode; or, for a run killed before it wrote them, empty).
+///   file the record names (either identity; or, for a run killed before it wrote them, empty).
 ///   A name alone, legacy names included, proves nothing: such entries are left as they are; so
 ///   does a record whose name names something else than it records (both stay). A record whose
 ///   artifact is gone (renamed into place, or removed, before the run could remove the record)
@@ -48,6 +50,8 @@ public final class OwnedArtifact: Sendable {
   private let token: [UInt8]
   private struct State {
     var identity: FileIdentity
+    /// What the name may name instead (`mayAlsoName`), recorded too.
+    var alternate: FileIdentity?
     var isDone = false
   }
   private let state: Mutex<State>
@@ -189,13 +193,31 @@ public final class OwnedArtifact: Sendable {
     return record
   }
 
-  /// Writes the record anew: its first line and the artifact's identity.
+  /// Writes the record anew: its first line, the artifact's identity and the one the name may
+  /// name instead, in one `pwrite` over the whole (every rewrite is the same length: a run
+  /// killed at any instant leaves the old record or the new, never a cut one).
   private func writeRecord() {
-    let identity = self.identity
+    let (identity, alternate) = state.withLock { ($0.identity, $0.alternate ?? $0.identity) }
     let text = Self.recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A]
-      + Array("\(identity.device) \(identity.inode)\n".utf8)
-    _ = ftruncate(record.rawValue, 0)
+      + Self.identityLine(identity) + Self.identityLine(alternate)
     _ = text.withUnsafeBytes { pwrite(record.rawValue, $0.baseAddress, $0.count, 0) }
+  }
+
+  /// `DEVICE INODE\n`, each 20 digits.
+  static func identityLine(_ identity: FileIdentity) -> [UInt8] {
+    func padded(_ value: UInt64) -> [UInt8] {
+      let digits = Array(String(value).utf8)
+      return [UInt8](repeating: 0x30, count: max(0, 20 - digits.count)) + digits
+    }
+    return padded(identity.device) + [0x20] + padded(identity.inode) + [0x0A]
+  }
+
+  /// The artifact's name may name `identity` from now on (an exchange is about to put what is
+  /// OUT there): the record says so before the exchange, so that a run killed on either side
+  /// of it leaves a record that proves what its name names.
+  public func mayAlsoName(_ identity: FileIdentity) {
+    state.withLock { $0.alternate = identity }
+    writeRecord()
   }
 
   /// The artifact's name now names `identity` (an exchange put what was OUT there): the record
@@ -289,7 +311,7 @@ public final class OwnedArtifact: Sendable {
       return nil
     }
     var descriptor = FileDescriptor(rawValue: -1)
-    var identity = parsed.identity ?? FileIdentity(device: 0, inode: 0)
+    var identity = parsed.identities.first ?? FileIdentity(device: 0, inode: 0)
     let found: FileStatus?
     do {
       found = try Syscalls.status(of: name, in: folder, displayPath: "")
@@ -304,8 +326,9 @@ public final class OwnedArtifact: Sendable {
        found.kind == (parsed.kind == .folder ? .directory : .regular),
        let opened = try? Syscalls.open(name, in: folder, options: parsed.kind == .folder ? .directory : .readMaybeFile, displayPath: ""),
        let openedStatus = try? Syscalls.status(of: opened, displayPath: "") {
-      let proven = parsed.identity.map { $0 == openedStatus.identity }
-        ?? (parsed.kind == .folder ? Syscalls.firstEntry(of: opened) == nil : openedStatus.size == 0)
+      let proven = parsed.identities.isEmpty
+        ? (parsed.kind == .folder ? Syscalls.firstEntry(of: opened) == nil : openedStatus.size == 0)
+        : parsed.identities.contains(openedStatus.identity)
       if proven {
         descriptor = opened
         identity = openedStatus.identity
@@ -327,17 +350,22 @@ public final class OwnedArtifact: Sendable {
                          identity: identity, folder: folder, record: record, token: token)
   }
 
-  static func parseRecord(_ text: [UInt8]) -> (token: [UInt8], kind: Kind, identity: FileIdentity?)? {
+  /// The record's token, kind and identities (none when the run that wrote it was killed before
+  /// its artifact existed).
+  static func parseRecord(_ text: [UInt8]) -> (token: [UInt8], kind: Kind, identities: [FileIdentity])? {
     let lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
     guard lines.count >= 2, let first = lines.first, first.starts(with: recordMagic) else { return nil }
     let fields = first.dropFirst(recordMagic.count).split(separator: 0x20)
     guard fields.count == 2, isToken(fields[0]), let kind = Kind(rawValue: String(decoding: fields[1], as: UTF8.self)) else { return nil }
-    var identity: FileIdentity?
-    if lines.count >= 3 {
-      let numbers = lines[1].split(separator: 0x20).compactMap { UInt64(String(decoding: $0, as: UTF8.self)) }
-      if numbers.count == 2 { identity = FileIdentity(device: numbers[0], inode: numbers[1]) }
+    // The identity lines, each whole (ended by its newline); one that is not two numbers
+    // makes the record prove nothing.
+    var identities: [FileIdentity] = []
+    for line in lines.dropFirst().dropLast().prefix(2) {
+      let numbers = line.split(separator: 0x20).compactMap { UInt64(String(decoding: $0, as: UTF8.self)) }
+      guard numbers.count == 2 else { return nil }
+      identities.append(FileIdentity(device: numbers[0], inode: numbers[1]))
     }
-    return (Array(fields[0]), kind, identity)
+    return (Array(fields[0]), kind, identities)
   }
 
   private static func isEmptyFolder(_ name: [UInt8], in folder: FileDescriptor) -> Bool {
