@@ -136,6 +136,7 @@ release: deps
 test: test-deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build
+	./Scripts/extract-race.py $(BIN)
 	./Scripts/fuzz.sh --check
 	./Scripts/check-example.sh
 	./Scripts/check-darwin.sh

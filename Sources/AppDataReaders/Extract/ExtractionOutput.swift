@@ -195,48 +195,78 @@ final class ExtractionOutput {
   }
 
   /// Swaps the partial folder with the OUT that is there, once it is proven replaceable, then
-  /// removes what was OUT.
+  /// removes what was OUT. Runs that replace one OUT take turns: each locks (`flock`) its own
+  /// folder, then the folder OUT names, checks that OUT still names it, and swaps and checks the
+  /// swap only while it holds both locks; a run that finds this run's folder at OUT waits for
+  /// that lock. So two swaps never interleave (issue 48's race script found that they did: one
+  /// run's check then saw the other's folder at OUT, undid the swap it took for its own, and
+  /// left a whole extraction at its hidden name without a record). The record says, before the
+  /// swap, that the hidden name may hold the old OUT (`mayAlsoName`): a run killed on either side
+  /// of the swap leaves what its record proves, and the next run removes it.
   private func replace() throws(Refusal) {
     let out = TerminalText.escaped(typed)
-    guard let old = try? Syscalls.open(name, in: parent, options: .directory, displayPath: typed),
-          let oldIdentity = try? Syscalls.status(of: old, displayPath: typed).identity else {
-      abandon()
-      throw Refusal("\(out): is no longer a folder appdata may replace; nothing was written")
-    }
-    defer { old.close() }
-    guard Self.isReplaceable(old) else {
-      abandon()
-      throw Refusal("\(out): was replaced meanwhile by something appdata did not make; it was left as it is and nothing was written")
-    }
-    // The record says the partial folder's name may name either folder before they swap, so a
-    // run killed at any instant leaves a name the next sweep can prove.
-    artifact.mayAlsoName(oldIdentity)
-    do {
-      try Syscalls.exchange(partialName, with: name, in: parent, displayPath: typed)
-    } catch {
-      abandon()
-      throw Refusal("\(out): cannot put the extraction in place: \(error.reason); nothing was written")
-    }
-    // The exchange swapped what the two names named at that instant: they must be the two
-    // folders checked, or it is undone.
-    let now = (try? Syscalls.status(of: name, in: parent, displayPath: ""))?.identity
-    let aside = (try? Syscalls.status(of: partialName, in: parent, displayPath: ""))?.identity
-    guard now == partialIdentity && aside == oldIdentity else {
-      try? Syscalls.exchange(partialName, with: name, in: parent, displayPath: typed)
-      abandon()
-      throw Refusal("\(out): changed while it was being replaced; it was left as it is and nothing was written")
-    }
-    // The old OUT now has the partial folder's name: the record says so, then it goes. One that
-    // cannot be removed keeps the record, so the next run's sweep removes it.
-    guard let oldCopy = try? Syscalls.reopen(old, displayPath: typed) else {
-      leftAside = partialName
+    // This run's folder is locked too, before it becomes OUT: a run that would replace it must
+    // wait until this one has checked its swap (no run locks it before: it is not OUT yet).
+    Syscalls.waitForExclusiveLock(partial)
+    // Each turn that finds OUT changed was another run's swap: at most one a run.
+    for _ in 0..<4096 {
+      guard let old = try? Syscalls.open(name, in: parent, options: .directory, displayPath: typed),
+            let oldIdentity = try? Syscalls.status(of: old, displayPath: typed).identity else {
+        // OUT went (a user removed it): put this one in place as if it never was.
+        do {
+          try Syscalls.renameWithoutReplacing(partialName, in: parent, to: name, in: parent, displayPath: typed)
+        } catch {
+          abandon()
+          throw Refusal("\(out): is no longer a folder appdata may replace; nothing was written")
+        }
+        isClosed = true
+        artifact.relinquish()
+        parent.close()
+        return
+      }
+      defer { old.close() }
+      // Waits while another run swaps (it holds the lock for its swap and the removal after).
+      Syscalls.waitForExclusiveLock(old)
+      guard (try? Syscalls.status(of: name, in: parent, displayPath: ""))?.identity == oldIdentity else { continue }
+      guard Self.isReplaceable(old) else {
+        abandon()
+        throw Refusal("\(out): was replaced meanwhile by something appdata did not make; it was left as it is and nothing was written")
+      }
+      TestHooks.pause(at: "replace")
+      artifact.mayAlsoName(oldIdentity)
+      do {
+        try Syscalls.exchange(partialName, with: name, in: parent, displayPath: typed)
+      } catch {
+        abandon()
+        throw Refusal("\(out): cannot put the extraction in place: \(error.reason); nothing was written")
+      }
+      TestHooks.pause(at: "exchanged")
+      // The exchange swapped what the two names named at that instant: they must be the two
+      // folders checked (something that does not take turns, a user's mv, may have moved one),
+      // or it is undone.
+      let now = (try? Syscalls.status(of: name, in: parent, displayPath: ""))?.identity
+      let aside = (try? Syscalls.status(of: partialName, in: parent, displayPath: ""))?.identity
+      guard now == partialIdentity && aside == oldIdentity else {
+        try? Syscalls.exchange(partialName, with: name, in: parent, displayPath: typed)
+        abandon()
+        throw Refusal("\(out): changed while it was being replaced; it was left as it is and nothing was written")
+      }
+      // The old OUT now has the partial folder's name: the record says so, then it goes,
+      // through the descriptor of the folder checked (never by its name again). One that cannot
+      // be removed keeps the record, so the next run's sweep removes it.
+      guard let oldCopy = try? Syscalls.reopen(old, displayPath: typed) else {
+        leftAside = partialName
+        isClosed = true
+        parent.close()
+        return
+      }
+      artifact.nowNames(oldIdentity, descriptor: oldCopy)
+      if !artifact.discard() { leftAside = partialName }
       isClosed = true
       parent.close()
       return
     }
-    artifact.nowNames(oldIdentity, descriptor: oldCopy)
-    if !artifact.discard() { leftAside = partialName }
-    isClosed = true
-    parent.close()
+    abandon()
+    throw Refusal("\(out): changed while it was being replaced; it was left as it is and nothing was written")
   }
 }

@@ -163,7 +163,7 @@ public final class OwnedArtifact: Sendable {
                                  mark: ((FileDescriptor) -> Void)?, displayPath: @autoclosure () -> String) throws(SystemError) -> FileDescriptor {
     func firstLines(_ record: FileDescriptor) throws(SystemError) -> [UInt8] {
       let own = try Syscalls.status(of: record, displayPath: displayPath()).identity
-      return recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A] + Array("\(own.device) \(own.inode)\n".utf8)
+      return recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A] + identityText(own) + [0x0A]
     }
     #if canImport(Glibc) && !DARWIN_CHECK
     let unnamed = appdata_open_tmpfile(folder.rawValue)
@@ -199,16 +199,26 @@ public final class OwnedArtifact: Sendable {
     return record
   }
 
-  /// Writes the record anew: its first line, its own identity and what the name may name.
+  /// Writes the record anew: its first line, its own identity and what the name may name (two
+  /// identities, the same one twice when there is one), each number 20 digits wide: every
+  /// rewrite has the same length and is one `pwrite`, so a run killed at any instant leaves the
+  /// old record or the new, never a cut one.
   private func writeRecord() {
     let recorded = state.withLock { $0.recorded }
-    guard let own = try? Syscalls.status(of: record, displayPath: "").identity else { return }
-    var text = Self.recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A]
-    text += Array("\(own.device) \(own.inode)\n".utf8)
-    text += Array(recorded.map { "\($0.device) \($0.inode)" }.joined(separator: " ").utf8) + [0x0A]
-    _ = ftruncate(record.rawValue, 0)
+    guard let own = try? Syscalls.status(of: record, displayPath: "").identity, let first = recorded.first else { return }
+    let second = recorded.count > 1 ? recorded[1] : first
+    let text = Self.recordMagic + token + [0x20] + Array(kind.rawValue.utf8) + [0x0A]
+      + Self.identityText(own) + [0x0A] + Self.identityText(first) + [0x20] + Self.identityText(second) + [0x0A]
     _ = text.withUnsafeBytes { pwrite(record.rawValue, $0.baseAddress, $0.count, 0) }
-    _ = fsync(record.rawValue)
+  }
+
+  /// `DEVICE INODE`, each 20 digits.
+  static func identityText(_ identity: FileIdentity) -> [UInt8] {
+    func padded(_ value: UInt64) -> [UInt8] {
+      let digits = Array(String(value).utf8)
+      return [UInt8](repeating: 0x30, count: max(0, 20 - digits.count)) + digits
+    }
+    return padded(identity.device) + [0x20] + padded(identity.inode)
   }
 
   /// Before an exchange puts `other` (the old OUT) at the artifact's name: the record says the

@@ -387,6 +387,12 @@ extension Syscalls {
     flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0
   }
 
+  /// flock(2) with LOCK_EX, waiting while another process holds the lock (a signal's EINTR
+  /// retried). Released when the descriptor is closed.
+  public static func waitForExclusiveLock(_ descriptor: FileDescriptor) {
+    while flock(descriptor.rawValue, LOCK_EX) != 0 && currentErrno() == EINTR {}
+  }
+
   /// faccessat(2) with AT_EACCESS: whether this process may create and remove entries in
   /// the open folder (write and search permission), as the kernel will judge it.
   public static func canModify(_ folder: FileDescriptor) -> Bool {

@@ -6,7 +6,8 @@ import Synchronization
 /// the first change), `resolved` (PATH's containers are found, none is opened yet), `walk` (after the container root is listed, before any folder below it
 /// is opened), `folder` (after a top-level folder is listed, before its subfolders are opened),
 /// `extract` (at each of an extraction's checkpoints), `symlinks` (before a container's symlink
-/// check; an interrupt ends the pause) and `rules` (the rules migration's new file
+/// check; an interrupt ends the pause), `replace` and `exchanged` (`extract --force` holding
+/// its turn on OUT, before and after swapping its folder in) and `rules` (the rules migration's new file
 /// written and flushed under its hidden name, before it is renamed into place).
 /// Without the variables this costs one environment lookup, once.
 ///
