@@ -816,7 +816,8 @@ def work_counts(stderr):
         return {"decompressedBytes": None, "entriesRead": None, "keyRounds": None, "symlinkSteps": None}, stderr
     fields = dict(item.split(b"=", 1) for item in lines[at][len(STATS_PREFIX):].split())
     counts = {"decompressedBytes": int(fields[b"decompressed-bytes"]), "entriesRead": int(fields[b"entries-read"]),
-              "keyRounds": int(fields[b"key-rounds"]), "symlinkSteps": int(fields[b"symlink-steps"])}
+              "keyRounds": int(fields[b"key-rounds"]),
+              "symlinkSteps": int(fields[b"symlink-steps"]) if b"symlink-steps" in fields else None}
     return counts, b"\n".join(lines[:at] + lines[at + 1:])
 
 
