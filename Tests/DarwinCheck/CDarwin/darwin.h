@@ -86,6 +86,7 @@ extern int *__error(void);
 #define EACCES 13
 #define EEXIST 17
 #define EXDEV 18
+#define ENODEV 19
 #define ENOTDIR 20
 #define EISDIR 21
 #define EINVAL 22
