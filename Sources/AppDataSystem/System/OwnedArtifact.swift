@@ -353,8 +353,12 @@ public final class OwnedArtifact: Sendable {
        found.kind == (parsed.kind == .folder ? .directory : .regular),
        let opened = try? Syscalls.open(name, in: folder, options: parsed.kind == .folder ? .directory : .readMaybeFile, displayPath: ""),
        let openedStatus = try? Syscalls.status(of: opened, displayPath: "") {
-      // Proven only as a file the record names: never for being empty, never for its name.
-      if parsed.artifacts.contains(openedStatus.identity) {
+      // Proven as a file the record names; or, for a run killed between making it and
+      // recording it (the record, proven by its own inode, names none yet), as an empty one:
+      // nothing was written in it before it was recorded. Never for its name alone.
+      let emptyAndUnrecorded = parsed.artifacts.isEmpty
+        && (parsed.kind == .folder ? Syscalls.firstEntry(of: opened) == nil : openedStatus.size == 0)
+      if parsed.artifacts.contains(openedStatus.identity) || emptyAndUnrecorded {
         descriptor = opened
         identity = openedStatus.identity
       } else {
