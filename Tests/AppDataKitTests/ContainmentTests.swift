@@ -342,7 +342,7 @@ struct ContainmentTests {
 
   /// Runs that replace one OUT take turns: while the first has swapped its folder in and not
   /// yet checked the swap (paused at `exchanged`), the second, done extracting, waits for the
-  /// first's lock (the kernel lists it waiting, in /proc/locks) instead of swapping in its own,
+  /// first's lock (it says so at the point `waiting-for-turn`) instead of swapping in its own,
   /// which made the first's check fail, undo a swap that was not its own, and leave a whole
   /// extraction at its hidden name with no record (found by Scripts/extract-race.py). Released,
   /// both exit 0; OUT is the second's, whole, and nothing is left beside it.
@@ -354,28 +354,30 @@ struct ContainmentTests {
     #expect(try AppData.run(arguments).status == 0)
     var second: Process?
     let errors = Pipe()
+    // The second run says, on a FIFO, that it is about to wait for the first's lock; its end
+    // says so too (a byte of another value), so the read waits on an event, never on a clock.
+    let announce = NSTemporaryDirectory() + "appdata-announce-\(UUID().uuidString)"
+    guard mkfifo(announce, 0o600) == 0 else { throw TestFailure("mkfifo \(announce)") }
+    let said = ReadyPipe(descriptor: open(announce, O_RDWR | O_CLOEXEC))
+    defer {
+      said.close()
+      try? FileManager.default.removeItem(atPath: announce)
+    }
     let first = try AppData.runPaused(arguments, at: "exchanged", withProcess: { _ in
       let process = Process()
       process.executableURL = URL(fileURLWithPath: AppData.binary)
       process.arguments = arguments
+      var environment = ProcessInfo.processInfo.environment
+      environment["APPDATA_TEST_ANNOUNCE_FILE"] = announce
+      environment["APPDATA_TEST_ANNOUNCE_AT"] = "waiting-for-turn"
+      process.environment = environment
       process.standardOutput = FileHandle.nullDevice
       process.standardError = errors
+      process.terminationHandler = { _ in said.say(0x78) }
       try process.run()
       second = process
-      // Waits for an event, the kernel listing the second run as a lock's waiter (no time is
-      // asserted: the deadline only ends a hang).
-      let pid = String(process.processIdentifier)
-      let deadline = Date().addingTimeInterval(120)
-      var waits = false
-      while !waits && process.isRunning && Date() < deadline {
-        let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
-        waits = locks.split(separator: "\n").contains { line in
-          let fields = line.split(separator: " ")
-          return fields.contains("->") && fields.contains("FLOCK") && fields.contains(Substring(pid))
-        }
-        if !waits { usleep(10_000) }
-      }
-      #expect(waits, "the second run did not wait for the first's turn")
+      var byte: UInt8 = 0
+      #expect(read(said.descriptor, &byte, 1) == 1 && byte == 0x77, "the second run did not wait for the first's turn")
     })
     #expect(first.status == 0, "\(first.error)")
     second?.waitUntilExit()

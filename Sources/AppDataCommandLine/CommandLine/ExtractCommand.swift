@@ -71,7 +71,8 @@ struct ExtractCommand {
         if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
         if case .interrupted = error, let number = signals.number {
           io.error(error.message)
-          WorkCounters.reportIfAsked()
+          // The run fails (128 + the signal) whether or not the line goes out.
+          _ = WorkCounters.reportIfAsked()
           Syscalls.exitNow(128 + number)
         }
         throw error.refusal

@@ -226,7 +226,10 @@ final class ExtractionOutput {
       }
       defer { old.close() }
       // Waits while another run swaps (it holds the lock for its swap and the removal after).
-      Syscalls.waitForExclusiveLock(old)
+      if !Syscalls.lockExclusively(old) {
+        TestHooks.announce("waiting-for-turn")
+        Syscalls.waitForExclusiveLock(old)
+      }
       guard (try? Syscalls.status(of: name, in: parent, displayPath: ""))?.identity == oldIdentity else { continue }
       guard Self.isReplaceable(old) else {
         abandon()

@@ -60,6 +60,23 @@ package enum TestHooks {
 
   /// `releasedBy`: a condition that also ends the pause (an interrupt the run heard), so a test
   /// that signals the paused process can wait for it to end without releasing the pause.
+  /// `APPDATA_TEST_ANNOUNCE_FILE=F` and `APPDATA_TEST_ANNOUNCE_AT=POINT`: reaching POINT writes
+  /// one byte to the FIFO `F` (which the test made and reads) and goes on without waiting: how a
+  /// test learns, by an event, that a run reached a point (`waiting-for-turn`: `extract --force`
+  /// about to wait for another run's lock on OUT).
+  package static func announce(_ name: String) {
+    guard let announceFile, name == announcePoint else { return }
+    guard let fifo = try? Syscalls.openFIFOForWriting(atPath: announceFile) else { return }
+    defer { fifo.close() }
+    do {
+      try Syscalls.writeAll(fifo, [0x77], displayPath: "")
+    } catch {
+      // Not output: the test that made the FIFO is gone, and nothing waits for the byte.
+    }
+  }
+  private static let announceFile = Syscalls.environment("APPDATA_TEST_ANNOUNCE_FILE")
+  private static let announcePoint = Syscalls.environment("APPDATA_TEST_ANNOUNCE_AT")
+
   package static func pause(at name: String, releasedBy released: () -> Bool = { false }) {
     guard let file, name == point else { return }
     // `F.ready` is a FIFO the test holds open: one byte on it wakes the test (no polling there).

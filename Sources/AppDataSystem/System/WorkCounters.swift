@@ -48,9 +48,16 @@ package enum WorkCounters {
     "appdata-stats: decompressed-bytes=\(decompressedBytes) entries-read=\(entriesRead) key-rounds=\(keyRounds) symlink-steps=\(symlinkSteps)\n"
   }
 
-  /// Writes the line on stderr when `APPDATA_DEBUG_STATS=1` (the binary's last act before exit).
-  package static func reportIfAsked() {
-    guard Syscalls.environment("APPDATA_DEBUG_STATS") == "1" else { return }
-    try? Syscalls.writeAll(.standardError, Array(line.utf8), displayPath: "standard error")
+  /// Writes the line on stderr when `APPDATA_DEBUG_STATS=1` (the binary's last act before exit);
+  /// false when it was asked for and could not be written (the run then fails: a test reading
+  /// the counts must not read a run without them as one that did no work).
+  package static func reportIfAsked() -> Bool {
+    guard Syscalls.environment("APPDATA_DEBUG_STATS") == "1" else { return true }
+    do {
+      try Syscalls.writeAll(.standardError, Array(line.utf8), displayPath: "standard error")
+      return true
+    } catch {
+      return false
+    }
   }
 }
