@@ -48,9 +48,16 @@ struct InitConfigCommand {
       members["containers"] = .object(containers)
       document = .object(members)
     }
+    return try write(document, io: io, saying: "Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(report.backup.bytes, headroom))), "
+                      + "maxFileSize \(ByteSize.written(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)\n")
+  }
+
+  /// Writes the policy file, complete or not at all (a hidden file beside it, renamed over it
+  /// once written), then, unless quiet, `line` and, for the default name, that every later
+  /// audit in this folder reads it (issue 41).
+  private func write(_ document: JSONValue, io: CommandIO, saying line: @autoclosure () -> String) throws(Refusal) -> ExitCode {
     let text = document.serialized(pretty: true) + "\n"
     do {
-      // Complete or not at all: a hidden file beside it, renamed over it once written.
       let file = try ReplacingFile(path: output)
       file.write(Array(text.utf8))
       try file.commit()
@@ -58,9 +65,7 @@ struct InitConfigCommand {
       throw Refusal("\(TerminalText.escaped(output)): cannot write: \(error.reason); it was left as it was")
     }
     if quiet { return .success }
-    io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(report.backup.bytes, headroom))), "
-                   + "maxFileSize \(ByteSize.written(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)\n")
-    // The default name is read by every later audit in this folder: say so (issue 41).
+    io.writeOutput(line())
     if output == AuditPolicy.defaultFileName {
       io.writeOutput("Every 'appdata audit' run in this folder now applies it, and names it on its report's Policy line ('--no-config' to not).\n")
     }
@@ -87,22 +92,9 @@ struct InitConfigCommand {
       "budgets": .array([]),
       "android": .object(["package": .string(android.package)]),
     ])
-    let text = document.serialized(pretty: true) + "\n"
-    do {
-      let file = try ReplacingFile(path: output)
-      file.write(Array(text.utf8))
-      try file.commit()
-    } catch {
-      throw Refusal("\(TerminalText.escaped(output)): cannot write: \(error.reason); it was left as it was")
-    }
-    if quiet { return .success }
-    io.writeOutput("Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(carried, headroom))), "
-                   + "maxFileSize \(ByteSize.written(Self.withHeadroom(largest, headroom))) (current figures + \(headroom)%), "
-                   + "the app's own limits on what each destination carries; Android's \(AndroidBackupModel.quotaText(AndroidFacts.cloudQuota)) cloud quota is not a key and always applies\n")
-    if output == AuditPolicy.defaultFileName {
-      io.writeOutput("Every 'appdata audit' run in this folder now applies it, and names it on its report's Policy line ('--no-config' to not).\n")
-    }
-    return .success
+    return try write(document, io: io, saying: "Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(carried, headroom))), "
+                      + "maxFileSize \(ByteSize.written(Self.withHeadroom(largest, headroom))) (current figures + \(headroom)%), "
+                      + "the app's own limits on what each destination carries; Android's \(AndroidBackupModel.quotaText(AndroidFacts.cloudQuota)) cloud quota is not a key and always applies\n")
   }
 
   /// Every key of the policy file, limits from `report`.

@@ -96,7 +96,7 @@ final class Migrator {
     }
     for folder in folders {
       guard let descriptor = try? container.openFolder(folder) else { continue }
-      OwnedArtifact.sweep(prefix: Self.partialPrefix(plan.steps[0]), in: descriptor)
+      OwnedArtifact.sweep(prefix: Self.partialPrefix, in: descriptor)
       descriptor.close()
     }
   }
@@ -124,7 +124,6 @@ final class Migrator {
                                       files: step.files, bytes: step.bytes, markers: [], message: nil)
     let sourceName = step.source.last!
     let destinationName = step.destination.last!
-    let partialPrefix = Self.partialPrefix(step)
     let sourceDisplay = container.display(step.source)
     let destinationDisplay = container.display(step.destination)
     do throws(SystemError) {
@@ -138,7 +137,7 @@ final class Migrator {
       let sourceStatus = try statusOrNil(sourceName, in: sourceFolder, display: sourceDisplay)
       let destinationStatus = try statusOrNil(destinationName, in: destinationFolder, display: destinationDisplay)
       // The partial copy the journal names, when its owner record proves it.
-      let claimed = journal.partialTokens[step.id].flatMap { OwnedArtifact.claim(prefix: partialPrefix, token: $0, in: destinationFolder) }
+      let claimed = journal.partialTokens[step.id].flatMap { OwnedArtifact.claim(prefix: Self.partialPrefix, token: $0, in: destinationFolder) }
       defer { claimed?.discard() }
       let partial: OwnedArtifact? = claimed.flatMap { claimed in
         claimed.isInPlace && (try? Syscalls.status(of: destinationName, in: claimed.descriptor, displayPath: "")) != nil ? claimed : nil
@@ -200,7 +199,7 @@ final class Migrator {
   }
 
   /// `.appdata-partial-`: what partial copies' names start with (the token follows).
-  static func partialPrefix(_ step: MigrationStep) -> [UInt8] { Array(".appdata-partial-".utf8) }
+  static let partialPrefix = Array(".appdata-partial-".utf8)
 
   private func copyAcross(
     _ sourceName: [UInt8], from sourceFolder: FileDescriptor, to destinationName: [UInt8], in destinationFolder: FileDescriptor,
@@ -208,12 +207,12 @@ final class Migrator {
   ) throws(SystemError) -> UInt64 {
     let display = container.display(step.destination)
     // Partial copies of killed runs, proven theirs by their records, go; the copy is redone.
-    OwnedArtifact.sweep(prefix: Self.partialPrefix(step), in: destinationFolder)
+    OwnedArtifact.sweep(prefix: Self.partialPrefix, in: destinationFolder)
     // The partial folder and its record carry the do-not-back-up marker from birth, and so
     // does the copy's top entry when its destination will (else it lies in a folder that is
     // marked already): an interrupt never leaves a copy that is backed up.
     let markers = plan.markers
-    let partial = try OwnedArtifact.make(.folder, prefix: Self.partialPrefix(step), in: destinationFolder, mode: 0o700,
+    let partial = try OwnedArtifact.make(.folder, prefix: Self.partialPrefix, in: destinationFolder, mode: 0o700,
                                          mark: { descriptor in
                                            for marker in markers {
                                              try? ExtendedAttributes.setValue(marker.valueToWrite, of: MarkerTable.platformName(of: marker), on: descriptor, displayPath: display)
@@ -235,7 +234,7 @@ final class Migrator {
     }
     try Syscalls.sync(partial.descriptor, displayPath: display)
     try Syscalls.sync(destinationFolder, displayPath: display)
-    try journal.record("installing", step: step.id, durable: true, partialToken: Array(partial.name.dropFirst(Self.partialPrefix(step).count)))
+    try journal.record("installing", step: step.id, durable: true, partialToken: Array(partial.name.dropFirst(Self.partialPrefix.count)))
     try install(partial, as: destinationName, in: destinationFolder, step: step)
     try finishCopy(sourceName, in: sourceFolder, step: step)
     return copied

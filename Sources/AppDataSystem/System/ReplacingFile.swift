@@ -17,7 +17,8 @@ import Synchronization
 /// NAME that is a symlink: its target is written the same way (the hidden file beside the
 /// target, renamed over it), so the link stays and points at a complete report; a link whose
 /// target does not exist is refused. NAME that is a FIFO, a socket, a device or a folder is
-/// refused (`notAFile`), found with an `O_NONBLOCK` open and `fstat`, so nothing waits.
+/// refused (`notAFile`), found by its status (`lstat`, then `stat` of a link's target), which
+/// opens nothing, so nothing waits.
 public final class ReplacingFile: Sendable {
   public let path: String
   private let folder: FileDescriptor
@@ -58,8 +59,8 @@ public final class ReplacingFile: Sendable {
         existing = try Syscalls.status(ofPath: resolved)
       }
       if let kind = existing?.kind, kind != .regular {
-        // Opened without waiting, to tell what it is (a FIFO with no reader does not block).
-        if kind == .other, let (probe, _) = try? Syscalls.openWithoutWaiting(atPath: String(decoding: target, as: UTF8.self)) { probe.close() }
+        // Known from its status alone (stat(2) never opens it, so a FIFO with no reader is not
+        // waited on).
         throw SystemError(code: kind == .directory ? EISDIR : Self.notAFile, operation: .writeReport, path: path)
       }
     }

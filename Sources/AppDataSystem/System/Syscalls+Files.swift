@@ -375,12 +375,10 @@ extension Syscalls {
     return String(cString: resolved)
   }
 
-  /// realpath(3) of the folder a user named, for reports ("container": absolute path).
-  public static func absolutePath(_ path: String) -> String {
-    guard let resolved = realpath(path, nil) else { return path }
-    defer { free(resolved) }
-    return String(cString: resolved)
-  }
+  /// realpath(3) of the folder a user named, for reports ("container": absolute path); the path
+  /// as given when it cannot be resolved.
+  public static func absolutePath(_ path: String) -> String { resolvedPath(path) ?? path }
+
 
   /// flock(2) with LOCK_EX | LOCK_NB: false when another process holds the lock.
   public static func lockExclusively(_ descriptor: FileDescriptor) -> Bool {
