@@ -16,8 +16,15 @@ package enum AndroidFacts {
   package static let autoBackupAPI = 23
   /// What write_tarfile reports for a pax header, whatever its records' length
   /// (libs/androidfw/BackupHelpers.cpp: `*outSize = 512 + (needExtended ? 1024 : 0) + 512 *
-  /// ((size + 511) / 512)`), which the quota is checked against. Read in a port of the newer
-  /// file; the AOSP copy read (aosp-mirror, 25df5fba) predates the measure: unconfirmed.
+  /// ((s.st_size + 511) / 512)`, then "Measure case: ... return without moving data"), which
+  /// the quota is checked against. Read in two copies of AOSP's file carried by Android
+  /// distributions, bionic-linux/android_frameworks_base 951a572b (String8::string()) and
+  /// Neoteric-OS/android_frameworks_base 2e7c36c6 (the newer c_str() and appendPath()): both the
+  /// flat 1024, neither counts the pax blocks it writes. AOSP's own stored copies
+  /// (aosp-mirror/platform_frameworks_base 25df5fba, ffdf6f33) and CyanogenMod's (ea6d6f9a,
+  /// Android 7.1 or earlier) predate the measure; AOSP's BackupHelpers_test.cpp (aosp-mirror
+  /// 1e1351d5) calls the measure (writer NULL) with no pax case. No release-tagged AOSP copy
+  /// was stored: unconfirmed for a release, not keyed by device API since no copy read differs.
   package static let paxHeaderMeasure: UInt64 = 1024
   /// ParsingPackageUtils.parseBaseApplication reads android:backupAgent, fullBackupOnly and
   /// fullBackupContent only `if (pkg.isBackupAllowed())`; dataExtractionRules always
