@@ -43,8 +43,8 @@ struct AuditCommand {
   init(_ parsed: ParsedArguments) throws(UsageError) {
     paths = parsed.operands
     var policyFile: String?
-    if !parsed.flag("no-config") {
-      if let file = parsed.value("config") {
+    if !parsed.flag(.noConfig) {
+      if let file = parsed.value(.config) {
         policyFile = file
       } else if (try? Syscalls.status(ofPath: AuditPolicy.defaultFileName)) != nil {
         policyFile = AuditPolicy.defaultFileName
@@ -52,26 +52,26 @@ struct AuditCommand {
     }
     self.policyFile = policyFile
     var options = AuditConfiguration.Overrides()
-    options.maxFileSize = try parsed.size("max-file-size")
-    options.maxBackupSize = try parsed.size("max-backup-size")
-    if let text = parsed.value("warn-at") {
+    options.maxFileSize = try parsed.size(.maxFileSize)
+    options.maxBackupSize = try parsed.size(.maxBackupSize)
+    if let text = parsed.value(.warnAt) {
       guard let fraction = Double(text), fraction > 0, fraction < 1 else {
         throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--warn-at': expected a fraction between 0 and 1, such as 0.9")
       }
       options.warnAt = fraction
     }
-    if parsed.contains("ignore") {
+    if parsed.contains(.ignore) {
       var globs: [Glob] = []
-      for pattern in parsed.allValues("ignore") {
+      for pattern in parsed.allValues(.ignore) {
         do { globs.append(try Glob(pattern)) } catch {
           throw UsageError("invalid glob '\(TerminalText.abbreviated(pattern))' for '--ignore': \(error.message)")
         }
       }
       options.ignore = globs
     }
-    baselineArgument = parsed.value("baseline")
-    options.maxGrowth = try parsed.size("max-growth")
-    if let text = parsed.value("max-growth-percent") {
+    baselineArgument = parsed.value(.baseline)
+    options.maxGrowth = try parsed.size(.maxGrowth)
+    if let text = parsed.value(.maxGrowthPercent) {
       guard let percent = Double(text), percent >= 0, percent.isFinite else {
         throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--max-growth-percent': expected a number of percent, such as 10")
       }
@@ -80,10 +80,10 @@ struct AuditCommand {
     if (options.maxGrowth != nil || options.maxGrowthPercent != nil) && baselineArgument == nil {
       throw UsageError("'--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with")
     }
-    options.top = try parsed.integer("top") ?? 10
-    options.jobs = try parsed.integer("jobs", minimum: 1, maximum: 256) ?? AuditOptions.defaultJobs
-    options.jobsAreFixed = parsed.allValues("jobs").count > 0
-    for value in parsed.allValues("list") {
+    options.top = try parsed.integer(.top) ?? 10
+    options.jobs = try parsed.integer(.jobs, minimum: 1, maximum: 256) ?? AuditOptions.defaultJobs
+    options.jobsAreFixed = parsed.allValues(.jobs).count > 0
+    for value in parsed.allValues(.list) {
       for name in value.split(separator: ",") {
         if name == "all" { options.listedCategories.formUnion(Category.allCases) }
         else if let category = Category(rawValue: String(name)) { options.listedCategories.insert(category) }
@@ -91,32 +91,33 @@ struct AuditCommand {
     }
     configuration.overrides = options
     outputs = try AuditOutput.outputs(parsed)
-    failOn = (parsed.value("fail-on") ?? "error") == "never" ? nil : Severity(rawValue: parsed.value("fail-on") ?? "error")!
-    exactBytes = parsed.flag("bytes")
-    quiet = parsed.flag("quiet")
-    colorChoice = parsed.value("color") ?? "auto"
-    listsApps = parsed.flag("list-apps")
-    sarifRoot = parsed.value("sarif-root")
+    // The parser checked the choices: error, warning, info or never (nil).
+    failOn = Severity(rawValue: parsed.value(.failOn) ?? "error")
+    exactBytes = parsed.flag(.bytes)
+    quiet = parsed.flag(.quiet)
+    colorChoice = parsed.value(.color) ?? "auto"
+    listsApps = parsed.flag(.listApps)
+    sarifRoot = parsed.value(.sarifRoot)
     configuration.root = try parsed.root(inside: "a folder inside PATH")
-    configuration.limits.maximumArchiveBytes = try parsed.size("max-archive-bytes")
-    configuration.limits.maximumManifestBytes = try parsed.size("max-manifest-bytes")
-    configuration.limits.maximumNameBytes = try parsed.size("max-name-bytes")
-    configuration.limits.maximumBackups = try parsed.integer("max-backups", minimum: 1)
-    configuration.limits.maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
-    configuration.apps = parsed.allValues("app")
+    configuration.limits.maximumArchiveBytes = try parsed.size(.maxArchiveBytes)
+    configuration.limits.maximumManifestBytes = try parsed.size(.maxManifestBytes)
+    configuration.limits.maximumNameBytes = try parsed.size(.maxNameBytes)
+    configuration.limits.maximumBackups = try parsed.integer(.maxBackups, minimum: 1)
+    configuration.limits.maximumKeyRounds = try parsed.integer(.maxKeyRounds, minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
+    configuration.apps = parsed.allValues(.app)
     for app in configuration.apps where app.isEmpty { throw UsageError("'--app' needs a bundle id or group id") }
-    configuration.verify = parsed.flag("verify")
-    configuration.allDomains = parsed.flag("all-domains")
-    configuration.backup = parsed.value("backup")
-    configuration.backupDomain = parsed.value("backup-domain")
+    configuration.verify = parsed.flag(.verify)
+    configuration.allDomains = parsed.flag(.allDomains)
+    configuration.backup = parsed.value(.backup)
+    configuration.backupDomain = parsed.value(.backupDomain)
     password = try BackupPassword(parsed)
-    configuration.platform = parsed.value("platform").flatMap(InputPlatform.init(rawValue:)) ?? .auto
-    android = AndroidOptions(project: parsed.value("android-project"), manifest: parsed.value("android-manifest"),
-                             rules: parsed.allValues("android-rules"), package: parsed.value("android-package"),
-                             targetSdk: try parsed.integer("target-sdk", minimum: 1, maximum: 1000),
-                             deviceAPI: try parsed.integer("device-api", minimum: 1, maximum: 1000),
-                             notEncrypted: parsed.flag("no-end-to-end-encryption"),
-                             deviceData: parsed.value("android-device-data"), external: parsed.value("android-external"))
+    configuration.platform = parsed.value(.platform).flatMap(InputPlatform.init(rawValue:)) ?? .auto
+    android = AndroidOptions(project: parsed.value(.androidProject), manifest: parsed.value(.androidManifest),
+                             rules: parsed.allValues(.androidRules), package: parsed.value(.androidPackage),
+                             targetSdk: try parsed.integer(.targetSdk, minimum: 1, maximum: 1000),
+                             deviceAPI: try parsed.integer(.deviceApi, minimum: 1, maximum: 1000),
+                             notEncrypted: parsed.flag(.noEndToEndEncryption),
+                             deviceData: parsed.value(.androidDeviceData), external: parsed.value(.androidExternal))
     if configuration.backupDomain != nil && configuration.backup == nil {
       throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
     }

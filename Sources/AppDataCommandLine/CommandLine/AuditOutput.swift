@@ -16,16 +16,17 @@ struct AuditOutput {
   static func outputs(_ parsed: ParsedArguments) throws(UsageError) -> [AuditOutput] {
     var outputs: [AuditOutput] = []
     var pendingFile: String?  // an --output seen before any --format
-    var formatValues = parsed.allValues("format").makeIterator()
-    var fileValues = parsed.allValues("output").makeIterator()
+    var formatValues = parsed.allValues(.format).makeIterator()
+    var fileValues = parsed.allValues(.output).makeIterator()
     for name in parsed.order {
       switch name {
-      case "format", "json":
-        let format = name == "json" ? AuditFormat.json : AuditFormat(rawValue: formatValues.next()!)!
+      case .format, .json:
+        // The parser checked the value against the choices; each --format has its value.
+        guard let format = name == .json ? AuditFormat.json : formatValues.next().flatMap(AuditFormat.init(rawValue:)) else { continue }
         outputs.append(AuditOutput(format: format, file: pendingFile))
         pendingFile = nil
-      case "output":
-        let file = fileValues.next()!
+      case .output:
+        guard let file = fileValues.next() else { continue }
         if let last = outputs.indices.last, outputs[last].file == nil, pendingFile == nil {
           outputs[last].file = file
         } else if pendingFile == nil && outputs.isEmpty {
