@@ -52,21 +52,6 @@ struct AuditOutput {
     return outputs
   }
 
-  /// Whether `--baseline FILE` names a saved JSON report (a regular file named `.json`, or
-  /// whose first byte after white space is `{`), rather than something to audit (a folder, an
-  /// archive).
-  static func isSavedReport(_ file: String) -> Bool {
-    if file.lowercased().hasSuffix(".json") { return true }
-    // A path that cannot be read: the load names the problem.
-    guard let status = try? Syscalls.status(ofPath: file) else { return true }
-    guard status.kind == .regular else { return false }
-    guard let descriptor = try? Syscalls.openFile(atPath: file) else { return true }
-    defer { descriptor.close() }
-    let head = (try? Syscalls.readUpTo(descriptor, 4096, displayPath: file)) ?? []
-    let first = head.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }.first
-    return first == 0x7B || head.isEmpty
-  }
-
   /// Whether the terminal's locale is UTF-8 (LC_ALL, else LC_CTYPE, else LANG names UTF-8).
   static func localeIsUTF8(_ io: CommandIO) -> Bool {
     let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { io.environment($0) }.first { !$0.isEmpty } ?? ""
