@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// The command line: parse, dispatch to a command, map the outcome to an exit status.
 /// `main.swift` is `exit(CLI.run(CommandLine.arguments, io: .standard()).rawValue)`.
 public enum CLI {

@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// The option tables of every command. Help, the man page, shell-facing docs and the
 /// parser are all generated from these.
 public enum Commands {

@@ -1,6 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
+import AppDataKit
 import Synchronization
 /// `appdata extract BACKUP --app ID [-o OUT]`: options to `ExtractOptions`, the library's
 /// `extract` call, the report to the chosen format, an interrupt to a clean exit with nothing
