@@ -31,6 +31,11 @@ public enum BackupExtraction {
     package var stopAfter: Int?
     /// Told the bytes written so far (the progress line).
     package var progress: (@Sendable (UInt64, UInt64) -> Void)?
+    /// `appdata restore`: the tree is built beside the container it replaces and handed over
+    /// complete, never renamed into place (`Restore`); no metadata plist is written.
+    package var restore: RestoreHandoff?
+    /// The id as it is, never a near one chosen for it (restore has chosen it on the device).
+    package var exactID = false
 
     package init(id: String, output: String) {
       self.id = id
@@ -95,6 +100,9 @@ public enum BackupExtraction {
     }
     var wanted = request.id
     var found = matching(wanted)
+    if found.isEmpty && request.exactID {
+      throw Refusal(.notMatched, path: backup, message: "\(TerminalText.escaped(backup)): the backup holds no app, group or plugin '\(TerminalText.escaped(request.id))'")
+    }
     if found.isEmpty {
       // Not an id it holds: the one id it plainly means (`whatsapp`, `WhatsApp`), or the
       // best candidates (the ids holding it, then near spellings), never an alphabetical list.
@@ -194,7 +202,8 @@ public enum BackupExtraction {
       }
       for (index, plan) in containers.enumerated() {
         var container = plan.summary
-        try writer.write(plan, from: database, sharedFileIDs: shared, into: &container, problems: &report.problems, withMetadata: !isPackage,
+        try writer.write(plan, from: database, sharedFileIDs: shared, into: &container, problems: &report.problems,
+                         withMetadata: !isPackage && request.restore == nil,
                          containerIndex: index)
         report.containers.append(container)
       }
