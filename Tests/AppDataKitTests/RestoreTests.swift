@@ -1,0 +1,282 @@
+@testable import AppDataSystem
+import Foundation
+import Testing
+
+/// `appdata restore` (issue 53) into Simulator device folders built as CoreSimulator lays them
+/// out (`device.plist`, `data/Containers/Data/Application/UUID/` with its metadata plist), from
+/// the backups `Scripts/make-extract-backup.py` writes.
+@Suite("restore")
+struct RestoreTests {
+  static let fixtures = ExtractTests.fixtures
+  static let app = ExtractTests.app
+  static let environment = ExtractTests.environment
+  static let applications = "data/Containers/Data/Application"
+  static let metadata = ".com.apple.mobile_container_manager.metadata.plist"
+
+  /// A device `UDID` in a fresh folder: three apps (the one restored is the second of them by
+  /// name), the app's group and its widget, each with data of its own (modes, times, an
+  /// attribute), `state` as given (1 shut down, 3 booted). `metadata` changes the app's
+  /// metadata plist: "missing", "damaged" (not a plist) or "noid" (no identifier).
+  static func device(state: Int = 1, metadata: String = "ok") throws -> (folder: String, device: String) {
+    let folder = ExtractTests.scratch("restore")
+    let device = folder + "/Devices/ABCD-1234"
+    let script = """
+      import os, plistlib, sys
+      dev, state, meta = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+      os.makedirs(dev)
+      plistlib.dump({"UDID": "ABCD-1234", "state": state, "name": "iPhone 16", "runtime": "com.apple.CoreSimulator.SimRuntime.iOS-18-0"}, open(dev + "/device.plist", "wb"))
+      def container(place, uuid, ident, cls, which="ok"):
+          d = f"{dev}/data/Containers/{place}/{uuid}"
+          for sub in ("Documents/Old", "Library/Preferences", "tmp"):
+              os.makedirs(d + "/" + sub)
+          with open(d + "/Documents/old.txt", "w") as f: f.write("old data of " + ident + "\\n")
+          os.setxattr(d + "/Documents/old.txt", "user.com.example.old", b"kept")
+          os.chmod(d + "/Documents/Old", 0o700)
+          plist = d + "/.com.apple.mobile_container_manager.metadata.plist"
+          if which == "damaged":
+              open(plist, "wb").write(b"not a plist")
+          elif which == "noid":
+              plistlib.dump({"MCMMetadataContentClass": cls}, open(plist, "wb"))
+          elif which != "missing":
+              plistlib.dump({"MCMMetadataIdentifier": ident, "MCMMetadataContentClass": cls, "MCMMetadataUUID": uuid}, open(plist, "wb"))
+      container("Data/Application", "1B0D1E55-0000-4000-8000-000000000001", "com.example.other", 2)
+      container("Data/Application", "2C0D1E55-0000-4000-8000-000000000002", "com.example.extract", 2, meta)
+      container("Data/Application", "3D0D1E55-0000-4000-8000-000000000003", "com.example.extractor", 2)
+      container("Shared/AppGroup", "4E0D1E55-0000-4000-8000-000000000004", "group.com.example.extract", 7)
+      container("Data/PluginKitPlugin", "5F0D1E55-0000-4000-8000-000000000005", "com.example.extract.widget", 4)
+      # Every time fixed (each its own), deepest first, so two devices made so are equal.
+      for folder, folders, files in os.walk(dev, topdown=False):
+          for name in files + folders + ([""] if folder == dev else []):
+              p = os.path.join(folder, name) if name else folder
+              t = 1_500_000_000 + len(p) * 7
+              os.utime(p, (t, t), follow_symlinks=False)
+      """
+    let result = try AppData.shell("python3 - '\(device)' \(state) \(metadata) <<'EOF'\n\(script)\nEOF")
+    #expect(result.status == 0, "\(result.error)")
+    return (folder, device)
+  }
+
+  static let appUUID = "2C0D1E55-0000-4000-8000-000000000002"
+  static let groupUUID = "4E0D1E55-0000-4000-8000-000000000004"
+  static let pluginUUID = "5F0D1E55-0000-4000-8000-000000000005"
+
+  /// Every entry below `path` (and `path` itself as "."): kind, mode, size, SHA-256, link
+  /// target, modification time (folders too) and extended attributes; `skip` names at its top
+  /// are left out, and with `root: false` so is `.`.
+  static func manifest(_ path: String, skip: [String] = [], root: Bool = true) throws -> String {
+    let script = """
+      import hashlib, json, os, stat, sys
+      top, skip, with_root = os.fsencode(sys.argv[1]), set(sys.argv[3:]), sys.argv[2] == "1"
+      # The one folder the backup has no row for is made when extract makes it: its time is now.
+      undated = {b"Library/Application Support"}
+      def describe(p):
+          st = os.lstat(p)
+          e = {"mode": oct(stat.S_IMODE(st.st_mode)), "mtime": None if os.path.relpath(p, top) in undated else st.st_mtime_ns}
+          if stat.S_ISDIR(st.st_mode): e["type"] = "dir"
+          elif stat.S_ISLNK(st.st_mode): e["type"] = "link"; e["target"] = os.fsdecode(os.readlink(p))
+          else: e["type"] = "file"; e["sha256"] = hashlib.sha256(open(p, "rb").read()).hexdigest()
+          if not stat.S_ISLNK(st.st_mode):
+              e["xattrs"] = {n: os.getxattr(p, n, follow_symlinks=False).hex() for n in sorted(os.listxattr(p, follow_symlinks=False))}
+          return e
+      out = {".": describe(top)} if with_root else {}
+      for folder, folders, files in os.walk(top):
+          if folder == top:
+              folders[:] = [f for f in folders if os.fsdecode(f) not in skip]
+              files = [f for f in files if os.fsdecode(f) not in skip]
+          for name in folders + files:
+              full = os.path.join(folder, name)
+              out[os.fsdecode(os.path.relpath(full, top))] = describe(full)
+      print(json.dumps(out, sort_keys=True, indent=0))
+      """
+    let result = try AppData.shell("python3 - '\(path)' \(root ? 1 : 0) \(skip.map { "'\($0)'" }.joined(separator: " ")) <<'EOF'\n\(script)\nEOF")
+    #expect(result.status == 0, "\(result.error)")
+    return result.output
+  }
+
+  /// The metadata plist as it must stay: inode, bytes, mode and time.
+  static func metadataIdentity(_ container: String) throws -> [String] {
+    let attributes = try FileManager.default.attributesOfItem(atPath: container + "/" + metadata)
+    return ["\(attributes[.systemFileNumber] ?? "")", try ExtractTests.sha256(container + "/" + metadata),
+            "\(attributes[.posixPermissions] ?? "")", "\(attributes[.modificationDate] ?? "")"]
+  }
+
+  /// What `extract` writes for the same backup and id, as a container root.
+  static func extracted(_ backup: String, id: String = app, in folder: String) throws -> String {
+    let out = folder + "/extracted-\(id)"
+    let result = try AppData.run(["extract", "--app", id, "-o", out, "\(fixtures)/\(backup)"], environment: environment)
+    #expect(result.status == 0, "\(result.error)")
+    return out
+  }
+
+  /// The app is found by its id among three (one whose id holds it: com.example.extractor),
+  /// and its container then holds what `extract` writes, entry for entry with modes, times and
+  /// attributes; the container's folder keeps its name, mode, time and attributes, its
+  /// metadata plist is the same file, untouched; no other container changes; the previous
+  /// contents are kept beside it, named with their size.
+  @Test(arguments: ["plain", "encrypted"])
+  func theAppIsFoundByIDAndHoldsWhatExtractWrites(backup: String) throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let container = "\(device)/\(Self.applications)/\(Self.appUUID)"
+    let others = try ["1B0D1E55-0000-4000-8000-000000000001", "3D0D1E55-0000-4000-8000-000000000003"].map {
+      try Self.manifest("\(device)/\(Self.applications)/\($0)")
+    }
+    let rootBefore = try Self.manifest(container, skip: ["Documents", "Library", "tmp", Self.metadata])
+    let metadataBefore = try Self.metadataIdentity(container)
+    let result = try AppData.run(["restore", "\(Self.fixtures)/\(backup)", "--simulator", device, "--app", Self.app, "--json"],
+                                 environment: Self.environment)
+    #expect(result.status == 0, "\(result.error)")
+    let report = try result.json()
+    let containers = report["containers"] as? [[String: Any]] ?? []
+    #expect(containers.count == 1)
+    #expect(containers.first?["path"] as? String == container)
+    #expect(containers.first?["files"] as? Int == 7 && containers.first?["symlinks"] as? Int == 1)
+    #expect(containers.first?["replacedFiles"] as? Int == 1 && containers.first?["replacedBytes"] as? Int == 32)
+    #expect(containers.first?["keptBytes"] as? Int == 32)
+    let kept = containers.first?["keptCopy"] as? String ?? ""
+    #expect(kept.hasPrefix("\(device)/\(Self.applications)/.\(Self.appUUID).appdata-restore-"))
+    #expect(try String(contentsOfFile: kept + "/Documents/old.txt", encoding: .utf8) == "old data of com.example.extract\n")
+    // What extract writes, but for the container's own folder and its metadata plist.
+    let out = try Self.extracted(backup, in: folder)
+    #expect(try Self.manifest(container, skip: [Self.metadata], root: false) == Self.manifest(out, skip: [Self.metadata], root: false))
+    #expect(try Self.manifest(container, skip: ["Documents", "Library", "tmp", Self.metadata]) == rootBefore)
+    #expect(try Self.metadataIdentity(container) == metadataBefore)
+    #expect(try ["1B0D1E55-0000-4000-8000-000000000001", "3D0D1E55-0000-4000-8000-000000000003"].map {
+      try Self.manifest("\(device)/\(Self.applications)/\($0)")
+    } == others)
+    // The kept copy carries the do-not-back-up marker.
+    #expect(ExtractTests.attributes(kept)["user.com.apple.metadata:com_apple_backup_excludeItem"] != nil)
+    // The group and the widget were not asked for.
+    #expect(try String(contentsOfFile: "\(device)/data/Containers/Shared/AppGroup/\(Self.groupUUID)/Documents/old.txt", encoding: .utf8)
+            == "old data of group.com.example.extract\n")
+  }
+
+  /// With --with-extensions the app's group and plugin on the device are restored too, each
+  /// holding what extract writes for its id.
+  @Test func groupsAndPluginsToo() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let result = try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app, "--with-extensions", "--json"])
+    #expect(result.status == 0, "\(result.error)")
+    let ids = (try result.json()["containers"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+    #expect(ids == ["com.example.extract", "group.com.example.extract", "com.example.extract.widget"])
+    for (id, place) in [("com.example.extract", "Data/Application/\(Self.appUUID)"), ("group.com.example.extract", "Shared/AppGroup/\(Self.groupUUID)"),
+                        ("com.example.extract.widget", "Data/PluginKitPlugin/\(Self.pluginUUID)")] {
+      let out = try Self.extracted("plain", id: id, in: folder)
+      #expect(try Self.manifest("\(device)/data/Containers/\(place)", skip: [Self.metadata], root: false)
+              == Self.manifest(out, skip: [Self.metadata], root: false), "\(id)")
+    }
+  }
+
+  /// A booted device, an app that is not installed, an app whose metadata plist is missing or
+  /// damaged: each refused in one line naming the path and the cause, exit 2, nothing changed.
+  @Test(arguments: [("booted", "ok", "com.example.extract"), ("missing-app", "ok", "com.example.notes"),
+                    ("metadata", "missing", "com.example.extract"), ("metadata", "damaged", "com.example.extract"),
+                    ("metadata", "noid", "com.example.extract")])
+  func refusalsAreOneLineAndChangeNothing(label: String, metadata: String, app: String) throws {
+    let (folder, device) = try Self.device(state: label == "booted" ? 3 : 1, metadata: metadata)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let before = try Self.manifest(device)
+    for arguments in [["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", app], ["restore", "--undo", device, "--app", app]] {
+      let result = try AppData.run(arguments)
+      #expect(result.status == 2, "\(arguments) \(result.status)")
+      let lines = result.error.split(separator: "\n")
+      #expect(lines.count == 1, "\(result.error)")
+      #expect(result.error.hasPrefix("appdata: error: \(device):"), "\(result.error)")
+      switch (label, metadata) {
+      case ("booted", _):
+        #expect(result.error.contains("not shut down (Booted, state 3); run 'xcrun simctl shutdown ABCD-1234' first"), "\(result.error)")
+      case ("missing-app", _):
+        // Every installed id, the ones that fit first.
+        #expect(result.error.contains("no app 'com.example.notes' is installed; installed: "), "\(result.error)")
+        #expect(result.error.contains("com.example.extract") && result.error.contains("com.example.extractor") && result.error.contains("com.example.other"))
+      case (_, "missing"):
+        #expect(result.error.contains("\(Self.appUUID): its \(Self.metadata) is missing"), "\(result.error)")
+      case (_, "damaged"):
+        #expect(result.error.contains("\(Self.appUUID): its \(Self.metadata) is damaged (not a property list appdata reads)"), "\(result.error)")
+      default:
+        #expect(result.error.contains("\(Self.appUUID): its \(Self.metadata) is damaged (no MCMMetadataIdentifier)"), "\(result.error)")
+      }
+    }
+    #expect(try Self.manifest(device) == before)
+  }
+
+  /// --dry-run prints the plan, the same as JSON, and changes nothing.
+  @Test func aDryRunPrintsThePlanAndChangesNothing() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let before = try Self.manifest(device)
+    let table = try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app, "--dry-run"])
+    #expect(table.status == 0, "\(table.error)")
+    #expect(table.output.contains("Would restore: \(device)/\(Self.applications)/\(Self.appUUID)"), "\(table.output)")
+    let json = try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app, "--dry-run", "--format", "json"])
+    #expect(json.status == 0)
+    let container = (try json.json()["containers"] as? [[String: Any]])?.first
+    #expect(container?["files"] as? Int == 7 && container?["bytes"] as? Int == 78_282 && container?["replacedFiles"] as? Int == 1)
+    #expect(try json.json()["dryRun"] as? Bool == true)
+    #expect(try AppData.shell("python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.loads(sys.stdin.read()), json.load(open(sys.argv[1])))' '\(AppData.packageRoot)/Docs/restore.schema.json' <<'EOF'\n\(json.output)\nEOF").status == 0)
+    #expect(try Self.manifest(device) == before)
+  }
+
+  /// --undo gives back the exact previous tree (every entry, mode, time and attribute, the
+  /// container's folder's own too), and leaves nothing of appdata's beside it.
+  @Test func undoGivesBackTheExactPreviousTree() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let container = "\(device)/\(Self.applications)/\(Self.appUUID)"
+    let before = try Self.manifest(container)
+    let metadataBefore = try Self.metadataIdentity(container)
+    #expect(try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app]).status == 0)
+    #expect(try Self.manifest(container) != before)
+    let undo = try AppData.run(["restore", "--undo", device, "--app", Self.app])
+    #expect(undo.status == 0, "\(undo.error)")
+    #expect(undo.output.contains("Put back: \(container)"), "\(undo.output)")
+    #expect(try Self.manifest(container) == before)
+    #expect(try Self.metadataIdentity(container) == metadataBefore)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: "\(device)/\(Self.applications)").sorted()
+            == ["1B0D1E55-0000-4000-8000-000000000001", Self.appUUID, "3D0D1E55-0000-4000-8000-000000000003"])
+    // Nothing more to undo.
+    let again = try AppData.run(["restore", "--undo", device, "--app", Self.app])
+    #expect(again.status == 2 && again.error.contains("nothing to undo"), "\(again.error)")
+  }
+
+  /// SIGKILL at each checkpoint in turn (each entry extract writes, the new tree completed,
+  /// before and after the exchange): the container is then either the old tree or the new one,
+  /// never a mix; a rerun restores it, and --undo gives back the old tree.
+  @Test func killedAtEveryCheckpointTheContainerIsOldOrNewAndARerunAndUndoWork() throws {
+    let (folder, template) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let old = try Self.manifest("\(template)/\(Self.applications)/\(Self.appUUID)")
+    #expect(try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", template, "--app", Self.app]).status == 0)
+    let new = try Self.manifest("\(template)/\(Self.applications)/\(Self.appUUID)")
+    var stop = 1
+    var sawNew = false
+    while stop < 100 {
+      let (scratch, device) = try Self.device()
+      defer { try? FileManager.default.removeItem(atPath: scratch) }
+      let container = "\(device)/\(Self.applications)/\(Self.appUUID)"
+      let killed = try AppData.run(["restore", "--test-stop-after", String(stop), "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app])
+      if killed.status == 0 { break }
+      #expect(killed.status == 137 || killed.status == -9 || killed.status == 9, "checkpoint \(stop): \(killed.status)")
+      let now = try Self.manifest(container)
+      #expect(now == old || now == new, "checkpoint \(stop): a mix")
+      if now == new { sawNew = true }
+      let rerun = try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app])
+      #expect(rerun.status == 0, "checkpoint \(stop): \(rerun.error)")
+      #expect(try Self.manifest(container) == new, "checkpoint \(stop)")
+      // One undo gives back what the rerun replaced; a second, when the killed run had swapped
+      // its tree in, the one before.
+      #expect(try AppData.run(["restore", "--undo", device, "--app", Self.app]).status == 0, "checkpoint \(stop)")
+      if now == new {
+        #expect(try Self.manifest(container) == new, "checkpoint \(stop)")
+        #expect(try AppData.run(["restore", "--undo", device, "--app", Self.app]).status == 0, "checkpoint \(stop)")
+      }
+      #expect(try Self.manifest(container) == old, "checkpoint \(stop)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: "\(device)/\(Self.applications)").filter { $0.hasPrefix(".") } == [],
+              "checkpoint \(stop)")
+      stop += 1
+    }
+    #expect(stop > 10 && stop < 100)
+    #expect(sawNew)
+  }
+}
