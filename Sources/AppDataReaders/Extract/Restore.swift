@@ -2,8 +2,10 @@ import AppDataSystem
 import AppDataCore
 import Synchronization
 
-/// What appdata takes CoreSimulator's device folders to be that no stored public source
-/// confirmed (Docs/restore.md, "Unconfirmed"): change them here, in one place.
+/// What appdata takes CoreSimulator's device folders to be that Apple documents nowhere
+/// (Docs/restore.md, "Unconfirmed facts", says where each comes from): change them here, in one
+/// place. The state values are a third party's reading (avito-tech/Emcee's CoreSimulatorState,
+/// read from `device.plist`'s `state`), not Apple's.
 public enum SimulatorFacts {
   /// The folder below the home folder that holds one folder per Simulator device (its UDID).
   public static let devicesFolder = ["Library", "Developer", "CoreSimulator", "Devices"]
