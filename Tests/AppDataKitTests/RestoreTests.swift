@@ -280,3 +280,22 @@ struct RestoreTests {
     #expect(sawNew)
   }
 }
+
+extension RestoreTests {
+  /// The hostile extract harness's manifests through `restore`, and hostile devices (booted,
+  /// escapes in the UDID and ids, a container, its place or its metadata plist a symlink to
+  /// outside, a device.plist that is a bomb, a planted restore folder no record proves), each
+  /// run as an unprivileged user (setpriv, when the tests run as root): nothing outside the
+  /// device's Data folder changes, the other app's container and the planted folder stay byte
+  /// for byte, no link resolves outside, every refusal is one line with nothing changed
+  /// (`Scripts/hostile-inputs.py`, `restore_round`).
+  @Test(.enabled(if: HostileInputTests.canRunWritingCases, HostileInputTests.writingCasesNeed))
+  func hostileBackupsAndDevicesWriteNothingOutsideTheContainer() throws {
+    let lines = try HostileInputTests.run("restore-")
+    #expect(lines.count == 11)
+    let status = Dictionary(uniqueKeysWithValues: lines.map { ($0["name"] as? String ?? "", $0["status"] as? Int ?? -1) })
+    #expect(status["restore-manifest"] == 1 && status["restore-rows"] == 1 && status["restore-device-planted"] == 0)
+    #expect(status["restore-device-booted"] == 2 && status["restore-device-container-link"] == 2 && status["restore-device-metadata-link"] == 2)
+    #expect(HostileInputTests.stderr(lines, "restore-manifest").contains("5 entries not written"))
+  }
+}
