@@ -552,11 +552,11 @@ public enum Restore {
       try? ExtendedAttributes.setValue([0x31], of: markedAttribute, on: current, displayPath: "")
       try? ExtendedAttributes.setValue(Marker.modern.valueToWrite, of: markerAttribute, on: current, displayPath: "")
     }
-    let kept = measure(current, skipping: [metadata])
+    // What it held, measured before it was replaced (nothing writes it meanwhile).
     artifact.keep()
     summary.keptCopy = target.path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/"
       + RelativePath.display(artifact.name)
-    summary.keptBytes = kept.bytes
+    summary.keptBytes = summary.replacedBytes
     return summary
   }
 
