@@ -63,12 +63,12 @@ struct RestoreTests {
   /// Every entry below `path` (and `path` itself as "."): kind, mode, size, SHA-256, link
   /// target, modification time (folders too) and extended attributes; `skip` names at its top
   /// are left out, and with `root: false` so is `.`.
-  static func manifest(_ path: String, skip: [String] = [], root: Bool = true) throws -> String {
+  static func manifest(_ path: String, skip: [String] = [], root: Bool = true, undated: [String] = []) throws -> String {
     let script = """
       import hashlib, json, os, stat, sys
-      top, skip, with_root = os.fsencode(sys.argv[1]), set(sys.argv[3:]), sys.argv[2] == "1"
+      top, skip, with_root = os.fsencode(sys.argv[1]), set(sys.argv[4:]), sys.argv[2] == "1"
       # The one folder the backup has no row for is made when extract makes it: its time is now.
-      undated = {b"Library/Application Support"}
+      undated = {b"Library/Application Support"} | {os.fsencode(p) for p in sys.argv[3].split(",") if p}
       def describe(p):
           st = os.lstat(p)
           e = {"mode": oct(stat.S_IMODE(st.st_mode)), "mtime": None if os.path.relpath(p, top) in undated else st.st_mtime_ns}
@@ -88,7 +88,7 @@ struct RestoreTests {
               out[os.fsdecode(os.path.relpath(full, top))] = describe(full)
       print(json.dumps(out, sort_keys=True, indent=0))
       """
-    let result = try AppData.shell("python3 - '\(path)' \(root ? 1 : 0) \(skip.map { "'\($0)'" }.joined(separator: " ")) <<'EOF'\n\(script)\nEOF")
+    let result = try AppData.shell("python3 - '\(path)' \(root ? 1 : 0) '\(undated.joined(separator: ","))' \(skip.map { "'\($0)'" }.joined(separator: " ")) <<'EOF'\n\(script)\nEOF")
     #expect(result.status == 0, "\(result.error)")
     return result.output
   }
@@ -149,6 +149,34 @@ struct RestoreTests {
     // The group and the widget were not asked for.
     #expect(try String(contentsOfFile: "\(device)/data/Containers/Shared/AppGroup/\(Self.groupUUID)/Documents/old.txt", encoding: .utf8)
             == "old data of group.com.example.extract\n")
+  }
+
+  /// SOURCE may be what extract wrote: an .xcappdata package or a container folder; the
+  /// container then holds that tree, entry for entry (its metadata plist stays the device's),
+  /// and a symlink in it that resolves out is written as a file holding its target.
+  @Test(arguments: ["package", "container"])
+  func aPackageOrAContainerFolderIsCopiedIn(shape: String) throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let container = "\(device)/\(Self.applications)/\(Self.appUUID)"
+    let metadataBefore = try Self.metadataIdentity(container)
+    let source = folder + (shape == "package" ? "/source.xcappdata" : "/source")
+    #expect(try AppData.run(["extract", "--app", Self.app, "-o", source, "\(Self.fixtures)/plain"]).status == 0)
+    let root = shape == "package" ? source + "/AppData" : source
+    try FileManager.default.createSymbolicLink(atPath: root + "/Documents/escape", withDestinationPath: "../../../outside")
+    let result = try AppData.run(["restore", source, "--simulator", device, "--app", Self.app, "--json"])
+    #expect(result.status == 0, "\(result.error)")
+    let problems = try result.json()["problems"] as? [[String: Any]] ?? []
+    #expect(problems.count == 1 && problems.first?["path"] as? String == "Documents/escape" && problems.first?["severity"] as? String == "warning")
+    #expect(try String(contentsOfFile: container + "/Documents/escape", encoding: .utf8) == "../../../outside")
+    try FileManager.default.removeItem(atPath: container + "/Documents/escape")
+    try FileManager.default.removeItem(atPath: root + "/Documents/escape")
+    // The removals changed Documents' time: compared without it.
+    #expect(try Self.manifest(container, skip: [Self.metadata], root: false, undated: ["Documents"])
+            == Self.manifest(root, skip: [Self.metadata], root: false, undated: ["Documents"]))
+    #expect(try Self.metadataIdentity(container) == metadataBefore)
+    #expect(try AppData.run(["restore", "--undo", device, "--app", Self.app]).status == 0)
+    #expect(try String(contentsOfFile: container + "/Documents/old.txt", encoding: .utf8) == "old data of com.example.extract\n")
   }
 
   /// With --with-extensions the app's group and plugin on the device are restored too, each

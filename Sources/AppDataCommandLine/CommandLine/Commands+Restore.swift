@@ -4,11 +4,11 @@ import AppDataReaders
 extension Commands {
   public static let restore = CommandSpec(
     name: "restore",
-    summary: "Put one app's data from a device backup into its container on a Simulator device, or back as it was.",
+    summary: "Put one app's data from a device backup (or a package or container) into its container on a Simulator device, or back.",
     operands: "SOURCE",
     minimumOperands: 0, maximumOperands: 1,
     discussion: [
-      "SOURCE is a device backup folder (Finder, iTunes or idevicebackup2, plain or encrypted), a folder of backups with --root naming one, or an archive of either, as extract reads them. DEVICE (--simulator) is a Simulator device folder (Devices/UDID) or a UDID in ~/Library/Developer/CoreSimulator/Devices. The device must be shut down (its device.plist's state): a booted one is refused with the 'xcrun simctl shutdown UDID' line to run.",
+      "SOURCE is a device backup folder (Finder, iTunes or idevicebackup2, plain or encrypted), a folder of backups with --root naming one, or an archive of either, as extract reads them; or an .xcappdata package or a container folder, copied as extract writes (symlinks never followed, one that resolves out written as a file holding its target; its metadata plist is not copied). DEVICE (--simulator) is a Simulator device folder (Devices/UDID) or a UDID in ~/Library/Developer/CoreSimulator/Devices. The device must be shut down (its device.plist's state): a booted one is refused with the 'xcrun simctl shutdown UDID' line to run.",
       "The target is the app's data container on the device: the folder of data/Containers/Data/Application whose .com.apple.mobile_container_manager.metadata.plist names ID (MCMMetadataIdentifier). An app not installed there is refused, naming the installed ids, best match first. With --with-extensions its groups (Shared/AppGroup) and plugins (Data/PluginKitPlugin) installed there are restored too, each from its own domain of the backup.",
       "The new contents are written by extract's own code (every row checked, the same modes, times and extended attributes) into a hidden folder beside the container, .UUID.appdata-restore-TOKEN, with an owner record; the container's metadata plist is linked in (the same file) and the folder's own mode, times and attributes copied; then one exchange (renameat2 RENAME_EXCHANGE, renamex_np RENAME_SWAP on macOS) puts it at the container's name. The hidden name then holds the previous contents, marked not to be backed up: --undo puts them back, in one exchange, and removes the restored tree. A run killed at any instant leaves the container wholly old or wholly new; the next run removes a partial folder and keeps a kept copy.",
     ],

@@ -383,6 +383,12 @@ public enum Restore {
     defer { simulator.close() }
     let (targets, chosen): ([RestoreTarget], String?)
     do { (targets, chosen) = try Self.targets(simulator, app: app, withExtensions: options.withExtensions) } catch { throw .refused(error) }
+    // A container folder or an .xcappdata package: copied, not extracted.
+    if let (root, folder) = RestoreFromFolder.containerRoot(of: source) {
+      defer { folder.close() }
+      return try fromFolder(root, folder: folder, simulator: simulator, target: targets[0], chosen: chosen,
+                            extensions: targets.count - 1, options: options)
+    }
     // The backup.
     let backups: [BackupSource]
     do {
@@ -494,6 +500,59 @@ public enum Restore {
       }
       item.place.close()
       report.containers[report.containers.firstIndex { $0.path == container.path } ?? index] = container
+    }
+    return report
+  }
+
+  /// Restores from a container folder (or a package's `AppData`) at `root`, open at `folder`.
+  static func fromFolder(_ root: String, folder: FileDescriptor, simulator: SimulatorDeviceFolder, target: RestoreTarget, chosen: String?,
+                         extensions: Int, options: RestoreOptions) throws(RestoreFailure) -> RestoreReport {
+    if options.withExtensions {
+      throw .refused(Refusal(.notMatched, path: root, message: "\(TerminalText.escaped(root)): a folder holds one container; --with-extensions restores an app's groups and plugins from a device backup"))
+    }
+    var report = RestoreReport(source: Syscalls.absolutePath(root), device: simulator.path, udid: simulator.udid, dryRun: options.dryRun)
+    report.chosenID = chosen
+    guard let place = simulator.open(target.place) else { throw .refused(Refusal("\(display(target)): its folder cannot be opened")) }
+    defer { place.close() }
+    for kept in settle(target, in: place) { kept.keep() }
+    var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
+    let metadata = Set(ContainerPlaces.metadataFileNames.map { Array($0.utf8) })
+    if let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) {
+      let before = measure(current, skipping: metadata)
+      current.close()
+      summary.replacedFiles = before.files + before.symlinks
+      summary.replacedBytes = before.bytes
+    }
+    if options.dryRun {
+      (summary.folders, summary.files, summary.symlinks, summary.bytes) = measure(folder, skipping: metadata)
+      report.containers = [summary]
+      return report
+    }
+    let artifact: OwnedArtifact
+    do {
+      artifact = try OwnedArtifact.make(.folder, prefix: RestoreHandoff.prefix(of: target.name), in: place, mode: 0o700, displayPath: target.path)
+    } catch {
+      throw .refused(Refusal(.cannotWrite, path: target.path, message: "\(display(target)): cannot create the new contents beside it: \(error.reason)"))
+    }
+    var links: [(path: [UInt8], target: [UInt8])] = []
+    RestoreFromFolder.symlinks(in: folder, into: &links)
+    var copier = RestoreFromFolder(sourcePath: root, destination: artifact.descriptor, links: SymlinkCheck(links: links), container: summary,
+                                   isInterrupted: options.isInterrupted, steps: Checkpoints(passed: 0, stopAfter: options.stopAfter))
+    do {
+      try copier.copy(folder, into: artifact.descriptor, path: [], depth: 0)
+    } catch {
+      artifact.discard()
+      if options.isInterrupted() { throw .interrupted(device: simulator.path) }
+      throw .refused(error)
+    }
+    report.problems = copier.problems
+    let handoff = RestoreHandoff(folder: place, name: target.name, displayPath: target.path)
+    handoff.take(artifact, checkpoints: copier.steps.passed)
+    var steps = copier.steps
+    do {
+      report.containers = [try swapIn(target, place: place, handoff: handoff, summary: copier.container, steps: &steps)]
+    } catch {
+      throw .refused(error)
     }
     return report
   }

@@ -7,7 +7,7 @@ extension RestoreReport {
   public func table() -> String {
     let verb = isUndo ? (dryRun ? "Would put back" : "Put back") : (dryRun ? "Would restore" : "Restored")
     var lines = ["Device: \(TerminalText.escaped(device)) (\(TerminalText.escaped(udid)))"]
-    if !isUndo { lines.append("Backup: \(TerminalText.escaped(source))") }
+    if !isUndo { lines.append("Source: \(TerminalText.escaped(source))") }
     lines.append("")
     var rows: [[String]] = [["CONTAINER", "KIND", "FILES", "BYTES", "REPLACES FILES", "REPLACES BYTES"]]
     for container in containers {
