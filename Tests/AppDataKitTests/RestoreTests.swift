@@ -246,6 +246,26 @@ struct RestoreTests {
     #expect(try Self.manifest(device) == before)
   }
 
+  /// Ctrl-C or SIGTERM while the new tree is being written (paused at extract's third
+  /// checkpoint): the device is left exactly as it was, nothing of appdata's beside the container.
+  @Test(arguments: ["SIGTERM", "SIGINT"])
+  func anInterruptLeavesTheDeviceAsItWas(signal: String) throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // The Application folder's own time changes: its hidden folder was made and removed.
+    let before = try Self.manifest(device, undated: [Self.applications])
+    let result = try AppData.runPaused(["restore", "\(Self.fixtures)/encrypted", "--simulator", device, "--app", Self.app], at: "extract",
+                                       environment: Self.environment, withProcess: { process in
+      let hidden = try FileManager.default.contentsOfDirectory(atPath: "\(device)/\(Self.applications)").filter { $0.hasPrefix(".") }
+      #expect(hidden.count == 2, "\(hidden)")
+      kill(process.processIdentifier, signal == "SIGTERM" ? SIGTERM : SIGINT)
+      process.waitUntilExit()
+    })
+    #expect(result.status == (signal == "SIGTERM" ? 143 : 130), "\(result.status) \(result.error)")
+    #expect(result.error == "appdata: error: \(device): interrupted; the device was left as it was\n", "\(result.error)")
+    #expect(try Self.manifest(device, undated: [Self.applications]) == before)
+  }
+
   /// --undo gives back the exact previous tree (every entry, mode, time and attribute, the
   /// container's folder's own too), and leaves nothing of appdata's beside it.
   @Test func undoGivesBackTheExactPreviousTree() throws {
