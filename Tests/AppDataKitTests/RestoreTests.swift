@@ -144,8 +144,12 @@ struct RestoreTests {
     #expect(try ["1B0D1E55-0000-4000-8000-000000000001", "3D0D1E55-0000-4000-8000-000000000003"].map {
       try Self.manifest("\(device)/\(Self.applications)/\($0)")
     } == others)
-    // The kept copy carries the do-not-back-up marker.
+    // The kept copy carries the do-not-back-up marker, and the next audit of the device names it.
     #expect(ExtractTests.attributes(kept)["user.com.apple.metadata:com_apple_backup_excludeItem"] != nil)
+    let audit = try AppData.auditJSON(device, ["--no-config", "--app", Self.app, "--fail-on", "never"])
+    let named = (audit["containers"] as? [[String: Any]] ?? []).flatMap { findings($0, rule: "restore-kept-copy") }
+    #expect(named.count == 1 && named.first?["path"] as? String == "../" + (kept.split(separator: "/").last.map(String.init) ?? ""), "\(named)")
+    #expect(named.first?["severity"] as? String == "info")
     // The group and the widget were not asked for.
     #expect(try String(contentsOfFile: "\(device)/data/Containers/Shared/AppGroup/\(Self.groupUUID)/Documents/old.txt", encoding: .utf8)
             == "old data of group.com.example.extract\n")
