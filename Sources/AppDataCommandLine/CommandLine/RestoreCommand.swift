@@ -47,21 +47,21 @@ struct RestoreCommand {
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
-    let signals = SignalCatcher()
-    signals.start()
-    defer { signals.stop() }
+    // Ctrl-C, SIGTERM, SIGHUP: the restore stops at its next file and removes what it wrote (the
+    // device is left as it was); then the process ends as the signal would have ended it.
+    let caught = SignalFlag()
+    let registration = SignalCatcher.shared.register { caught.set($0) }
+    defer { registration.cancel() }
     var options = self.options
-    options.isInterrupted = { signals.number != nil }
+    options.isInterrupted = { caught.number != nil }
     if io.isErrorTerminal && !quiet && !json {
       let progress = ExtractProgress(io: io)
       options.progress = { done, total in progress.show(done, total) }
     }
     let password = self.password
     let passwordSource: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
-      guard password.prompts else { return try password.read(for: backup) }
-      signals.stop()
-      defer { signals.start() }
-      return try password.read(for: backup)
+      // A prompt registers for the signals itself, on top, while the terminal does not echo.
+      try password.read(for: backup)
     }
     let report: RestoreReport
     var tries = 1
@@ -73,12 +73,12 @@ struct RestoreCommand {
           report = try Restore.undo(simulator: device, app: id, options: options)
         }
         break
-      } catch where password.prompts && tries < 3 && error.refusal.cause == .wrongPassword && signals.number == nil {
+      } catch where password.prompts && tries < 3 && error.refusal.cause == .wrongPassword && caught.number == nil {
         tries += 1
         io.writeError("Sorry, that password does not open the backup; try again.\n")
       } catch {
         if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
-        if case .interrupted = error, let number = signals.number {
+        if case .interrupted = error, let number = caught.number {
           io.error(error.message)
           _ = WorkCounters.reportIfAsked()
           Syscalls.exitNow(128 + number)
