@@ -233,6 +233,20 @@ struct RestoreTests {
     #expect(try Self.manifest(device) == before)
   }
 
+  /// A container of another user's is refused in one line (what appdata writes would be the
+  /// running user's), run as nobody on root's device.
+  @Test(.enabled(if: AppData.canRunAsAnotherUser, "needs root and setpriv"))
+  func anotherUsersContainerIsRefused() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    _ = try AppData.shell("chmod -R a+rwX '\(folder)'")
+    let before = try Self.manifest(device)
+    let result = try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app], asUser: 65534)
+    #expect(result.status == 2)
+    #expect(result.error == "appdata: error: \(device)/\(Self.applications)/\(Self.appUUID): the container is user 0's, not this user's (65534); run appdata restore as the user the Simulator runs as\n", "\(result.error)")
+    #expect(try Self.manifest(device) == before)
+  }
+
   /// --dry-run prints the plan, the same as JSON, and changes nothing.
   @Test func aDryRunPrintsThePlanAndChangesNothing() throws {
     let (folder, device) = try Self.device()

@@ -291,6 +291,15 @@ extension Restore {
         }
       }
     }
+    // What appdata writes is the running user's: into another user's container it would make
+    // files the Simulator (run as that user) cannot change.
+    for target in targets {
+      guard let place = device.open(target.place) else { continue }
+      defer { place.close() }
+      if let owner = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.owner, owner != Syscalls.effectiveUserID {
+        throw Refusal(.cannotWrite, path: target.path, message: "\(TerminalText.escaped(target.path)): the container is user \(owner)'s, not this user's (\(Syscalls.effectiveUserID)); run appdata restore as the user the Simulator runs as")
+      }
+    }
     return (targets, chosen)
   }
 }
