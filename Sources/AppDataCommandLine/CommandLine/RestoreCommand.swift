@@ -55,7 +55,7 @@ struct RestoreCommand {
     var options = self.options
     options.isInterrupted = { caught.number != nil }
     if io.isErrorTerminal && !quiet && !json {
-      let progress = ExtractProgress(io: io)
+      let progress = ExtractProgress(io: io, verb: "Restoring")
       options.progress = { done, total in progress.show(done, total) }
     }
     let password = self.password
