@@ -200,6 +200,23 @@ struct RestoreTests {
     }
   }
 
+  /// An encrypted backup's keys are derived once for the app, its group and its plugin: the
+  /// rounds appdata counts are one extract's.
+  @Test func anEncryptedBackupIsUnlockedOnceForEveryContainer() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    var environment = Self.environment
+    environment["APPDATA_DEBUG_STATS"] = "1"
+    func rounds(_ result: RunResult) -> String? {
+      result.error.split(separator: " ").first { $0.hasPrefix("key-rounds=") }.map(String.init)
+    }
+    let restore = try AppData.run(["restore", "-q", "\(Self.fixtures)/encrypted", "--simulator", device, "--app", Self.app, "--with-extensions"],
+                                  environment: environment)
+    #expect(restore.status == 0, "\(restore.error)")
+    let extract = try AppData.run(["extract", "-q", "--app", Self.app, "-o", folder + "/out", "\(Self.fixtures)/encrypted"], environment: environment)
+    #expect(rounds(restore) != nil && rounds(restore) == rounds(extract), "\(restore.error) \(extract.error)")
+  }
+
   /// A booted device, an app that is not installed, an app whose metadata plist is missing or
   /// damaged: each refused in one line naming the path and the cause, exit 2, nothing changed.
   @Test(arguments: [("booted", "ok", "com.example.extract"), ("missing-app", "ok", "com.example.notes"),

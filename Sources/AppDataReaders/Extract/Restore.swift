@@ -421,6 +421,13 @@ public enum Restore {
     }
     var report = RestoreReport(source: backup.source, device: simulator.path, udid: simulator.udid, dryRun: options.dryRun)
     report.chosenID = chosen
+    // Opened (an encrypted one decrypted, its keys derived) once for every container.
+    var opening = BackupExtraction.Request(id: app, output: "")
+    opening.password = secret
+    opening.maximumKeyRounds = options.maximumKeyRounds
+    let opened: BackupExtraction.Opened
+    do { opened = try BackupExtraction.open(backup, request: opening) } catch { throw .refused(error) }
+    defer { opened.keys.value?.wipe() }
     struct Built {
       var target: RestoreTarget
       var place: FileDescriptor
@@ -464,7 +471,7 @@ public enum Restore {
       if let stop = options.stopAfter { request.stopAfter = max(1, stop - checkpoints) }
       let extracted: ExtractReport
       do {
-        extracted = try BackupExtraction.run(backup, request: request)
+        extracted = try BackupExtraction.run(backup, request: request, opened: opened)
       } catch {
         place.close()
         // An extension the backup does not hold is left as it is; the app must be there.
