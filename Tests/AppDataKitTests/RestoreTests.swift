@@ -301,6 +301,28 @@ struct RestoreTests {
     #expect(try Self.manifest(device, undated: [Self.applications]) == before)
   }
 
+  /// The container replaced by another folder between the check and the exchange (paused at
+  /// `restore-exchange`): the exchange is seen to have taken the wrong folder, is undone, and the
+  /// run refuses in one line; the folder now at the container's name is left as it was, and
+  /// nothing of appdata's is left beside it.
+  @Test func aContainerReplacedBeforeTheExchangeIsLeftAsItIs() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let applications = "\(device)/\(Self.applications)"
+    let container = "\(applications)/\(Self.appUUID)"
+    let result = try AppData.runPaused(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app], at: "restore-exchange") {
+      try FileManager.default.moveItem(atPath: container, toPath: folder + "/moved-away")
+      try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+      try Data("impostor\n".utf8).write(to: URL(fileURLWithPath: container + "/Documents/impostor.txt"))
+    }
+    #expect(result.status == 2, "\(result.error)")
+    #expect(result.error == "appdata: error: \(container): changed while it was being replaced; it was left as it is\n", "\(result.error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: container) == ["Documents"])
+    #expect(try String(contentsOfFile: container + "/Documents/impostor.txt", encoding: .utf8) == "impostor\n")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: applications).filter { $0.hasPrefix(".") } == [])
+    #expect(try String(contentsOfFile: folder + "/moved-away/Documents/old.txt", encoding: .utf8) == "old data of com.example.extract\n")
+  }
+
   /// --undo gives back the exact previous tree (every entry, mode, time and attribute, the
   /// container's folder's own too), and leaves nothing of appdata's beside it.
   @Test func undoGivesBackTheExactPreviousTree() throws {
