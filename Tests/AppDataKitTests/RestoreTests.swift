@@ -323,6 +323,46 @@ struct RestoreTests {
     #expect(try String(contentsOfFile: folder + "/moved-away/Documents/old.txt", encoding: .utf8) == "old data of com.example.extract\n")
   }
 
+  /// Names restore keeps for its own folders, planted as a user's (no record, a record that
+  /// proves nothing, names of another shape) and as a live run's (a valid record naming it,
+  /// locked by this test): restore and --undo leave every planted byte as it was, and do their
+  /// work beside them.
+  @Test func plantedRestoreNamesAreAUsersData() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let applications = "\(device)/\(Self.applications)"
+    let token = "0123456789abcdef0123456789abcdef"
+    let live = "fedcba9876543210fedcba9876543210"
+    let prefix = "\(applications)/.\(Self.appUUID).appdata-restore-"
+    for name in [token, token + "-x", "", "1234-abcd"] {
+      try FileManager.default.createDirectory(atPath: prefix + name + "/Documents", withIntermediateDirectories: true)
+      try Data("a user's file\n".utf8).write(to: URL(fileURLWithPath: prefix + name + "/Documents/mine.txt"))
+    }
+    // A record of the right shape for the user's folder, naming no file: it proves nothing.
+    try Data("appdata-owner 1 \(token) folder\n0 0\n".utf8).write(to: URL(fileURLWithPath: prefix + token + ".owner"))
+    // A live run's folder: its record names it, and this test holds the record's lock.
+    try FileManager.default.createDirectory(atPath: prefix + live + "/half-written", withIntermediateDirectories: true)
+    var status = stat()
+    #expect(lstat(prefix + live, &status) == 0)
+    try Data("appdata-owner 1 \(live) folder\n\(status.st_dev) \(status.st_ino)\n".utf8).write(to: URL(fileURLWithPath: prefix + live + ".owner"))
+    let lock = open(prefix + live + ".owner", O_RDONLY | O_CLOEXEC)
+    #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+    defer { close(lock) }
+    let planted = try FileManager.default.contentsOfDirectory(atPath: applications).filter { $0.hasPrefix(".") }.sorted()
+    func listing() throws -> [String: String] {
+      var result: [String: String] = [:]
+      for name in planted { result[name] = try Self.manifest(applications + "/" + name) }
+      return result
+    }
+    let before = try listing()
+    #expect(try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app]).status == 0)
+    #expect(try String(contentsOfFile: "\(applications)/\(Self.appUUID)/Documents/notes.txt", encoding: .utf8).hasPrefix("hello from the backup"))
+    #expect(try AppData.run(["restore", "--undo", device, "--app", Self.app]).status == 0)
+    #expect(try String(contentsOfFile: "\(applications)/\(Self.appUUID)/Documents/old.txt", encoding: .utf8) == "old data of com.example.extract\n")
+    #expect(try listing() == before)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: applications).filter { $0.hasPrefix(".") }.sorted() == planted)
+  }
+
   /// --undo gives back the exact previous tree (every entry, mode, time and attribute, the
   /// container's folder's own too), and leaves nothing of appdata's beside it.
   @Test func undoGivesBackTheExactPreviousTree() throws {
