@@ -161,7 +161,7 @@ public enum Commands {
     ])
 
   /// Every command, in the order `appdata --help` lists them.
-  public static var all: [CommandSpec] { [audit, migrate, extract, exclude, include, status, initConfig, completion] }
+  public static var all: [CommandSpec] { [audit, migrate, extract, restore, exclude, include, status, initConfig, completion] }
 
   /// The options of `appdata` itself (before a command).
   public static let global: [OptionSpec] = [
