@@ -1,6 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
+import AppDataKit
 extension Commands {
   public static let restore = CommandSpec(
     name: "restore",
@@ -13,23 +12,23 @@ extension Commands {
       "The new contents are written by extract's own code (every row checked, the same modes, times and extended attributes) into a hidden folder beside the container, .UUID.appdata-restore-TOKEN, with an owner record; the container's metadata plist is linked in (the same file) and the folder's own mode, times and attributes copied; then one exchange (renameat2 RENAME_EXCHANGE, renamex_np RENAME_SWAP on macOS) puts it at the container's name. The hidden name then holds the previous contents, marked not to be backed up: --undo puts them back, in one exchange, and removes the restored tree. A run killed at any instant leaves the container wholly old or wholly new; the next run removes a partial folder and keeps a kept copy.",
     ],
     options: [
-      .value("simulator", metavar: "DEVICE", help: "The Simulator device: its folder (Devices/UDID) or its UDID (required)."),
-      .value("app", metavar: "ID", help: "The app to restore (required); one installed id it fits is chosen as --app chooses elsewhere."),
-      .flag("with-extensions", help: "Also the app's groups and plugins installed on the device."),
-      .flag("undo", help: "Put back the contents the last restore of the app's container kept (no SOURCE; DEVICE may be the operand)."),
-      .flag("dry-run", short: "n", help: "Print the plan (the target container, files and bytes written, what is replaced) and change nothing."),
-      .value("format", short: "f", metavar: "FORMAT", choices: ["table", "json"], help: "Output format: table (default) or json."),
-      .flag("json", help: "Same as --format json."),
-      .flag("quiet", short: "q", help: "Print no table and no progress line; what was not written still goes to stderr."),
-      .value("root", metavar: "PATH-IN", help: "In a folder of backups, the backup to restore from (its folder's name)."),
-      .value("password-file", metavar: "FILE",
+      .value(.simulator, metavar: "DEVICE", help: "The Simulator device: its folder (Devices/UDID) or its UDID (required)."),
+      .value(.app, metavar: "ID", help: "The app to restore (required); one installed id it fits is chosen as --app chooses elsewhere."),
+      .flag(.withExtensions, help: "Also the app's groups and plugins installed on the device."),
+      .flag(.undo, help: "Put back the contents the last restore of the app's container kept (no SOURCE; DEVICE may be the operand)."),
+      .flag(.dryRun, short: "n", help: "Print the plan (the target container, files and bytes written, what is replaced) and change nothing."),
+      .value(.format, short: "f", metavar: "FORMAT", choices: ["table", "json"], help: "Output format: table (default) or json."),
+      .flag(.json, help: "Same as --format json."),
+      .flag(.quiet, short: "q", help: "Print no table and no progress line; what was not written still goes to stderr."),
+      .value(.root, metavar: "PATH-IN", help: "In a folder of backups, the backup to restore from (its folder's name)."),
+      .value(.passwordFile, metavar: "FILE",
              help: "An encrypted backup's password is the first line of FILE, or of standard input for - (else: --password-stdin, APPDATA_BACKUP_PASSWORD, or a prompt at a terminal)."),
-      .flag("password-stdin", help: "Read an encrypted backup's password from the first line of standard input (without echo when it is a terminal)."),
-      .value("max-key-rounds", metavar: "N",
+      .flag(.passwordStdin, help: "Read an encrypted backup's password from the first line of standard input (without echo when it is a terminal)."),
+      .value(.maxKeyRounds, metavar: "N",
              help: "Refuse an encrypted backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000)."),
-      .value("max-name-bytes", metavar: "SIZE",
+      .value(.maxNameBytes, metavar: "SIZE",
              help: "Refuse a SOURCE inside an archive once the names of its entries that appdata keeps while reading pass SIZE in all (default 64MiB)."),
-      .value("test-stop-after", metavar: "N", help: "Testing only: SIGKILL itself at the Nth checkpoint.", hidden: true),
+      .value(.testStopAfter, metavar: "N", help: "Testing only: SIGKILL itself at the Nth checkpoint.", hidden: true),
     ],
     exitStatus: [
       "0  the container holds the backup's data (or, with --undo, its previous contents again)",
@@ -38,6 +37,6 @@ extension Commands {
       "130  interrupted (Ctrl-C; SIGTERM 143, SIGHUP 129): the device was left as it was",
     ],
     rules: [
-      .exclusive("password-file", "password-stdin", because: "the password comes from one place"),
+      .exclusive(.passwordFile, .passwordStdin, because: "the password comes from one place"),
     ])
 }

@@ -1,6 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
+import AppDataKit
 /// `appdata restore SOURCE --simulator DEVICE --app ID` and `appdata restore --undo DEVICE
 /// --app ID`: options to `RestoreOptions`, the library's `Restore` call, the report.
 struct RestoreCommand {
@@ -14,36 +13,36 @@ struct RestoreCommand {
   let password: BackupPassword
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
-    undo = parsed.flag("undo")
-    guard let id = parsed.value("app"), !id.isEmpty else {
-      throw UsageError("'appdata restore' needs '--app ID': the app whose container to \(parsed.flag("undo") ? "put back" : "restore")")
+    undo = parsed.flag(.undo)
+    guard let id = parsed.value(.app), !id.isEmpty else {
+      throw UsageError("'appdata restore' needs '--app ID': the app whose container to \(parsed.flag(.undo) ? "put back" : "restore")")
     }
     self.id = id
     if undo {
-      guard let device = parsed.value("simulator") ?? parsed.operands.first, !device.isEmpty,
-            parsed.operands.count <= (parsed.value("simulator") == nil ? 1 : 0) else {
+      guard let device = parsed.value(.simulator) ?? parsed.operands.first, !device.isEmpty,
+            parsed.operands.count <= (parsed.value(.simulator) == nil ? 1 : 0) else {
         throw UsageError("'appdata restore --undo' takes the device alone: 'appdata restore --undo DEVICE --app ID'")
       }
       self.device = device
       source = nil
     } else {
       guard let source = parsed.operands.first else { throw UsageError("'appdata restore' needs SOURCE: the device backup to restore from") }
-      guard let device = parsed.value("simulator"), !device.isEmpty else {
+      guard let device = parsed.value(.simulator), !device.isEmpty else {
         throw UsageError("'appdata restore' needs '--simulator DEVICE': the Simulator device's folder or UDID")
       }
       self.source = source
       self.device = device
     }
-    options.withExtensions = parsed.flag("with-extensions")
-    options.dryRun = parsed.flag("dry-run")
-    let lastFormatOption = parsed.order.last { $0 == "format" || $0 == "json" }
-    json = lastFormatOption == "json" ? parsed.flag("json") : parsed.value("format") == "json"
-    quiet = parsed.flag("quiet")
-    options.maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
-    if let maximumNameBytes = try parsed.size("max-name-bytes") { options.maximumNameBytes = maximumNameBytes }
+    options.withExtensions = parsed.flag(.withExtensions)
+    options.dryRun = parsed.flag(.dryRun)
+    let lastFormatOption = parsed.order.last { $0 == .format || $0 == .json }
+    json = lastFormatOption == .json ? parsed.flag(.json) : parsed.value(.format) == "json"
+    quiet = parsed.flag(.quiet)
+    options.maximumKeyRounds = try parsed.integer(.maxKeyRounds, minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
+    if let maximumNameBytes = try parsed.size(.maxNameBytes) { options.maximumNameBytes = maximumNameBytes }
     options.root = try parsed.root(inside: "a backup's folder inside SOURCE")
     password = try BackupPassword(parsed)
-    options.stopAfter = try parsed.integer("test-stop-after", minimum: 1)
+    options.stopAfter = try parsed.integer(.testStopAfter, minimum: 1)
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
