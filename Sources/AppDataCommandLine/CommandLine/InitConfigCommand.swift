@@ -30,7 +30,7 @@ struct InitConfigCommand {
     var report = reports.max { $0.backup.bytes < $1.backup.bytes } ?? AuditReport(
       container: source.source, categories: [:], directories: 0, maxFileSize: nil, maxBackupSize: nil, findings: [], largest: [], entries: nil)
     report.largest = [reports.flatMap(\.largest).max { $0.bytes < $1.bytes }].compactMap { $0 }
-    if let android = report.android {
+    if let android = report.platform as? AndroidPlatform {
       return try writeAndroid(report, android, io: io)
     }
     var document = Self.policy(for: report, headroom: headroom)
@@ -76,8 +76,8 @@ struct InitConfigCommand {
   /// destination carries (the most a destination's walk sends, the largest file the cloud
   /// backup's walk sends, plus the headroom), never Android's quota, which no key moves; the
   /// rules an Android audit raises; an `android` object with the package.
-  func writeAndroid(_ report: AuditReport, _ android: AndroidSummary, io: CommandIO) throws(Refusal) -> ExitCode {
-    let carried = max(android.cloud.bytes, android.deviceTransfer.bytes)
+  func writeAndroid(_ report: AuditReport, _ android: AndroidPlatform, io: CommandIO) throws(Refusal) -> ExitCode {
+    let carried = report.destinations.map(\.bytes).max() ?? 0
     let largest = report.largest.first?.bytes ?? 0
     var rules: [JSONKey: JSONValue] = [:]
     for rule in AuditRule.android + [.backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit, .budgetExceeded, .budgetNearLimit, .unreadable] {

@@ -233,13 +233,14 @@ struct AuditRun {
     }
     TestHooks.pause(at: "resolved")
     let isOnlyContainer = !source.isCollection
-    // For an Android app's data, --backup is an Android backup, which its source compares.
-    let isAndroid = source is AndroidInput
-    let backup = isAndroid ? nil : try configuration.backup.map { path throws(AuditFailure) in try Self.backupSource(path) }
+    // --backup: a backup of the source's own platform, which it compares itself (an Android
+    // app's data and its Android backup), or a device backup.
+    let ownBackup = configuration.backup.flatMap { source.ownBackup(atPath: $0) }
+    let backup = ownBackup != nil ? nil : try configuration.backup.map { path throws(AuditFailure) in try Self.backupSource(path) }
     // An encrypted backup's password, asked for before the walk starts (the same password
     // opens PATH and --backup BACKUP when both need one).
-    let androidBackupPassword = isAndroid ? configuration.backup.flatMap { AndroidData.backupIsEncrypted(atPath: $0) ? $0 : nil } : nil
-    let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil } ?? androidBackupPassword
+    let ownBackupPassword = ownBackup?.needsPassword == true ? configuration.backup : nil
+    let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil } ?? ownBackupPassword
     var secret: SecretBuffer?
     if let needsPassword {
       do {
@@ -266,7 +267,7 @@ struct AuditRun {
     request.password = secret
     request.maximumKeyRounds = configuration.limits.maximumKeyRounds
     request.android = configuration.android
-    if isAndroid { request.android.backupPath = configuration.backup }
+    if ownBackup != nil { request.android.backupPath = configuration.backup }
     request.entrySink = configuration.entrySink
     request.tagsLines = configuration.tagsNDJSONLines
     request.progress = progress

@@ -25,14 +25,14 @@ extension AuditSet {
     var anchors: [JSONKey: String] = [:]
     for (index, report) in shown.enumerated() { anchors[report.container] = "c\(index + 1)" }
 
-    // Android's data is coloured by destination (`destinationSlots`), when every report is
-    // Android's; otherwise by category.
-    let byDestination = !reports.isEmpty && reports.allSatisfy { $0.android != nil }
+    // Coloured by destination (`destinationSlots`) when every report's platform spells its
+    // destinations out (Android's); otherwise by category.
+    let byDestination = !reports.isEmpty && reports.allSatisfy { $0.platform.itemizesDestinations }
     // Inside its backup's cell (and its backup's column) a container needs no other name.
     let containers: [JSONValue] = ordered.map { report in
       let name = backupOf[report.container] == nil ? label(report) : report.name
       let entries = report.entries ?? ListedEntries()
-      let tree = byDestination ? SizeTree(name: name, entries: entries, slot: Self.destinationSlot(report.android)) : SizeTree(name: name, entries: entries)
+      let tree = byDestination ? SizeTree(name: name, entries: entries, slot: Self.destinationSlot(report.platform)) : SizeTree(name: name, entries: entries)
       var object: [JSONKey: JSONValue] = ["name": .string(name), "kind": .string(report.kind.rawValue), "tree": tree.json(),
                                          "backup": .unsigned(report.backup.bytes)]
       object["group"] = backupOf[report.container].map { .string("backup " + $0) } ?? .null
@@ -173,22 +173,22 @@ extension AuditSet {
   private func section(_ report: AuditReport, title: String, anchor: String) -> String {
     var html = "<section id=\"\(anchor)\"><h2>\(Self.escape(title)) <small>\(report.kind.rawValue) · \(Self.escape(report.container))</small></h2>\n"
     html += "<table><tr><th>category</th><th>files</th><th>bytes</th><th>backed up</th></tr>\n"
-    // Android: no row for iOS's own categories; critical is backed up only if the cloud backup
-    // carries the app.
-    for category in Category.allCases where report.android == nil || (category != .temporary && category != .system) {
+    let destinations = report.destinations
+    for category in report.platform.categories {
       let totals = report.categories[category] ?? CategoryTotals()
-      let backedUp = report.android.map { category == .critical && $0.cloud.carried } ?? category.isBackedUp
+      let backedUp = report.platform.isBackedUp(category, destinations: destinations)
       html += "<tr><td><span class=\"swatch c-\(category.rawValue)\"></span>\(category.rawValue)</td><td>\(totals.files)</td><td>\(ByteSize.human(totals.bytes))</td><td>\(backedUp ? "yes" : "no")</td></tr>\n"
     }
     html += "</table>\n"
-    if let android = report.android {
-      // Android: each destination, with Android's own measure against its quota.
-      html += "<h3>Android destinations</h3><table class=\"destinations\"><tr><th>destination</th><th>carried</th><th>files</th><th>bytes</th><th>Android's measure</th><th>quota</th><th>rules</th></tr>\n"
-      for figures in [android.cloud, android.deviceTransfer] {
-        let carried = figures.carried ? "yes" : "no: " + Self.escape(figures.reason ?? "")
-        html += "<tr><td>\(figures.destination == "cloud" ? "cloud backup" : "device-to-device transfer")</td><td>\(carried)</td><td>\(figures.files)</td>"
-          + "<td>\(ByteSize.human(figures.bytes))</td><td>\(ByteSize.human(figures.measured))</td><td>\(figures.quota.map { ByteSize.human($0) } ?? "none")</td>"
-          + "<td>\(Self.escape(figures.rules))</td></tr>\n"
+    if report.platform.itemizesDestinations {
+      // Each destination, with the platform's own measure against its quota.
+      let name = report.platform.name
+      html += "<h3>\(name) destinations</h3><table class=\"destinations\"><tr><th>destination</th><th>carried</th><th>files</th><th>bytes</th><th>\(name)'s measure</th><th>quota</th><th>rules</th></tr>\n"
+      for destination in destinations {
+        let carried = destination.carried ? "yes" : "no: " + Self.escape(destination.reason ?? "")
+        html += "<tr><td>\(destination.name)</td><td>\(carried)</td><td>\(destination.files)</td>"
+          + "<td>\(ByteSize.human(destination.bytes))</td><td>\(ByteSize.human(destination.measured))</td><td>\(destination.quota.map { ByteSize.human($0) } ?? "none")</td>"
+          + "<td>\(Self.escape(destination.rules))</td></tr>\n"
       }
       html += "</table>\n"
     }
@@ -437,10 +437,9 @@ extension AuditSet {
   ]
 
   /// Which of `destinationSlots` a listed file counts in.
-  static func destinationSlot(_ android: AndroidSummary?) -> (UnsafeBufferPointer<UInt8>, Category) -> Int {
-    let carriedBy = android?.carriedBy ?? [:]
-    return { path, _ in
-      let destinations = carriedBy[Array(path)] ?? []
+  static func destinationSlot(_ platform: any Platform) -> (UnsafeBufferPointer<UInt8>, Category) -> Int {
+    { path, _ in
+      let destinations = platform.carriers(of: Array(path)) ?? []
       return destinations.contains("cloud") ? 0 : destinations.contains("deviceTransfer") ? 1 : 2
     }
   }
