@@ -108,8 +108,7 @@ struct AndroidSource: ContainerSource {
   static func walkFolder(_ path: String, storage: AndroidStorage, jobs: Int, into tree: inout AndroidTree, directories: inout UInt64,
                          findings: inout [Finding]) throws(Refusal) {
     do {
-      let root = try Syscalls.openDirectory(atPath: path)
-      try AndroidWalk.walk(root, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
+      try AndroidWalk.walk(path, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
     } catch {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }

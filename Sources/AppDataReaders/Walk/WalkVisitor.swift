@@ -7,6 +7,17 @@ public protocol WalkVisitor: SendableMetatype {
   mutating func visit(_ entry: WalkedEntry)
   /// An entry that could not be read: `path` relative to the root, and why.
   mutating func failed(path: [UInt8], error: SystemError)
+  /// A folder's entries begin (`path` relative to the root, borrowed for the call) and end: the
+  /// entries and failures in between are that folder's, `failed` with its own path and
+  /// `.readFolder` included (its listing failed part-way). A visitor that keeps entries by
+  /// folder (Android's tree, `AndroidWalkVisitor`) groups them; the others need not.
+  mutating func beginFolder(_ path: UnsafeBufferPointer<UInt8>)
+  mutating func endFolder()
+}
+
+extension WalkVisitor {
+  public mutating func beginFolder(_ path: UnsafeBufferPointer<UInt8>) {}
+  public mutating func endFolder() {}
 }
 
 /// What every reader feeds, the walk on disk and the readers of an archive and of a backup's
