@@ -24,6 +24,13 @@ enum AndroidDataFolder: FolderInputKind {
   }
 }
 
+/// With `--platform android`: any folder is an Android app's data folder.
+enum AnyAndroidDataFolder: FolderInputKind {
+  static func source(for folder: ProbedFolder, base: String, limits: InputLimits) throws(Refusal) -> (any ContainerSource)? {
+    AndroidDataFolder.source(folder, base: base, limits: limits)
+  }
+}
+
 /// An Android data folder, audited as Android's backup would walk it (`AndroidAnalysis`).
 struct AndroidSource: ContainerSource {
   let source: String
