@@ -52,32 +52,8 @@ public enum Walker {
     Syscalls.raiseOpenFileLimit()
     let jobs = max(1, jobs)
     let starting = min(jobs, max(1, startingWith ?? jobs))
-    var streams: [DirectoryStream?] = []
-    var failures: [Int: SystemError] = [:]
     let queue = WorkQueue<PendingFolder>(lastInFirstOut: true, endsWhenIdle: true)
-    var starts: [PendingFolder] = []
-    var scratch = [UInt8](repeating: 0, count: 1024)
-    for (index, root) in roots.enumerated() {
-      let stream: DirectoryStream
-      do {
-        stream = try DirectoryStream(taking: try Syscalls.openDirectory(atPath: root.path, below: root.below), displayPath: root.path)
-      } catch {
-        failures[index] = error
-        streams.append(nil)
-        continue
-      }
-      streams.append(stream)
-      // A marker on the root excludes everything below it.
-      var rootExclusion: Exclusion?
-      if root.reading == .markers, case .success(let attributes) = ".".withCString({ cName in
-        EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch)
-      }), attributes.markers.isExcluding {
-        rootExclusion = Exclusion(path: Array(".".utf8), markers: attributes.markers)
-      }
-      starts.append(PendingFolder(
-        root: index, parent: nil, opened: stream, name: [], path: [], depth: 0, topLevelName: nil,
-        placement: .root, exclusion: rootExclusion))
-    }
+    let (streams, failures, starts) = openRoots(roots)
     queue.push(contentsOf: starts)
     let descriptors = streams.map { $0?.descriptor ?? FileDescriptor(rawValue: -1) }
     let layouts = roots.map(\.layout)
@@ -131,6 +107,37 @@ public enum Walker {
       if let failure = failures[index] { return .failure(failure) }
       return .success(perWorker.map { $0[index] })
     }
+  }
+
+  /// Each root opened (nil, and why in `failures`, for one that cannot be), and the walk's first
+  /// folders: the roots, each with the markers on it where the walk reads them.
+  private static func openRoots(_ roots: [Root]) -> (streams: [DirectoryStream?], failures: [Int: SystemError], starts: [PendingFolder]) {
+    var streams: [DirectoryStream?] = []
+    var failures: [Int: SystemError] = [:]
+    var starts: [PendingFolder] = []
+    var scratch = [UInt8](repeating: 0, count: 1024)
+    for (index, root) in roots.enumerated() {
+      let stream: DirectoryStream
+      do {
+        stream = try DirectoryStream(taking: try Syscalls.openDirectory(atPath: root.path, below: root.below), displayPath: root.path)
+      } catch {
+        failures[index] = error
+        streams.append(nil)
+        continue
+      }
+      streams.append(stream)
+      // A marker on the root excludes everything below it.
+      var rootExclusion: Exclusion?
+      if root.reading == .markers, case .success(let attributes) = ".".withCString({ cName in
+        EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch)
+      }), attributes.markers.isExcluding {
+        rootExclusion = Exclusion(path: Array(".".utf8), markers: attributes.markers)
+      }
+      starts.append(PendingFolder(
+        root: index, parent: nil, opened: stream, name: [], path: [], depth: 0, topLevelName: nil,
+        placement: .root, exclusion: rootExclusion))
+    }
+    return (streams, failures, starts)
   }
 }
 

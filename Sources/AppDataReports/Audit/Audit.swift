@@ -253,29 +253,8 @@ struct AuditRun {
     }
     // Comparing with a backup, and the HTML treemap, need every file: list them all.
     let listsEverything = backup != nil || configuration.listsEveryEntry
-    let configuration = configuration
-    let baselines = baselines
-    var request = AuditRequest(options: { id in
-      var options = configuration.options(for: id, isOnlyContainer: isOnlyContainer, baselines: baselines)
-      if listsEverything { options.listedCategories = Set(Category.allCases) }
-      return options
-    })
-    request.optionsDependOnID = !configuration.policy.containers.isEmpty
-    if !configuration.apps.isEmpty { request.filter = AppFilter(ids: configuration.apps) }
-    request.verify = configuration.verify
-    request.allDomains = configuration.allDomains
-    request.password = secret
-    request.maximumKeyRounds = configuration.limits.maximumKeyRounds
-    request.android = configuration.android
-    if ownBackup != nil { request.android.backupPath = configuration.backup }
-    request.entrySink = configuration.entrySink
-    request.tagsLines = configuration.tagsNDJSONLines
-    request.progress = progress
-    if secret == nil && password.canAsk {
-      // A backup found while reading (inside an archive) asks for the password then.
-      let password = password
-      request.passwordProvider = { (backup: String) throws(Refusal) -> SecretBuffer in try password.get(for: backup) }
-    }
+    let request = request(isOnlyContainer: isOnlyContainer, listsEverything: listsEverything, secret: secret,
+                          ownBackup: ownBackup != nil ? configuration.backup : nil)
     let outcome: AuditOutcome
     do {
       outcome = try source.audit(request)
@@ -307,6 +286,35 @@ struct AuditRun {
       for baseline in baselines.baselines { if let id = baseline.id { set.baselineBytes[id] = baseline.backupBytes } }
     }
     return set
+  }
+
+  /// What the source is asked: each container's options, the filter, the password (or how to
+  /// ask for it), and `ownBackup`, the backup of its own platform it compares itself with.
+  private func request(isOnlyContainer: Bool, listsEverything: Bool, secret: SecretBuffer?, ownBackup: String?) -> AuditRequest {
+    let configuration = configuration
+    let baselines = baselines
+    var request = AuditRequest(options: { id in
+      var options = configuration.options(for: id, isOnlyContainer: isOnlyContainer, baselines: baselines)
+      if listsEverything { options.listedCategories = Set(Category.allCases) }
+      return options
+    })
+    request.optionsDependOnID = !configuration.policy.containers.isEmpty
+    if !configuration.apps.isEmpty { request.filter = AppFilter(ids: configuration.apps) }
+    request.verify = configuration.verify
+    request.allDomains = configuration.allDomains
+    request.password = secret
+    request.maximumKeyRounds = configuration.limits.maximumKeyRounds
+    request.android = configuration.android
+    request.android.backupPath = ownBackup
+    request.entrySink = configuration.entrySink
+    request.tagsLines = configuration.tagsNDJSONLines
+    request.progress = progress
+    if secret == nil && password.canAsk {
+      // A backup found while reading (inside an archive) asks for the password then.
+      let password = password
+      request.passwordProvider = { (backup: String) throws(Refusal) -> SecretBuffer in try password.get(for: backup) }
+    }
+    return request
   }
 
   /// `run`, and for `--app NAME` that is no id PATH holds: the one id it plainly means
