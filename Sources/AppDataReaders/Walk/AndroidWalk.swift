@@ -1,5 +1,6 @@
 import AppDataSystem
 import AppDataCore
+import Synchronization
 
 /// The walk of an Android app's data folder (or its device-encrypted storage, or its external
 /// files folder): the one walker (`Walker`, reading statuses and symlink targets, no extended
@@ -14,23 +15,20 @@ enum AndroidWalk {
   static func walk(_ path: String, storage: AndroidStorage, jobs: Int, into tree: inout AndroidTree,
                    directories: inout UInt64, findings: inout [Finding]) throws(SystemError) {
     let root = Walker.Root(path: path, layout: .app, reading: .linkTargets)
-    let visitors = try Walker.walk(roots: [root], jobs: max(1, jobs)) { _ in AndroidWalkVisitor() }[0].get()
-    var read = AndroidWalkVisitor.Read()
-    for visitor in visitors { read.merge(visitor.read) }
-    try assemble(read, storage: storage, into: &tree, directories: &directories, findings: &findings)
+    let numbers = AndroidWalkVisitor.Numbers()
+    let visitors = try Walker.walk(roots: [root], jobs: max(1, jobs)) { _ in AndroidWalkVisitor(numbers: numbers) }[0].get()
+    var folders = [AndroidWalkVisitor.Folder?](repeating: nil, count: numbers.next.load(ordering: .relaxed))
+    for visitor in visitors { for (number, folder) in visitor.read { folders[number] = folder } }
+    try assemble(folders, storage: storage, into: &tree, directories: &directories, findings: &findings)
   }
 
-  /// The tree and the findings from the folders read, depth first in byte order.
-  static func assemble(_ read: AndroidWalkVisitor.Read, storage: AndroidStorage, into tree: inout AndroidTree,
+  /// The tree and the findings from the folders read (by number: the root is 0), depth first
+  /// in byte order.
+  static func assemble(_ folders: [AndroidWalkVisitor.Folder?], storage: AndroidStorage, into tree: inout AndroidTree,
                        directories: inout UInt64, findings: inout [Finding]) throws(SystemError) {
-    var stack: [(path: [UInt8], node: AndroidTree.Node)] = [([], tree.root(storage))]
-    while let (path, node) = stack.popLast() {
-      if !read.streamFailures.isEmpty, let error = read.streamFailures[path] {
-        if path.isEmpty { throw error }
-        findings.append(Finding(rule: .unreadable, path: path, message: "cannot read the folder: \(error.reason)", bytes: nil))
-        continue
-      }
-      guard let folder = read.folders[FolderPath(path)] else { continue }
+    var stack: [(number: Int, path: [UInt8], node: AndroidTree.Node)] = [(0, [], tree.root(storage))]
+    while let (number, path, node) = stack.popLast() {
+      guard let folder = folders[number] else { continue }
       if let failure = folder.readFailure {
         findings.append(Finding(rule: .unreadable, path: path.isEmpty ? [0x2E] : path,
                                 message: "cannot read the folder: \(SystemError(code: failure, operation: .readFolder, path: "").reason)", bytes: nil))
@@ -44,15 +42,14 @@ enum AndroidWalk {
         case .statusFailed(let code):
           findings.append(Finding(rule: .unreadable, path: child(index),
                                   message: "cannot read the status: \(SystemError(code: code, operation: .readStatus, path: "").reason)", bytes: nil))
-        case .directory:
+        case .directory(let below):
           let added = tree.add(name: folder.name(index), under: node, .directory)
           directories += 1
-          let below = child(index)
-          if !read.openFailures.isEmpty, let code = read.openFailures[below] {
-            findings.append(Finding(rule: .unreadable, path: below,
+          if let code = folders[below]?.openFailure {
+            findings.append(Finding(rule: .unreadable, path: child(index),
                                     message: "cannot open the folder: \(SystemError(code: code, operation: .openFolder, path: "").reason)", bytes: nil))
           } else {
-            stack.append((below, added))
+            stack.append((below, child(index), added))
           }
         case .file(let size): tree.add(name: folder.name(index), under: node, .file(size: size))
         case .other: tree.add(name: folder.name(index), under: node, .other)
@@ -65,10 +62,10 @@ enum AndroidWalk {
   }
 }
 
-/// What the walk hands over for an Android app's data: each folder's entries, kept by the
-/// folder's path and sorted by name in byte order when the folder ends (on the worker's
-/// thread), and the folders that could not be opened or read. One per worker thread; the
-/// walk's caller merges them (`Read.merge`).
+/// What the walk hands over for an Android app's data: each folder's entries, sorted by name in
+/// byte order when the folder ends (on the worker's thread), by the folder's number (given when
+/// its parent found it, from `Numbers`, shared by every worker's visitor; the root is 0), and
+/// whether it could be opened and read. One per worker thread.
 struct AndroidWalkVisitor: WalkVisitor {
   /// One entry of a folder.
   enum Entry: Sendable {
@@ -76,7 +73,8 @@ struct AndroidWalkVisitor: WalkVisitor {
     case other
     /// A symlink, and its target (nil when it could not be read).
     case link([UInt8]?)
-    case directory
+    /// A folder, read as folder number `Int`.
+    case directory(Int)
     /// fstatat failed with this errno.
     case statusFailed(Int32)
     /// Its path is past `RelativePath`'s bounds: not counted.
@@ -89,7 +87,10 @@ struct AndroidWalkVisitor: WalkVisitor {
     /// Each entry's name in `arena` (start, count), in byte order of the names.
     var spans: [(start: Int32, count: Int32)] = []
     var entries: [Entry] = []
-    /// Reading its names failed part-way with this errno (the names before were kept).
+    /// Opening it from its parent failed with this errno (it was then not read).
+    var openFailure: Int32?
+    /// Reading it failed with this errno: as a folder, or its names part-way (the names before
+    /// were kept).
     var readFailure: Int32?
 
     func name(_ index: Int) -> ArraySlice<UInt8> {
@@ -98,39 +99,29 @@ struct AndroidWalkVisitor: WalkVisitor {
     }
   }
 
-  /// Everything read, by folder path.
-  struct Read {
-    var folders: [FolderPath: Folder] = [:]
-    /// Folders that could not be opened from their parent, with the errno.
-    var openFailures: [[UInt8]: Int32] = [:]
-    /// Folders opened whose descriptor could not be read as a folder.
-    var streamFailures: [[UInt8]: SystemError] = [:]
-
-    mutating func merge(_ other: Read) {
-      // One worker's (a walk on one thread, or the first of several): taken as it is.
-      if folders.isEmpty && openFailures.isEmpty && streamFailures.isEmpty {
-        self = other
-        return
-      }
-      folders.merge(other.folders) { first, _ in first }
-      openFailures.merge(other.openFailures) { first, _ in first }
-      streamFailures.merge(other.streamFailures) { first, _ in first }
-    }
+  /// Folder numbers, handed out as folders are found.
+  final class Numbers: Sendable {
+    let next = Atomic<Int>(1)
+    func take() -> Int { next.add(1, ordering: .relaxed).oldValue }
   }
 
-  private(set) var read = Read()
-  /// The folder being read: its path and its components, its entries as found (unsorted),
-  /// whether one is open.
-  private var path: [UInt8] = []
+  let numbers: Numbers
+  /// The folders this worker read, with their numbers.
+  private(set) var read: [(Int, Folder)] = []
+  /// The folder being read: its number, its path's bytes and components, its entries as found
+  /// (unsorted).
+  private var number = 0
+  private var pathLength = 0
   private var depth = 0
   private var current = Folder()
-  private var isReading = false
 
-  mutating func beginFolder(_ path: UnsafeBufferPointer<UInt8>) {
-    self.path = Array(path)
+  init(numbers: Numbers) { self.numbers = numbers }
+
+  mutating func beginFolder(_ path: UnsafeBufferPointer<UInt8>, tag: Int) {
+    number = tag
+    pathLength = path.count
     depth = path.isEmpty ? 0 : path.count(where: { $0 == 0x2F }) + 1
     current = Folder()
-    isReading = true
   }
 
   mutating func visit(_ entry: WalkedEntry) {
@@ -139,7 +130,7 @@ struct AndroidWalkVisitor: WalkVisitor {
       kind = .tooLong
     } else {
       switch entry.status.kind {
-      case .directory: kind = .directory
+      case .directory: kind = .directory(numbers.take())
       case .regular: kind = .file(size: entry.status.size)
       case .symbolicLink: kind = .link(entry.linkTarget)
       default: kind = .other
@@ -148,16 +139,20 @@ struct AndroidWalkVisitor: WalkVisitor {
     add(entry.nameBuffer, kind)
   }
 
+  /// The number `visit` gave the folder it was just handed; a folder too long to count gets
+  /// one of its own, which nothing reaches (it is walked, never put in the tree).
+  mutating func folderTag() -> Int {
+    if case .directory(let found)? = current.entries.last { return found }
+    return numbers.take()
+  }
+
   mutating func failed(path failedPath: [UInt8], error: SystemError) {
-    if isReading && error.operation == .readStatus {
-      let name = failedPath.suffix(failedPath.count - path.count - (path.isEmpty ? 0 : 1))
+    switch error.operation {
+    case .readStatus:
+      let name = failedPath.suffix(failedPath.count - pathLength - (pathLength == 0 ? 0 : 1))
       name.withUnsafeBufferPointer { add($0, isTooLong(name: $0.count) ? .tooLong : .statusFailed(error.code)) }
-    } else if isReading && error.operation == .readFolder && failedPath == path {
-      current.readFailure = error.code
-    } else if error.operation == .openFolder {
-      read.openFailures[failedPath] = error.code
-    } else {
-      read.streamFailures[failedPath] = error
+    case .openFolder: current.openFailure = error.code
+    default: current.readFailure = error.code  // the folder as a folder, or its names
     }
   }
 
@@ -165,6 +160,7 @@ struct AndroidWalkVisitor: WalkVisitor {
     // In byte order, so that the tree (and whatever follows its order) is the same on every
     // filesystem.
     let unsorted = current
+    current = Folder()
     let order = unsorted.arena.withUnsafeBufferPointer { arena in
       unsorted.spans.indices.sorted { left, right in
         let a = unsorted.spans[left], b = unsorted.spans[right]
@@ -172,18 +168,16 @@ struct AndroidWalkVisitor: WalkVisitor {
           .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: arena[Int(b.start)..<Int(b.start + b.count)]))
       }
     }
-    var folder = Folder(arena: unsorted.arena, readFailure: unsorted.readFailure)
+    var folder = Folder(arena: unsorted.arena, openFailure: unsorted.openFailure, readFailure: unsorted.readFailure)
     folder.spans = order.map { unsorted.spans[$0] }
     folder.entries = order.map { unsorted.entries[$0] }
-    read.folders[FolderPath(path)] = folder
-    current = Folder()
-    isReading = false
+    read.append((number, folder))
   }
 
   /// Whether an entry of the folder being read, of a name of `name` bytes, is past
   /// `RelativePath`'s bounds (in components or in bytes): then it is not counted.
   private func isTooLong(name: Int) -> Bool {
-    let room = RelativePath.maximumLength - path.count - (path.isEmpty ? 0 : 1)
+    let room = RelativePath.maximumLength - pathLength - (pathLength == 0 ? 0 : 1)
     return depth + 1 >= RelativePath.maximumComponents || name > room
   }
 
@@ -191,20 +185,5 @@ struct AndroidWalkVisitor: WalkVisitor {
     current.spans.append((Int32(current.arena.count), Int32(name.count)))
     current.arena.append(contentsOf: name)
     current.entries.append(kind)
-  }
-}
-
-/// A folder's path as a dictionary key, hashed as one run of bytes (an array of bytes hashes
-/// byte by byte, which cost the Android walk 5% of its time).
-struct FolderPath: Hashable {
-  let bytes: [UInt8]
-  init(_ bytes: [UInt8]) { self.bytes = bytes }
-  func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
-  static func == (left: FolderPath, right: FolderPath) -> Bool {
-    guard left.bytes.count == right.bytes.count else { return false }
-    if left.bytes.isEmpty { return true }
-    return left.bytes.withUnsafeBytes { a in
-      right.bytes.withUnsafeBytes { b in Syscalls.compareBytes(a.baseAddress!, b.baseAddress!, count: a.count) == 0 }
-    }
   }
 }

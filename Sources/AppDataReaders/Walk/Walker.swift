@@ -208,6 +208,9 @@ struct PendingFolder: Sendable {
   /// The folder's own placement, inherited by entries below depth 2 (`Placement.root` at the root).
   let placement: Placement
   let exclusion: Exclusion?
+  /// What the visitor that found it numbered it (`WalkVisitor.folderTag()`; 0 for a root, and
+  /// in a walk whose visitors number none).
+  var tag = 0
 
   /// The folder as another worker receives it: without its parent's descriptor, which belongs
   /// to the sending worker's descriptor table (and must be closed by that worker); the
@@ -215,7 +218,7 @@ struct PendingFolder: Sendable {
   func handedOver() -> PendingFolder {
     PendingFolder(
       root: root, parent: nil, opened: nil, name: name, path: path, depth: depth, topLevelName: topLevelName,
-      placement: placement, exclusion: exclusion)
+      placement: placement, exclusion: exclusion, tag: tag)
   }
 }
 
@@ -308,6 +311,8 @@ struct Worker {
   }
 
   private mutating func readFolder<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {
+    folder.path.withUnsafeBufferPointer { visitor.beginFolder($0, tag: folder.tag) }
+    defer { visitor.endFolder() }
     let stream: DirectoryStream
     if let opened = folder.opened {
       stream = opened
@@ -338,7 +343,6 @@ struct Worker {
     let layout = layouts[folder.root]
     let readsMarkers = readings[folder.root] == .markers
     folder.path.withUnsafeBufferPointer { parentPath in
-      visitor.beginFolder(parentPath)
       let failure = BorrowedExclusion.with(folder.exclusion) { exclusion in
         stream.forEachEntry(using: directoryBuffer) { cName, length, type in
           if readsMarkers {
@@ -352,7 +356,6 @@ struct Worker {
       if let failure {
         visitor.failed(path: folder.path, error: SystemError(code: failure, operation: .readFolder, path: ""))
       }
-      visitor.endFolder()
     }
   }
 
@@ -384,7 +387,7 @@ struct Worker {
     if status.kind == .directory {
       let child = PendingFolder(
         root: folder.root, parent: stream, opened: nil, name: Array(name), path: entry.path, depth: folder.depth + 1,
-        topLevelName: nil, placement: .root, exclusion: nil)
+        topLevelName: nil, placement: .root, exclusion: nil, tag: visitor.folderTag())
       children.append(handOverAll && folder.depth > 0 ? child.handedOver() : child)
     }
   }
