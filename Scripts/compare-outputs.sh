@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Every report format of two appdata builds, byte for byte, on the same generated inputs: a
-# refactoring that must not change output (issue 40) shows `identical` on every line.
+# Every report format of two appdata builds, byte for byte, on the same generated inputs
+# (containers, a device, an archive, backups, an Android app's data folder and its tar, extract,
+# init-config): a refactoring that must not change output (issue 40) shows `identical` on every
+# line.
 #
 # Usage: Scripts/compare-outputs.sh OLD_BINARY NEW_BINARY [WORKDIR]
 # Prints one line per command: identical, or the first lines of the diff; exits 1 if any differ.
