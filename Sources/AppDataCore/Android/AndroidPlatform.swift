@@ -93,5 +93,15 @@ public struct AndroidPlatform: Platform, Equatable {
     ])]
   }
 
+  /// The rules an Android audit raises: Android's, the app's own limits and budgets, unreadable.
+  public var policyRules: [AuditRule] {
+    AuditRule.android + [.backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit, .budgetExceeded, .budgetNearLimit, .unreadable]
+  }
+  public var policyMembers: [JSONKey: JSONValue] { ["android": .object(["package": .string(package)])] }
+  /// maxBackupSize and maxFileSize are the app's own limits, never Android's quota.
+  public var policyNote: String? {
+    "the app's own limits on what each destination carries; Android's \(AndroidBackupModel.quotaText(AndroidFacts.cloudQuota)) cloud quota is not a key and always applies"
+  }
+
   public func carriers(of path: [UInt8]) -> [String]? { carriedBy[path] ?? [] }
 }

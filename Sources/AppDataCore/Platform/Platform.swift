@@ -82,6 +82,11 @@ public protocol Platform: Sendable {
   var tableLines: [String] { get }
   /// The members it adds to JSON's document and NDJSON's summary line.
   var jsonMembers: [JSONKey: JSONValue] { get }
+  /// What `init-config` writes for it beside the limits: the rules the policy file lists, the
+  /// members of its own (Android's `android`, the package), and what its message adds.
+  var policyRules: [AuditRule] { get }
+  var policyMembers: [JSONKey: JSONValue] { get }
+  var policyNote: String? { get }
   /// The ids of the destinations that carry a listed file, by its path in the report; nil
   /// where its category says where it goes (iOS).
   func carriers(of path: [UInt8]) -> [String]?
@@ -120,5 +125,8 @@ public struct IOSPlatform: Platform {
   public var itemizesDestinations: Bool { false }
   public var tableLines: [String] { [] }
   public var jsonMembers: [JSONKey: JSONValue] { [:] }
+  public var policyRules: [AuditRule] { AuditRule.all }
+  public var policyMembers: [JSONKey: JSONValue] { [:] }
+  public var policyNote: String? { nil }
   public func carriers(of path: [UInt8]) -> [String]? { nil }
 }
