@@ -56,6 +56,7 @@ public struct AndroidPlatform: Platform, Equatable {
                        rules: outcome.rules, files: UInt64(outcome.files), bytes: outcome.bytes, measured: outcome.measured, quota: outcome.quota)
   }
 
+  public static var walkReading: WalkReading { .linkTargets }
   public func destinations(backup: CategoryTotals) -> [Destination] { destinations }
   public var name: String { "Android" }
   public var reportedName: String? { "android" }

@@ -44,12 +44,27 @@ public struct Destination: Sendable, Equatable {
   }
 }
 
+/// What the one walk (`Walker`) reads of each entry beside its status, as a platform's backup
+/// decides: its `Platform.walkReading`.
+public enum WalkReading: Sendable {
+  /// Its extended attributes (the markers) and a `CACHEDIR.TAG`'s signature, and it places each
+  /// entry in the container's layout (`ContainerLayout.place`): iOS's.
+  case markers
+  /// A symlink's target and nothing else, and no placement: Android's, whose backup reads no
+  /// attribute and whose rules follow symlinks (the walk's visitor, `AndroidWalkVisitor`, keeps
+  /// each folder's entries for the tree its categories are decided on).
+  case linkTargets
+}
+
 /// A platform an app's data is audited for: iOS (`IOSPlatform`) or Android (`AndroidPlatform`).
 /// It decides each file's category (its classifier: `ContainerLayout.place` for iOS,
 /// `AndroidPlatform.category` for Android), which destinations carry the app and what they
 /// carry, and which rules its findings come from; a report holds it (`AuditReport.platform`)
 /// and the renderers ask it, never which platform it is.
 public protocol Platform: Sendable {
+  /// What its walk reads of each entry (`Walker` walks every platform's folders, each with its
+  /// visitor).
+  static var walkReading: WalkReading { get }
   /// Its destinations, with their figures; `backup` is what the report's categories put in the
   /// backup (`AuditReport.backup`).
   func destinations(backup: CategoryTotals) -> [Destination]
@@ -104,6 +119,8 @@ extension Platform {
 /// (`ContainerLayout.place` decides each file's, from its location and its markers).
 public struct IOSPlatform: Platform {
   public init() {}
+
+  public static var walkReading: WalkReading { .markers }
 
   /// Its one destination: what the backup carries (`AuditReport.backup`).
   public func destinations(backup: CategoryTotals) -> [Destination] {

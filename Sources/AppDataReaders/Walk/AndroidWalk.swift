@@ -14,7 +14,7 @@ enum AndroidWalk {
   /// be read is a finding.
   static func walk(_ path: String, storage: AndroidStorage, jobs: Int, into tree: inout AndroidTree,
                    directories: inout UInt64, findings: inout [Finding]) throws(SystemError) {
-    let root = Walker.Root(path: path, layout: .app, reading: .linkTargets)
+    let root = Walker.Root(path: path, layout: .app, reading: AndroidPlatform.walkReading)
     let numbers = AndroidWalkVisitor.Numbers()
     let visitors = try Walker.walk(roots: [root], jobs: max(1, jobs)) { _ in AndroidWalkVisitor(numbers: numbers) }[0].get()
     var folders = [AndroidWalkVisitor.Folder?](repeating: nil, count: numbers.next.load(ordering: .relaxed))

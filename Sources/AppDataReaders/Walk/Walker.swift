@@ -11,15 +11,8 @@ import Synchronization
 /// than followed.
 public enum Walker {
 
-  /// What a walk reads of each entry beside its status.
-  public enum Reading: Sendable {
-    /// Its extended attributes (the markers) and a `CACHEDIR.TAG`'s signature, and it places
-    /// each entry in the container's layout: an iOS container's walk.
-    case markers
-    /// A symlink's target and nothing else, and no placement (every entry `Placement.root`):
-    /// an Android app's data, whose backup reads no attribute (`AndroidWalkVisitor`).
-    case linkTargets
-  }
+  /// What a walk reads of each entry beside its status: its platform's (`Platform.walkReading`).
+  public typealias Reading = WalkReading
 
   /// One container root of a walk over several.
   public struct Root: Sendable {
@@ -29,7 +22,7 @@ public enum Walker {
     /// from it one component at a time, following no symlink.
     public var below: String?
     public var reading: Reading
-    public init(path: String, layout: ContainerLayout, below: String? = nil, reading: Reading = .markers) {
+    public init(path: String, layout: ContainerLayout, below: String? = nil, reading: Reading = IOSPlatform.walkReading) {
       self.path = path
       self.layout = layout
       self.below = below
