@@ -35,6 +35,8 @@ struct RestoreTests {
           plist = d + "/.com.apple.mobile_container_manager.metadata.plist"
           if which == "damaged":
               open(plist, "wb").write(b"not a plist")
+          elif which == "fifo":
+              os.mkfifo(plist)
           elif which == "noid":
               plistlib.dump({"MCMMetadataContentClass": cls}, open(plist, "wb"))
           elif which != "missing":
@@ -44,6 +46,8 @@ struct RestoreTests {
       container("Data/Application", "3D0D1E55-0000-4000-8000-000000000003", "com.example.extractor", 2)
       container("Shared/AppGroup", "4E0D1E55-0000-4000-8000-000000000004", "group.com.example.extract", 7)
       container("Data/PluginKitPlugin", "5F0D1E55-0000-4000-8000-000000000005", "com.example.extract.widget", 4)
+      if meta == "twice":
+          container("Data/Application", "6A0D1E55-0000-4000-8000-000000000006", "com.example.extract", 2)
       # Every time fixed (each its own), deepest first, so two devices made so are equal.
       for folder, folders, files in os.walk(dev, topdown=False):
           for name in files + folders + ([""] if folder == dev else []):
@@ -74,6 +78,7 @@ struct RestoreTests {
           e = {"mode": oct(stat.S_IMODE(st.st_mode)), "mtime": None if os.path.relpath(p, top) in undated else st.st_mtime_ns}
           if stat.S_ISDIR(st.st_mode): e["type"] = "dir"
           elif stat.S_ISLNK(st.st_mode): e["type"] = "link"; e["target"] = os.fsdecode(os.readlink(p))
+          elif not stat.S_ISREG(st.st_mode): e["type"] = "special"  # a FIFO is never opened
           else: e["type"] = "file"; e["sha256"] = hashlib.sha256(open(p, "rb").read()).hexdigest()
           if not stat.S_ISLNK(st.st_mode):
               e["xattrs"] = {n: os.getxattr(p, n, follow_symlinks=False).hex() for n in sorted(os.listxattr(p, follow_symlinks=False))}
@@ -183,6 +188,32 @@ struct RestoreTests {
     #expect(try String(contentsOfFile: container + "/Documents/old.txt", encoding: .utf8) == "old data of com.example.extract\n")
   }
 
+  /// A source folder changed while it is copied (the attack report's finding 1): a symlink
+  /// judged inside when the source was first read, `Documents/a -> x/y`, replaced by a folder
+  /// before the copy reaches it, would make `Documents/z -> a/../../..` resolve to the
+  /// Application folder. The folder is not made where the link was; the link stays judged on
+  /// the tree as first read, and resolves nowhere.
+  @Test func aSymlinkReplacedByAFolderWhileCopiedIsNotFollowed() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let container = "\(device)/\(Self.applications)/\(Self.appUUID)"
+    let source = folder + "/source"
+    try FileManager.default.createDirectory(atPath: source + "/Documents/x/y", withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(atPath: source + "/Documents/a", withDestinationPath: "x/y")
+    try FileManager.default.createSymbolicLink(atPath: source + "/Documents/z", withDestinationPath: "a/../../..")
+    let result = try AppData.runPaused(["restore", source, "--simulator", device, "--app", Self.app, "--json"], at: "restore") {
+      try FileManager.default.removeItem(atPath: source + "/Documents/a")
+      try FileManager.default.createDirectory(atPath: source + "/Documents/a", withIntermediateDirectories: false)
+    }
+    #expect(result.status == 1, "\(result.status) \(result.error)")
+    let problems = try result.json()["problems"] as? [[String: Any]] ?? []
+    #expect(problems.map { $0["path"] as? String } == ["Documents/a"], "\(problems)")
+    #expect((problems.first?["message"] as? String)?.contains("changed while read") == true, "\(problems)")
+    #expect(!FileManager.default.fileExists(atPath: container + "/Documents/a"))
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: container + "/Documents/z") == "a/../../..")
+    #expect(realpath(container + "/Documents/z", nil) == nil)
+  }
+
   /// With --with-extensions the app's group and plugin on the device are restored too, each
   /// holding what extract writes for its id.
   @Test func groupsAndPluginsToo() throws {
@@ -221,7 +252,8 @@ struct RestoreTests {
   /// damaged: each refused in one line naming the path and the cause, exit 2, nothing changed.
   @Test(arguments: [("booted", "ok", "com.example.extract"), ("missing-app", "ok", "com.example.notes"),
                     ("metadata", "missing", "com.example.extract"), ("metadata", "damaged", "com.example.extract"),
-                    ("metadata", "noid", "com.example.extract")])
+                    ("metadata", "noid", "com.example.extract"), ("metadata", "fifo", "com.example.extract"),
+                    ("claimed twice", "twice", "com.example.extract")])
   func refusalsAreOneLineAndChangeNothing(label: String, metadata: String, app: String) throws {
     let (folder, device) = try Self.device(state: label == "booted" ? 3 : 1, metadata: metadata)
     defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -241,6 +273,11 @@ struct RestoreTests {
         #expect(result.error.contains("com.example.extract") && result.error.contains("com.example.extractor") && result.error.contains("com.example.other"))
       case (_, "missing"):
         #expect(result.error.contains("\(Self.appUUID): its \(Self.metadata) is missing"), "\(result.error)")
+      case (_, "fifo"):
+        // Opened without blocking: a FIFO is not waited on (attack report, finding 2).
+        #expect(result.error.contains("\(Self.appUUID): \(Self.metadata) is not a file"), "\(result.error)")
+      case (_, "twice"):
+        #expect(result.error.contains("2 containers claim 'com.example.extract' (\(Self.appUUID), 6A0D1E55-0000-4000-8000-000000000006)"), "\(result.error)")
       case (_, "damaged"):
         #expect(result.error.contains("\(Self.appUUID): its \(Self.metadata) is damaged (not a property list appdata reads)"), "\(result.error)")
       default:

@@ -162,9 +162,11 @@ struct SimulatorDeviceFolder {
     // The device's plist: its UDID and state.
     let plist: PropertyList
     do {
-      let bytes = try Beneath.open([Array(SimulatorFacts.devicePlist.utf8)], below: folder, options: .readFile, displayPath: shown)
+      // Without blocking: a FIFO in its place is refused as not a file, never waited on.
+      let bytes = try Beneath.open([Array(SimulatorFacts.devicePlist.utf8)], below: folder, options: .readMaybeFile, displayPath: shown)
       defer { bytes.close() }
-      let data = try Syscalls.readUpTo(bytes, PropertyList.Limits.maximumFileSize, displayPath: shown)
+      let data = try Syscalls.status(of: bytes, displayPath: shown).kind == .regular
+        ? Syscalls.readUpTo(bytes, PropertyList.Limits.maximumFileSize, displayPath: shown) : []
       plist = try PropertyList.parse(data)
     } catch let error as SystemError {
       folder.close()
@@ -221,7 +223,7 @@ struct SimulatorDeviceFolder {
     let file = ContainerLayout.metadataFileName
     let bytes: [UInt8]
     do {
-      let opened = try Beneath.open([name, Array(file.utf8)], below: placeFolder, options: .readFile, displayPath: file)
+      let opened = try Beneath.open([name, Array(file.utf8)], below: placeFolder, options: .readMaybeFile, displayPath: file)
       defer { opened.close() }
       guard try Syscalls.status(of: opened, displayPath: file).kind == .regular else { return .failure(Refusal("\(file) is not a file")) }
       bytes = try Syscalls.readUpTo(opened, PropertyList.Limits.maximumFileSize, displayPath: file)
@@ -274,8 +276,14 @@ extension Restore {
         throw Refusal(.notMatched, path: device.path, message: "\(shown): no app '\(TerminalText.escaped(app))' is installed; \(installed)\(damaged)")
       }
     }
-    guard let container = apps.first(where: { $0.id.map { $0.utf8.elementsEqual(wanted.utf8) } ?? false }) else {
+    let claiming = apps.filter { $0.id.map { $0.utf8.elementsEqual(wanted.utf8) } ?? false }
+    guard let container = claiming.first else {
       throw Refusal(.notMatched, path: device.path, message: "\(TerminalText.escaped(device.path)): no app '\(TerminalText.escaped(wanted))' is installed")
+    }
+    // Which one the Simulator runs cannot be told from the folders: neither is replaced.
+    guard claiming.count == 1 else {
+      throw Refusal(.conflict, path: device.path, message: "\(TerminalText.escaped(device.path)): \(claiming.count) containers claim '\(TerminalText.escaped(wanted))' ("
+                    + Plural.listed(claiming.map { TerminalText.escaped(RelativePath.display($0.name)) }, limit: 5) + "); appdata restores into one container only when one claims the id")
     }
     func target(_ item: SimulatorDeviceFolder.Installed, kind: ContainerKind) -> RestoreTarget {
       let place = SimulatorDeviceFolder.components(of: item.place).map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
@@ -466,8 +474,9 @@ public enum Restore {
         abandon(built[...])
         throw .refused(Refusal("\(display(target)): its folder cannot be opened"))
       }
-      // What killed runs left, settled first: a kept copy stays (its lock released).
-      for kept in settle(target, in: place) { kept.keep() }
+      // What killed runs left, settled first: a kept copy stays (its lock released). A dry run
+      // changes nothing, their leftovers included.
+      if !options.dryRun { for kept in settle(target, in: place) { kept.keep() } }
       var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
       guard let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) else {
         place.close()

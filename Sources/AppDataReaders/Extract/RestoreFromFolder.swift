@@ -101,6 +101,12 @@ struct RestoreFromFolder {
   }
 
   private mutating func copyFolder(_ item: Item, depth: Int) throws(Refusal) {
+    // The symlinks were judged on the tree as first read: a folder where a symlink was (another
+    // user changing the source) could make a judged link resolve out through it.
+    guard !links.isLink(item.entry) else {
+      problem(item.entry, "not written: a symlink when the source was first read, a folder now (changed while read)")
+      return
+    }
     guard depth < Self.maximumDepth else {
       problem(item.entry, "not written: deeper than \(Self.maximumDepth) folders")
       return
