@@ -20,6 +20,7 @@ struct PortabilityTests {
       #"\b(code|errno|errnum)\s*(==|!=|:)\s*[1-9][0-9]*\b"#,
       #"\bcase\s+[1-9][0-9]*\s*(/\*\s*E[A-Z]+)"#,
       #"\b[1-9][0-9]*\s*/\*\s*E[A-Z]{2,}\s*\*/"#,
+      #"\bErrno\(rawValue:\s*[1-9][0-9]*\b"#,
     ].map { try! NSRegularExpression(pattern: $0) }
     var found: [String] = []
     for (path, text) in try Self.sources() {
@@ -29,7 +30,30 @@ struct PortabilityTests {
         if patterns.contains(where: { $0.firstMatch(in: line, range: range) != nil }) { found.append("\(path):\(number + 1): \(line)") }
       }
     }
-    #expect(found.isEmpty, "errno literals (name them in ErrnoValue, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
+    #expect(found.isEmpty, "errno literals (name them as Errno members, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
+  }
+
+  /// Issue 52: one errno design. Only `Errno` (SystemError.swift) names an errno by its C
+  /// constant, with the platform's number; everywhere else names its member (`.fileExists`,
+  /// `catch Errno.noSuchFileOrDirectory`), and the designs it replaced (the `ErrnoValue`
+  /// namespace, `SystemError.code` and its `is*` flags) do not come back.
+  @Test func errnoIsNamedOnlyByErrno() throws {
+    let definitions = try String(contentsOfFile: AppData.packageRoot + "/Sources/AppDataSystem/System/SystemError.swift", encoding: .utf8)
+    let member = try NSRegularExpression(pattern: #"Errno\(rawValue: (E[A-Z]+)\)"#)
+    let names = Set(member.matches(in: definitions, range: NSRange(definitions.startIndex..., in: definitions)).compactMap {
+      Range($0.range(at: 1), in: definitions).map { String(definitions[$0]) }
+    })
+    #expect(names.count >= 25 && names.isSuperset(of: ["ENOENT", "EEXIST", "ELOOP", "ENOATTR", "ENODATA", "EFTYPE"]), "\(names.sorted())")
+    let forbidden = try NSRegularExpression(pattern: #"\b(ErrnoValue|SystemError\(code:|\.(isNotFound|isExists|isUnsupported|isPermissionDenied|isCrossDevice)\b|"#
+      + names.sorted().joined(separator: "|") + #")\b"#)
+    var found: [String] = []
+    for (path, text) in try Self.sources() where path != "AppDataSystem/System/SystemError.swift" {
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let code = String(line.components(separatedBy: "//").first ?? "")
+        if forbidden.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil { found.append("\(path):\(number + 1): \(line)") }
+      }
+    }
+    #expect(found.isEmpty, "errnos named outside Errno (use its members, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
   }
 
   /// Issue 48: no path built from text reaches the kernel but through the containment type.
@@ -128,18 +152,19 @@ struct PortabilityTests {
   /// Access; nothing else does, and nothing on Linux (where EPERM there means what it says).
   @Test func fullDiskAccessIsNamedForMacOSPrivateFolders() {
     let backups = "/Users/me/Library/Application Support/MobileSync/Backup"
-    let hint = SystemError.privacyHint(code: EPERM, path: backups, onMac: true)
+    let hint = SystemError.privacyHint(errno: .notPermitted, path: backups, onMac: true)
     #expect(hint?.contains("Full Disk Access in System Settings > Privacy & Security > Full Disk Access") == true)
     for path in [backups + "/00008030-001A", "/Users/me/Library/Containers", "/Users/me/Library/Containers/com.example/Data",
                  "/Users/me/Library/Group Containers/group.example"] {
-      #expect(SystemError.privacyHint(code: EPERM, path: path, onMac: true) != nil, "\(path)")
+      #expect(SystemError.privacyHint(errno: .notPermitted, path: path, onMac: true) != nil, "\(path)")
     }
-    #expect(SystemError.privacyHint(code: EACCES, path: backups, onMac: true) == nil)
-    #expect(SystemError.privacyHint(code: EPERM, path: backups, onMac: false) == nil)
-    #expect(SystemError.privacyHint(code: EPERM, path: "/Users/me/Documents", onMac: true) == nil)
+    #expect(SystemError.privacyHint(errno: .permissionDenied, path: backups, onMac: true) == nil)
+    #expect(SystemError.privacyHint(errno: .notPermitted, path: backups, onMac: false) == nil)
+    #expect(SystemError.privacyHint(errno: .notPermitted, path: "/Users/me/Documents", onMac: true) == nil)
     // A relative PATH is resolved against the working folder.
-    #expect(SystemError.privacyHint(code: EPERM, path: "Backup", onMac: true) == nil)
+    #expect(SystemError.privacyHint(errno: .notPermitted, path: "Backup", onMac: true) == nil)
     // The message as a user reads it on Linux: strerror's words alone.
-    #expect(SystemError(code: EPERM, operation: .readFolder, path: backups).reason == String(cString: strerror(EPERM)))
+    #expect(SystemError(errno: .notPermitted, operation: .readFolder, path: backups).reason == String(cString: strerror(EPERM)))
+    #expect(Errno.notPermitted.rawValue == EPERM && Errno.tooManySymbolicLinkLevels.rawValue == ELOOP)
   }
 }

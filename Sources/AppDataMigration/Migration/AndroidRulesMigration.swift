@@ -196,7 +196,7 @@ public enum AndroidRulesMigration {
       }
       hidden.relinquish()
     } catch {
-      if error.isExists { throw Failure(message: "\(TerminalText.escaped(path)): appeared while it was written, and was left as it is; nothing was written") }
+      if error.errno == .fileExists { throw Failure(message: "\(TerminalText.escaped(path)): appeared while it was written, and was left as it is; nothing was written") }
       throw Failure(message: "\(TerminalText.escaped(path)): cannot \(error.action): \(error.reason); nothing was written")
     }
   }

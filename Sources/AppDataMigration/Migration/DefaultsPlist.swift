@@ -74,7 +74,7 @@ enum DefaultsPlist {
   private static func read(_ path: [[UInt8]], in container: ContainerAccess) throws(MigrationError) -> [UInt8]? {
     do {
       return try container.readFile(path)
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     } catch {
       throw MigrationError("\(container.display(path)): cannot read the defaults plist: \(error.reason)")

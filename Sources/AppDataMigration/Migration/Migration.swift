@@ -166,12 +166,12 @@ public struct Migration {
         let attribute = MarkerTable.platformName(of: marker)
         try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, on: probe.descriptor, displayPath: display)
         guard try ExtendedAttributes.value(of: attribute, on: probe.descriptor, displayPath: display) != nil else {
-          throw SystemError(code: ErrnoValue.noAttribute, operation: .keepMarker(nil), path: display)
+          throw SystemError(errno: .noAttribute, operation: .keepMarker(nil), path: display)
         }
       }
     } catch {
       var message = "\(display): the destination does not accept the backup marker: cannot \(error.action): \(error.reason); nothing was changed"
-      if error.isUnsupported { message += " (use a filesystem with user extended attributes)" }
+      if [Errno.notSupported, .notSupportedOnSocket].contains(error.errno) { message += " (use a filesystem with user extended attributes)" }
       throw MigrationError(message)
     }
   }

@@ -69,7 +69,7 @@ final class MigrationJournal {
     let file: FileDescriptor
     do {
       file = try container.open([name], options: .readMaybeFile)
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     } catch {
       throw MigrationError("\(display): cannot read the journal: \(error.reason)")

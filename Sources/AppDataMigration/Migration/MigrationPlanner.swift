@@ -273,10 +273,10 @@ struct MigrationPlanner {
   }
 
   static func describe(_ error: SystemError, path: String, role: String) -> String {
-    switch error.code {
-    case ErrnoValue.notFound: return "\(error.path.isEmpty ? path : error.path): no such folder (the \(role))"
-    case ErrnoValue.loop: return "\(error.path.isEmpty ? path : error.path): is a symlink; appdata never follows symlinks inside a container"
-    case ErrnoValue.notAFolder: return "\(error.path.isEmpty ? path : error.path): not a folder"
+    switch error.errno {
+    case .noSuchFileOrDirectory: return "\(error.path.isEmpty ? path : error.path): no such folder (the \(role))"
+    case .tooManySymbolicLinkLevels: return "\(error.path.isEmpty ? path : error.path): is a symlink; appdata never follows symlinks inside a container"
+    case .notDirectory: return "\(error.path.isEmpty ? path : error.path): not a folder"
     default: return "\(error.path.isEmpty ? path : error.path): cannot \(error.operation): \(error.reason)"
     }
   }

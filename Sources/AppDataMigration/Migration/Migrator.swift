@@ -110,9 +110,9 @@ final class Migrator {
     defer { parent.close() }
     do {
       try Syscalls.makeDirectory(name, in: parent, mode: 0o755, displayPath: container.display(step.destination))
-    } catch where error.isExists {
+    } catch Errno.fileExists {
       let status = try Syscalls.status(of: name, in: parent, displayPath: container.display(step.destination))
-      guard status.isDirectory else { throw SystemError(code: ErrnoValue.notAFolder, operation: .createFolderOverFile, path: container.display(step.destination)) }
+      guard status.isDirectory else { throw SystemError(errno: .notDirectory, operation: .createFolderOverFile, path: container.display(step.destination)) }
     }
     if step.mark { try mark(name, in: parent, display: container.display(step.destination)) }
     try Syscalls.sync(parent, displayPath: container.display(parentPath))
@@ -159,7 +159,7 @@ final class Migrator {
             try Syscalls.renameWithoutReplacing(sourceName, in: sourceFolder, to: destinationName, in: destinationFolder, displayPath: sourceDisplay)
             checkpoint()
             entry.action = .moved
-          } catch where error.isCrossDevice {
+          } catch Errno.crossDevice {
             entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, step: step)
             entry.action = .copied
           }
@@ -190,8 +190,8 @@ final class Migrator {
         }
       }
     } catch {
-      entry.action = error.isExists ? .conflict : .failed
-      entry.message = error.isExists
+      entry.action = (error.errno == .fileExists) ? .conflict : .failed
+      entry.message = (error.errno == .fileExists)
         ? "\(destinationDisplay) appeared after planning; it was not replaced"
         : "\(error.path.isEmpty ? sourceDisplay : error.path): cannot \(error.operation): \(error.reason)"
     }
@@ -263,7 +263,7 @@ final class Migrator {
       try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, onEntry: name, in: folder, displayPath: display)
       let stored = try ExtendedAttributes.value(of: attribute, onEntry: name, in: folder, displayPath: display)
       guard let stored, marker.isExcluding(value: stored) else {
-        throw SystemError(code: ErrnoValue.noAttribute, operation: .keepMarker(marker.rawValue), path: display)
+        throw SystemError(errno: .noAttribute, operation: .keepMarker(marker.rawValue), path: display)
       }
     }
   }
@@ -271,7 +271,7 @@ final class Migrator {
   private func statusOrNil(_ name: [UInt8], in folder: FileDescriptor, display: String) throws(SystemError) -> FileStatus? {
     do {
       return try Syscalls.status(of: name, in: folder, displayPath: display)
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     }
   }

@@ -74,7 +74,7 @@ enum TreeOperations {
       let target = try Syscalls.readLink(name, in: source, displayPath: display)
       try Syscalls.makeSymbolicLink(newName, in: destination, target: target, displayPath: display)
     case .other:
-      throw SystemError(code: ErrnoValue.notSupported, operation: .copySpecialFile, path: display)
+      throw SystemError(errno: .notSupported, operation: .copySpecialFile, path: display)
     }
     // Times last: adding a folder's children changed its modification time.
     try Syscalls.setTimes(newName, in: destination, access: status.accessTime, modification: status.modificationTime, displayPath: display)
@@ -87,7 +87,7 @@ enum TreeOperations {
     let status: FileStatus
     do {
       status = try Syscalls.status(of: name, in: folder, displayPath: display)
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
       return
     }
     if status.kind == .directory {
@@ -99,7 +99,7 @@ enum TreeOperations {
     }
     do {
       try Syscalls.remove(name, in: folder, isDirectory: status.kind == .directory, displayPath: display)
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
     }
   }
 }

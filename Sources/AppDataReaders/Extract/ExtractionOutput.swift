@@ -178,7 +178,7 @@ final class ExtractionOutput {
     do {
       try Syscalls.renameWithoutReplacing(partialName, in: parent, to: name, in: parent, displayPath: typed)
     } catch {
-      guard error.isExists else {
+      guard error.errno == .fileExists else {
         abandon()
         throw Refusal("\(out): cannot put the extraction in place: \(error.reason); nothing was written")
       }

@@ -74,7 +74,7 @@ extension ExtractionWriter {
       }
       return .success((opened, status.size))
     } catch {
-      return error.isNotFound ? .success(nil) : .failure(ExtractionProblem("its payload cannot be read: \(error.reason)"))
+      return error.errno == .noSuchFileOrDirectory ? .success(nil) : .failure(ExtractionProblem("its payload cannot be read: \(error.reason)"))
     }
   }
 
@@ -114,8 +114,8 @@ extension ExtractionWriter {
         file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
       } catch {
         opened?.close()
-        if error.isExists { return .failure(ExtractionProblem("another row already made this path")) }
-        if error.isCausedByEntry { return .failure(ExtractionProblem(error.reason)) }
+        if error.errno == .fileExists { return .failure(ExtractionProblem("another row already made this path")) }
+        if error.errno.isCausedByEntry { return .failure(ExtractionProblem(error.reason)) }
         throw failed(error)
       }
     }

@@ -16,7 +16,7 @@ enum ContainerPath {
         throw Refusal(.notAnInput, path: path, "not a folder; give the container root, the folder holding Documents, Library and tmp")
       }
     } catch let error as SystemError {
-      if error.isNotFound { throw Refusal(.notFound, path: path, "no such file or folder") }
+      if error.errno == .noSuchFileOrDirectory { throw Refusal(.notFound, path: path, "no such file or folder") }
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     } catch let error as Refusal {
       throw error

@@ -19,7 +19,7 @@ public enum InputResolver {
     do {
       status = try Syscalls.status(ofPath: path)
     } catch {
-      if error.isNotFound { throw Refusal(.notFound, path: path, "no such file or folder") }
+      if error.errno == .noSuchFileOrDirectory { throw Refusal(.notFound, path: path, "no such file or folder") }
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
     if status.kind == .regular {

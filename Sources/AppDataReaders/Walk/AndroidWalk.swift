@@ -24,7 +24,7 @@ enum AndroidWalk {
     /// A folder, read as folder number `Int`.
     case directory(Int)
     /// fstatat failed with this errno.
-    case statusFailed(Int32)
+    case statusFailed(Errno)
     /// Its path is past `RelativePath`'s bounds: not examined.
     case tooLong
   }
@@ -36,11 +36,11 @@ enum AndroidWalk {
     var spans: [(start: Int32, count: Int32)] = []
     var entries: [Entry] = []
     /// Opening it from its parent failed with this errno (it was then not read).
-    var openFailure: Int32?
+    var openFailure: Errno?
     /// Reading its descriptor as a folder failed.
     var streamFailure: SystemError?
     /// Reading its names failed part-way with this errno (the names before were kept).
-    var readFailure: Int32?
+    var readFailure: Errno?
 
     func name(_ index: Int) -> ArraySlice<UInt8> {
       let span = spans[index]
@@ -122,7 +122,7 @@ enum AndroidWalk {
     } else {
       switch withCName(task.name, { Syscalls.open(cName: $0, in: task.parent!.descriptor, options: .directory) }) {
       case .failure(let error):
-        folder.openFailure = error.code
+        folder.openFailure = error
         return (folder, [])
       case .success(let descriptor):
         do { stream = try DirectoryStream(taking: descriptor, displayPath: "") } catch {
@@ -143,7 +143,7 @@ enum AndroidWalk {
         return
       }
       switch Syscalls.status(cName: cName, in: stream.descriptor) {
-      case .failure(let error): kinds.append(.statusFailed(error.code))
+      case .failure(let error): kinds.append(.statusFailed(error))
       case .success(let status):
         switch status.kind {
         case .directory: kinds.append(.directory(-1))
@@ -196,7 +196,7 @@ enum AndroidWalk {
       }
       if let failure = folder.readFailure {
         findings.append(Finding(rule: .unreadable, path: path.isEmpty ? [0x2E] : path,
-                                message: "cannot read the folder: \(SystemError(code: failure, operation: .readFolder, path: "").reason)", bytes: nil))
+                                message: "cannot read the folder: \(SystemError(errno: failure, operation: .readFolder, path: "").reason)", bytes: nil))
       }
       func child(_ index: Int) -> [UInt8] { path.isEmpty ? Array(folder.name(index)) : path + [0x2F] + folder.name(index) }
       for index in folder.entries.indices {
@@ -206,13 +206,13 @@ enum AndroidWalk {
           findings.append(RelativePath.tooDeep(child, components: child.count(where: { $0 == 0x2F }) + 1, source: "a path"))
         case .statusFailed(let code):
           findings.append(Finding(rule: .unreadable, path: child(index),
-                                  message: "cannot read the status: \(SystemError(code: code, operation: .readStatus, path: "").reason)", bytes: nil))
+                                  message: "cannot read the status: \(SystemError(errno: code, operation: .readStatus, path: "").reason)", bytes: nil))
         case .directory(let below):
           let added = tree.add(name: folder.name(index), under: node, .directory)
           directories += 1
           if let code = folders[below]?.openFailure {
             findings.append(Finding(rule: .unreadable, path: child(index),
-                                    message: "cannot open the folder: \(SystemError(code: code, operation: .openFolder, path: "").reason)", bytes: nil))
+                                    message: "cannot open the folder: \(SystemError(errno: code, operation: .openFolder, path: "").reason)", bytes: nil))
           } else {
             stack.append((below, child(index), added))
           }

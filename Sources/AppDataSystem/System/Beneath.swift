@@ -60,7 +60,7 @@ public final class Beneath: Sendable {
   /// `RelativePath.maximumComponents`).
   public static func check(_ components: [[UInt8]], displayPath: @autoclosure () -> String) throws(SystemError) {
     guard components.count <= RelativePath.maximumComponents, components.allSatisfy(isPlainName) else {
-      throw SystemError(code: EINVAL, operation: .open, path: displayPath())
+      throw SystemError(errno: .invalidArgument, operation: .open, path: displayPath())
     }
   }
 
@@ -87,13 +87,13 @@ public final class Beneath: Sendable {
     let parent: FileDescriptor
     do {
       parent = try openFolder(Array(components.dropLast()))
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     }
     defer { parent.close() }
     do {
       return try Syscalls.status(of: name, in: parent, displayPath: display(components))
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     }
   }
@@ -103,7 +103,7 @@ public final class Beneath: Sendable {
     let file = try open(components, options: .readFile)
     defer { file.close() }
     let data = try Syscalls.readUpTo(file, limit + 1, displayPath: display(components))
-    if data.count > limit { throw SystemError(code: ErrnoValue.tooLarge, operation: .readTooLarge, path: display(components)) }
+    if data.count > limit { throw SystemError(errno: .fileTooLarge, operation: .readTooLarge, path: display(components)) }
     return data
   }
 
@@ -133,15 +133,15 @@ public final class Beneath: Sendable {
       let fd = withCName(RelativePath.join(components)) { path in
         while true {
           let fd = appdata_openat2_beneath(directory.rawValue, path, options.rawValue, mode)
-          if fd >= 0 || currentErrno() != EINTR { return fd }
+          if fd >= 0 || currentErrno() != .interrupted { return fd }
         }
       }
       if fd >= 0 { return FileDescriptor(rawValue: fd) }
       let code = currentErrno()
-      if code == ENOSYS {
+      if code == .noFunction {
         openat2Missing.store(true, ordering: .relaxed)
-      } else if components.count == 1 && code != ENOTDIR {
-        throw SystemError(code: code == EXDEV ? EPERM : code, operation: .open, path: display(components))
+      } else if components.count == 1 && code != .notDirectory {
+        throw SystemError(errno: code == .crossDevice ? .notPermitted : code, operation: .open, path: display(components))
       }
       // Failed: the walk below fails too, at the component that fails, and says which and why
       // (a symlink as ELOOP, not ENOTDIR). Only the error path pays for it.
@@ -169,18 +169,18 @@ public final class Beneath: Sendable {
       let fd = withCName(component) { name in
         while true {
           let fd = openat((current ?? directory).rawValue, name, flags, mode_t(mode))
-          if fd >= 0 || currentErrno() != EINTR { return fd }
+          if fd >= 0 || currentErrno() != .interrupted { return fd }
         }
       }
       guard fd >= 0 else {
         // O_NOFOLLOW | O_DIRECTORY on a symlink fails with ENOTDIR: say what it really is.
         var code = currentErrno()
-        if code == ENOTDIR, !isLast || options.rawValue & O_DIRECTORY != 0,
+        if code == .notDirectory, !isLast || options.rawValue & O_DIRECTORY != 0,
            case .success(let status) = withCName(component, { Syscalls.status(cName: $0, in: current ?? directory) }),
            status.kind == .symbolicLink {
-          code = ELOOP
+          code = .tooManySymbolicLinkLevels
         }
-        throw SystemError(code: code, operation: .open, path: display(Array(components[...index])))
+        throw SystemError(errno: code, operation: .open, path: display(Array(components[...index])))
       }
       current?.close()
       current = FileDescriptor(rawValue: fd)
@@ -215,7 +215,7 @@ extension Syscalls {
 @inline(__always)
 package func checkName(_ name: [UInt8], _ operation: @autoclosure () -> SystemError.Operation,
                        path: @autoclosure () -> String) throws(SystemError) {
-  if !Beneath.isPlainName(name) { throw SystemError(code: EINVAL, operation: operation(), path: path()) }
+  if !Beneath.isPlainName(name) { throw SystemError(errno: .invalidArgument, operation: operation(), path: path()) }
 }
 
 extension Syscalls {
@@ -223,11 +223,11 @@ extension Syscalls {
   /// walk's handed-over folders, the extraction's folders, a backup's `xx` shards.
   package static func openFolder(relativePath path: [UInt8], below root: FileDescriptor) -> Result<FileDescriptor, Errno> {
     let components = RelativePath.components(path)
-    if components.isEmpty { return .failure(Errno(code: EINVAL)) }
+    if components.isEmpty { return .failure(.invalidArgument) }
     do {
       return .success(try Beneath.open(components, below: root, options: .directory, displayPath: ""))
     } catch {
-      return .failure(Errno(code: error.code))
+      return .failure(error.errno)
     }
   }
 }

@@ -112,7 +112,7 @@ public final class OwnedArtifact: Sendable {
   public static func make(_ kind: Kind, prefix: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor,
                           mode: UInt32 = 0o600, mark: ((FileDescriptor) -> Void)? = nil,
                           displayPath: @autoclosure () -> String) throws(SystemError) -> OwnedArtifact {
-    var last = SystemError(code: EEXIST, operation: .create, path: displayPath())
+    var last = SystemError(errno: .fileExists, operation: .create, path: displayPath())
     for _ in 0..<8 {
       let token = newToken()
       let name = prefix + token + suffix
@@ -122,7 +122,7 @@ public final class OwnedArtifact: Sendable {
         record = try makeRecord(recordName, token: token, kind: kind, in: folder, mark: mark, displayPath: displayPath())
       } catch {
         last = error
-        if error.isExists { continue }
+        if error.errno == .fileExists { continue }
         throw error
       }
       do throws(SystemError) {
@@ -151,7 +151,7 @@ public final class OwnedArtifact: Sendable {
         unlinkIfSame(recordName, as: record, in: folder)
         record.close()
         last = error
-        if error.isExists { continue }
+        if error.errno == .fileExists { continue }
         throw error
       }
     }
@@ -181,7 +181,7 @@ public final class OwnedArtifact: Sendable {
       if linked == 0 { return record }
       let code = currentErrno()
       record.close()
-      if code == EEXIST { throw SystemError(code: code, operation: .create, path: displayPath()) }
+      if code == .fileExists { throw SystemError(errno: code, operation: .create, path: displayPath()) }
       // No /proc, or a filesystem that cannot link it: the portable way below.
     }
     #endif
@@ -344,7 +344,7 @@ public final class OwnedArtifact: Sendable {
       found = try Syscalls.status(of: name, in: folder, displayPath: "")
     } catch {
       found = nil
-      if !error.isNotFound {
+      if error.errno != .noSuchFileOrDirectory {
         record.close()
         return nil
       }

@@ -29,7 +29,7 @@ extension Syscalls {
       let fd = openat(directory.rawValue, cName, options.rawValue)
       if fd >= 0 { return .success(FileDescriptor(rawValue: fd)) }
       let code = currentErrno()
-      if code != EINTR { return .failure(Errno(code: code)) }
+      if code != .interrupted { return .failure(code) }
     }
   }
 
@@ -53,7 +53,7 @@ extension Syscalls {
     if fstatat(directory.rawValue, cName, &st, AT_SYMLINK_NOFOLLOW) == 0 {
       return .success(FileStatus(st))
     }
-    return .failure(Errno(code: currentErrno()))
+    return .failure(currentErrno())
   }
 
   /// fstatat(2) with AT_SYMLINK_NOFOLLOW on a name relative to `directory`.
@@ -64,7 +64,7 @@ extension Syscalls {
     return try withCName(name) { cName throws(SystemError) in
       switch status(cName: cName, in: directory) {
       case .success(let st): return st
-      case .failure(let error): throw SystemError(code: error.code, operation: .readStatus, path: displayPath())
+      case .failure(let error): throw SystemError(errno: error, operation: .readStatus, path: displayPath())
       }
     }
   }
@@ -141,15 +141,15 @@ extension Syscalls {
     if faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 {
       var info = stat()
       if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-        throw SystemError(code: EISDIR, operation: .create, path: path)
+        throw SystemError(errno: .isDirectory, operation: .create, path: path)
       }
       return
     }
     let code = currentErrno()
-    guard code == ENOENT else { throw SystemError(code: code, operation: .create, path: path) }
+    guard code == .noSuchFileOrDirectory else { throw SystemError(errno: code, operation: .create, path: path) }
     let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
     if faccessat(AT_FDCWD, folder.isEmpty ? "/" : folder, W_OK | X_OK, AT_EACCESS) != 0 {
-      throw SystemError(code: currentErrno(), operation: .create, path: path)
+      throw SystemError(errno: currentErrno(), operation: .create, path: path)
     }
   }
 
@@ -174,7 +174,7 @@ extension Syscalls {
   public static func readAt(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, offset: UInt64) -> Int {
     while true {
       let count = pread(descriptor.rawValue, buffer.baseAddress, buffer.count, off_t(offset))
-      if count >= 0 || currentErrno() != EINTR { return count }
+      if count >= 0 || currentErrno() != .interrupted { return count }
     }
   }
 
@@ -388,7 +388,7 @@ extension Syscalls {
   /// flock(2) with LOCK_EX, waiting while another process holds the lock (a signal's EINTR
   /// retried). Released when the descriptor is closed.
   public static func waitForExclusiveLock(_ descriptor: FileDescriptor) {
-    while flock(descriptor.rawValue, LOCK_EX) != 0 && currentErrno() == EINTR {}
+    while flock(descriptor.rawValue, LOCK_EX) != 0 && currentErrno() == .interrupted {}
   }
 
   /// faccessat(2) with AT_EACCESS: whether this process may create and remove entries in

@@ -9,11 +9,11 @@ import Darwin
 
 /// Reads errno the same way on every platform.
 @inline(__always)
-@usableFromInline package func currentErrno() -> Int32 {
+@usableFromInline package func currentErrno() -> Errno {
   #if canImport(Glibc) && !DARWIN_CHECK
-  return appdata_errno()
+  return Errno(rawValue: appdata_errno())
   #else
-  return errno
+  return Errno(rawValue: errno)
   #endif
 }
 
@@ -27,9 +27,9 @@ package func valueOrErrno<I: FixedWidthInteger>(
   while true {
     let result = call()
     if result != -1 { return result }
-    let code = currentErrno()
-    if retryOnInterrupt && code == EINTR { continue }
-    throw SystemError(code: code, operation: operation(), path: path())
+    let errno = currentErrno()
+    if retryOnInterrupt && errno == .interrupted { continue }
+    throw SystemError(errno: errno, operation: operation(), path: path())
   }
 }
 

@@ -126,7 +126,7 @@ extension Syscalls {
     let opened = withCName(name, { open(cName: $0, in: folder, options: .directory) })
     switch opened {
     case .success(let child): return child
-    case .failure(let error) where error.code == EACCES:
+    case .failure(.permissionDenied):
       guard makeOwnerAccessible(name, in: folder),
             case .success(let child) = withCName(name, { open(cName: $0, in: folder, options: .directory) }) else { return nil }
       return child
