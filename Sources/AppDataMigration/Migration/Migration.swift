@@ -29,10 +29,10 @@ public struct Migration {
     do {
       container = try ContainerAccess(container: rootPath, below: below)
     } catch {
-      throw MigrationError(error.message(path: rootPath))
+      throw .cannotOpenContainer(container: rootPath, error)
     }
     guard Syscalls.lockExclusively(container.root) else {
-      throw MigrationError("\(TerminalText.escaped(rootPath)): another appdata migrate is running on this container")
+      throw .alreadyRunning(container: rootPath)
     }
     let stopAfter = options.stopAfter
     let counter = CheckpointCounter(stopAfter: stopAfter)
@@ -57,7 +57,7 @@ public struct Migration {
     if let key = options.defaultsKey {
       let bundleID = options.bundleID ?? planner.readBundleID()
       if bundleID == nil && options.defaultsPlist == nil {
-        throw MigrationError("\(TerminalText.escaped(rootPath)): --defaults-key needs the app's bundle id to find its plist; the container has no metadata plist: give --bundle-id or --defaults-plist")
+        throw .noBundleID(container: rootPath)
       }
       let plist = planner.defaultsPlistPath(bundleID: bundleID)
       guard try DefaultsPlist.isTrue(key, at: plist, in: container) else {
@@ -102,7 +102,7 @@ public struct Migration {
     do {
       journal = try MigrationJournal.create(for: plan, in: container, checkpoint: checkpoint)
     } catch {
-      throw MigrationError("\(TerminalText.escaped(rootPath)): cannot write the migration journal: \(error.reason)")
+      throw .cannotWriteJournal(container: rootPath, error)
     }
     return finish(plan: plan, journal: journal, container: container, report: report, checkpoint: checkpoint)
   }
@@ -137,7 +137,7 @@ public struct Migration {
       guard let descriptor = try? container.openFolder(folder) else { continue }
       defer { descriptor.close() }
       if !Syscalls.canModify(descriptor) {
-        throw MigrationError("\(container.display(folder)): cannot move entries out of it: Permission denied; nothing was changed")
+        throw .cannotMoveOut(folder: container.display(folder))
       }
     }
     var folderPath = plan.destination
@@ -147,7 +147,7 @@ public struct Migration {
     do {
       folder = try container.openFolder(folderPath)
     } catch {
-      throw MigrationError("\(display): cannot open: \(error.reason); nothing was changed")
+      throw .cannotOpenDestination(path: display, error)
     }
     defer { folder.close() }
     // A probe of this run's own (`OwnedArtifact`: a random token, an owner record locked from
@@ -158,7 +158,7 @@ public struct Migration {
     do {
       probe = try OwnedArtifact.make(.file, prefix: Self.probePrefix, in: folder, displayPath: display)
     } catch {
-      throw MigrationError("\(display): cannot create files there: \(error.reason); nothing was changed")
+      throw .cannotCreateInDestination(path: display, error)
     }
     defer { probe.discard() }
     do throws(SystemError) {
@@ -170,9 +170,7 @@ public struct Migration {
         }
       }
     } catch {
-      var message = "\(display): the destination does not accept the backup marker: cannot \(error.action): \(error.reason); nothing was changed"
-      if [Errno.notSupported, .notSupportedOnSocket].contains(error.errno) { message += " (use a filesystem with user extended attributes)" }
-      throw MigrationError(message)
+      throw .markerNotKept(path: display, error)
     }
   }
 
