@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AppDataSystem
+@testable import AppDataCore
 
 /// Issue 42: what differs between Linux and Darwin is named in one place, never written as a
 /// Linux number (40 is ELOOP on Linux and EMSGSIZE on Darwin; 95 is EOPNOTSUPP and EMULTIHOP).
@@ -54,6 +55,25 @@ struct PortabilityTests {
       }
     }
     #expect(found.isEmpty, "errnos named outside Errno (use its members, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
+  }
+
+  /// Issue 52: every `Refusal` is built with a specific cause. `Refusal.Cause` has no `.other`
+  /// (it was the cause of 70 refusals, bounds among them, built from a bare message), and no
+  /// site in Sources builds one from a message alone or passes a message where the cause goes.
+  @Test func everyRefusalHasASpecificCause() throws {
+    #expect(!Refusal.Cause.allCases.map(\.rawValue).contains("other"))
+    let bare = try NSRegularExpression(pattern: #"\bRefusal\(\s*("|String\(|TerminalText\.|[a-z]\w*\.message\s*\)|message\s*\)|\.other\b)"#)
+    let other = try NSRegularExpression(pattern: #"(Cause|cause)\s*(=|==|:)\s*\.other\b|case\s+other\b"#)
+    var found: [String] = []
+    for (path, text) in try Self.sources() {
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let code = String(line.components(separatedBy: "//").first ?? "")
+        let range = NSRange(code.startIndex..., in: code)
+        if bare.firstMatch(in: code, range: range) != nil { found.append("\(path):\(number + 1): a refusal without its cause: \(line)") }
+        if path.hasSuffix("Refusal.swift") && other.firstMatch(in: code, range: range) != nil { found.append("\(path):\(number + 1): \(line)") }
+      }
+    }
+    #expect(found.isEmpty, "give each refusal its cause (Sources/AppDataCore/Failures/Refusal.swift, Refusal.Cause):\n\(found.joined(separator: "\n"))")
   }
 
   /// Issue 48: no path built from text reaches the kernel but through the containment type.

@@ -73,7 +73,7 @@ struct MigrateCommand {
     let apps = kept.filter { $0.kind == .app && self.apps.contains($0.id ?? "") }
     if apps.count == 1 { return apps[0] }
     let ids = folders.filter { $0.kind == .app }.map { TerminalText.escaped($0.name) }.sorted().joined(separator: ", ")
-    throw Refusal("\(TerminalText.escaped(path)): holds \(Plural.counted(folders.count, "container")); name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
+    throw Refusal(.notMatched, path: path, "holds \(Plural.counted(folders.count, "container")); name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
   }
 
   /// A path relative to the container that cannot leave it.

@@ -17,12 +17,12 @@ extension ExtractionWriter {
       switch self {
       case .file(let descriptor):
         do { return try Syscalls.read(descriptor, into: buffer, displayPath: path) } catch {
-          throw Refusal("\(TerminalText.escaped(path)): cannot read its payload: \(error.reason); nothing was written")
+          throw Refusal(.unreadable, path: path, "cannot read its payload: \(error.reason); nothing was written")
         }
       case .archiveEntry:
         guard let archive else { return 0 }
         do { return try archive.readChunk(into: buffer) } catch {
-          throw Refusal("cannot read the archive (truncated or damaged?): \(error.message); nothing was written")
+          throw Refusal(.damaged, "cannot read the archive (truncated or damaged?): \(error.message); nothing was written")
         }
       }
     }
@@ -138,13 +138,13 @@ extension ExtractionWriter {
                               problems: inout [BackupExtraction.Report.Problem]) throws(Refusal) {
     let reader: LibArchive
     do { reader = try LibArchive(path: archivePath) } catch {
-      throw Refusal("\(TerminalText.escaped(archivePath)): cannot read the archive: \(error.message)")
+      throw Refusal(.unreadable, path: archivePath, "cannot read the archive: \(error.message)")
     }
     var removals: [(folder: [UInt8], name: [UInt8])] = []
     while !deferred.isEmpty {
       let header: ArchiveHeader?
       do { header = try reader.next() } catch {
-        throw Refusal("\(TerminalText.escaped(archivePath)): cannot read the archive (truncated or damaged?): \(error.message)")
+        throw Refusal(.damaged, path: archivePath, "cannot read the archive (truncated or damaged?): \(error.message)")
       }
       guard let header else { break }
       // `./` and `.` components mean nothing here, as to the first pass.

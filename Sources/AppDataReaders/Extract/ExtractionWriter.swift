@@ -91,7 +91,7 @@ struct ExtractionWriter {
         backup = try Syscalls.openDirectory(atPath: backupFolder)
       } catch {
         output.abandon()
-        throw Refusal("\(TerminalText.escaped(backupFolder)): cannot open the backup folder: \(error.reason)")
+        throw Refusal(.unreadable, path: backupFolder, "cannot open the backup folder: \(error.reason)")
       }
     } else {
       backup = nil

@@ -94,11 +94,11 @@ struct PayloadCopier {
 
   /// A write that failed (a full disk, an I/O error): the extraction stops, and nothing stays.
   static func failed(_ error: SystemError, output: String) -> Refusal {
-    Refusal("\(TerminalText.escaped(output)): cannot write the extraction: \(error.reason) (\(TerminalText.escaped(error.path))); nothing was written")
+    Refusal(.cannotWrite, path: output, "cannot write the extraction: \(error.reason) (\(TerminalText.escaped(error.path))); nothing was written")
   }
 
   static func interrupted(output: String) -> Refusal {
-    Refusal("interrupted; nothing was written (\(TerminalText.escaped(output)) does not exist)")
+    Refusal(.interrupted, "interrupted; nothing was written (\(TerminalText.escaped(output)) does not exist)")
   }
 
   /// Writes the job and closes its descriptors; throws what stops the whole extraction.

@@ -4,7 +4,7 @@ import AppDataCore
 enum ContainerPath {
   /// PATH must exist and be a folder (a symlink to a folder is accepted for the root).
   static func checkFolder(_ path: String) throws(Refusal) {
-    if path.isEmpty { throw Refusal("the container path is empty") }
+    if path.isEmpty { throw Refusal(.notFound, "the container path is empty") }
     do {
       var status = try Syscalls.status(ofPath: path)
       if status.kind == .symbolicLink {
@@ -21,7 +21,7 @@ enum ContainerPath {
     } catch let error as Refusal {
       throw error
     } catch {
-      throw Refusal(String(describing: error))
+      throw Refusal(.unreadable, String(describing: error))
     }
   }
 }
