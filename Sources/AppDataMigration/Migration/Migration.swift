@@ -134,29 +134,28 @@ public struct Migration {
   private func probeMarker(in container: ContainerAccess, plan: MigrationPlan) throws(MigrationError) {
     for move in plan.moves {
       let folder = Array(move.source.dropLast())
-      guard let descriptor = try? container.openFolder(folder) else { continue }
-      defer { descriptor.close() }
-      if !Syscalls.canModify(descriptor) {
+      guard let opened = try? container.openFolder(folder) else { continue }
+      let descriptor = OwnedDescriptor(owning: opened)
+      if !Syscalls.canModify(descriptor.descriptor) {
         throw .cannotMoveOut(folder: container.display(folder))
       }
     }
     var folderPath = plan.destination
     while !folderPath.isEmpty, (try? container.status(folderPath)) == nil { folderPath.removeLast() }
     let display = container.display(folderPath)
-    let folder: FileDescriptor
+    let folder: OwnedDescriptor
     do {
-      folder = try container.openFolder(folderPath)
+      folder = OwnedDescriptor(owning: try container.openFolder(folderPath))
     } catch {
       throw .cannotOpenDestination(path: display, error)
     }
-    defer { folder.close() }
     // A probe of this run's own (`OwnedArtifact`: a random token, an owner record locked from
     // birth), never a fixed name: a user's file of any name is left alone, and a probe a run
     // killed right here left is removed by the next one when its record proves it.
-    OwnedArtifact.sweep(prefix: Self.probePrefix, in: folder)
+    OwnedArtifact.sweep(prefix: Self.probePrefix, in: folder.descriptor)
     let probe: OwnedArtifact
     do {
-      probe = try OwnedArtifact.make(.file, prefix: Self.probePrefix, in: folder, displayPath: display)
+      probe = try OwnedArtifact.make(.file, prefix: Self.probePrefix, in: folder.descriptor, displayPath: display)
     } catch {
       throw .cannotCreateInDestination(path: display, error)
     }

@@ -66,9 +66,9 @@ final class MigrationJournal {
   /// nothing is changed.
   static func load(from container: ContainerAccess, checkpoint: @escaping () -> Void) throws(MigrationError) -> (MigrationPlan, MigrationJournal)? {
     let display = ContainerLayout.migrationJournalName
-    let file: FileDescriptor
+    let opened: FileDescriptor
     do {
-      file = try container.open([name], options: .readMaybeFile)
+      opened = try container.open([name], options: .readMaybeFile)
     } catch Errno.noSuchFileOrDirectory {
       return nil
     } catch {
@@ -78,13 +78,13 @@ final class MigrationJournal {
     let status: FileStatus
     let rootIdentity: FileIdentity
     do {
-      defer { file.close() }
-      status = try Syscalls.status(of: file, displayPath: display)
+      let file = OwnedDescriptor(owning: opened)  // closed when this block ends
+      status = try Syscalls.status(of: file.descriptor, displayPath: display)
       rootIdentity = try Syscalls.status(of: container.root, displayPath: container.rootPath).identity
       guard status.kind == .regular else {
         throw MigrationError.journalNotAFile(path: display)
       }
-      bytes = try Syscalls.readUpTo(file, (64 << 20) + 1, displayPath: display)
+      bytes = try Syscalls.readUpTo(file.descriptor, (64 << 20) + 1, displayPath: display)
     } catch let error as MigrationError {
       throw error
     } catch let error as SystemError {

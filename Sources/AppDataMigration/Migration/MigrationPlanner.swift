@@ -23,10 +23,9 @@ struct MigrationPlanner {
 
     // The source must be a real folder inside the container.
     let sourceFolder = try open(source, role: "source")
-    defer { sourceFolder.close() }
     let sourceNames: [[UInt8]]
     do {
-      sourceNames = try DirectoryStream(taking: Syscalls.reopen(sourceFolder, displayPath: display(source)), displayPath: display(source)).names()
+      sourceNames = try DirectoryStream(taking: Syscalls.reopen(sourceFolder.descriptor, displayPath: display(source)), displayPath: display(source)).names()
         .sorted { $0.lexicographicallyPrecedes($1) }
     } catch {
       throw .cannotReadFolder(path: display(source), error)
@@ -190,15 +189,14 @@ struct MigrationPlanner {
 
   /// The files and bytes at `path` (a folder's whole tree), reached through descriptors.
   private func measure(_ path: [[UInt8]]) throws(MigrationError) -> (files: UInt64, bytes: UInt64) {
-    let parent: FileDescriptor
+    let parent: OwnedDescriptor
     do {
-      parent = try container.openFolder(Array(path.dropLast()))
+      parent = OwnedDescriptor(owning: try container.openFolder(Array(path.dropLast())))
     } catch {
       throw .cannotOpenToMeasure(error)
     }
-    defer { parent.close() }
     do {
-      return try TreeOperations.measure(path.last!, in: parent, display: display(path))
+      return try TreeOperations.measure(path.last!, in: parent.descriptor, display: display(path))
     } catch {
       throw .cannotMeasure(error)
     }
@@ -233,9 +231,9 @@ struct MigrationPlanner {
     options.defaultsPlist ?? [Array("Library".utf8), Array("Preferences".utf8), Array("\(bundleID ?? "unknown").plist".utf8)]
   }
 
-  private func open(_ components: [[UInt8]], role: String) throws(MigrationError) -> FileDescriptor {
+  private func open(_ components: [[UInt8]], role: String) throws(MigrationError) -> OwnedDescriptor {
     do {
-      return try container.openFolder(components)
+      return OwnedDescriptor(owning: try container.openFolder(components))
     } catch {
       throw .cannotOpen(path: display(components), role: role, error)
     }
@@ -244,14 +242,13 @@ struct MigrationPlanner {
   /// How the filesystem of the folder at `components` compares names.
   private func nameComparison(of components: [[UInt8]]) throws(MigrationError) -> NameComparison {
     let folder = try open(components, role: "folder")
-    defer { folder.close() }
-    return NameComparison.of(folder)
+    return NameComparison.of(folder.descriptor)
   }
 
   private func names(in components: [[UInt8]]) throws(MigrationError) -> [[UInt8]] {
     let folder = try open(components, role: "folder")
     do {
-      return try DirectoryStream(taking: folder, displayPath: display(components)).names()
+      return try DirectoryStream(taking: folder.release(), displayPath: display(components)).names()
     } catch {
       throw .cannotReadFolder(path: display(components), error)
     }

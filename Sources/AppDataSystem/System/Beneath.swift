@@ -84,15 +84,14 @@ public final class Beneath: Sendable {
   /// The status of the entry at `components` (never following a symlink), or nil if absent.
   public func status(_ components: [[UInt8]]) throws(SystemError) -> FileStatus? {
     guard let name = components.last else { return try Syscalls.status(of: root, displayPath: rootPath) }
-    let parent: FileDescriptor
+    let parent: OwnedDescriptor
     do {
-      parent = try openFolder(Array(components.dropLast()))
+      parent = OwnedDescriptor(owning: try openFolder(Array(components.dropLast())))
     } catch Errno.noSuchFileOrDirectory {
       return nil
     }
-    defer { parent.close() }
     do {
-      return try Syscalls.status(of: name, in: parent, displayPath: display(components))
+      return try Syscalls.status(of: name, in: parent.descriptor, displayPath: display(components))
     } catch Errno.noSuchFileOrDirectory {
       return nil
     }
@@ -100,9 +99,8 @@ public final class Beneath: Sendable {
 
   /// Reads a whole (small) file below the root; a larger one fails with EFBIG.
   public func readFile(_ components: [[UInt8]], limit: Int = 64 << 20) throws(SystemError) -> [UInt8] {
-    let file = try open(components, options: .readFile)
-    defer { file.close() }
-    let data = try Syscalls.readUpTo(file, limit + 1, displayPath: display(components))
+    let file = OwnedDescriptor(owning: try open(components, options: .readFile))
+    let data = try Syscalls.readUpTo(file.descriptor, limit + 1, displayPath: display(components))
     if data.count > limit { throw SystemError(errno: .fileTooLarge, operation: .readTooLarge, path: display(components)) }
     return data
   }
@@ -161,14 +159,18 @@ public final class Beneath: Sendable {
     #else
     let noFollow: Int32 = O_NOFOLLOW_ANY
     #endif
-    var current: FileDescriptor?
-    defer { current?.close() }
+    // At least one component (its callers check), so what is returned was opened here.
+    precondition(!components.isEmpty, "Beneath.walk: no component")
+    // The folder reached so far: `directory` itself (the caller's, left open) at first, then
+    // each one opened, closed when the next replaces it or when a step fails.
+    var current = OwnedDescriptor(borrowing: directory)
     for (index, component) in components.enumerated() {
       let isLast = index == components.count - 1
       let flags = (isLast ? options.rawValue : OpenOptions.directory.rawValue) | noFollow
+      let here = current.descriptor
       let fd = withCName(component) { name in
         while true {
-          let fd = openat((current ?? directory).rawValue, name, flags, mode_t(mode))
+          let fd = openat(here.rawValue, name, flags, mode_t(mode))
           if fd >= 0 || currentErrno() != .interrupted { return fd }
         }
       }
@@ -176,18 +178,15 @@ public final class Beneath: Sendable {
         // O_NOFOLLOW | O_DIRECTORY on a symlink fails with ENOTDIR: say what it really is.
         var code = currentErrno()
         if code == .notDirectory, !isLast || options.rawValue & O_DIRECTORY != 0,
-           case .success(let status) = withCName(component, { Syscalls.status(cName: $0, in: current ?? directory) }),
+           case .success(let status) = withCName(component, { Syscalls.status(cName: $0, in: here) }),
            status.kind == .symbolicLink {
           code = .tooManySymbolicLinkLevels
         }
         throw SystemError(errno: code, operation: .open, path: display(Array(components[...index])))
       }
-      current?.close()
-      current = FileDescriptor(rawValue: fd)
+      current = OwnedDescriptor(owning: FileDescriptor(rawValue: fd))
     }
-    let result = current!
-    current = nil
-    return result
+    return current.release()
   }
 }
 

@@ -67,15 +67,11 @@ public final class ReplacingFile: Sendable {
     let slash = target.lastIndex(of: 0x2F)
     name = Array(target[(slash.map { $0 + 1 } ?? 0)...])
     guard Beneath.isPlainName(name) else { throw SystemError(errno: .isDirectory, operation: .writeReport, path: path) }
-    let folder = try Syscalls.openDirectory(atPath: Syscalls.folderPart(of: target))
-    OwnedArtifact.sweep(prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder)
-    do {
-      hidden = try OwnedArtifact.make(.file, prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder, mode: 0o644, displayPath: path)
-    } catch {
-      folder.close()
-      throw error
-    }
-    self.folder = folder
+    let folder = OwnedDescriptor(owning: try Syscalls.openDirectory(atPath: Syscalls.folderPart(of: target)))
+    OwnedArtifact.sweep(prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder.descriptor)
+    hidden = try OwnedArtifact.make(.file, prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder.descriptor, mode: 0o644, displayPath: path)
+    // Kept open until the commit or the discard closes it.
+    self.folder = folder.release()
     // The report it replaces keeps its permission bits (a 0600 report stays private).
     if let existing { try? Syscalls.setMode(hidden.descriptor, existing.permissions, displayPath: path) }
   }
@@ -107,9 +103,9 @@ public final class ReplacingFile: Sendable {
       let bytes = Array(current.utf8)
       let folderPath = Syscalls.folderPart(of: bytes)
       let name = Array(bytes[((bytes.lastIndex(of: 0x2F)).map { $0 + 1 } ?? 0)...])
-      guard let folder = try? Syscalls.openDirectory(atPath: folderPath) else { return false }
-      let target = try? Syscalls.readLink(name, in: folder, displayPath: current)
-      folder.close()
+      guard let opened = try? Syscalls.openDirectory(atPath: folderPath) else { return false }
+      let folder = OwnedDescriptor(owning: opened)
+      let target = try? Syscalls.readLink(name, in: folder.descriptor, displayPath: current)
       guard let target, !target.isEmpty else { return false }
       let text = String(decoding: target, as: UTF8.self)
       current = normalizedAbsolute(target.first == 0x2F ? text : (folderPath == "/" ? "/" : folderPath + "/") + text)

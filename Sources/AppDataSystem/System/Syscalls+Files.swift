@@ -40,10 +40,9 @@ extension Syscalls {
   public static func openDirectory(atPath path: String, below base: String?) throws(SystemError) -> FileDescriptor {
     guard let base, path.hasPrefix(base) else { return try openDirectory(atPath: path) }
     let relativePath = Array(path.utf8.dropFirst(base.utf8.count))
-    let top = try openDirectory(atPath: base)
-    if RelativePath.components(relativePath).isEmpty { return top }
-    defer { top.close() }
-    return try Beneath.open(RelativePath.components(relativePath), below: top, options: .directory, displayPath: path)
+    let top = OwnedDescriptor(owning: try openDirectory(atPath: base))
+    if RelativePath.components(relativePath).isEmpty { return top.release() }
+    return try Beneath.open(RelativePath.components(relativePath), below: top.descriptor, options: .directory, displayPath: path)
   }
 
   /// fstatat(2) with AT_SYMLINK_NOFOLLOW: the entry itself, never a symlink's target.
@@ -105,13 +104,9 @@ extension Syscalls {
   /// whether it is a regular file. The caller refuses anything else.
   public static func openWithoutWaiting(atPath path: String) throws(SystemError) -> (FileDescriptor, FileStatus) {
     let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-    let descriptor = FileDescriptor(rawValue: fd)
-    do {
-      return (descriptor, try status(of: descriptor, displayPath: path))
-    } catch {
-      descriptor.close()
-      throw error
-    }
+    let descriptor = OwnedDescriptor(owning: FileDescriptor(rawValue: fd))
+    let fileStatus = try status(of: descriptor.descriptor, displayPath: path)
+    return (descriptor.release(), fileStatus)
   }
 
   /// open(2) of a FIFO a test named, for writing without waiting (ENXIO when no reader is there).
@@ -431,15 +426,15 @@ extension Syscalls {
   /// Whether `identity` is the open folder or one of the folders above it, followed up through
   /// `..` to the root (at most 4,096 levels).
   public static func isAncestor(_ identity: FileIdentity, ofFolder folder: FileDescriptor) -> Bool {
-    guard case .success(var current) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }) else { return false }
-    defer { current.close() }
+    guard case .success(let opened) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }) else { return false }
+    var current = OwnedDescriptor(owning: opened)
     for _ in 0..<4096 {
-      guard let here = try? status(of: current, displayPath: "").identity else { return false }
+      let folder = current.descriptor
+      guard let here = try? status(of: folder, displayPath: "").identity else { return false }
       if here == identity { return true }
-      guard case .success(let up) = withCName([0x2E, 0x2E], { open(cName: $0, in: current, options: .directory) }) else { return false }
+      guard case .success(let up) = withCName([0x2E, 0x2E], { open(cName: $0, in: folder, options: .directory) }) else { return false }
       let above = try? status(of: up, displayPath: "").identity
-      current.close()
-      current = up
+      current = OwnedDescriptor(owning: up)
       if above == here { return false }
     }
     return false
