@@ -95,6 +95,7 @@ static inline int appdata_unshare_files(void) {
 }
 
 static inline int appdata_errno(void) { return errno; }
+static inline void appdata_set_errno(int value) { errno = value; }
 
 /// Whether folder `fd` compares names ignoring case: ext4's (and f2fs's) casefold flag, set with
 /// `chattr +F` on an empty folder and inherited by what is made in it (FS_IOC_GETFLAGS,

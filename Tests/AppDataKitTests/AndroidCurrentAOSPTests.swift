@@ -92,34 +92,40 @@ struct AndroidCurrentAOSPTests {
     #expect(findings(try audit.json(), rule: "android-over-quota").count == 1)
   }
 
-  /// Item 2: an empty `<cloud-backup/>` is a present section: everything (Android 16's
-  /// isSectionPresent). Android 12 fell back to `<full-backup-content>`.
-  @Test func anEmptySectionIsPresentAndMeansEverything() throws {
-    let tree = try AndroidAuditTests.dataFolder("android-empty-section")
+  /// Item 2: an empty `<cloud-backup/>` is a present section: everything (isSectionPresent,
+  /// FullBackup.java). So on every release read, Android 12 (31), 12L (32), 13 (33) and 14
+  /// (34) as on the newest: only Android 12's development code fell back to
+  /// `<full-backup-content>`.
+  @Test(arguments: [nil, "31", "32", "33", "34"] as [String?])
+  func anEmptySectionIsPresentAndMeansEverything(deviceAPI: String?) throws {
+    let tree = try AndroidAuditTests.dataFolder("android-empty-section-\(deviceAPI ?? "newest")")
     let legacy = tree.scratch + "/legacy.xml", new = tree.scratch + "/new.xml"
     try #"<full-backup-content><exclude domain="database" path="app.db"/></full-backup-content>"#.write(toFile: legacy, atomically: true, encoding: .utf8)
     try #"<data-extraction-rules><cloud-backup/><device-transfer></device-transfer></data-extraction-rules>"#.write(toFile: new, atomically: true, encoding: .utf8)
-    let json = try AppData.auditJSON(tree.root, ["--no-config", "--android-rules", legacy, "--android-rules", new])
+    let device = deviceAPI.map { ["--device-api", $0] } ?? []
+    let json = try AppData.auditJSON(tree.root, ["--no-config", "--android-rules", legacy, "--android-rules", new] + device)
     #expect(value(json, "destinations", "cloud", "rules") as? String == new + " <cloud-backup>")
+    // a.txt 512 + 512, app.db 512 + 8,192, s.xml 512 + 512 (the legacy file would leave app.db).
     #expect(value(json, "destinations", "cloud", "files") as? Int == 3)
+    #expect(value(json, "destinations", "cloud", "measured") as? Int == 10752)
     #expect(value(json, "destinations", "deviceTransfer", "rules") as? String == new + " <device-transfer>")
-    let android12 = try AppData.auditJSON(tree.root, ["--no-config", "--device-api", "31", "--android-rules", legacy, "--android-rules", new])
-    #expect(value(android12, "destinations", "cloud", "rules") as? String == legacy)
-    #expect(value(android12, "destinations", "cloud", "files") as? Int == 2)
+    #expect(value(json, "destinations", "deviceTransfer", "files") as? Int == 3)
   }
 
-  /// Item 3: device-to-device transfer leaves cache/, code_cache/ and no_backup/ on the newest
-  /// Android (getExtraExcludeDirsIfAny for every destination); Android 12 walked them.
-  @Test func deviceTransferLeavesTheCacheFoldersOnCurrentAndroid() throws {
-    let tree = try AndroidAuditTests.dataFolder("android-transfer-cache")
+  /// Item 3: device-to-device transfer leaves cache/, code_cache/ and no_backup/
+  /// (getExtraExcludeDirsIfAny adds them for every destination, BackupAgent.java). So on every
+  /// release read, Android 12 (31), 12L (32), 13 (33) and 14 (34) as on the newest: only
+  /// Android 12's development code walked them for a transfer.
+  @Test(arguments: [nil, "31", "32", "33", "34"] as [String?])
+  func deviceTransferLeavesTheCacheFolders(deviceAPI: String?) throws {
+    let tree = try AndroidAuditTests.dataFolder("android-transfer-cache-\(deviceAPI ?? "newest")")
     try tree.file("code_cache/x.dex", size: 600)
-    let json = try AppData.auditJSON(tree.root, ["--no-config"])
+    let device = deviceAPI.map { ["--device-api", $0] } ?? []
+    let json = try AppData.auditJSON(tree.root, ["--no-config"] + device)
+    // Without cache/ 512, c 1,024, code_cache/ 512, x.dex 1,536, no_backup/ 512, n 1,024.
     #expect(value(json, "destinations", "deviceTransfer", "files") as? Int == 3)
     #expect(value(json, "destinations", "deviceTransfer", "measured") as? Int == 10752)
-    let android12 = try AppData.auditJSON(tree.root, ["--no-config", "--device-api", "31"])
-    // + cache/ 512, c 1,024, code_cache/ 512, x.dex 1,536, no_backup/ 512, n 1,024.
-    #expect(value(android12, "destinations", "deviceTransfer", "files") as? Int == 6)
-    #expect(value(android12, "destinations", "deviceTransfer", "measured") as? Int == 10752 + 5120)
+    #expect(value(json, "destinations", "cloud", "measured") as? Int == 10752)
   }
 
   /// A module whose manifest says `attributes` on `<application>`, with `rules` in

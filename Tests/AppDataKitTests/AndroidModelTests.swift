@@ -170,14 +170,14 @@ struct AndroidModelTests {
             == ["app_webview", "app_webview/Default", "files/tiles"])
     #expect(cloud.files == 7 && cloud.bytes == 2048 + 8192 + 32768 + 1000 + 100 + 4000 + 300)
     #expect(cloud.measured == 3 * 512 + (512 + 2048) + (512 + 8192) + (512 + 32768) + (512 + 1024) + (512 + 512) + (512 + 4096) + (512 + 512))
-    // On the newest Android device-to-device transfer leaves cache/, code_cache/ and no_backup/
-    // too (getExtraExcludeDirsIfAny, Android 15 and 16); Android 12 walked them.
-    let transfer = AndroidBackupModel.outcome(app, tree: Self.typicalTree(), destination: .deviceTransfer, quota: nil)
-    #expect(Self.sent(transfer) == Self.sent(cloud))
-    var android12 = app
-    android12.deviceAPI = 31
-    let old = AndroidBackupModel.outcome(android12, tree: Self.typicalTree(), destination: .deviceTransfer, quota: nil)
-    #expect(Set(Self.sent(old)).subtracting(Self.sent(cloud)) == ["cache/http/a", "code_cache/x.dex", "no_backup/token"])
+    // Device-to-device transfer leaves cache/, code_cache/ and no_backup/ too
+    // (getExtraExcludeDirsIfAny, Android 12 to 16), Android 12 (31) as the newest.
+    for deviceAPI in [31, AndroidFacts.newestAPI] {
+      var device = app
+      device.deviceAPI = deviceAPI
+      let transfer = AndroidBackupModel.outcome(device, tree: Self.typicalTree(), destination: .deviceTransfer, quota: nil)
+      #expect(Self.sent(transfer) == Self.sent(cloud) && transfer.measured == cloud.measured, "API \(deviceAPI)")
+    }
   }
 
   @Test func anIncludeDropsEveryDomainItDoesNotName() throws {
@@ -221,13 +221,13 @@ struct AndroidModelTests {
       """)
     func rules(_ destination: AndroidDestination) -> String { AndroidBackupModel.scheme(app, destination: destination).1 }
     #expect(rules(.cloud) == "rules.xml <cloud-backup>")
-    // An empty <device-transfer> is used, present (Android 16's isSectionPresent).
+    // An empty <device-transfer> is used, present (isSectionPresent), Android 12 (31) as the
+    // newest, whatever the target.
     #expect(rules(.deviceTransfer) == "rules.xml <device-transfer>")
-    // On Android 12 it fell back; a target-31 app's transfer then carries everything.
     app.deviceAPI = 31
-    #expect(rules(.deviceTransfer) == "no <device-transfer> section (a target of 31 or later): everything")
+    #expect(rules(.cloud) == "rules.xml <cloud-backup>" && rules(.deviceTransfer) == "rules.xml <device-transfer>")
     app.targetSdk = 30
-    #expect(rules(.deviceTransfer) == "rules.xml")
+    #expect(rules(.deviceTransfer) == "rules.xml <device-transfer>")
     // Android 11 reads fullBackupContent only.
     app.deviceAPI = 30
     #expect(rules(.cloud) == "rules.xml" && rules(.deviceTransfer) == "rules.xml")
@@ -282,11 +282,11 @@ struct AndroidRealAppRulesTests {
     return tree
   }
 
-  // Per domain, measured (files): root 3,584 (1: app_webview 512, Default 512, Cookies 2,560),
-  // or for a transfer on Android 12 6,656 (3: + cache 512 + x 1,024 + no_backup 512 + t 1,024);
+  // Per domain, measured (files): root 3,584 (1: app_webview 512, Default 512, Cookies 2,560);
   // file 6,656 (2: a.txt 1,536, tiles 512, 1.png 4,608); database 66,048 (6: 8,704 + 1,024 +
-  // 16,896 + 1,536 + 33,280 + 4,608); sharedpref 3,072 (3). On the newest Android a transfer
-  // leaves cache/ and no_backup/ as the cloud backup does (getExtraExcludeDirsIfAny).
+  // 16,896 + 1,536 + 33,280 + 4,608); sharedpref 3,072 (3). A transfer leaves cache/ and
+  // no_backup/ as the cloud backup does, on Android 11 as on 12 and later (onFullBackup's
+  // excludes in the Android 10 or 11 copies read, getExtraExcludeDirsIfAny from 12).
   static let everythingCloud: (Int, UInt64) = (12, 3_584 + 6_656 + 66_048 + 3_072)
   static let everythingTransfer: (Int, UInt64) = everythingCloud
 
@@ -352,8 +352,8 @@ struct AndroidRealAppRulesTests {
       // No <device-transfer>, a target of 34: everything.
       #expect(transfer.files == Self.everythingTransfer.0 && transfer.measured == Self.everythingTransfer.1, "\(transfer)")
     } else {
-      // The legacy rules, and cache/ and no_backup/ walked as a transfer walks them.
-      #expect(transfer.files == 10 && transfer.measured == 6_656 + 61_440 + 2_048, "\(transfer)")
+      // The legacy rules, as the cloud backup: cache/ and no_backup/ are left on Android 11 too.
+      #expect(transfer.files == 8 && transfer.measured == 3_584 + 61_440 + 2_048, "\(transfer)")
     }
   }
 

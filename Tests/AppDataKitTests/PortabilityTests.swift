@@ -76,6 +76,25 @@ struct PortabilityTests {
     #expect(found.isEmpty, "give each refusal its cause (Sources/AppDataCore/Failures/Refusal.swift, Refusal.Cause):\n\(found.joined(separator: "\n"))")
   }
 
+  /// Issue 52: one thread design (ThreadGroup, Mutex and Atomic) and one signal catcher. No
+  /// Dispatch in Sources, and `signal(` called only in SignalCatcher.swift.
+  @Test func threadsAndSignalsHaveOneDesign() throws {
+    var found: [String] = []
+    for (path, text) in try Self.sources() {
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        if code.contains("import Dispatch") || code.contains("DispatchQueue") || code.contains("DispatchSource") {
+          found.append("\(path):\(number + 1): Dispatch: \(line)")
+        }
+        if !path.hasSuffix("System/SignalCatcher.swift"), code.range(of: #"\bsignal\("#, options: .regularExpression) != nil
+          || code.contains("sigaction(") {
+          found.append("\(path):\(number + 1): a signal's action set outside SignalCatcher: \(line)")
+        }
+      }
+    }
+    #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+  }
+
   /// Issue 48: no path built from text reaches the kernel but through the containment type.
   /// (1) The syscalls that take a path or a name are called only in the AppDataSystem files that
   /// wrap them. (2) Every wrapper there that takes a name and a folder checks the name is one

@@ -231,7 +231,7 @@ enum AppData {
   /// `runPaused`, handing `change` the paused process: to signal it by its pid, and wait for
   /// it to end before the pause is released.
   static func runPaused(_ arguments: [String], at point: String, environment extra: [String: String] = [:],
-                        withProcess change: (Process) throws -> Void) throws -> RunResult {
+                        ignoringHangUp: Bool = false, withProcess change: (Process) throws -> Void) throws -> RunResult {
     let pause = NSTemporaryDirectory() + "appdata-pause-\(UUID().uuidString)"
     // A FIFO the test holds open for reading and writing (so a read waits for data, never sees
     // an end): appdata writes a byte when it reaches the point, and the process's end writes
@@ -245,8 +245,14 @@ enum AppData {
       try? FileManager.default.removeItem(atPath: pause + ".ready")
     }
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: AppData.binary)
-    process.arguments = arguments
+    if ignoringHangUp {
+      // As `nohup` starts it: SIGHUP ignored, which exec keeps (the shell's pid becomes appdata's).
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", "trap '' HUP; exec \"$0\" \"$@\"", AppData.binary] + arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: AppData.binary)
+      process.arguments = arguments
+    }
     var environment = ProcessInfo.processInfo.environment
     environment["APPDATA_TEST_PAUSE_FILE"] = pause
     environment["APPDATA_TEST_PAUSE_AT"] = point

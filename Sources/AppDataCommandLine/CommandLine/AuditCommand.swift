@@ -2,7 +2,6 @@ import AppDataSystem
 import AppDataCore
 import AppDataReaders
 import AppDataReports
-import Dispatch
 import Synchronization
 
 /// `appdata audit`: options to an `AuditConfiguration`, the library's `audit` call, the report
@@ -175,17 +174,21 @@ struct AuditCommand {
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     var configuration = try loadedConfiguration()
+    let progress = quiet || !io.isErrorTerminal ? nil : WalkProgress()
+    let display = progress.map { ProgressLine(progress: $0, io: io) }
     // Ctrl-C, SIGTERM, SIGHUP while report files are being written: their hidden files go, the
-    // reports named stay as they were, and the process ends as the signal would have ended it.
-    var signalSources: [DispatchSourceSignal] = []
-    if outputs.contains(where: { $0.file != nil }) {
-      let reports = AuditOutput.openReports
-      signalSources = Syscalls.onTermination(queue: DispatchQueue(label: "appdata.audit.signals")) { number in
-        reports.removeHiddenFiles()
+    // reports named stay as they were, and the process ends with 128 + the signal's number.
+    // Ctrl-C alone while the progress line shows: the line is erased first, so that the
+    // shell's prompt does not land after it.
+    let writesFiles = outputs.contains { $0.file != nil }
+    let signals = writesFiles || display != nil
+      ? SignalCatcher.shared.register(writesFiles ? SignalCatcher.termination : SignalCatcher.interrupt) { number in
+        display?.erase()
+        if writesFiles { AuditOutput.openReports.removeHiddenFiles() }
         Syscalls.exitNow(128 + number)
       }
-    }
-    defer { for source in signalSources { source.cancel() } }
+      : nil
+    defer { signals?.cancel() }
     // A report that cannot be written is refused before anything is read, not after the walk.
     for file in outputs.compactMap(\.file) {
       do { try Syscalls.checkCanCreateOrWrite(atPath: file) } catch {
@@ -209,8 +212,6 @@ struct AuditCommand {
       }
     }
     configuration.tagsNDJSONLines = outputs.contains { $0.format == .ndjson }
-    let progress = quiet || !io.isErrorTerminal ? nil : WalkProgress()
-    let display = progress.map { ProgressLine(progress: $0, io: io) }
     let password = self.password
     let passwordSource: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
       // A prompt takes the terminal: the progress line is erased and stops until it is done.

@@ -40,22 +40,19 @@ struct ExtractCommand {
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     // Ctrl-C, SIGTERM, SIGHUP: the extraction stops at its next file or chunk and removes what
     // it wrote; then the process ends as the signal would have ended it.
-    let signals = SignalCatcher()
-    signals.start()
-    defer { signals.stop() }
+    let caught = SignalFlag()
+    let registration = SignalCatcher.shared.register { caught.set($0) }
+    defer { registration.cancel() }
     var options = self.options
-    options.isInterrupted = { signals.number != nil }
+    options.isInterrupted = { caught.number != nil }
     if io.isErrorTerminal && !quiet && !json {
       let progress = ExtractProgress(io: io)
       options.progress = { done, total in progress.show(done, total) }
     }
     let password = self.password
     let passwordSource: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
-      // A prompt handles the signals itself while the terminal does not echo.
-      guard password.prompts else { return try password.read(for: backup) }
-      signals.stop()
-      defer { signals.start() }
-      return try password.read(for: backup)
+      // A prompt registers for the signals itself, on top, while the terminal does not echo.
+      try password.read(for: backup)
     }
     let report: ExtractReport
     var tries = 1
@@ -63,13 +60,13 @@ struct ExtractCommand {
       do {
         report = try extract(backup: path, app: id, output: output, options: options, password: passwordSource)
         break
-      } catch where password.prompts && tries < 3 && error.refusal.cause == .wrongPassword && signals.number == nil {
+      } catch where password.prompts && tries < 3 && error.refusal.cause == .wrongPassword && caught.number == nil {
         // A password typed at the prompt: three tries, as sudo and ssh give.
         tries += 1
         io.writeError("Sorry, that password does not open the backup; try again.\n")
       } catch {
         if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
-        if case .interrupted = error, let number = signals.number {
+        if case .interrupted = error, let number = caught.number {
           io.error(error.message)
           // The run fails (128 + the signal) whether or not the line goes out.
           _ = WorkCounters.reportIfAsked()

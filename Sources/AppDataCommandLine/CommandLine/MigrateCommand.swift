@@ -3,7 +3,6 @@ import AppDataCore
 import AppDataReaders
 import AppDataReports
 import AppDataMigration
-import Dispatch
 /// `appdata migrate`: options to `MigrationOptions`, the report to the chosen format.
 struct MigrateCommand {
   let path: String
@@ -111,23 +110,23 @@ struct MigrateCommand {
     // any instant safe), with one line saying where the migration stopped and how to finish it.
     let progress = MigrationProgress()
     // On a terminal: `Migrating: 1,234 of 20,000 files, 1.2 GiB of 1.9 GiB`, after half a second.
-    let display = options.dryRun || quiet || json || !io.isErrorTerminal ? nil : ProgressLine(io: io, catchesInterrupt: false) {
+    let display = options.dryRun || quiet || json || !io.isErrorTerminal ? nil : ProgressLine(io: io) {
       let amounts = progress.amounts
       guard amounts.totalFiles > 0 || amounts.totalBytes > 0 else { return nil }
       return "Migrating: \(amounts.files) of \(Plural.counted(amounts.totalFiles, "file")), \(ByteSize.human(amounts.bytes)) of \(ByteSize.human(amounts.totalBytes))"
     }
-    var sources: [DispatchSourceSignal] = []
+    var signals: SignalCatcher.Registration?
     if !options.dryRun {
       let path = self.path
-      sources = Syscalls.onTermination(queue: DispatchQueue(label: "appdata.migrate.signals")) { number in
-        if display?.isShown == true { io.writeError("\r\u{1B}[2K") }
+      signals = SignalCatcher.shared.register { number in
+        display?.erase()
         let (done, total) = progress.counts
         io.error("\(TerminalText.escaped(path)): interrupted after \(done) of \(Plural.counted(total, "entry", "entries")); the rest are where they were, "
                  + "and \(ContainerLayout.migrationJournalName) records where it stopped: run 'appdata migrate' on it again to finish")
         Syscalls.exitNow(128 + number)
       }
     }
-    defer { for source in sources { source.cancel() } }
+    defer { signals?.cancel() }
     do {
       var migration = Migration(rootPath: container.root, options: options)
       migration.below = path

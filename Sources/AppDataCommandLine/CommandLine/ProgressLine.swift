@@ -1,28 +1,26 @@
 import AppDataSystem
 import AppDataCore
 import AppDataReaders
-import Dispatch
 import Synchronization
 
 /// One line of stderr, refreshed while a long walk runs: entries and bytes so far.
-/// Shown only on a terminal, only after half a second, and erased at the end. Paused (erased,
-/// and Ctrl-C back to its default) while a password is asked for.
+/// Shown only on a terminal, only after half a second, and erased at the end. Paused (erased)
+/// while a password is asked for. It catches no signal: the command's registration with
+/// `SignalCatcher` erases it (`erase()`) before ending the process.
 final class ProgressLine: Sendable {
   private struct State {
     var shown = false
     var paused = false
-    var timer: DispatchSourceTimer?
-    var interrupt: DispatchSourceSignal?
+    var running = false
   }
 
   /// The line's text, read at each refresh; nil: nothing to show yet.
   private let text: @Sendable () -> String?
-  /// Whether Ctrl-C is caught here (erase, exit 130); a command with its own handler says no.
-  private let catchesInterrupt: Bool
   private let io: CommandIO
-  /// Where the timer and Ctrl-C handlers run; `pause` and `stop` wait for a handler in flight.
-  private let queue = DispatchQueue(label: "appdata.progress")
+  /// Held while the line is drawn or erased, so that `pause`, `erase` and `stop` never
+  /// interleave with a refresh.
   private let state = Mutex(State())
+  private let ticker = Mutex<Ticker?>(nil)
 
   /// The audit's line: what is under way, or the entries and bytes walked so far.
   convenience init(progress: WalkProgress, io: CommandIO) {
@@ -33,75 +31,61 @@ final class ProgressLine: Sendable {
     }
   }
 
-  init(io: CommandIO, catchesInterrupt: Bool = true, text: @escaping @Sendable () -> String?) {
+  init(io: CommandIO, text: @escaping @Sendable () -> String?) {
     self.io = io
-    self.catchesInterrupt = catchesInterrupt
     self.text = text
   }
-
-  /// Whether the line is on the terminal now (a handler erases it before writing its own).
-  var isShown: Bool { state.withLock { $0.shown } }
 
   /// Half a second, so quick audits print nothing; `APPDATA_PROGRESS_DELAY_MS` lets tests shorten it.
   private static let delay = Int(Syscalls.environment("APPDATA_PROGRESS_DELAY_MS") ?? "") ?? 500
 
   func start() {
     TestHooks.noteProgressStarted()
-    let (queue, text, io) = (queue, text, io)
-    state.withLock { state in
-      let timer = DispatchSource.makeTimerSource(queue: queue)
-      timer.schedule(deadline: .now() + .milliseconds(Self.delay), repeating: .milliseconds(200))
-      timer.setEventHandler { [self] in
-        guard let line = text() else { return }
-        guard self.state.withLock({ state in
-          if state.paused || state.timer == nil { return false }
-          state.shown = true
-          return true
-        }) else { return }
-        io.writeError("\r\u{1B}[2K" + line)
-        TestHooks.noteProgressShown()
-      }
-      timer.resume()
-      state.timer = timer
-      if catchesInterrupt { catchInterrupt(&state) }
-    }
+    state.withLock { $0.running = true }
+    let clock = Ticker(delayMilliseconds: Self.delay, intervalMilliseconds: 200) { [self] in refresh() }
+    ticker.withLock { $0 = clock }
+    clock.start()
   }
 
-  /// Ctrl-C: erase the line first, so the shell's prompt does not land after it.
-  private func catchInterrupt(_ state: inout State) {
-    state.interrupt = Syscalls.onInterrupt(queue: queue) { [self] in
-      if self.state.withLock({ $0.shown }) { io.writeError("\r\u{1B}[2K") }
-      Syscalls.exitNow(130)
+  private func refresh() {
+    guard let line = text() else { return }
+    let drawn = state.withLock { state in
+      guard state.running && !state.paused else { return false }
+      state.shown = true
+      io.writeError("\r\u{1B}[2K" + line)
+      return true
+    }
+    if drawn { TestHooks.noteProgressShown() }
+  }
+
+  /// Erases the line if it is on the terminal (a signal's handler, before its own words).
+  func erase() {
+    state.withLock { state in
+      if state.shown { io.writeError("\r\u{1B}[2K") }
+      state.shown = false
     }
   }
 
   /// Erases the line and stops drawing it (a password prompt takes the terminal), until `resume`.
   func pause() {
-    queue.sync {
-      let shown = state.withLock { state in
-        defer { state.paused = true; state.shown = false; state.interrupt = nil }
-        state.interrupt?.cancel()
-        return state.shown
-      }
-      if shown { io.writeError("\r\u{1B}[2K") }
+    state.withLock { state in
+      state.paused = true
+      if state.shown { io.writeError("\r\u{1B}[2K") }
+      state.shown = false
     }
   }
 
   func resume() {
-    state.withLock { state in
-      guard state.paused && state.timer != nil else { return }
-      state.paused = false
-      if catchesInterrupt { catchInterrupt(&state) }
-    }
+    state.withLock { $0.paused = false }
   }
 
+  /// Stops the clock (a refresh in progress ends first) and erases the line if one was drawn.
   func stop() {
-    state.withLock { state in
-      state.timer?.cancel()
-      state.timer = nil
+    ticker.withLock { clock in
+      clock?.stop()
+      clock = nil
     }
-    queue.sync { state.withLock { state in state.interrupt?.cancel(); state.interrupt = nil } }
-    // On the timer's queue: after any handler in flight, erase the line if one was drawn.
-    queue.sync { if state.withLock({ $0.shown }) { io.writeError("\r\u{1B}[2K") } }
+    state.withLock { $0.running = false }
+    erase()
   }
 }

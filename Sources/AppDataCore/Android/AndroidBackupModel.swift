@@ -99,10 +99,10 @@ package enum AndroidBackupModel {
   }
 
   /// The scheme for `destination` and where it came from. On Android 12 and later, the
-  /// `<data-extraction-rules>` section for the destination when it is present (on Android 12
-  /// itself, when it holds a rule: `AndroidFacts.DeviceFacts.emptySectionFallsBack`); for
-  /// device-to-device transfer of a target-31 app, none (everything); else the legacy
-  /// `<full-backup-content>`; else none.
+  /// `<data-extraction-rules>` section for the destination when it is present, even empty (a
+  /// release whose `AndroidFacts.DeviceFacts.emptySectionFallsBack` is true needs a rule in
+  /// it; none read does); for device-to-device transfer of a target-31 app, none
+  /// (everything); else the legacy `<full-backup-content>`; else none.
   static func scheme(_ app: AndroidApp, destination: AndroidDestination) -> (AndroidScheme?, String) {
     let (scheme, rules, _) = source(app, destination: destination)
     return (scheme, rules)
@@ -221,7 +221,8 @@ package enum AndroidBackupModel {
       : app.isEncrypted ? [.clientSideEncryption] : []
     func node(_ storage: AndroidStorage, _ folder: String) -> AndroidTree.Node? { tree.node(AndroidPath(storage, Array(folder.utf8))) }
     // The system's own excludes: the other domains' folders while the root is walked, and
-    // (not for device-to-device transfer) cache/, code_cache/ and no_backup/.
+    // cache/, code_cache/ and no_backup/ (for device-to-device transfer too, unless the
+    // device's row says otherwise; no release read does).
     var traversal: Set<AndroidTree.Node> = []
     for storage in [AndroidStorage.credential, .device] {
       for folder in ["files", "databases", "shared_prefs"] { if let found = node(storage, folder) { traversal.insert(found) } }

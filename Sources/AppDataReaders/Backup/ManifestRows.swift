@@ -1,6 +1,5 @@
 import AppDataSystem
 import AppDataCore
-import Dispatch
 
 /// One row of the manifest's Files table as the reader uses it; its bytes are valid only during
 /// the call that receives it.

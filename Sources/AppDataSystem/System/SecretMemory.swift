@@ -111,23 +111,20 @@ extension Syscalls {
   /// Whether standard input is a terminal (a password can be asked for).
   package static var isStandardInputATerminal: Bool { isatty(0) == 1 }
 
-  /// The terminal settings saved while echo is off, restored by the signal handler.
-  nonisolated(unsafe) private static var savedTerminal = termios()
-
   /// Writes `prompt` to standard error and reads one line from the terminal on standard input
   /// with echo off (the settings are restored after the line, and on SIGINT, SIGTERM, SIGHUP or
-  /// SIGQUIT before the signal's default action).
+  /// SIGQUIT before the signal's default action: a registration with `SignalCatcher`, on top
+  /// of the job's while the line is read).
   package static func readSecretLine(prompt: String, into secret: SecretBuffer) throws(SystemError) -> Bool {
     var settings = termios()
     let canSilence = tcgetattr(0, &settings) == 0
+    var registration: SignalCatcher.Registration?
     if canSilence {
-      savedTerminal = settings
-      let restoreAndRaise: @convention(c) (Int32) -> Void = { signal in
-        _ = tcsetattr(0, TCSAFLUSH, &Syscalls.savedTerminal)
-        Glibc_or_Darwin_signal(signal, SIG_DFL)
-        raise(signal)
+      let saved = TerminalSettings(settings)
+      registration = SignalCatcher.shared.register(SignalCatcher.termination + [SIGQUIT]) { number in
+        saved.restore()
+        SignalCatcher.endAsSignalled(number)
       }
-      for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc_or_Darwin_signal(signal, restoreAndRaise) }
       var silent = settings
       silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
       silent.c_lflag |= tcflag_t(ICANON)
@@ -136,7 +133,7 @@ extension Syscalls {
     func restore() {
       guard canSilence else { return }
       _ = tcsetattr(0, TCSAFLUSH, &settings)
-      for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc_or_Darwin_signal(signal, SIG_DFL) }
+      registration?.cancel()
     }
     let fits: Bool
     do {
@@ -155,13 +152,14 @@ extension Syscalls {
   }
 }
 
-@inline(__always)
-private func Glibc_or_Darwin_signal(_ number: Int32, _ handler: (@convention(c) (Int32) -> Void)?) {
-  #if canImport(Glibc) && !DARWIN_CHECK
-  _ = Glibc.signal(number, handler)
-  #else
-  _ = Darwin.signal(number, handler)
-  #endif
+/// A terminal's settings, kept for a signal's registration to put back.
+private final class TerminalSettings: Sendable {
+  private let settings: termios
+  init(_ settings: termios) { self.settings = settings }
+  func restore() {
+    var settings = settings
+    _ = tcsetattr(0, TCSAFLUSH, &settings)
+  }
 }
 
 /// Zeroes memory in a way the compiler may not drop: explicit_bzero(3) on Linux; memset_s(3) on

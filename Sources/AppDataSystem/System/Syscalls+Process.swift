@@ -4,7 +4,6 @@ import CLibattr
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
 
 // The process: CPUs, limits, environment, its descriptor table, how it ends.
 extension Syscalls {
@@ -109,32 +108,6 @@ extension Syscalls {
   @discardableResult
   package static func useUTF8CharacterType() -> Bool {
     setlocale(LC_CTYPE, "C.UTF-8") != nil || setlocale(LC_CTYPE, "en_US.UTF-8") != nil
-  }
-
-  /// Runs `handler` on `queue` when SIGINT (Ctrl-C) arrives, instead of the default action; the
-  /// handler ends the process with `exitNow`. Returns the source, to be cancelled (and SIGINT's
-  /// default restored) when the handler is no longer wanted.
-  public static func onInterrupt(queue: DispatchQueue, _ handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
-    signal(SIGINT, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
-    source.setEventHandler(handler: handler)
-    source.setCancelHandler { signal(SIGINT, SIG_DFL) }
-    source.resume()
-    return source
-  }
-
-  /// Runs `handler` on `queue` with the signal's number when SIGINT, SIGTERM or SIGHUP arrives,
-  /// instead of the default action (`appdata extract` removes what it wrote, then ends). Returns
-  /// the sources, to be cancelled (the defaults restored) when no longer wanted.
-  public static func onTermination(queue: DispatchQueue, _ handler: @escaping @Sendable (Int32) -> Void) -> [DispatchSourceSignal] {
-    [SIGINT, SIGTERM, SIGHUP].map { number in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-      source.setEventHandler { handler(number) }
-      source.setCancelHandler { signal(number, SIG_DFL) }
-      source.resume()
-      return source
-    }
   }
 
   /// _exit(2): ends the process at once, with `status` (130 after SIGINT, as shells report it).

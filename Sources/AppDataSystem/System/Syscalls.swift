@@ -17,6 +17,16 @@ import Darwin
   #endif
 }
 
+/// Sets errno (a signal handler puts back what the code it interrupted may still read).
+@inline(__always)
+package func setErrno(_ value: Errno) {
+  #if canImport(Glibc) && !DARWIN_CHECK
+  appdata_set_errno(value.rawValue)
+  #else
+  errno = value.rawValue
+  #endif
+}
+
 /// Turns a `-1`/errno result into a thrown `SystemError`, retrying EINTR.
 /// The one place where a C return value becomes a Swift error (swift-system's `valueOrErrno`).
 @inline(__always)

@@ -242,3 +242,64 @@ public final class WorkQueue<Item>: @unchecked Sendable {
     }
   }
 }
+
+/// Calls `tick` on a thread of its own, first after `delay` milliseconds, then every `interval`,
+/// until `stop()`: a progress line's clock. The thread sleeps in poll(2) on a pipe, which
+/// `stop()` writes to, so that stopping wakes it at once; once `stop()` returns, no tick runs.
+public final class Ticker: Sendable {
+  private let delay: Int32
+  private let interval: Int32
+  private let tick: @Sendable () -> Void
+  private let thread = ThreadGroup()
+  /// The pipe's write end while the thread runs, else -1.
+  private let wakeEnd = Mutex<Int32>(-1)
+
+  public init(delayMilliseconds delay: Int, intervalMilliseconds interval: Int, tick: @escaping @Sendable () -> Void) {
+    self.delay = Int32(clamping: max(0, delay))
+    self.interval = Int32(clamping: max(1, interval))
+    self.tick = tick
+  }
+
+  /// Starts the clock; false when no pipe or thread can be made (nothing then ticks).
+  @discardableResult
+  public func start() -> Bool {
+    wakeEnd.withLock { wakeEnd in
+      guard wakeEnd < 0 else { return true }
+      var ends: [Int32] = [-1, -1]
+      guard pipe(&ends) == 0 else { return false }
+      for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+      let (readEnd, delay, interval, tick) = (ends[0], delay, interval, tick)
+      guard thread.start(stackSize: 256 << 10, {
+        var timeout = delay
+        while true {
+          var waiting = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+          let ready = poll(&waiting, 1, timeout)
+          if ready < 0 && currentErrno() == .interrupted { continue }
+          guard ready == 0 else { break }  // woken by stop(), or poll failed
+          tick()
+          timeout = interval
+        }
+        close(readEnd)
+      }) else {
+        close(ends[0])
+        close(ends[1])
+        return false
+      }
+      wakeEnd = ends[1]
+      return true
+    }
+  }
+
+  /// Stops the clock and waits for a tick in progress to end.
+  public func stop() {
+    let end = wakeEnd.withLock { wakeEnd in
+      defer { wakeEnd = -1 }
+      return wakeEnd
+    }
+    guard end >= 0 else { return }
+    var byte: UInt8 = 1
+    _ = write(end, &byte, 1)
+    thread.join()
+    close(end)
+  }
+}

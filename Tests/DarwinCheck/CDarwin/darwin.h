@@ -161,6 +161,10 @@ int utimensat(int __fd, const char *__path, const struct timespec __times[2], in
 #define AT_SYMLINK_NOFOLLOW 0x0020
 #define AT_REMOVEDIR 0x0080
 #define F_GETFD 1
+#define F_SETFD 2
+#define F_GETFL 3
+#define F_SETFL 4
+#define FD_CLOEXEC 1
 #define F_FULLFSYNC 51
 #define LOCK_EX 0x02
 #define LOCK_NB 0x04
@@ -192,6 +196,13 @@ int close(int);
 off_t lseek(int, off_t, int);
 int dup2(int, int);
 ssize_t read(int, void *, size_t);
+// Libc include/unistd.h
+int pipe(int[2]);
+// bsd/sys/poll.h
+typedef unsigned int nfds_t;
+struct pollfd { int fd; short events; short revents; };
+#define POLLIN 0x0001
+int poll(struct pollfd *, nfds_t, int);
 ssize_t write(int __fd, const void *__buf, size_t __nbyte);
 ssize_t pread(int __fd, void *__buf, size_t __nbyte, off_t __offset);
 ssize_t pwrite(int __fd, const void *__buf, size_t __nbyte, off_t __offset);
@@ -347,6 +358,14 @@ int getrusage(int, struct rusage *);
 typedef void (*sig_t)(int);
 void (*_Nullable signal(int, void (*_Nullable)(int)))(int);
 int raise(int);
+// bsd/sys/signal.h (sigset_t is __darwin_sigset_t, a __uint32_t), Libc include/signal.h,
+// libpthread include/pthread/pthread.h (pthread_sigmask)
+typedef unsigned int sigset_t;
+#define SIG_BLOCK 1
+#define SIG_UNBLOCK 2
+int sigemptyset(sigset_t *);
+int sigaddset(sigset_t *, int);
+int pthread_sigmask(int, const sigset_t *, sigset_t *);
 int kill(pid_t, int);
 
 // bsd/sys/termios.h, bsd/sys/ttycom.h (TIOCGWINSZ is _IOR('t', 104, struct winsize))
