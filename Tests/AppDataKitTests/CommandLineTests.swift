@@ -12,12 +12,28 @@ import Testing
 struct ArgumentParserTests {
   let parser = ArgumentParser(command: Commands.audit)
 
+  /// Issue 52: every option is looked up by its `OptionName`, never by a string, and every
+  /// name is an option of some command (a name no table holds would always read "not given").
+  @Test func everyOptionNameIsAnOption() throws {
+    let declared = Set((Commands.all.flatMap(\.options) + Commands.global).map(\.key))
+    #expect(Set(OptionName.allCases).subtracting(declared).isEmpty, "\(Set(OptionName.allCases).subtracting(declared))")
+    var found: [String] = []
+    for (path, text) in try PortabilityTests.sources() where path.hasPrefix("AppDataCommandLine") {
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+      where line.range(of: #"\b(parsed|result)\.(value|flag|allValues|contains|size|integer)\(""#, options: .regularExpression) != nil {
+        found.append("\(path):\(number + 1): \(line)")
+      }
+    }
+    #expect(found.isEmpty, "options looked up by a string:\n\(found.joined(separator: "\n"))")
+  }
+
   /// Every rule of every command's table: the options together (or one without what it needs)
   /// are a usage error naming both; alone (or with what they need), they parse.
   @Test func everyOptionRuleIsEnforcedAndNamesBothOptions() throws {
-    func arguments(_ names: [String], in command: CommandSpec) -> [String] {
-      names.flatMap { name -> [String] in
-        let option = command.options.first { $0.name == name }!
+    func arguments(_ names: [OptionName], in command: CommandSpec) -> [String] {
+      names.flatMap { key -> [String] in
+        let option = command.options.first { $0.key == key }!
+        let name = key.rawValue
         guard option.takesValue else { return ["--" + name] }
         return ["--" + name, option.choices?.first ?? (name.hasPrefix("max") ? "1" : "x")]
       }
@@ -59,30 +75,30 @@ struct ArgumentParserTests {
 
   @Test func longOptionsTakeValuesWithEqualsOrSeparately() throws {
     let parsed = try parser.parse(["--max-file-size=5M", "--top", "3", "PATH"])
-    #expect(parsed.value("max-file-size") == "5M")
-    #expect(parsed.value("top") == "3")
+    #expect(parsed.value(.maxFileSize) == "5M")
+    #expect(parsed.value(.top) == "3")
     #expect(parsed.operands == ["PATH"])
   }
 
   @Test func shortOptionsAttachedSeparateAndBundled() throws {
-    #expect(try parser.parse(["-j4", "P"]).value("jobs") == "4")
-    #expect(try parser.parse(["-j", "4", "P"]).value("jobs") == "4")
+    #expect(try parser.parse(["-j4", "P"]).value(.jobs) == "4")
+    #expect(try parser.parse(["-j", "4", "P"]).value(.jobs) == "4")
     let bundled = try parser.parse(["-bqj2", "P"])
-    #expect(bundled.flag("bytes") && bundled.flag("quiet"))
-    #expect(bundled.value("jobs") == "2")
-    #expect(try parser.parse(["-fjson", "P"]).value("format") == "json")
+    #expect(bundled.flag(.bytes) && bundled.flag(.quiet))
+    #expect(bundled.value(.jobs) == "2")
+    #expect(try parser.parse(["-fjson", "P"]).value(.format) == "json")
   }
 
   @Test func optionsAfterOperandsAndDoubleDash() throws {
     let parsed = try parser.parse(["PATH", "--json"])
-    #expect(parsed.flag("json"))
+    #expect(parsed.flag(.json))
     let ended = try parser.parse(["--", "--json"])
     #expect(ended.operands == ["--json"])
-    #expect(!ended.flag("json"))
+    #expect(!ended.flag(.json))
   }
 
   @Test func uniquePrefixesAreAcceptedAndAmbiguousOnesRejected() throws {
-    #expect(try parser.parse(["--max-f", "1", "P"]).value("max-file-size") == "1")
+    #expect(try parser.parse(["--max-f", "1", "P"]).value(.maxFileSize) == "1")
     #expect(throws: UsageError.self) { try parser.parse(["--max", "1", "P"]) }
     do {
       _ = try parser.parse(["--max", "1", "P"])
@@ -94,16 +110,16 @@ struct ArgumentParserTests {
 
   @Test func lastOfRepeatedValueWinsAndRepeatableAccumulates() throws {
     let parsed = try parser.parse(["--top", "1", "--top", "2", "--list", "cached", "--list", "tmp,offline".replacingOccurrences(of: "tmp", with: "temporary"), "P"])
-    #expect(parsed.value("top") == "2")
-    #expect(parsed.allValues("list") == ["cached", "temporary,offline"])
+    #expect(parsed.value(.top) == "2")
+    #expect(parsed.allValues(.list) == ["cached", "temporary,offline"])
   }
 
   @Test func negatableFlagsLastOneWins() throws {
     let spec = CommandSpec(name: "t", summary: "", operands: "", minimumOperands: 0, maximumOperands: 0, discussion: [],
-                           options: [.flag("color", negatable: true, help: "")], exitStatus: [])
+                           options: [.flag(.color, negatable: true, help: "")], exitStatus: [])
     let test = ArgumentParser(command: spec)
-    #expect(try test.parse(["--color", "--no-color"]).flag("color") == false)
-    #expect(try test.parse(["--no-color", "--color"]).flag("color") == true)
+    #expect(try test.parse(["--color", "--no-color"]).flag(.color) == false)
+    #expect(try test.parse(["--no-color", "--color"]).flag(.color) == true)
   }
 
   @Test func unknownOptionSuggestsTheNearest() {

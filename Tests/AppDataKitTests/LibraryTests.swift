@@ -45,6 +45,26 @@ struct LibraryTests {
 
   /// The password is asked for only when an encrypted backup needs it, once per call, and a
   /// baseline PATH and PATH share it.
+  /// Issue 52: the policy file's `android` object reaches a library caller as it reaches the
+  /// command (it was read only by AuditCommand): its paths from the policy file's folder, the
+  /// command line's Android values over it.
+  @Test func thePolicyFilesAndroidObjectIsReadByTheLibrary() throws {
+    let tree = try TestTree("library-policy-android")
+    try tree.file("config/rules.xml", contents: Array("<full-backup-content><exclude domain=\"file\" path=\"cache.bin\"/></full-backup-content>".utf8))
+    try tree.file("config/appdata.json", contents: Array(#"{"android": {"package": "com.example.notes", "targetSdk": 30, "rules": ["rules.xml"]}}"#.utf8))
+    var files = AuditConfiguration.NamedFiles()
+    files.policyFile = tree.root + "/config/appdata.json"
+    var configuration = try AuditConfiguration().loadingFiles(files)
+    #expect(configuration.policySource == files.policyFile)
+    #expect(configuration.android.package == "com.example.notes")
+    #expect(configuration.android.targetSdk == 30)
+    #expect(configuration.android.rulesPaths == [tree.root + "/config/rules.xml"])
+    files.android.targetSdk = 34
+    files.android.package = "com.example.other"
+    configuration = try AuditConfiguration().loadingFiles(files)
+    #expect(configuration.android.targetSdk == 34 && configuration.android.package == "com.example.other")
+  }
+
   @Test func thePasswordIsAskedForOnlyWhenNeededAndOnce() throws {
     let asked = Asked()
     var configuration = AuditConfiguration()

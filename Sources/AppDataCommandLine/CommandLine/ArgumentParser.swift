@@ -6,31 +6,31 @@ import AppDataMigration
 /// What the parser found: option values by long name, and the operands.
 public struct ParsedArguments: Sendable {
   /// For each value option given, its values in command-line order.
-  public private(set) var values: [String: [String]] = [:]
+  public private(set) var values: [OptionName: [String]] = [:]
   /// For each flag given, its final state (the last of `--x` / `--no-x` wins).
-  public private(set) var flags: [String: Bool] = [:]
+  public private(set) var flags: [OptionName: Bool] = [:]
   /// Operands, in order.
   public private(set) var operands: [String] = []
-  /// The option names in the order they were given (for "which came last" questions).
-  public private(set) var order: [String] = []
+  /// The options in the order they were given (for "which came last" questions).
+  public private(set) var order: [OptionName] = []
 
   /// The last value of a value option, or nil if absent.
-  public func value(_ name: String) -> String? { values[name]?.last }
+  public func value(_ name: OptionName) -> String? { values[name]?.last }
   /// Every value of a repeatable option.
-  public func allValues(_ name: String) -> [String] { values[name] ?? [] }
+  public func allValues(_ name: OptionName) -> [String] { values[name] ?? [] }
   /// Whether a flag ended up on.
-  public func flag(_ name: String) -> Bool { flags[name] ?? false }
+  public func flag(_ name: OptionName) -> Bool { flags[name] ?? false }
   /// Whether the option (flag or value) appeared at all.
-  public func contains(_ name: String) -> Bool { values[name] != nil || flags[name] != nil }
+  public func contains(_ name: OptionName) -> Bool { values[name] != nil || flags[name] != nil }
 
   mutating func add(_ option: OptionSpec, value: String) {
-    if option.isRepeatable { values[option.name, default: []].append(value) } else { values[option.name] = [value] }
-    order.append(option.name)
+    if option.isRepeatable { values[option.key, default: []].append(value) } else { values[option.key] = [value] }
+    order.append(option.key)
   }
 
   mutating func set(_ option: OptionSpec, _ state: Bool) {
-    flags[option.name] = state
-    order.append(option.name)
+    flags[option.key] = state
+    order.append(option.key)
   }
 
   mutating func addOperand(_ operand: String) { operands.append(operand) }
@@ -70,7 +70,7 @@ public struct ArgumentParser {
       }
       index += 1
     }
-    if result.flag("help") { return result }
+    if result.flag(.help) { return result }
     for rule in command.rules {
       if let violation = rule.violation(in: result) { throw violation }
     }

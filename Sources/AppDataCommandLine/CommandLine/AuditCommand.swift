@@ -10,23 +10,9 @@ struct AuditCommand {
   var paths: [String]
   /// What the command line sets; the policy file and the baseline are read when it runs.
   var configuration = AuditConfiguration()
-  /// `--config FILE`, or `appdata.json` in the working folder: read when the command runs.
-  let policyFile: String?
-  /// The Android options as given: their files are read with the policy file's, after it.
-  var android = AndroidOptions()
-  struct AndroidOptions {
-    var project: String?
-    var manifest: String?
-    var rules: [String] = []
-    var package: String?
-    var targetSdk: Int?
-    var deviceAPI: Int?
-    var notEncrypted = false
-    var deviceData: String?
-    var external: String?
-  }
-  /// `--baseline`'s argument: a saved report is read, anything else audited, when it runs.
-  let baselineArgument: String?
+  /// The policy file, the Android files and the baseline named: read when the command runs
+  /// (`AuditConfiguration.loadingFiles`).
+  var files = AuditConfiguration.NamedFiles()
   var outputs: [AuditOutput]
   let failOn: Severity?
   let exactBytes: Bool
@@ -42,48 +28,46 @@ struct AuditCommand {
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     paths = parsed.operands
-    var policyFile: String?
-    if !parsed.flag("no-config") {
-      if let file = parsed.value("config") {
-        policyFile = file
+    if !parsed.flag(.noConfig) {
+      if let file = parsed.value(.config) {
+        files.policyFile = file
       } else if (try? Syscalls.status(ofPath: AuditPolicy.defaultFileName)) != nil {
-        policyFile = AuditPolicy.defaultFileName
+        files.policyFile = AuditPolicy.defaultFileName
       }
     }
-    self.policyFile = policyFile
     var options = AuditConfiguration.Overrides()
-    options.maxFileSize = try parsed.size("max-file-size")
-    options.maxBackupSize = try parsed.size("max-backup-size")
-    if let text = parsed.value("warn-at") {
+    options.maxFileSize = try parsed.size(.maxFileSize)
+    options.maxBackupSize = try parsed.size(.maxBackupSize)
+    if let text = parsed.value(.warnAt) {
       guard let fraction = Double(text), fraction > 0, fraction < 1 else {
         throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--warn-at': expected a fraction between 0 and 1, such as 0.9")
       }
       options.warnAt = fraction
     }
-    if parsed.contains("ignore") {
+    if parsed.contains(.ignore) {
       var globs: [Glob] = []
-      for pattern in parsed.allValues("ignore") {
+      for pattern in parsed.allValues(.ignore) {
         do { globs.append(try Glob(pattern)) } catch {
           throw UsageError("invalid glob '\(TerminalText.abbreviated(pattern))' for '--ignore': \(error.message)")
         }
       }
       options.ignore = globs
     }
-    baselineArgument = parsed.value("baseline")
-    options.maxGrowth = try parsed.size("max-growth")
-    if let text = parsed.value("max-growth-percent") {
+    files.baseline = parsed.value(.baseline)
+    options.maxGrowth = try parsed.size(.maxGrowth)
+    if let text = parsed.value(.maxGrowthPercent) {
       guard let percent = Double(text), percent >= 0, percent.isFinite else {
         throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--max-growth-percent': expected a number of percent, such as 10")
       }
       options.maxGrowthPercent = percent
     }
-    if (options.maxGrowth != nil || options.maxGrowthPercent != nil) && baselineArgument == nil {
+    if (options.maxGrowth != nil || options.maxGrowthPercent != nil) && files.baseline == nil {
       throw UsageError("'--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with")
     }
-    options.top = try parsed.integer("top") ?? 10
-    options.jobs = try parsed.integer("jobs", minimum: 1, maximum: 256) ?? AuditOptions.defaultJobs
-    options.jobsAreFixed = parsed.allValues("jobs").count > 0
-    for value in parsed.allValues("list") {
+    options.top = try parsed.integer(.top) ?? 10
+    options.jobs = try parsed.integer(.jobs, minimum: 1, maximum: 256) ?? AuditOptions.defaultJobs
+    options.jobsAreFixed = parsed.allValues(.jobs).count > 0
+    for value in parsed.allValues(.list) {
       for name in value.split(separator: ",") {
         if name == "all" { options.listedCategories.formUnion(Category.allCases) }
         else if let category = Category(rawValue: String(name)) { options.listedCategories.insert(category) }
@@ -91,89 +75,43 @@ struct AuditCommand {
     }
     configuration.overrides = options
     outputs = try AuditOutput.outputs(parsed)
-    failOn = (parsed.value("fail-on") ?? "error") == "never" ? nil : Severity(rawValue: parsed.value("fail-on") ?? "error")!
-    exactBytes = parsed.flag("bytes")
-    quiet = parsed.flag("quiet")
-    colorChoice = parsed.value("color") ?? "auto"
-    listsApps = parsed.flag("list-apps")
-    sarifRoot = parsed.value("sarif-root")
+    // The parser checked the choices: error, warning, info or never (nil).
+    failOn = Severity(rawValue: parsed.value(.failOn) ?? "error")
+    exactBytes = parsed.flag(.bytes)
+    quiet = parsed.flag(.quiet)
+    colorChoice = parsed.value(.color) ?? "auto"
+    listsApps = parsed.flag(.listApps)
+    sarifRoot = parsed.value(.sarifRoot)
     configuration.root = try parsed.root(inside: "a folder inside PATH")
-    configuration.limits.maximumArchiveBytes = try parsed.size("max-archive-bytes")
-    configuration.limits.maximumManifestBytes = try parsed.size("max-manifest-bytes")
-    configuration.limits.maximumNameBytes = try parsed.size("max-name-bytes")
-    configuration.limits.maximumBackups = try parsed.integer("max-backups", minimum: 1)
-    configuration.limits.maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
-    configuration.apps = parsed.allValues("app")
+    configuration.limits.maximumArchiveBytes = try parsed.size(.maxArchiveBytes)
+    configuration.limits.maximumManifestBytes = try parsed.size(.maxManifestBytes)
+    configuration.limits.maximumNameBytes = try parsed.size(.maxNameBytes)
+    configuration.limits.maximumBackups = try parsed.integer(.maxBackups, minimum: 1)
+    configuration.limits.maximumKeyRounds = try parsed.integer(.maxKeyRounds, minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
+    configuration.apps = parsed.allValues(.app)
     for app in configuration.apps where app.isEmpty { throw UsageError("'--app' needs a bundle id or group id") }
-    configuration.verify = parsed.flag("verify")
-    configuration.allDomains = parsed.flag("all-domains")
-    configuration.backup = parsed.value("backup")
-    configuration.backupDomain = parsed.value("backup-domain")
+    configuration.verify = parsed.flag(.verify)
+    configuration.allDomains = parsed.flag(.allDomains)
+    configuration.backup = parsed.value(.backup)
+    configuration.backupDomain = parsed.value(.backupDomain)
     password = try BackupPassword(parsed)
-    configuration.platform = parsed.value("platform").flatMap(InputPlatform.init(rawValue:)) ?? .auto
-    android = AndroidOptions(project: parsed.value("android-project"), manifest: parsed.value("android-manifest"),
-                             rules: parsed.allValues("android-rules"), package: parsed.value("android-package"),
-                             targetSdk: try parsed.integer("target-sdk", minimum: 1, maximum: 1000),
-                             deviceAPI: try parsed.integer("device-api", minimum: 1, maximum: 1000),
-                             notEncrypted: parsed.flag("no-end-to-end-encryption"),
-                             deviceData: parsed.value("android-device-data"), external: parsed.value("android-external"))
+    configuration.platform = parsed.value(.platform).flatMap(InputPlatform.init(rawValue:)) ?? .auto
+    files.android.project = parsed.value(.androidProject)
+    files.android.manifest = parsed.value(.androidManifest)
+    files.android.rules = parsed.allValues(.androidRules)
+    files.android.package = parsed.value(.androidPackage)
+    files.android.targetSdk = try parsed.integer(.targetSdk, minimum: 1, maximum: 1000)
+    files.android.deviceAPI = try parsed.integer(.deviceApi, minimum: 1, maximum: 1000)
+    files.android.notEncrypted = parsed.flag(.noEndToEndEncryption)
+    files.android.deviceData = parsed.value(.androidDeviceData)
+    files.android.external = parsed.value(.androidExternal)
     if configuration.backupDomain != nil && configuration.backup == nil {
       throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
     }
   }
 
-  /// Reads what the command line named: the policy file, and `--baseline` when it is a saved
-  /// report (anything else is audited first, by the library). Parsing reads nothing.
-  func loadedConfiguration() throws(Refusal) -> AuditConfiguration {
-    var configuration = configuration
-    if let policyFile {
-      do { configuration.policy = try AuditPolicy.load(path: policyFile) } catch {
-        throw Refusal(.damaged, path: policyFile, error.message)
-      }
-      configuration.policySource = policyFile
-    }
-    // Android: the policy file's `android` object (its paths from the policy file's folder),
-    // then the command line's options, each over what came before.
-    do throws(AndroidRulesError) {
-      if let policy = configuration.policy.android {
-        let base = policyFile.map { $0.contains("/") ? String($0[..<$0.lastIndex(of: "/")!]) + "/" : "" } ?? ""
-        func path(_ file: String) -> String { file.hasPrefix("/") ? file : base + file }
-        if let project = policy.project { try configuration.android.readProject(atPath: path(project)) }
-        if let manifest = policy.manifest { try configuration.android.readManifest(atPath: path(manifest)) }
-        for file in policy.rules { try configuration.android.addRules(atPath: path(file)) }
-        if let package = policy.package { configuration.android.package = package }
-        if let target = policy.targetSdk { configuration.android.targetSdk = target }
-        if let device = policy.deviceAPI { configuration.android.deviceAPI = device }
-        if let encrypted = policy.endToEndEncrypted { configuration.android.isEncrypted = encrypted }
-        if let folder = policy.deviceData { configuration.android.deviceDataPath = path(folder) }
-        if let folder = policy.external { configuration.android.externalPath = path(folder) }
-      }
-      if let project = android.project { try configuration.android.readProject(atPath: project) }
-      if let manifest = android.manifest { try configuration.android.readManifest(atPath: manifest) }
-      for file in android.rules { try configuration.android.addRules(atPath: file) }
-    } catch {
-      throw Refusal(.damaged, path: "", message: error.message)
-    }
-    if let package = android.package { configuration.android.package = package }
-    if let target = android.targetSdk { configuration.android.targetSdk = target }
-    if let device = android.deviceAPI { configuration.android.deviceAPI = device }
-    if android.notEncrypted { configuration.android.isEncrypted = false }
-    if let folder = android.deviceData { configuration.android.deviceDataPath = folder }
-    if let folder = android.external { configuration.android.externalPath = folder }
-    if let file = baselineArgument {
-      if AuditOutput.isSavedReport(file) {
-        do { configuration.baseline = .report(try Baseline.load(path: file)) } catch {
-          throw Refusal(.damaged, path: file, error.message)
-        }
-      } else {
-        configuration.baseline = .audit(path: file)
-      }
-    }
-    return configuration
-  }
-
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
-    var configuration = try loadedConfiguration()
+    var configuration = try configuration.loadingFiles(files)
     let progress = quiet || !io.isErrorTerminal ? nil : WalkProgress()
     let display = progress.map { ProgressLine(progress: $0, io: io) }
     // Ctrl-C, SIGTERM, SIGHUP while report files are being written: their hidden files go, the
@@ -287,7 +225,7 @@ struct AuditCommand {
     if let root = sarifRoot ?? io.environment("GITHUB_WORKSPACE"), !root.isEmpty {
       anchors.root = Syscalls.absolutePath(root)
     }
-    if let policyFile {
+    if let policyFile = files.policyFile {
       anchors.policyFile = Syscalls.absolutePath(policyFile)
       let overrides = configuration.overrides
       var rules: Set<String> = [AuditRule.budgetExceeded.id, AuditRule.budgetNearLimit.id]

@@ -16,16 +16,17 @@ struct AuditOutput {
   static func outputs(_ parsed: ParsedArguments) throws(UsageError) -> [AuditOutput] {
     var outputs: [AuditOutput] = []
     var pendingFile: String?  // an --output seen before any --format
-    var formatValues = parsed.allValues("format").makeIterator()
-    var fileValues = parsed.allValues("output").makeIterator()
+    var formatValues = parsed.allValues(.format).makeIterator()
+    var fileValues = parsed.allValues(.output).makeIterator()
     for name in parsed.order {
       switch name {
-      case "format", "json":
-        let format = name == "json" ? AuditFormat.json : AuditFormat(rawValue: formatValues.next()!)!
+      case .format, .json:
+        // The parser checked the value against the choices; each --format has its value.
+        guard let format = name == .json ? AuditFormat.json : formatValues.next().flatMap(AuditFormat.init(rawValue:)) else { continue }
         outputs.append(AuditOutput(format: format, file: pendingFile))
         pendingFile = nil
-      case "output":
-        let file = fileValues.next()!
+      case .output:
+        guard let file = fileValues.next() else { continue }
         if let last = outputs.indices.last, outputs[last].file == nil, pendingFile == nil {
           outputs[last].file = file
         } else if pendingFile == nil && outputs.isEmpty {
@@ -49,21 +50,6 @@ struct AuditOutput {
       outputs.append(AuditOutput(format: .table, file: nil))
     }
     return outputs
-  }
-
-  /// Whether `--baseline FILE` names a saved JSON report (a regular file named `.json`, or
-  /// whose first byte after white space is `{`), rather than something to audit (a folder, an
-  /// archive).
-  static func isSavedReport(_ file: String) -> Bool {
-    if file.lowercased().hasSuffix(".json") { return true }
-    // A path that cannot be read: the load names the problem.
-    guard let status = try? Syscalls.status(ofPath: file) else { return true }
-    guard status.kind == .regular else { return false }
-    guard let descriptor = try? Syscalls.openFile(atPath: file) else { return true }
-    defer { descriptor.close() }
-    let head = (try? Syscalls.readUpTo(descriptor, 4096, displayPath: file)) ?? []
-    let first = head.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }.first
-    return first == 0x7B || head.isEmpty
   }
 
   /// Whether the terminal's locale is UTF-8 (LC_ALL, else LC_CTYPE, else LANG names UTF-8).

@@ -17,8 +17,8 @@ struct BackupPassword: Sendable {
   var fromStandardInput = false
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
-    file = parsed.value("password-file")
-    fromStandardInput = parsed.flag("password-stdin")
+    file = parsed.value(.passwordFile)
+    fromStandardInput = parsed.flag(.passwordStdin)
     if file != nil && fromStandardInput {
       throw UsageError("give the password one way: '--password-file FILE' or '--password-stdin', not both")
     }

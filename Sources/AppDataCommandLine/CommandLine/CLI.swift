@@ -73,7 +73,7 @@ public enum CLI {
     }
     do throws(UsageError) {
       let parsed = try ArgumentParser(command: command).parse(Array(rest.dropFirst()), indexOffset: 2)
-      if parsed.flag("help") { return .help { HelpFormatter.help(for: command, width: $0) } }
+      if parsed.flag(.help) { return .help { HelpFormatter.help(for: command, width: $0) } }
       return .command(try runner(for: command, parsed))
     } catch {
       return .usage(error.message)
@@ -146,19 +146,19 @@ public enum CLI {
 
 extension ParsedArguments {
   /// A non-negative integer option, or a usage error naming it.
-  func integer(_ name: String, minimum: Int = 0, maximum: Int = Int.max) throws(UsageError) -> Int? {
+  func integer(_ name: OptionName, minimum: Int = 0, maximum: Int = Int.max) throws(UsageError) -> Int? {
     guard let text = value(name) else { return nil }
     guard let number = Int(text), number >= minimum, number <= maximum else {
       var range = "an integer of at least \(minimum)"
       if maximum != Int.max { range = "an integer from \(minimum) to \(maximum)" }
-      throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--\(name)': expected \(range)")
+      throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--\(name.rawValue)': expected \(range)")
     }
     return number
   }
 
   /// `--root PATH-IN`: a folder inside PATH, as components without `.`; `..` is a usage error.
   func root(inside what: String) throws(UsageError) -> [[UInt8]]? {
-    guard let text = value("root") else { return nil }
+    guard let text = value(.root) else { return nil }
     let components = RelativePath.components(Array(text.utf8))
     guard !components.contains([0x2E, 0x2E]) else {
       throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--root': expected \(what), without '..'")
@@ -167,10 +167,10 @@ extension ParsedArguments {
   }
 
   /// A size option (`10M`, `1.5G`, `500kB`), or a usage error naming it.
-  func size(_ name: String) throws(UsageError) -> UInt64? {
+  func size(_ name: OptionName) throws(UsageError) -> UInt64? {
     guard let text = value(name) else { return nil }
     guard let bytes = ByteSize.parse(text) else {
-      throw UsageError("invalid size '\(TerminalText.escaped(text))' for '--\(name)': expected bytes or a number with a unit such as 500K, 10MB, 1.5G or 2GiB")
+      throw UsageError("invalid size '\(TerminalText.escaped(text))' for '--\(name.rawValue)': expected bytes or a number with a unit such as 500K, 10MB, 1.5G or 2GiB")
     }
     return bytes
   }

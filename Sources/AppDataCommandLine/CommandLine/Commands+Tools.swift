@@ -14,10 +14,10 @@ extension Commands {
       "On an Android app's data: maxBackupSize is the most a destination (cloud backup, device-to-device transfer) carries, maxFileSize the largest file the cloud backup's walk sends, each plus --headroom: the app's own limits, never Android's 25 MiB cloud quota, which no key moves; the rules are those an Android audit raises, and an android object holds the package.",
     ],
     options: [
-      .value("output", short: "o", metavar: "FILE", help: "Write to FILE instead of ./appdata.json."),
-      .value("headroom", metavar: "PERCENT", help: "Headroom over the current figures, in percent (default 20)."),
-      .flag("force", help: "Replace an existing file."),
-      .flag("quiet", short: "q", help: "Print nothing when the file is written; errors still go to stderr."),
+      .value(.output, short: "o", metavar: "FILE", help: "Write to FILE instead of ./appdata.json."),
+      .value(.headroom, metavar: "PERCENT", help: "Headroom over the current figures, in percent (default 20)."),
+      .flag(.force, help: "Replace an existing file."),
+      .flag(.quiet, short: "q", help: "Print nothing when the file is written; errors still go to stderr."),
     ],
     exitStatus: [
       "0  the file was written",

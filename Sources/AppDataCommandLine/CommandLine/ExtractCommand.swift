@@ -17,24 +17,24 @@ struct ExtractCommand {
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
-    guard let id = parsed.value("app"), !id.isEmpty else {
+    guard let id = parsed.value(.app), !id.isEmpty else {
       throw UsageError("'appdata extract' needs '--app ID': the app, app group or plugin to extract")
     }
     self.id = id
-    options.withExtensions = parsed.flag("with-extensions")
-    output = parsed.value("output") ?? (options.withExtensions ? id : id + ".xcappdata")
+    options.withExtensions = parsed.flag(.withExtensions)
+    output = parsed.value(.output) ?? (options.withExtensions ? id : id + ".xcappdata")
     if output.isEmpty { throw UsageError("'--output' needs a name") }
-    options.force = parsed.flag("force")
-    options.dryRun = parsed.flag("dry-run")
-    let lastFormatOption = parsed.order.last { $0 == "format" || $0 == "json" }
-    json = lastFormatOption == "json" ? parsed.flag("json") : parsed.value("format") == "json"
-    quiet = parsed.flag("quiet")
-    failOn = parsed.value("fail-on") ?? "error"
-    options.maximumKeyRounds = try parsed.integer("max-key-rounds", minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
-    if let maximumNameBytes = try parsed.size("max-name-bytes") { options.maximumNameBytes = maximumNameBytes }
+    options.force = parsed.flag(.force)
+    options.dryRun = parsed.flag(.dryRun)
+    let lastFormatOption = parsed.order.last { $0 == .format || $0 == .json }
+    json = lastFormatOption == .json ? parsed.flag(.json) : parsed.value(.format) == "json"
+    quiet = parsed.flag(.quiet)
+    failOn = parsed.value(.failOn) ?? "error"
+    options.maximumKeyRounds = try parsed.integer(.maxKeyRounds, minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
+    if let maximumNameBytes = try parsed.size(.maxNameBytes) { options.maximumNameBytes = maximumNameBytes }
     options.root = try parsed.root(inside: "a backup's folder inside BACKUP")
     password = try BackupPassword(parsed)
-    options.stopAfter = try parsed.integer("test-stop-after", minimum: 1)
+    options.stopAfter = try parsed.integer(.testStopAfter, minimum: 1)
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {

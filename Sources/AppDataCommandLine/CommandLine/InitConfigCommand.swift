@@ -13,10 +13,10 @@ struct InitConfigCommand {
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
-    output = parsed.value("output") ?? AuditPolicy.defaultFileName
-    headroom = try parsed.integer("headroom", minimum: 0, maximum: 10_000) ?? 20
-    force = parsed.flag("force")
-    quiet = parsed.flag("quiet")
+    output = parsed.value(.output) ?? AuditPolicy.defaultFileName
+    headroom = try parsed.integer(.headroom, minimum: 0, maximum: 10_000) ?? 20
+    force = parsed.flag(.force)
+    quiet = parsed.flag(.quiet)
   }
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {

@@ -6,11 +6,11 @@ import AppDataMigration
 /// `appdata exclude`, `include` and `status`: the marker verbs, like `tmutil`'s.
 enum MarkerCommands {
   static func exclude(_ parsed: ParsedArguments, io: CommandIO) -> ExitCode {
-    let lastChoice = parsed.order.last { $0 == "legacy" || $0 == "both" }
+    let lastChoice = parsed.order.last { $0 == .legacy || $0 == .both }
     let markers: [Marker]
     switch lastChoice {
-    case "both": markers = [.modern, .legacy]
-    case "legacy": markers = [.legacy]
+    case .both: markers = [.modern, .legacy]
+    case .legacy: markers = [.legacy]
     default: markers = [.modern]
     }
     var failed = false
@@ -78,7 +78,7 @@ enum MarkerCommands {
         } else {
           status = try MarkerStatus.read(path)
         }
-        if parsed.flag("json") {
+        if parsed.flag(.json) {
           items.append(.object([
             "path": .string(path),
             "excluded": .bool(status.isExcluded),
@@ -101,7 +101,7 @@ enum MarkerCommands {
         failed = true
       }
     }
-    if parsed.flag("json") {
+    if parsed.flag(.json) {
       let document = JSONValue.object([
         "schemaVersion": .integer(1),
         "tool": .object(["name": .string(AppDataVersion.name), "version": .string(AppDataVersion.current)]),

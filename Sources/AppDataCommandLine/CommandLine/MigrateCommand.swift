@@ -18,45 +18,45 @@ struct MigrateCommand {
   let maximumNameBytes: UInt64?
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
-    if let rules = parsed.value("android-rules") {
-      guard let output = parsed.value("output") else { throw UsageError("'--android-rules' needs '--output NEW', the <data-extraction-rules> file to write") }
+    if let rules = parsed.value(.androidRules) {
+      guard let output = parsed.value(.output) else { throw UsageError("'--android-rules' needs '--output NEW', the <data-extraction-rules> file to write") }
       androidRules = (rules, output)
     } else {
       androidRules = nil
-      if parsed.value("output") != nil { throw UsageError("'--output' applies to '--android-rules'") }
-      if parsed.value("max-name-bytes") != nil { throw UsageError("'--max-name-bytes' applies to '--android-rules' (an archive of the app's data)") }
+      if parsed.value(.output) != nil { throw UsageError("'--output' applies to '--android-rules'") }
+      if parsed.value(.maxNameBytes) != nil { throw UsageError("'--max-name-bytes' applies to '--android-rules' (an archive of the app's data)") }
       guard !parsed.operands.isEmpty else { throw UsageError("missing PATH: the container to migrate") }
     }
     path = parsed.operands.first ?? ""
-    maximumNameBytes = try parsed.size("max-name-bytes")
+    maximumNameBytes = try parsed.size(.maxNameBytes)
     var options = MigrationOptions()
-    if let from = parsed.value("from") { options.source = try Self.relative(from, option: "from") }
-    if let to = parsed.value("to") { options.destination = try Self.relative(to, option: "to") }
-    if let into = parsed.value("into") {
+    if let from = parsed.value(.from) { options.source = try Self.relative(from, option: "from") }
+    if let to = parsed.value(.to) { options.destination = try Self.relative(to, option: "to") }
+    if let into = parsed.value(.into) {
       guard let components = RelativePath.checkedComponents(into), components.count == 1 else {
         throw UsageError("invalid value '\(TerminalText.escaped(into))' for '--into': expected one folder name")
       }
       options.into = components[0]
     }
-    if let plist = parsed.value("defaults-plist") { options.defaultsPlist = try Self.relative(plist, option: "defaults-plist") }
-    options.bundleID = parsed.value("bundle-id")
-    options.only = try Self.globs(parsed, "only")
-    options.skip = try Self.globs(parsed, "skip")
-    options.onConflict = MigrationOptions.ConflictPolicy(rawValue: parsed.value("on-conflict") ?? "fail")!
-    switch parsed.value("marker") ?? "modern" {
+    if let plist = parsed.value(.defaultsPlist) { options.defaultsPlist = try Self.relative(plist, option: "defaults-plist") }
+    options.bundleID = parsed.value(.bundleId)
+    options.only = try Self.globs(parsed, .only)
+    options.skip = try Self.globs(parsed, .skip)
+    options.onConflict = parsed.value(.onConflict).flatMap(MigrationOptions.ConflictPolicy.init(rawValue:)) ?? .fail
+    switch parsed.value(.marker) ?? "modern" {
     case "legacy": options.markers = [.legacy]
     case "both": options.markers = [.modern, .legacy]
     default: options.markers = [.modern]
     }
-    options.defaultsKey = parsed.value("defaults-key")
+    options.defaultsKey = parsed.value(.defaultsKey)
     if options.defaultsKey?.isEmpty == true { throw UsageError("'--defaults-key' needs a key name") }
-    options.dryRun = parsed.flag("dry-run")
-    options.stopAfter = try parsed.integer("test-stop-after", minimum: 1)
+    options.dryRun = parsed.flag(.dryRun)
+    options.stopAfter = try parsed.integer(.testStopAfter, minimum: 1)
     self.options = options
-    let lastFormatOption = parsed.order.last { $0 == "format" || $0 == "json" }
-    json = lastFormatOption == "json" ? parsed.flag("json") : parsed.value("format") == "json"
-    apps = parsed.allValues("app")
-    quiet = parsed.flag("quiet")
+    let lastFormatOption = parsed.order.last { $0 == .format || $0 == .json }
+    json = lastFormatOption == .json ? parsed.flag(.json) : parsed.value(.format) == "json"
+    apps = parsed.allValues(.app)
+    quiet = parsed.flag(.quiet)
   }
 
   /// The one app container PATH names: PATH itself, a package's `AppData`, or, in a folder of
@@ -77,7 +77,7 @@ struct MigrateCommand {
 
   /// A path relative to the container that cannot leave it.
   /// `--only`/`--skip` patterns: the policy file's glob syntax (`Glob`), one engine for both.
-  static func globs(_ parsed: ParsedArguments, _ option: String) throws(UsageError) -> [Glob] {
+  static func globs(_ parsed: ParsedArguments, _ option: OptionName) throws(UsageError) -> [Glob] {
     var globs: [Glob] = []
     for pattern in parsed.allValues(option) {
       do {

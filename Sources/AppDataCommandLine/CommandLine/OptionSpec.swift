@@ -14,8 +14,9 @@ public struct OptionSpec: Sendable, Hashable {
     case value(metavar: String, choices: [String]?)
   }
 
-  /// The long name without dashes (`max-file-size`).
-  public let name: String
+  /// The long name (`max-file-size`, without dashes, as `key.rawValue`).
+  public let key: OptionName
+  public var name: String { key.rawValue }
   /// The short letter, if any (`j` for `-j`).
   public let short: Character?
   public let kind: Kind
@@ -26,9 +27,9 @@ public struct OptionSpec: Sendable, Hashable {
   /// Not shown in help (test hooks).
   public let isHidden: Bool
 
-  public init(_ name: String, short: Character? = nil, kind: Kind, help: String,
+  public init(_ key: OptionName, short: Character? = nil, kind: Kind, help: String,
               repeatable: Bool = false, hidden: Bool = false) {
-    self.name = name
+    self.key = key
     self.short = short
     self.kind = kind
     self.help = help
@@ -36,18 +37,18 @@ public struct OptionSpec: Sendable, Hashable {
     self.isHidden = hidden
   }
 
-  public static func flag(_ name: String, short: Character? = nil, negatable: Bool = false, help: String, hidden: Bool = false) -> OptionSpec {
-    OptionSpec(name, short: short, kind: .flag(negatable: negatable), help: help, hidden: hidden)
+  public static func flag(_ key: OptionName, short: Character? = nil, negatable: Bool = false, help: String, hidden: Bool = false) -> OptionSpec {
+    OptionSpec(key, short: short, kind: .flag(negatable: negatable), help: help, hidden: hidden)
   }
 
-  public static func value(_ name: String, short: Character? = nil, metavar: String, choices: [String]? = nil,
+  public static func value(_ key: OptionName, short: Character? = nil, metavar: String, choices: [String]? = nil,
                            help: String, repeatable: Bool = false, hidden: Bool = false) -> OptionSpec {
-    OptionSpec(name, short: short, kind: .value(metavar: metavar, choices: choices), help: help,
+    OptionSpec(key, short: short, kind: .value(metavar: metavar, choices: choices), help: help,
                repeatable: repeatable, hidden: hidden)
   }
 
   /// `--help`, on every command.
-  public static let help = OptionSpec.flag("help", short: "h", help: "Show this help and exit.")
+  public static let help = OptionSpec.flag(.help, short: "h", help: "Show this help and exit.")
 
   public var takesValue: Bool {
     if case .value = kind { return true }
@@ -84,28 +85,28 @@ public struct OptionSpec: Sendable, Hashable {
 public struct OptionRule: Sendable {
   public enum Kind: Sendable {
     /// At most one of these.
-    case exclusive([String])
+    case exclusive([OptionName])
     /// `option` only with one of `needs`.
-    case requires(String, needs: [String])
+    case requires(OptionName, needs: [OptionName])
   }
 
   public let kind: Kind
   /// Why, after the options are named: `--no-config ignores every policy file`.
   public let reason: String
 
-  public static func exclusive(_ names: String..., because reason: String) -> OptionRule {
+  public static func exclusive(_ names: OptionName..., because reason: String) -> OptionRule {
     OptionRule(kind: .exclusive(names), reason: reason)
   }
 
-  public static func requires(_ name: String, _ needs: String..., because reason: String) -> OptionRule {
+  public static func requires(_ name: OptionName, _ needs: OptionName..., because reason: String) -> OptionRule {
     OptionRule(kind: .requires(name, needs: needs), reason: reason)
   }
 
   /// One line for help and the man page: `--config or --no-config, not both (why)`.
   public var summary: String {
     switch kind {
-    case .exclusive(let names): return names.map { "--" + $0 }.joined(separator: " or ") + ", not both (\(reason))"
-    case .requires(let name, let needs): return "--\(name) only with " + needs.map { "--" + $0 }.joined(separator: " or ") + " (\(reason))"
+    case .exclusive(let names): return names.map { "--" + $0.rawValue }.joined(separator: " or ") + ", not both (\(reason))"
+    case .requires(let name, let needs): return "--\(name.rawValue) only with " + needs.map { "--" + $0.rawValue }.joined(separator: " or ") + " (\(reason))"
     }
   }
 
@@ -114,13 +115,13 @@ public struct OptionRule: Sendable {
     switch kind {
     case .exclusive(let names):
       let given = parsed.order.reduce(into: [String]()) { seen, name in
-        if names.contains(name) && !seen.contains(name) { seen.append(name) }
+        if names.contains(name) && !seen.contains(name.rawValue) { seen.append(name.rawValue) }
       }
       guard given.count > 1 else { return nil }
       return UsageError("'--\(given[0])' and '--\(given[1])' cannot be given together: \(reason)")
     case .requires(let name, let needs):
       guard parsed.contains(name), !needs.contains(where: parsed.contains) else { return nil }
-      return UsageError("'--\(name)' needs " + needs.map { "'--\($0)'" }.joined(separator: " or ") + ": \(reason)")
+      return UsageError("'--\(name.rawValue)' needs " + needs.map { "'--\($0.rawValue)'" }.joined(separator: " or ") + ": \(reason)")
     }
   }
 }

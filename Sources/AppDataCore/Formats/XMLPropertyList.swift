@@ -37,31 +37,9 @@ package enum XMLPropertyList {
     if converted != nil { topLevelMembers = nil }
     let input = converted ?? original
     var reader = Reader(bytes: input)
-    var keyStart = 0
-    var budget = PropertyList.Budget()
-    var stack: [Frame] = []
-    var result: PropertyList?
+    var document = Document(members: topLevelMembers)
+    defer { topLevelMembers = document.members }
     var sawElement = false
-
-    /// Puts a finished value where it belongs: in the open container, or as the result.
-    func place(_ value: PropertyList) throws(Malformed) {
-      guard let top = stack.popLast() else {
-        guard result == nil else { throw reader.error("more than one top-level value") }
-        result = value
-        return
-      }
-      switch top {
-      case .array(var items):
-        items.append(value)
-        stack.append(.array(items))
-      case .dictionary(var members, let key):
-        guard let key else { throw reader.error("a value without its <key> in a dictionary") }
-        members[PlistKey(key)] = value
-        if stack.isEmpty { topLevelMembers?.append(Member(key: key, range: keyStart..<reader.index)) }
-        stack.append(.dictionary(members, key: nil))
-      }
-    }
-
     if input.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
     while true {
       reader.skipWhitespace()
@@ -74,27 +52,37 @@ package enum XMLPropertyList {
       let tag = try reader.tag()
       sawElement = true
       if tag.isClosing {
-        switch tag.name {
-        case "plist": continue
-        case "array":
-          guard case .array(let items)? = stack.popLast() else { throw reader.error("</array> without its <array>") }
-          try place(.array(items))
-        case "dict":
-          guard case .dictionary(let members, let key)? = stack.popLast() else { throw reader.error("</dict> without its <dict>") }
-          guard key == nil else { throw reader.error("a <key> without its value") }
-          try place(.dictionary(members))
-        default:
-          throw reader.error("unexpected </\(tag.name)>")
-        }
-        continue
+        try document.close(tag, reader: reader)
+      } else {
+        try document.open(tag, at: tagStart, reader: &reader)
       }
+    }
+    guard sawElement else { throw Malformed(reason: "not a property list (neither bplist00 nor XML)") }
+    guard document.stack.isEmpty else { throw reader.error("ends inside an open <array> or <dict>") }
+    guard let result = document.result else { throw reader.error("holds no value") }
+    return result
+  }
+
+  /// What `parse` has built so far: the open containers, the result once the top-level value
+  /// is closed, and the top-level dictionary's members when they are noted.
+  private struct Document {
+    var members: [Member]?
+    var stack: [Frame] = []
+    var result: PropertyList?
+    var keyStart = 0
+    var budget = PropertyList.Budget()
+
+    init(members: [Member]?) { self.members = members }
+
+    /// An element opened: a container pushed, or a key or a value read and placed.
+    mutating func open(_ tag: Reader.Tag, at tagStart: Int, reader: inout Reader) throws(Malformed) {
       switch tag.name {
       case "plist":
-        continue
+        return
       case "array", "dict":
         try budget.spend()
         if tag.isEmpty {
-          try place(tag.name == "array" ? .array([]) : .dictionary([:]))
+          try place(tag.name == "array" ? .array([]) : .dictionary([:]), reader: reader)
         } else {
           guard stack.count < PropertyList.Limits.maximumDepth else {
             throw reader.error("nested more than \(PropertyList.Limits.maximumDepth) levels deep")
@@ -110,19 +98,51 @@ package enum XMLPropertyList {
       case "true", "false":
         if !tag.isEmpty { _ = try reader.text(closing: tag.name) }
         try budget.spend()
-        try place(.bool(tag.name == "true"))
+        try place(.bool(tag.name == "true"), reader: reader)
       case "string", "integer", "real", "date", "data":
         let text = tag.isEmpty ? [] : try reader.text(closing: tag.name)
         try budget.spend(objects: 1, bytes: text.count)
-        try place(try value(of: tag.name, text: text, reader: reader))
+        try place(try XMLPropertyList.value(of: tag.name, text: text, reader: reader), reader: reader)
       default:
         throw reader.error("unknown element <\(tag.name)>")
       }
     }
-    guard sawElement else { throw Malformed(reason: "not a property list (neither bplist00 nor XML)") }
-    guard stack.isEmpty else { throw reader.error("ends inside an open <array> or <dict>") }
-    guard let result else { throw reader.error("holds no value") }
-    return result
+
+    /// An element closed: its container popped and placed.
+    mutating func close(_ tag: Reader.Tag, reader: Reader) throws(Malformed) {
+      switch tag.name {
+      case "plist":
+        return
+      case "array":
+        guard case .array(let items)? = stack.popLast() else { throw reader.error("</array> without its <array>") }
+        try place(.array(items), reader: reader)
+      case "dict":
+        guard case .dictionary(let members, let key)? = stack.popLast() else { throw reader.error("</dict> without its <dict>") }
+        guard key == nil else { throw reader.error("a <key> without its value") }
+        try place(.dictionary(members), reader: reader)
+      default:
+        throw reader.error("unexpected </\(tag.name)>")
+      }
+    }
+
+    /// Puts a finished value where it belongs: in the open container, or as the result.
+    mutating func place(_ value: PropertyList, reader: Reader) throws(Malformed) {
+      guard let top = stack.popLast() else {
+        guard result == nil else { throw reader.error("more than one top-level value") }
+        result = value
+        return
+      }
+      switch top {
+      case .array(var items):
+        items.append(value)
+        stack.append(.array(items))
+      case .dictionary(var members, let key):
+        guard let key else { throw reader.error("a value without its <key> in a dictionary") }
+        members[PlistKey(key)] = value
+        if stack.isEmpty { self.members?.append(Member(key: key, range: keyStart..<reader.index)) }
+        stack.append(.dictionary(members, key: nil))
+      }
+    }
   }
 
   private static func value(of element: String, text: [UInt8], reader: Reader) throws(Malformed) -> PropertyList {

@@ -158,77 +158,88 @@ public struct Glob: Sendable, Equatable {
     // the tokens whatever reaches what. `pending` holds at most two pushes per expansion.
     return withUnsafeTemporaryAllocation(of: Int.self, capacity: 9 * size + 1) { buffer -> Bool in
       let base = buffer.baseAddress!
-      let listed = base, fresh = base + size, looping = base + 2 * size
+      var states = Generations(listed: base, fresh: base + size, looping: base + 2 * size, pending: base + 5 * size,
+                               end: end, kinds: kinds, slashFollows: slashFollows)
       var current = base + 3 * size, next = base + 4 * size
-      let pending = base + 5 * size
       (base).initialize(repeating: -1, count: 3 * size)
       var currentCount = 0
       var nextCount = 0
-      var generation = 0
-
-      // Adds `state` and what it reaches without consuming a byte. A `**` entered afresh may
-      // also skip the `/` after it (so `a/**/b` matches `a/b`); a star that has consumed bytes
-      // stays live but skips nothing. Pending entries are `state * 2 + (afresh ? 1 : 0)`.
-      func add(_ start: Int, afresh: Bool, to list: UnsafeMutablePointer<Int>, count: inout Int) {
-        var top = 0
-        pending[top] = start * 2 + (afresh ? 1 : 0)
-        top += 1
-        while top > 0 {
-          top -= 1
-          let state = pending[top] >> 1
-          let isFresh = pending[top] & 1 == 1
-          if isFresh {
-            if fresh[state] == generation { continue }
-            fresh[state] = generation
-          } else {
-            if fresh[state] == generation || looping[state] == generation { continue }
-            looping[state] = generation
-          }
-          if listed[state] != generation {
-            listed[state] = generation
-            list[count] = state
-            count += 1
-          }
-          guard state < end else { continue }
-          switch kinds[state] {
-          case .star:
-            pending[top] = (state + 1) * 2 + 1
-            top += 1
-          case .doubleStar:
-            pending[top] = (state + 1) * 2 + 1
-            top += 1
-            if isFresh && slashFollows[state] {
-              pending[top] = (state + 2) * 2 + 1
-              top += 1
-            }
-          default:
-            break
-          }
-        }
-      }
-
-      add(0, afresh: true, to: current, count: &currentCount)
+      states.add(0, afresh: true, to: current, count: &currentCount)
       for byte in path {
-        if stopAtAncestor && byte == 0x2F && listed[end] == generation { return true }
-        generation += 1
+        if stopAtAncestor && byte == 0x2F && states.listed[end] == states.generation { return true }
+        states.generation += 1
         nextCount = 0
         for index in 0..<currentCount {
           let state = current[index]
           guard state < end else { continue }
           switch kinds[state] {
           case .star:
-            if byte != 0x2F { add(state, afresh: false, to: next, count: &nextCount) }
+            if byte != 0x2F { states.add(state, afresh: false, to: next, count: &nextCount) }
           case .doubleStar:
-            add(state, afresh: false, to: next, count: &nextCount)
+            states.add(state, afresh: false, to: next, count: &nextCount)
           default:
-            if takes(state, byte) { add(state + 1, afresh: true, to: next, count: &nextCount) }
+            if takes(state, byte) { states.add(state + 1, afresh: true, to: next, count: &nextCount) }
           }
         }
         if nextCount == 0 { return false }
         swap(&current, &next)
         currentCount = nextCount
       }
-      return listed[end] == generation
+      return states.listed[end] == states.generation
+    }
+  }
+
+  /// The automaton's bookkeeping for `run`, in one buffer it does not own: per state, the
+  /// generation it was last listed, entered afresh and looped in; and the stack of `add`.
+  private struct Generations {
+    let listed: UnsafeMutablePointer<Int>
+    let fresh: UnsafeMutablePointer<Int>
+    let looping: UnsafeMutablePointer<Int>
+    let pending: UnsafeMutablePointer<Int>
+    let end: Int
+    let kinds: [Kind]
+    let slashFollows: [Bool]
+    var generation = 0
+
+    /// Adds `state` and what it reaches without consuming a byte. A `**` entered afresh may
+    /// also skip the `/` after it (so `a/**/b` matches `a/b`); a star that has consumed bytes
+    /// stays live but skips nothing. Pending entries are `state * 2 + (afresh ? 1 : 0)`.
+    func add(_ start: Int, afresh: Bool, to list: UnsafeMutablePointer<Int>, count: inout Int) {
+      var top = 0
+      pending[top] = start * 2 + (afresh ? 1 : 0)
+      top += 1
+      while top > 0 {
+        top -= 1
+        let state = pending[top] >> 1
+        let isFresh = pending[top] & 1 == 1
+        if isFresh {
+          if fresh[state] == generation { continue }
+          fresh[state] = generation
+        } else {
+          if fresh[state] == generation || looping[state] == generation { continue }
+          looping[state] = generation
+        }
+        if listed[state] != generation {
+          listed[state] = generation
+          list[count] = state
+          count += 1
+        }
+        guard state < end else { continue }
+        switch kinds[state] {
+        case .star:
+          pending[top] = (state + 1) * 2 + 1
+          top += 1
+        case .doubleStar:
+          pending[top] = (state + 1) * 2 + 1
+          top += 1
+          if isFresh && slashFollows[state] {
+            pending[top] = (state + 2) * 2 + 1
+            top += 1
+          }
+        default:
+          break
+        }
+      }
     }
   }
 }

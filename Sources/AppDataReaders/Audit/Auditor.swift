@@ -22,36 +22,9 @@ package enum Auditor {
     var held = CategoryTotals()
     for totals in merged.totals { held.add(totals) }
     let backupBytes = merged.everyFileIsBackedUp ? held.bytes : merged.totals[Category.critical.index].bytes
-    if let limit = options.maxBackupSize {
-      if backupBytes > limit {
-        merged.findings.append(Finding(
-          rule: .backupTooLarge, path: Array(".".utf8),
-          message: "the backup would carry \(ByteSize.described(backupBytes)), over the \(ByteSize.human(limit)) limit",
-          bytes: backupBytes, limit: limit))
-      } else if let warnAt = options.warnAt, Double(backupBytes) > warnAt * Double(limit) {
-        merged.findings.append(Finding(
-          rule: .backupNearLimit, path: Array(".".utf8),
-          message: "the backup would carry \(ByteSize.described(backupBytes)), \(percentText(backupBytes, of: limit)) of the \(ByteSize.human(limit)) limit",
-          bytes: backupBytes, limit: limit))
-      }
-    }
-    var budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
-    for (index, budget) in options.budgets.enumerated() {
-      let bytes = merged.budgetBytes[index]
-      budgets.append((budget, bytes))
-      let path = Array(budget.path.pattern.utf8)
-      if bytes > budget.maxBytes {
-        merged.findings.append(Finding(
-          rule: .budgetExceeded, path: path,
-          message: "\(ByteSize.described(bytes)) backed up under \(budget.path.pattern), over its \(ByteSize.human(budget.maxBytes)) budget",
-          bytes: bytes, limit: budget.maxBytes))
-      } else if let warnAt = options.warnAt, Double(bytes) > warnAt * Double(budget.maxBytes) {
-        merged.findings.append(Finding(
-          rule: .budgetNearLimit, path: path,
-          message: "\(ByteSize.described(bytes)) backed up under \(budget.path.pattern), \(percentText(bytes, of: budget.maxBytes)) of its \(ByteSize.human(budget.maxBytes)) budget",
-          bytes: bytes, limit: budget.maxBytes))
-      }
-    }
+    merged.findings += limitFindings(backupBytes: backupBytes, options: options)
+    let budgets = budgetFigures(merged.budgetBytes, options: options)
+    merged.findings += budgets.findings
 
     var categories: [Category: CategoryTotals] = [:]
     for category in Category.allCases { categories[category] = merged.totals[category.index] }
@@ -63,24 +36,7 @@ package enum Auditor {
       let result = BaselineComparison(baseline: baseline, categories: categories, files: merged.largest, listed: entries, folders: folders,
                                       top: options.top)
       comparison = result
-      // One finding for one growth, naming each limit it is over.
-      let growth = result.delta
-      var over: [String] = []
-      var limit: UInt64?
-      if let maxGrowth = options.maxGrowth, growth > 0, UInt64(growth) > maxGrowth {
-        over.append("--max-growth \(ByteSize.described(maxGrowth))")
-        limit = maxGrowth
-      }
-      if let maxPercent = options.maxGrowthPercent, let percent = result.percent, percent > maxPercent {
-        over.append("--max-growth-percent \(JSONValue.format(maxPercent))%")
-      }
-      if !over.isEmpty {
-        let percent = result.percent.map { ", or " + Plural.percent($0).dropFirst() + "%" } ?? ""
-        merged.findings.append(Finding(
-          rule: .backupGrew, path: Array(".".utf8),
-          message: "the backup grew by \(ByteSize.described(UInt64(max(growth, 0))))\(percent), from \(ByteSize.human(result.backupBefore)) to \(ByteSize.human(result.backupAfter)), since \(baseline.file); more than \(over.joined(separator: " and "))",
-          bytes: UInt64(max(growth, 0)), limit: limit))
-      }
+      if let finding = growthFinding(result, baseline: baseline, options: options) { merged.findings.append(finding) }
     }
 
     var report = AuditReport(
@@ -92,11 +48,72 @@ package enum Auditor {
       findings: Finding.sortedForReport(applyPolicy(to: merged.findings, options: options)),
       largest: merged.largest,
       entries: entries)
-    report.budgets = budgets
+    report.budgets = budgets.figures
     report.comparison = comparison
     report.folders = folders
     if merged.everyFileIsBackedUp { report.heldByBackup = held }
     return report
+  }
+
+  /// `backup-too-large` or `backup-near-limit`, against `--max-backup-size`.
+  private static func limitFindings(backupBytes: UInt64, options: AuditOptions) -> [Finding] {
+    guard let limit = options.maxBackupSize else { return [] }
+    if backupBytes > limit {
+      return [Finding(
+        rule: .backupTooLarge, path: Array(".".utf8),
+        message: "the backup would carry \(ByteSize.described(backupBytes)), over the \(ByteSize.human(limit)) limit",
+        bytes: backupBytes, limit: limit)]
+    } else if let warnAt = options.warnAt, Double(backupBytes) > warnAt * Double(limit) {
+      return [Finding(
+        rule: .backupNearLimit, path: Array(".".utf8),
+        message: "the backup would carry \(ByteSize.described(backupBytes)), \(percentText(backupBytes, of: limit)) of the \(ByteSize.human(limit)) limit",
+        bytes: backupBytes, limit: limit)]
+    }
+    return []
+  }
+
+  /// Each budget's bytes, and its `budget-exceeded` or `budget-near-limit` finding.
+  private static func budgetFigures(_ budgetBytes: [UInt64], options: AuditOptions)
+    -> (figures: [(budget: AuditPolicy.Budget, bytes: UInt64)], findings: [Finding]) {
+    var figures: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
+    var findings: [Finding] = []
+    for (index, budget) in options.budgets.enumerated() {
+      let bytes = budgetBytes[index]
+      figures.append((budget, bytes))
+      let path = Array(budget.path.pattern.utf8)
+      if bytes > budget.maxBytes {
+        findings.append(Finding(
+          rule: .budgetExceeded, path: path,
+          message: "\(ByteSize.described(bytes)) backed up under \(budget.path.pattern), over its \(ByteSize.human(budget.maxBytes)) budget",
+          bytes: bytes, limit: budget.maxBytes))
+      } else if let warnAt = options.warnAt, Double(bytes) > warnAt * Double(budget.maxBytes) {
+        findings.append(Finding(
+          rule: .budgetNearLimit, path: path,
+          message: "\(ByteSize.described(bytes)) backed up under \(budget.path.pattern), \(percentText(bytes, of: budget.maxBytes)) of its \(ByteSize.human(budget.maxBytes)) budget",
+          bytes: bytes, limit: budget.maxBytes))
+      }
+    }
+    return (figures, findings)
+  }
+
+  /// One `backup-grew` finding for one growth, naming each limit it is over; nil when none is.
+  private static func growthFinding(_ result: BaselineComparison, baseline: Baseline, options: AuditOptions) -> Finding? {
+    let growth = result.delta
+    var over: [String] = []
+    var limit: UInt64?
+    if let maxGrowth = options.maxGrowth, growth > 0, UInt64(growth) > maxGrowth {
+      over.append("--max-growth \(ByteSize.described(maxGrowth))")
+      limit = maxGrowth
+    }
+    if let maxPercent = options.maxGrowthPercent, let percent = result.percent, percent > maxPercent {
+      over.append("--max-growth-percent \(JSONValue.format(maxPercent))%")
+    }
+    guard !over.isEmpty else { return nil }
+    let percent = result.percent.map { ", or " + Plural.percent($0).dropFirst() + "%" } ?? ""
+    return Finding(
+      rule: .backupGrew, path: Array(".".utf8),
+      message: "the backup grew by \(ByteSize.described(UInt64(max(growth, 0))))\(percent), from \(ByteSize.human(result.backupBefore)) to \(ByteSize.human(result.backupAfter)), since \(baseline.file); more than \(over.joined(separator: " and "))",
+      bytes: UInt64(max(growth, 0)), limit: limit)
   }
 
   /// The policy file's rule severities (`off` drops a rule) and `ignore` globs. Findings about

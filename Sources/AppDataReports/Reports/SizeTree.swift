@@ -195,37 +195,55 @@ private struct CompactBuilder {
     }
     let total = rootBytes.reduce(UInt64(0)) { $0.saturatingSum($1) }
     let smallest = max(1, total / UInt64(SizeTree.maximumCells))
-
-    var plain = true
-    var lastKey: [UInt8] = []
-    var lastFolder = -1
-    /// The folder of a path whose folder part ends at `end` (> 0): one comparison when it is
-    /// the last one's.
-    func folder(of path: UnsafeBufferPointer<UInt8>, end: Int) -> Int {
-      let same = lastFolder >= 0 && lastKey.count == end && lastKey.withUnsafeBufferPointer {
-        Syscalls.compareBytes($0.baseAddress!, path.baseAddress!, count: end) == 0
-      }
-      if !same {
-        lastFolder = self.folder(path, end: end)
-        lastKey.removeAll(keepingCapacity: true)
-        lastKey.append(contentsOf: UnsafeBufferPointer(rebasing: path[0..<end]))
-      }
-      return lastFolder
-    }
     if checksFilesAgainstFolders {
-      // Every folder first, so that a file listed before a folder of its path is merged into it.
-      entries.forEachStored { path, _, size in
-        guard plain, size > 0 else { return }
-        guard let end = Self.scan(path)?.end else { plain = false; return }
-        if end > 0 { _ = folder(of: path, end: end) }
-      }
-      guard plain else { return nil }
+      guard makeFoldersFirst() else { return nil }
     }
+    guard let largeFiles = placeFiles(smallest: smallest) else { return nil }
+    let sums = folderSums(largeFiles: largeFiles)
+    return nodes(name: name, rootBytes: rootBytes, sums: sums, largeFiles: largeFiles, smallest: smallest)
+  }
 
-    // Files: into a folder of the same path (merged, as the general builder's one node per
-    // name does), as a node of their own when large enough to be a cell, else into their
-    // folder's small items.
-    var largeFiles: [(folder: Int, name: String, category: Int, bytes: UInt64)] = []
+  /// The last folder found, and its key: consecutive files share a folder, so most cost one
+  /// comparison.
+  private var lastKey: [UInt8] = []
+  private var lastFolder = -1
+
+  /// The folder of a path whose folder part ends at `end` (> 0): one comparison when it is
+  /// the last one's.
+  private mutating func folder(of path: UnsafeBufferPointer<UInt8>, end: Int) -> Int {
+    let same = lastFolder >= 0 && lastKey.count == end && lastKey.withUnsafeBufferPointer {
+      Syscalls.compareBytes($0.baseAddress!, path.baseAddress!, count: end) == 0
+    }
+    if !same {
+      lastFolder = folder(path, end: end)
+      lastKey.removeAll(keepingCapacity: true)
+      lastKey.append(contentsOf: UnsafeBufferPointer(rebasing: path[0..<end]))
+    }
+    return lastFolder
+  }
+
+  /// Every folder first, so that a file listed before a folder of its path is merged into it.
+  /// False when some path is not plain.
+  private mutating func makeFoldersFirst() -> Bool {
+    var plain = true
+    let entries = self.entries
+    entries.forEachStored { path, _, size in
+      guard plain, size > 0 else { return }
+      guard let end = Self.scan(path)?.end else { plain = false; return }
+      if end > 0 { _ = folder(of: path, end: end) }
+    }
+    return plain
+  }
+
+  private typealias LargeFile = (folder: Int, name: String, category: Int, bytes: UInt64)
+
+  /// Files: into a folder of the same path (merged, as the general builder's one node per
+  /// name does), as a node of their own when large enough to be a cell (returned), else into
+  /// their folder's small items. Nil when some path is not plain.
+  private mutating func placeFiles(smallest: UInt64) -> [LargeFile]? {
+    var plain = true
+    var largeFiles: [LargeFile] = []
+    let entries = self.entries
     entries.forEachStored { path, category, size in
       guard plain, size > 0 else { return }
       guard let (end, deep) = Self.scan(path).map({ ($0.end, $0.isDeep) }) else { plain = false; return }
@@ -248,10 +266,12 @@ private struct CompactBuilder {
         smallCounts[parent + 1] += 1
       }
     }
-    guard plain else { return nil }
+    return plain ? largeFiles : nil
+  }
 
-    // Each folder's bytes: its own, its large files', its small items', then summed up into
-    // its parent from the deepest (a folder is made after its parent: a larger index).
+  /// Each folder's bytes: its own, its large files', its small items', then summed up into
+  /// its parent from the deepest (a folder is made after its parent: a larger index).
+  private func folderSums(largeFiles: [LargeFile]) -> [UInt64] {
     var sums = bytes
     for (file, _, category, size) in largeFiles where file >= 0 {
       sums[file * Self.categories + category] = sums[file * Self.categories + category].saturatingSum(size)
@@ -269,12 +289,17 @@ private struct CompactBuilder {
           .saturatingSum(sums[index * Self.categories + category])
       }
     }
+    return sums
+  }
 
-    // Nodes, parents first: a folder smaller than `smallest` can never be a cell, so it is one
-    // of its parent's small items (and its insides are in it), never a node.
+  /// Nodes, parents first: a folder smaller than `smallest` can never be a cell, so it is one
+  /// of its parent's small items (and its insides are in it), never a node.
+  private mutating func nodes(name: String, rootBytes: [UInt64], sums: [UInt64], largeFiles: [LargeFile], smallest: UInt64) -> SizeTree.Node {
     let root = SizeTree.Node(name: name)
     root.bytes = rootBytes
     var nodes = [SizeTree.Node?](repeating: nil, count: parents.count)
+    let (parents, nameStarts, mergedFile) = (self.parents, self.nameStarts, self.mergedFile)
+    var (smallBytes, smallCounts) = (self.smallBytes, self.smallCounts)
     folderKeys.forEach { key, index, _ in
       let parent = Int(parents[index])
       guard let parentNode = parent >= 0 ? nodes[parent] : root else { return }  // inside a small folder
@@ -293,6 +318,7 @@ private struct CompactBuilder {
         smallCounts[parent + 1] += 1
       }
     }
+    (self.smallBytes, self.smallCounts) = (smallBytes, smallCounts)
     for (folder, name, category, size) in largeFiles {
       // A large file's folder is at least as large: a node.
       guard let parentNode = folder >= 0 ? nodes[folder] : root else { continue }
