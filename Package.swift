@@ -9,7 +9,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "appdata", targets: ["appdata"]),
-    .library(name: "AppDataKit", targets: ["AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration"]),
+    .library(name: "AppDataKit", targets: ["AppDataKit", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration"]),
   ],
   dependencies: [
     // An encrypted device backup's keys and Manifest.db: PBKDF2, AES key unwrap (RFC 3394) and
@@ -78,9 +78,15 @@ let package = Package(
       dependencies: ["AppDataSystem", "AppDataCore"],
       path: "Sources/AppDataMigration"
     ),
+    // The façade: re-exports the layers and holds the jobs that need several of them.
+    .target(
+      name: "AppDataKit",
+      dependencies: ["AppDataSystem", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration"],
+      path: "Sources/AppDataKit"
+    ),
     .target(
       name: "AppDataCommandLine",
-      dependencies: ["AppDataSystem", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration"],
+      dependencies: ["AppDataSystem", "AppDataKit"],
       path: "Sources/AppDataCommandLine"
     ),
     .executableTarget(
@@ -99,7 +105,7 @@ let package = Package(
     ),
     .testTarget(
       name: "AppDataKitTests",
-      dependencies: ["AppDataSystem", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration", "AppDataCommandLine"],
+      dependencies: ["AppDataSystem", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration", "AppDataKit", "AppDataCommandLine"],
       path: "Tests/AppDataKitTests"
     ),
   ],

@@ -11,6 +11,7 @@ import argparse
 import importlib.util
 import json
 import os
+import plistlib
 import re
 import shutil
 import statistics
@@ -166,6 +167,42 @@ def many_backups(appdata, bench_dir, rounds):
         print(f"  {fmt}: 10,000 in {ten:.2f} s (target < 5: {'met' if ten < 5 else 'missed'}); 20,000 / 10,000: {twenty / ten:.2f} "
               f"(target <= 2.2: {'met' if twenty / ten <= 2.2 else 'missed'})")
     print()
+
+
+def restore(appdata, bench_dir, rounds, files=10000):
+    """appdata restore (issue 53): the extract benchmark's backup (10,000 files, 1 GiB) restored
+    into a Simulator device's app container, against extract of the same app to a folder beside
+    it, alternated, in memory (/dev/shm when there is one): target <= 1.2x. Each restore leaves
+    the previous contents kept beside the container; removing them is timed with it, as the
+    extract's output is removed with it."""
+    many = os.path.join(bench_dir, "extract-many" if files == 10000 else f"extract-many-{files}")
+    if not os.path.exists(many + ".done"):
+        print(f"generating {many} ...", flush=True)
+        shutil.rmtree(many, ignore_errors=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "make-extract-backup.py"), many, "--files", str(files),
+                        "--file-size", str(100 * 1024 + 333)], check=True)
+        open(many + ".done", "w").close()
+    app = "com.example.extract"
+    work = "/dev/shm/appdata-restore-bench" if os.path.isdir("/dev/shm") else os.path.join(bench_dir, "restore-work")
+    shutil.rmtree(work, ignore_errors=True)
+    uuid = "2C0D1E55-0000-4000-8000-000000000002"
+    applications = os.path.join(work, "Devices", "UDID", "data", "Containers", "Data", "Application")
+    os.makedirs(os.path.join(applications, uuid, "Documents"))
+    with open(os.path.join(work, "Devices", "UDID", "device.plist"), "wb") as f:
+        plistlib.dump({"UDID": "UDID", "state": 1}, f)
+    with open(os.path.join(applications, uuid, ".com.apple.mobile_container_manager.metadata.plist"), "wb") as f:
+        plistlib.dump({"MCMMetadataIdentifier": app, "MCMMetadataContentClass": 2}, f)
+    quoted = lambda path: "'" + path + "'"
+    commands = {
+        "appdata extract": ["sh", "-c", f"{quoted(appdata)} extract -q --app {app} -o {work}/out {quoted(many + '/plain')} && rm -rf {work}/out"],
+        "appdata restore": ["sh", "-c", f"{quoted(appdata)} restore -q {quoted(many + '/plain')} --simulator {work}/Devices/UDID --app {app}"
+                            f" && rm -rf {applications}/.{uuid}.appdata-restore-*"],
+    }
+    print(f"== appdata restore: {files:,} files into a Simulator container, against extract of the same app, in {work}, {rounds} rounds (medians) ==")
+    medians = alternate(commands, rounds, "appdata extract")
+    ratio = medians["appdata restore"] / medians["appdata extract"]
+    print(f"  restore / extract: {ratio:.2f} (target <= 1.2: {'met' if ratio <= 1.2 else 'missed'})")
+    shutil.rmtree(work, ignore_errors=True)
 
 
 def extract(appdata, bench_dir, rounds):
@@ -835,7 +872,7 @@ def main():
     parser.add_argument("--compare", metavar="OTHER", help="time OTHER (another appdata build) against this one, alternated")
     parser.add_argument("--fail-over", type=float, metavar="RATIO",
                         help="with --compare: exit 1 when a case's this/other ratio is above RATIO (make bench-compare: 1.10)")
-    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "backups", "baseline", "history", "encrypted", "extract", "floor",
+    parser.add_argument("--only", choices=["containers", "device", "archive", "backup", "backups", "baseline", "history", "encrypted", "extract", "restore", "floor",
                                            "migrate", "listings", "android", "android-backup"],
                         help="run only this part")
     parser.add_argument("--floor-walker", default=os.path.join(HERE, "..", ".build", "floor-walker"),
@@ -855,6 +892,7 @@ def main():
                            backup(args.appdata, args.bench_dir, 1_000_000, args.rounds or 3)),
         "backups": lambda: many_backups(args.appdata, args.bench_dir, args.rounds or 3),
         "extract": lambda: extract(args.appdata, args.bench_dir, args.rounds or 3),
+        "restore": lambda: restore(args.appdata, args.bench_dir, args.rounds or 5),
         "baseline": lambda: baseline_path(args.appdata, args.bench_dir, args.rounds or 7),
         "history": lambda: history(args.appdata, args.bench_dir, args.rounds or 3),
         "listings": lambda: listings(args.appdata, args.bench_dir, 1_000_000, args.rounds or 3),
@@ -890,7 +928,7 @@ def main():
         return
     parts["floor"]()
     floor(args.appdata, args.floor_walker, ensure_container(args.bench_dir, 1_000_000), 1_000_000, args.rounds or 5)
-    for name in ["migrate", "device", "backup", "backups", "baseline", "history", "encrypted", "extract", "listings", "android", "android-backup"]:
+    for name in ["migrate", "device", "backup", "backups", "baseline", "history", "encrypted", "extract", "restore", "listings", "android", "android-backup"]:
         parts[name]()
     archive(args.appdata, args.bench_dir, 100_000, 5)
     if not args.no_scale:

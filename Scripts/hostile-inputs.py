@@ -215,7 +215,7 @@ def make(out):
         of `absent` may appear, and each path of `keep` (user data inside FOLDER) must be left
         byte for byte. Every extract and migrate case has one or the other (issue 48)."""
         assert hang is None or hang >= HANG_SECONDS
-        assert args[0] not in ("extract", "migrate") or (extract or contained), f"{name}: a writing case runs as nobody (extract= or contained=)"
+        assert args[0] not in ("extract", "migrate", "restore") or (extract or contained), f"{name}: a writing case runs as nobody (extract= or contained=)"
         cases.append({"name": name, "dir": current[0], "args": args, "expect": list(expect), "stderrContains": stderr,
                       "env": env or {}, "stdin": stdin, "cwd": cwd, "addressSpace": address_space, "extract": extract,
                       "hang": hang, "work": work, "rss": rss, "contained": contained})
@@ -415,6 +415,7 @@ def make(out):
     android_round(out, case, folder)
     names_round(out, case, folder)
     containment_round(out, case, folder)
+    restore_round(out, case, folder)
 
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)
@@ -743,6 +744,131 @@ def third_round(out, case, folder):
     extract_backup(os.path.join(f, "backup"), rows)
     # (3.8 s in the debug build on this 2-core VM, 5.6 s on another: a hang after 120 s.)
     extract_case("shapes-extract-x7", ["--app", app, "{DIR}/backup"], expect=(0,), hang=120)
+
+
+# MARK: - Issue 53: appdata restore into a Simulator device, from the hostile backups
+
+
+def restore_round(out, case, folder):
+    """`appdata restore` of issue 38's hostile manifests into a Simulator device folder, and
+    devices that are hostile themselves (a booted state, escapes in the UDID and the ids, a
+    container, its place or its metadata plist that is a symlink to outside, a device.plist that
+    is a bomb, a planted restore folder no record proves). Each runs as nobody; OUT is the
+    device's Data/Application folder (the container and restore's folder beside it): nothing else
+    below the case's folder may change, the other app's container is kept byte for byte, no
+    link in OUT resolves outside it, and nothing named in `absent` appears."""
+    spec = importlib.util.spec_from_file_location("extract_backup", os.path.join(HERE, "make-extract-backup.py"))
+    x = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(x)
+    hostile = "\x1b]0;PWNED\x07\x1b[31mRED"
+    app = "com.example.x"
+    d = "AppDomain-" + app
+    folder_row = lambda p, dom=d, mode=0o755: (dom, p, "folder", mode, 1, None, None, {}, 0)
+    file_row = lambda p, c, dom=d, xattrs=None: (dom, p, "file", 0o644, 1, c, None, xattrs or {}, 3)
+    link_row = lambda p, t, dom=d: (dom, p, "symlink", 0o755, 1, None, t, {}, 0)
+    applications = "Devices/UDID/data/Containers/Data/Application"
+
+    def device(root, state=1, udid="UDID", apps=((app, "A0000000-0000-4000-8000-000000000001"),
+                                                 ("com.example.other", "B0000000-0000-4000-8000-000000000002")), plist=None):
+        dev = os.path.join(root, "Devices", "UDID")
+        os.makedirs(dev)
+        write(os.path.join(dev, "device.plist"), plist if plist is not None else
+              plistlib.dumps({"UDID": udid, "state": state, "name": hostile, "runtime": "com.apple.CoreSimulator.SimRuntime.iOS-18-0"}, fmt=plistlib.FMT_BINARY))
+        for ident, uuid in apps:
+            c = os.path.join(dev, "data", "Containers", "Data", "Application", uuid)
+            container(c)
+            write(os.path.join(c, ".com.apple.mobile_container_manager.metadata.plist"),
+                  plistlib.dumps({"MCMMetadataIdentifier": ident, "MCMMetadataContentClass": 2}, fmt=plistlib.FMT_BINARY))
+        return dev
+
+    def restore_case(name, args, expect=(0, 1), absent=(), keep=("{DIR}/" + applications + "/B0000000-0000-4000-8000-000000000002",), **options):
+        case(name, ["restore"] + args, expect=expect,
+             extract={"out": "{DIR}/" + applications, "absent": list(absent), "keep": list(keep)}, **options)
+
+    # The manifests: paths climbing out, a link to /etc then a file below it, links that resolve
+    # out through other links, escapes in names and attributes, a plugin id that is a path.
+    f = folder("restore-manifest")
+    path = os.path.join(f, "backup")
+    os.makedirs(path)
+    backup.write_plists(path, [app])
+    x.write(path, [folder_row(""), folder_row("Documents"), file_row("Documents/" + hostile, b"x", xattrs={hostile: b"v"}),
+                   file_row("../ESCAPED", b"x"), file_row("Documents/../../ESCAPED", b"x"),
+                   link_row("Documents/out", "/etc"), file_row("Documents/out/passwd", b"x"),
+                   link_row("Documents/y", ".."), link_row("x", "Documents/y/Documents/y/../../../../etc/passwd"),
+                   link_row("Library/c", "../Documents/y/Documents/y/../../../.."), file_row("Library/c/PWNED", b"x"),
+                   file_row(".appdata-migration.journal", b"planted"),
+                   folder_row("", "AppDomainPlugin-" + app + "./../../ESCAPED"),
+                   file_row("pwned.sh", b"#!/bin/sh\n", "AppDomainPlugin-" + app + "./../../ESCAPED")])
+    dev = device(f, apps=((app, "A0000000-0000-4000-8000-000000000001"), ("com.example.other", "B0000000-0000-4000-8000-000000000002")))
+    # A plugin container on the device whose id is that path: matched by id, never made a path.
+    plugin = os.path.join(dev, "data", "Containers", "Data", "PluginKitPlugin", "C0000000-0000-4000-8000-000000000003")
+    container(plugin)
+    write(os.path.join(plugin, ".com.apple.mobile_container_manager.metadata.plist"),
+          plistlib.dumps({"MCMMetadataIdentifier": app + "./../../ESCAPED", "MCMMetadataContentClass": 4}))
+    restore_case("restore-manifest", ["{DIR}/backup", "--simulator", "{DIR}/Devices/UDID", "--app", app], expect=(1,),
+                 absent=["{DIR}/ESCAPED", "{DIR}/Devices/ESCAPED", "{DIR}/" + applications + "/ESCAPED", "{DIR}/PWNED"])
+    # With --with-extensions the plugin is restored too: OUT is then the device's Data folder.
+    case("restore-manifest-extensions", ["restore", "--with-extensions", "--json", "{DIR}/backup", "--simulator", "{DIR}/Devices/UDID", "--app", app],
+         expect=(1,), extract={"out": "{DIR}/Devices/UDID/data/Containers/Data", "absent": ["{DIR}/ESCAPED", "{DIR}/Devices/ESCAPED", "{DIR}/PWNED"],
+                               "keep": ["{DIR}/" + applications + "/B0000000-0000-4000-8000-000000000002"]})
+    # Issue 38's rows: fileIDs shared, Size 0 with a payload, targets with a NUL or of 4,097 bytes.
+    f = folder("restore-rows")
+    x.write_hostile_rows(os.path.join(f, "backup"), app)
+    device(f)
+    restore_case("restore-rows", ["--json", "{DIR}/backup", "--simulator", "{DIR}/Devices/UDID", "--app", app], expect=(1,))
+    # The device itself: booted; escapes in its UDID and in the installed ids; the container, its
+    # place, its metadata plist a symlink to outside; device.plist a bomb; a planted restore
+    # folder with a record that proves nothing.
+    for name, build, expect, stderr in (
+            ("booted", lambda f: device(f, state=3, udid=hostile), (2,), "xcrun simctl shutdown"),
+            ("escapes", lambda f: device(f, udid=hostile, apps=((hostile, "A0000000-0000-4000-8000-000000000001"),
+                                                                ("com.example.other", "B0000000-0000-4000-8000-000000000002"))), (2,), "is installed"),
+            ("bomb", lambda f: device(f, plist=expansion_bomb(top_dict_key="state")), (2,), None),
+            ("container-link", "container-link", (2,), "is installed"),
+            ("place-link", "place-link", (2,), "is installed"),
+            ("metadata-link", "metadata-link", (2,), "cannot be read"),
+            ("planted", "planted", (0,), None)):
+        f = folder("restore-device-" + name)
+        os.makedirs(os.path.join(f, "backup"))
+        backup.write_plists(os.path.join(f, "backup"), [app])
+        x.write(os.path.join(f, "backup"), [folder_row(""), file_row("Documents/ok.txt", b"ok")])
+        keep = ["{DIR}/" + applications + "/B0000000-0000-4000-8000-000000000002"]
+        if callable(build):
+            build(f)
+        else:
+            dev = device(f, apps=(("com.example.other", "B0000000-0000-4000-8000-000000000002"),))
+            apps_folder = os.path.join(dev, "data", "Containers", "Data", "Application")
+            outside = os.path.join(f, "outside")
+            container(os.path.join(outside, "A0000000-0000-4000-8000-000000000001"))
+            write(os.path.join(outside, "A0000000-0000-4000-8000-000000000001", ".com.apple.mobile_container_manager.metadata.plist"),
+                  plistlib.dumps({"MCMMetadataIdentifier": app, "MCMMetadataContentClass": 2}))
+            if build == "container-link":
+                os.symlink(os.path.join(outside, "A0000000-0000-4000-8000-000000000001"), os.path.join(apps_folder, "A0000000-0000-4000-8000-000000000001"))
+            elif build == "place-link":
+                shutil.rmtree(apps_folder)
+                os.symlink(outside, apps_folder)
+                keep = []
+            elif build == "metadata-link":
+                c = os.path.join(apps_folder, "A0000000-0000-4000-8000-000000000001")
+                container(c)
+                os.symlink(os.path.join(outside, "A0000000-0000-4000-8000-000000000001", ".com.apple.mobile_container_manager.metadata.plist"),
+                           os.path.join(c, ".com.apple.mobile_container_manager.metadata.plist"))
+            else:
+                c = os.path.join(apps_folder, "A0000000-0000-4000-8000-000000000001")
+                container(c)
+                write(os.path.join(c, ".com.apple.mobile_container_manager.metadata.plist"),
+                      plistlib.dumps({"MCMMetadataIdentifier": app, "MCMMetadataContentClass": 2}))
+                planted = os.path.join(apps_folder, ".A0000000-0000-4000-8000-000000000001.appdata-restore-" + "0" * 32)
+                container(planted)
+                write(planted + ".owner", b"appdata-owner 1 " + b"0" * 32 + b" folder\n1 1\n1 1 1 1\n")
+                keep += ["{DIR}/" + applications + "/" + os.path.basename(planted), "{DIR}/" + applications + "/" + os.path.basename(planted) + ".owner"]
+        # A refusal changes nothing at all (the device's own links to outside stay as they are).
+        case("restore-device-" + name, ["restore", "{DIR}/backup", "--simulator", "{DIR}/Devices/UDID", "--app", app], expect=expect, stderr=stderr,
+             **({"extract": {"out": "{DIR}/" + applications, "absent": [], "keep": keep}} if expect != (2,)
+                else {"contained": {"out": None, "absent": [], "keep": keep}}))
+        if name == "planted":
+            case("restore-device-planted-undo", ["restore", "--undo", "{DIR}/Devices/UDID", "--app", app], expect=(0, 2),
+                 extract={"out": "{DIR}/" + applications, "absent": [], "keep": keep})
 
 
 # MARK: - Running

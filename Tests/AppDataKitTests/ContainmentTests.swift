@@ -33,6 +33,8 @@ struct ContainmentTests {
       #expect(throws: SystemError.self) { try Syscalls.remove(bytes, in: folder, isDirectory: false, displayPath: name) }
       #expect(throws: SystemError.self) { try Syscalls.renameWithoutReplacing(Array("a".utf8), in: folder, to: bytes, in: folder, displayPath: name) }
       #expect(throws: SystemError.self) { try Syscalls.makeSymbolicLink(bytes, in: folder, target: Array("a".utf8), displayPath: name) }
+      #expect(throws: SystemError.self) { try Syscalls.link(Array("a".utf8), in: folder, to: bytes, in: folder, displayPath: name) }
+      #expect(throws: SystemError.self) { try Syscalls.link(bytes, in: folder, to: Array("linked".utf8), in: folder, displayPath: name) }
       #expect(throws: SystemError.self) { try ExtendedAttributes.setValue([1], of: "user.x", onEntry: bytes, in: folder, displayPath: name) }
     }
     #expect(FileManager.default.fileExists(atPath: tree.path("a/b")))

@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// What the parser found: option values by long name, and the operands.
 public struct ParsedArguments: Sendable {
   /// For each value option given, its values in command-line order.

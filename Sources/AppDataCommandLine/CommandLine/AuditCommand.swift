@@ -1,7 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
+import AppDataKit
 import Synchronization
 
 /// `appdata audit`: options to an `AuditConfiguration`, the library's `audit` call, the report

@@ -1,6 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReports
+import AppDataKit
 import Synchronization
 
 /// One report `appdata audit` writes: a format and where (nil: standard output); and what the

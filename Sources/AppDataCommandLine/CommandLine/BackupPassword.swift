@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// Where the password of an encrypted device backup comes from. Never an option's value (it
 /// would show in `ps` and the shell's history): `--password-file FILE` (its first line),
 /// `--password-stdin` (the first line of standard input), `APPDATA_BACKUP_PASSWORD` (a CI

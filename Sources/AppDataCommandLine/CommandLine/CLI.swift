@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// The command line: parse, dispatch to a command, map the outcome to an exit status.
 /// `main.swift` is `exit(CLI.run(CommandLine.arguments, io: .standard()).rawValue)`.
 public enum CLI {
@@ -102,6 +99,9 @@ public enum CLI {
     case "extract":
       let extract = try ExtractCommand(parsed)
       return guarded { io throws(Refusal) in try extract.run(io: io) }
+    case "restore":
+      let restore = try RestoreCommand(parsed)
+      return guarded { io throws(Refusal) in try restore.run(io: io) }
     case "exclude": return { io in MarkerCommands.exclude(parsed, io: io) }
     case "include": return { io in MarkerCommands.include(parsed, io: io) }
     case "status": return { io in MarkerCommands.status(parsed, io: io) }

@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 
 /// Where a command's output goes. Injectable, so tests capture output without a process
 /// (SwiftFormat's print closures); `standard` writes to the real stdout and stderr.

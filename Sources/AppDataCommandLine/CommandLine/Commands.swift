@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// The option tables of every command. Help, the man page, shell-facing docs and the
 /// parser are all generated from these.
 public enum Commands {
@@ -164,7 +161,7 @@ public enum Commands {
     ])
 
   /// Every command, in the order `appdata --help` lists them.
-  public static var all: [CommandSpec] { [audit, migrate, extract, exclude, include, status, initConfig, completion] }
+  public static var all: [CommandSpec] { [audit, migrate, extract, restore, exclude, include, status, initConfig, completion] }
 
   /// The options of `appdata` itself (before a command).
   public static let global: [OptionSpec] = [

@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// Shell completion scripts, generated from the option tables (`appdata completion SHELL`).
 public enum CompletionScripts {
   public static let shells = ["bash", "zsh", "fish"]

@@ -1,6 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
+import AppDataKit
 import Synchronization
 /// `appdata extract BACKUP --app ID [-o OUT]`: options to `ExtractOptions`, the library's
 /// `extract` call, the report to the chosen format, an interrupt to a clean exit with nothing
@@ -106,13 +105,18 @@ struct ExtractCommand {
 final class ExtractProgress: Sendable {
   private let io: CommandIO
   private let last = Atomic<UInt64>(0)
+  /// `Extracting`, or `Restoring` (restore writes with extract's writer).
+  private let verb: String
 
-  init(io: CommandIO) { self.io = io }
+  init(io: CommandIO, verb: String = "Extracting") {
+    self.io = io
+    self.verb = verb
+  }
 
   func show(_ done: UInt64, _ total: UInt64) {
     let now = Syscalls.monotonicNanoseconds()
     let before = last.load(ordering: .relaxed)
     guard now &- before >= 200_000_000, last.compareExchange(expected: before, desired: now, ordering: .relaxed).exchanged else { return }
-    io.writeError("\r\u{1B}[2KExtracting: \(ByteSize.human(done)) of \(ByteSize.human(total))")
+    io.writeError("\r\u{1B}[2K\(verb): \(ByteSize.human(done)) of \(ByteSize.human(total))")
   }
 }

@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// Help text and the man page, generated from the option tables.
 public enum HelpFormatter {
   /// `appdata --help`; with a `width` (a terminal's), no line is wider.

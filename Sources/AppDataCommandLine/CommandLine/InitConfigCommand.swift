@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// `appdata init-config`: a starting policy file from the container's current figures.
 struct InitConfigCommand {
   let path: String

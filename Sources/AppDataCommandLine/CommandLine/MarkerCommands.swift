@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// `appdata exclude`, `include` and `status`: the marker verbs, like `tmutil`'s.
 enum MarkerCommands {
   static func exclude(_ parsed: ParsedArguments, io: CommandIO) -> ExitCode {

@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// `appdata migrate`: options to `MigrationOptions`, the report to the chosen format.
 struct MigrateCommand {
   let path: String
@@ -59,20 +56,9 @@ struct MigrateCommand {
     quiet = parsed.flag(.quiet)
   }
 
-  /// The one app container PATH names: PATH itself, a package's `AppData`, or, in a folder of
-  /// containers, the app container `--app` picks.
+  /// The one app container PATH names (the library's `MigrationInput`).
   func container() throws(Refusal) -> ContainerRef {
-    let source = try InputResolver.resolve(path)
-    let folders = try source.folders()
-    let filter = apps.isEmpty ? nil : AppFilter(ids: apps)
-    let kept = folders.filter { filter?.matches($0.id) ?? true }
-    if !source.isCollection, let only = kept.first, kept.count == 1 { return only }
-    if !apps.isEmpty && kept.isEmpty { throw AppFilter.noMatch(apps, source: path, available: folders.map(\.name)) }
-    // In a folder of containers, the app's own container: its id is exactly the one named.
-    let apps = kept.filter { $0.kind == .app && self.apps.contains($0.id ?? "") }
-    if apps.count == 1 { return apps[0] }
-    let ids = folders.filter { $0.kind == .app }.map { TerminalText.escaped($0.name) }.sorted().joined(separator: ", ")
-    throw Refusal(.notMatched, path: path, "holds \(Plural.counted(folders.count, "container")); name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
+    try MigrationInput.container(at: path, apps: apps)
   }
 
   /// A path relative to the container that cannot leave it.

@@ -40,8 +40,8 @@ public enum OptionName: String, Sendable, Hashable, CaseIterable, CustomStringCo
   case listApps = "list-apps"
   case marker
   case maxArchiveBytes = "max-archive-bytes"
-  case maxBackupSize = "max-backup-size"
   case maxBackups = "max-backups"
+  case maxBackupSize = "max-backup-size"
   case maxFileSize = "max-file-size"
   case maxGrowth = "max-growth"
   case maxGrowthPercent = "max-growth-percent"
@@ -59,11 +59,13 @@ public enum OptionName: String, Sendable, Hashable, CaseIterable, CustomStringCo
   case quiet
   case root
   case sarifRoot = "sarif-root"
+  case simulator
   case skip
   case targetSdk = "target-sdk"
   case testStopAfter = "test-stop-after"
   case to
   case top
+  case undo
   case verify
   case version
   case warnAt = "warn-at"

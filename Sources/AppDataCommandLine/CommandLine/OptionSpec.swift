@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// One command-line option as data: spelling, kind and help. The parser, the help text,
 /// the man page and the docs test all read the same table (swift-driver's approach).
 public struct OptionSpec: Sendable, Hashable {

@@ -1,6 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
+import AppDataKit
 import Synchronization
 
 /// One line of stderr, refreshed while a long walk runs: entries and bytes so far.

@@ -1,8 +1,5 @@
 import AppDataSystem
-import AppDataCore
-import AppDataReaders
-import AppDataReports
-import AppDataMigration
+import AppDataKit
 /// A command line that cannot run. `argumentIndex` points at the offending argv element.
 public struct UsageError: Error, Equatable, Sendable {
   public var message: String

@@ -94,6 +94,10 @@ extension AuditRule {
     id: "unfinished-migration", severity: .warning,
     rationale: "An appdata migrate was interrupted: its journal (.appdata-migration.journal) is at the container's root, or a partial copy (.appdata-partial-TOKEN, with its owner record) is left; some entries are still where they were.",
     remedy: "Run appdata migrate on the container again: it reads the journal and finishes the job.")
+  public static let restoreKeptCopy = AuditRule(
+    id: "restore-kept-copy", severity: .info,
+    rationale: "appdata restore left a folder beside this Simulator container (.UUID.appdata-restore-TOKEN, with its owner record): the container's previous contents, kept for --undo, or the partial tree of a killed run, which the next restore or --undo removes. It takes space until then.",
+    remedy: "appdata restore --undo DEVICE --app ID puts the previous contents back; once they are not wanted, remove the folder and its .owner record.")
   public static let unreadable = AuditRule(
     id: "unreadable", severity: .error,
     rationale: "An entry could not be read (permission denied, vanished during the walk); the figures do not cover it.",
@@ -135,7 +139,7 @@ extension AuditRule {
     .backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit,
     .budgetExceeded, .budgetNearLimit, .backupGrew,
     .excludedSystemFolder, .legacyMarker, .redundantMarker, .cacheInBackup, .unknownLocation, .unreadable, .metadataUnreadable, .unfinishedMigration,
-    .backupIncomplete, .backupUnreadable, .backupHoldsExcluded, .backupFileMissing, .backupFileSizeMismatch,
+    .restoreKeptCopy, .backupIncomplete, .backupUnreadable, .backupHoldsExcluded, .backupFileMissing, .backupFileSizeMismatch,
     .backupMissingFile, .backupUnexpectedFile,
   ]
 

@@ -31,6 +31,11 @@ public enum BackupExtraction {
     package var stopAfter: Int?
     /// Told the bytes written so far (the progress line).
     package var progress: (@Sendable (UInt64, UInt64) -> Void)?
+    /// `appdata restore`: the tree is built beside the container it replaces and handed over
+    /// complete, never renamed into place (`Restore`); no metadata plist is written.
+    package var restore: RestoreHandoff?
+    /// The id as it is, never a near one chosen for it (restore has chosen it on the device).
+    package var exactID = false
 
     package init(id: String, output: String) {
       self.id = id
@@ -95,6 +100,9 @@ public enum BackupExtraction {
     }
     var wanted = request.id
     var found = matching(wanted)
+    if found.isEmpty && request.exactID {
+      throw Refusal(.notMatched, path: backup, message: "\(TerminalText.escaped(backup)): the backup holds no app, group or plugin '\(TerminalText.escaped(request.id))'")
+    }
     if found.isEmpty {
       // Not an id it holds: the one id it plainly means (`whatsapp`, `WhatsApp`), or the
       // best candidates (the ids holding it, then near spellings), never an alphabetical list.
@@ -126,16 +134,40 @@ public enum BackupExtraction {
     }
   }
 
-  /// Extracts (or, with `dryRun`, plans) the request from the backup.
-  package static func run(_ source: BackupSource, request: Request) throws(Refusal) -> Report {
+  /// A backup's manifest, open (decrypted, for an encrypted one: its keys derived once), for
+  /// several runs (restore's containers); the caller wipes `keys` when the last is done.
+  final class Opened {
+    let database: SQLiteDatabase
+    let keys: UnlockedKeys
+    init(database: SQLiteDatabase, keys: UnlockedKeys) {
+      self.database = database
+      self.keys = keys
+    }
+  }
+
+  static func open(_ source: BackupSource, request: Request) throws(Refusal) -> Opened {
     var reader = BackupReader(manifest: source.manifest, folderPath: source.folderPath)
     reader.password = request.password
     reader.maximumKeyRounds = request.maximumKeyRounds
     let keys = UnlockedKeys()
     reader.unlockedKeys = keys
-    let database = try reader.open()
-    // The class keys are unwrapped as files ask for them, and all released when this ends.
-    defer { keys.value?.wipe() }
+    return Opened(database: try reader.open(), keys: keys)
+  }
+
+  /// Extracts (or, with `dryRun`, plans) the request from the backup (`opened`, when given,
+  /// instead of opening it again).
+  package static func run(_ source: BackupSource, request: Request) throws(Refusal) -> Report {
+    try run(source, request: request, opened: nil)
+  }
+
+  static func run(_ source: BackupSource, request: Request, opened given: Opened?) throws(Refusal) -> Report {
+    let opened: Opened
+    if let given { opened = given } else { opened = try open(source, request: request) }
+    let database = opened.database
+    let keys = opened.keys
+    // The class keys are unwrapped as files ask for them, and all released when this ends (or,
+    // opened by the caller, when the caller's last run ends).
+    defer { if given == nil { keys.value?.wipe() } }
     let domains = try domains(in: database, request: request, backup: source.source)
     // `--app whatsapp` chose `net.whatsapp.WhatsApp`: the report says so.
     let chosen = domains.first.map(\.id).flatMap { first in
@@ -194,7 +226,8 @@ public enum BackupExtraction {
       }
       for (index, plan) in containers.enumerated() {
         var container = plan.summary
-        try writer.write(plan, from: database, sharedFileIDs: shared, into: &container, problems: &report.problems, withMetadata: !isPackage,
+        try writer.write(plan, from: database, sharedFileIDs: shared, into: &container, problems: &report.problems,
+                         withMetadata: !isPackage && request.restore == nil,
                          containerIndex: index)
         report.containers.append(container)
       }

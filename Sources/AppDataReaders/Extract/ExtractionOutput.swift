@@ -27,6 +27,9 @@ final class ExtractionOutput {
   var partial: FileDescriptor { artifact.descriptor }
   let partialIdentity: FileIdentity
   private var isClosed = false
+  /// Restore's partial folder (`RestoreHandoff`): made beside the container it replaces, in a
+  /// folder the restore keeps open (this value never closes it), and handed over, not renamed.
+  private let handoff: RestoreHandoff?
   /// Set when the OUT that `--force` replaced could not be removed (it keeps its owner record,
   /// so the next run's sweep removes it).
   private(set) var leftAside: [UInt8]?
@@ -46,6 +49,7 @@ final class ExtractionOutput {
   /// Checks OUT against the backup and `force`, removes partial folders killed runs left, and
   /// makes this run's. Nothing is changed when a check refuses.
   init(output typed: String, force: Bool, backupPath: String) throws(Refusal) {
+    handoff = nil
     self.typed = typed
     path = Self.normalized(typed)
     let bytes = Array(path.utf8)
@@ -152,6 +156,35 @@ final class ExtractionOutput {
     OwnedArtifact.sweep(prefix: partialPrefix(of: name), in: parent)
   }
 
+  /// Restore's: the partial folder `.NAME.appdata-restore-TOKEN` beside the container NAME it
+  /// replaces, with its owner record; no marker of extract's (it becomes the container).
+  init(restoring handoff: RestoreHandoff) throws(Refusal) {
+    self.handoff = handoff
+    typed = handoff.displayPath
+    path = handoff.displayPath
+    parent = handoff.folder
+    name = handoff.name
+    do {
+      artifact = try OwnedArtifact.make(.folder, prefix: RestoreHandoff.prefix(of: handoff.name), in: handoff.folder, mode: 0o700,
+                                        displayPath: handoff.displayPath)
+    } catch {
+      throw Refusal(.cannotWrite, path: handoff.displayPath, "cannot create the new contents beside it: \(error.reason)")
+    }
+    partialIdentity = artifact.identity
+  }
+
+  /// Closes `parent` unless it is restore's.
+  private func closeParent() {
+    if handoff == nil { parent.close() }
+  }
+
+  /// Restore's partial folder, complete: handed to the restore, which exchanges it.
+  func handOver(checkpoints: Int) {
+    guard !isClosed, let handoff else { return }
+    isClosed = true
+    handoff.take(artifact, checkpoints: checkpoints)
+  }
+
   /// Whether `partialName` still names the folder this run made.
   private func partialIsOurs() -> Bool { artifact.isInPlace }
 
@@ -160,7 +193,7 @@ final class ExtractionOutput {
     guard !isClosed else { return }
     isClosed = true
     artifact.discard()
-    parent.close()
+    closeParent()
   }
 
   /// Renames the partial folder to OUT. With `force`, an OUT that is there (again) is replaced
@@ -172,7 +205,7 @@ final class ExtractionOutput {
     guard partialIsOurs() else {
       isClosed = true
       artifact.discard()
-      parent.close()
+      closeParent()
       throw Refusal(.conflict, "\(out): the folder this run built it in (\(TerminalText.escaped(RelativePath.display(partialName)))) was moved or replaced; nothing was put in place")
     }
     do {
@@ -191,7 +224,7 @@ final class ExtractionOutput {
     }
     isClosed = true
     artifact.relinquish()
-    parent.close()
+    closeParent()
   }
 
   /// Swaps the partial folder with the OUT that is there, once it is proven replaceable, then
@@ -221,7 +254,7 @@ final class ExtractionOutput {
         }
         isClosed = true
         artifact.relinquish()
-        parent.close()
+        closeParent()
         return
       }
       defer { old.close() }
@@ -260,13 +293,13 @@ final class ExtractionOutput {
       guard let oldCopy = try? Syscalls.reopen(old, displayPath: typed) else {
         leftAside = partialName
         isClosed = true
-        parent.close()
+        closeParent()
         return
       }
       artifact.nowNames(oldIdentity, descriptor: oldCopy)
       if !artifact.discard() { leftAside = partialName }
       isClosed = true
-      parent.close()
+      closeParent()
       return
     }
     abandon()

@@ -85,7 +85,11 @@ struct ExtractionWriter {
     self.request = request
     self.isEncrypted = isEncrypted
     self.keys = keys
-    output = try ExtractionOutput(output: request.output, force: request.force, backupPath: backupPath)
+    if let handoff = request.restore {
+      output = try ExtractionOutput(restoring: handoff)
+    } else {
+      output = try ExtractionOutput(output: request.output, force: request.force, backupPath: backupPath)
+    }
     if let backupFolder {
       do {
         backup = try Syscalls.openDirectory(atPath: backupFolder)
@@ -409,6 +413,10 @@ struct ExtractionWriter {
     if let time = setting.time { try? Syscalls.setTimes(partial, access: Self.fileTime(time), modification: Self.fileTime(time), displayPath: "") }
     backupCloser.close(backup)
     writers.close()
+    if request.restore != nil {
+      output.handOver(checkpoints: checkpoints)
+      return
+    }
     try output.putInPlace(force: request.force)
   }
 }

@@ -19,13 +19,29 @@ enum SimulatorDevice: ContainerFolderKind {
         guard let child = placeFolder.folder(name) else { continue }
         let identity = child.identity(parent: placeFolder)
         if identity.isBundle { continue }
-        containers.append(ContainerFolder.reference(child, parent: placeFolder, kind: kind, identity: identity))
+        var reference = ContainerFolder.reference(child, parent: placeFolder, kind: kind, identity: identity)
+        reference.identityFindings += restoreLeftovers(of: name, in: placeFolder)
+        containers.append(reference)
       }
     }
     if containers.isEmpty && sawBundles && !places.contains(where: { $0.place.kind != nil }) {
       throw Refusal(.notAnInput, path: folder.path, "holds .app bundles (Bundle/Application), never app data; name the device's Containers folder, or its Data/Application")
     }
     return FolderMatch(containers: containers, isCollection: true)
+  }
+
+  /// The folders `appdata restore` left beside the container NAME (`.NAME.appdata-restore-TOKEN`:
+  /// its previous contents, kept for `--undo`, or a killed run's partial tree), each a
+  /// `restore-kept-copy` finding of the container, by its path from the container's root.
+  static func restoreLeftovers(of name: String, in place: ProbedFolder) -> [Finding] {
+    let prefix = "." + name + ".appdata-restore-"
+    return place.entries.compactMap { key, kind -> Finding? in
+      let entry = key.string
+      guard kind == .directory, entry.hasPrefix(prefix), entry.utf8.count == prefix.utf8.count + 32,
+            entry.utf8.suffix(32).allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+      return Finding(rule: .restoreKeptCopy, path: Array(("../" + entry).utf8),
+                     message: "a folder appdata restore left beside this container: its previous contents, kept for 'appdata restore --undo', or a killed run's partial tree; not backed up", bytes: nil)
+    }.sorted { $0.path.lexicographicallyPrecedes($1.path) }
   }
 
   /// The places `folder` holds or is, each with its folder; nil when it has none.

@@ -73,11 +73,11 @@ public final class OwnedArtifact: Sendable {
   static let recordSuffix = Array(".owner".utf8)
 
   private init(kind: Kind, name: [UInt8], recordName: [UInt8], descriptor: FileDescriptor, identity: FileIdentity,
-               folder: FileDescriptor, record: FileDescriptor, token: [UInt8]) {
+               folder: FileDescriptor, record: FileDescriptor, token: [UInt8], recorded: [FileIdentity]? = nil) {
     self.kind = kind
     self.name = name
     self.recordName = recordName
-    state = Mutex(State(descriptor: descriptor, identity: identity, recorded: [identity]))
+    state = Mutex(State(descriptor: descriptor, identity: identity, recorded: recorded ?? [identity]))
     self.folder = folder
     self.record = record
     self.token = token
@@ -232,6 +232,19 @@ public final class OwnedArtifact: Sendable {
     writeRecord()
   }
 
+  /// What the record says the name may name, in the order written: the artifact first, then
+  /// (after `mayAlsoName`) the other. `appdata restore` tells by it which side of its exchange a
+  /// run stopped on: its name naming the second is the container's previous contents, kept.
+  public var recordedIdentities: [FileIdentity] { state.withLock { $0.recorded } }
+
+  /// The artifact stays, and so does its record, unlocked: a later run may `claim` it (restore's
+  /// kept copy, which `--undo` puts back). Its descriptors are closed.
+  public func keep() {
+    guard finishOnce() else { return }
+    record.close()
+    descriptor.close()
+  }
+
   /// Whether the artifact's name still names the artifact.
   public var isInPlace: Bool {
     (try? Syscalls.status(of: name, in: folder, displayPath: ""))?.identity == identity
@@ -358,7 +371,8 @@ public final class OwnedArtifact: Sendable {
       descriptor = folderCopy
     }
     return OwnedArtifact(kind: parsed.kind, name: name, recordName: recordName, descriptor: descriptor,
-                         identity: identity, folder: folder, record: record.release(), token: token)
+                         identity: identity, folder: folder, record: record.release(), token: token,
+                         recorded: parsed.artifacts.isEmpty ? nil : parsed.artifacts)
   }
 
   /// A record's fields: its token, the artifact's kind, the record's own identity and the

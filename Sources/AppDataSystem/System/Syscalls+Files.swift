@@ -289,6 +289,24 @@ extension Syscalls {
     }
   }
 
+  /// linkat(2) without following a symlink: `newName` in `destination` becomes a second name of
+  /// the file `name` in `source` (restore keeps the container's metadata plist, the same file,
+  /// in the container it builds). Fails with EEXIST rather than replace.
+  public static func link(
+    _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
+    displayPath: @autoclosure () -> String
+  ) throws(SystemError) {
+    try checkName(name, .createLink, path: displayPath())
+    try checkName(newName, .createLink, path: displayPath())
+    try withCName(name) { old throws(SystemError) in
+      try withCName(newName) { new throws(SystemError) in
+        _ = try valueOrErrno(.createLink, path: displayPath()) {
+          linkat(source.rawValue, old, destination.rawValue, new, 0)
+        }
+      }
+    }
+  }
+
   /// renameat(2), replacing `newName` if it exists: only for files appdata itself owns
   /// (the journal, a rewritten plist), never for user data.
   public static func renameReplacing(

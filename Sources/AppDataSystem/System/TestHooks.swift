@@ -7,8 +7,11 @@ import Synchronization
 /// is opened), `folder` (after a top-level folder is listed, before its subfolders are opened),
 /// `extract` (at each of an extraction's checkpoints), `symlinks` (before a container's symlink
 /// check; an interrupt ends the pause), `replace` and `exchanged` (`extract --force` holding
-/// its turn on OUT, before and after swapping its folder in) and `rules` (the rules migration's new file
-/// written and flushed under its hidden name, before it is renamed into place).
+/// its turn on OUT, before and after swapping its folder in), `rules` (the rules migration's new file
+/// written and flushed under its hidden name, before it is renamed into place), and restore's:
+/// `restore` (each entry copied from a folder), `restore-built`, `restore-exchange` and
+/// `restore-exchanged` (the new tree completed; its record naming both folders, before the
+/// exchange; after it), `undo-exchange` and `undo-exchanged`.
 /// Without the variables this costs one environment lookup, once.
 ///
 /// `APPDATA_TEST_HAND_OVER_ALL=1` makes the walk pass every folder below the top level on as

@@ -210,6 +210,7 @@ ssize_t readlinkat(int, const char *, char *, size_t);
 int symlinkat(const char *, int, const char *);
 int unlinkat(int, const char *, int);
 int link(const char *, const char *);
+int linkat(int, const char *, int, const char *, int);
 int fsync(int);
 int ftruncate(int, off_t);
 uid_t geteuid(void);

@@ -1,0 +1,105 @@
+import AppDataSystem
+import AppDataKit
+/// `appdata restore SOURCE --simulator DEVICE --app ID` and `appdata restore --undo DEVICE
+/// --app ID`: options to `RestoreOptions`, the library's `Restore` call, the report.
+struct RestoreCommand {
+  let source: String?
+  let device: String
+  let id: String
+  let undo: Bool
+  var options = RestoreOptions()
+  let json: Bool
+  let quiet: Bool
+  let password: BackupPassword
+
+  init(_ parsed: ParsedArguments) throws(UsageError) {
+    undo = parsed.flag(.undo)
+    guard let id = parsed.value(.app), !id.isEmpty else {
+      throw UsageError("'appdata restore' needs '--app ID': the app whose container to \(parsed.flag(.undo) ? "put back" : "restore")")
+    }
+    self.id = id
+    if undo {
+      guard let device = parsed.value(.simulator) ?? parsed.operands.first, !device.isEmpty,
+            parsed.operands.count <= (parsed.value(.simulator) == nil ? 1 : 0) else {
+        throw UsageError("'appdata restore --undo' takes the device alone: 'appdata restore --undo DEVICE --app ID'")
+      }
+      self.device = device
+      source = nil
+    } else {
+      guard let source = parsed.operands.first else { throw UsageError("'appdata restore' needs SOURCE: the device backup to restore from") }
+      guard let device = parsed.value(.simulator), !device.isEmpty else {
+        throw UsageError("'appdata restore' needs '--simulator DEVICE': the Simulator device's folder or UDID")
+      }
+      self.source = source
+      self.device = device
+    }
+    options.withExtensions = parsed.flag(.withExtensions)
+    options.dryRun = parsed.flag(.dryRun)
+    let lastFormatOption = parsed.order.last { $0 == .format || $0 == .json }
+    json = lastFormatOption == .json ? parsed.flag(.json) : parsed.value(.format) == "json"
+    quiet = parsed.flag(.quiet)
+    options.maximumKeyRounds = try parsed.integer(.maxKeyRounds, minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
+    if let maximumNameBytes = try parsed.size(.maxNameBytes) { options.maximumNameBytes = maximumNameBytes }
+    options.root = try parsed.root(inside: "a backup's folder inside SOURCE")
+    password = try BackupPassword(parsed)
+    options.stopAfter = try parsed.integer(.testStopAfter, minimum: 1)
+  }
+
+  func run(io: CommandIO) throws(Refusal) -> ExitCode {
+    // Ctrl-C, SIGTERM, SIGHUP: the restore stops at its next file and removes what it wrote (the
+    // device is left as it was); then the process ends as the signal would have ended it.
+    let caught = SignalFlag()
+    let registration = SignalCatcher.shared.register { caught.set($0) }
+    defer { registration.cancel() }
+    var options = self.options
+    options.isInterrupted = { caught.number != nil }
+    if io.isErrorTerminal && !quiet && !json {
+      let progress = ExtractProgress(io: io, verb: "Restoring")
+      options.progress = { done, total in progress.show(done, total) }
+    }
+    let password = self.password
+    let passwordSource: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
+      // A prompt registers for the signals itself, on top, while the terminal does not echo.
+      try password.read(for: backup)
+    }
+    let report: RestoreReport
+    var tries = 1
+    while true {
+      do {
+        if let source {
+          report = try Restore.run(source: source, simulator: device, app: id, options: options, password: passwordSource)
+        } else {
+          report = try Restore.undo(simulator: device, app: id, options: options)
+        }
+        break
+      } catch where password.prompts && tries < 3 && error.refusal.cause == .wrongPassword && caught.number == nil {
+        tries += 1
+        io.writeError("Sorry, that password does not open the backup; try again.\n")
+      } catch {
+        if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
+        if case .interrupted = error, let number = caught.number {
+          io.error(error.message)
+          _ = WorkCounters.reportIfAsked()
+          Syscalls.exitNow(128 + number)
+        }
+        throw error.refusal
+      }
+    }
+    if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
+    if let chosen = report.chosenID {
+      io.warning("--app '\(TerminalText.escaped(id))' is \(TerminalText.escaped(chosen)), the one installed id that fits it")
+    }
+    if json {
+      io.writeOutput(report.jsonDocument().serialized(pretty: true) + "\n")
+    } else if !quiet {
+      io.writeOutput(TextTable.wrapped(TextTable.$width.withValue(io.outputWidth) { report.table() }, width: io.outputWidth))
+    }
+    let notWritten = report.problems.filter(\.isError)
+    if !notWritten.isEmpty {
+      let which = quiet ? ": " + Plural.listed(notWritten.map { TerminalText.escaped(RelativePath.display($0.path)) }, limit: 10) : ""
+      io.error("\(TerminalText.escaped(report.source)): \(Plural.counted(notWritten.count, "entry", "entries")) not written\(which) (the rest were restored)")
+      return .failure
+    }
+    return .success
+  }
+}

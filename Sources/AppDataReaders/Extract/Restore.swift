@@ -1,0 +1,711 @@
+import AppDataSystem
+import AppDataCore
+import Synchronization
+
+/// What appdata takes CoreSimulator's device folders to be that Apple documents nowhere
+/// (Docs/restore.md, "Unconfirmed facts", says where each comes from): change them here, in one
+/// place. The state values are a third party's reading (avito-tech/Emcee's CoreSimulatorState,
+/// read from `device.plist`'s `state`), not Apple's.
+public enum SimulatorFacts {
+  /// The folder below the home folder that holds one folder per Simulator device (its UDID).
+  public static let devicesFolder = ["Library", "Developer", "CoreSimulator", "Devices"]
+  /// The device's own plist, in its folder, and the key holding its state.
+  public static let devicePlist = "device.plist"
+  public static let stateKey = "state"
+  /// `state` values as simctl names them (*unconfirmed*: CoreSimulator's SimDeviceState).
+  public static let states: [Int64: String] = [0: "Creating", 1: "Shutdown", 2: "Booting", 3: "Booted", 4: "Shutting Down"]
+  /// The one state in which a device's data may be replaced.
+  public static let shutdown: Int64 = 1
+}
+
+/// Hands the partial folder extract's writer builds (`ExtractionWriter`, `ExtractionOutput`)
+/// to the restore, complete, instead of renaming it into place.
+package final class RestoreHandoff: Sendable {
+  /// The folder holding the container (`Data/Application`, …), kept open by the restore.
+  package let folder: FileDescriptor
+  /// The container's folder name (its UUID).
+  package let name: [UInt8]
+  package let displayPath: String
+  private let taken = Mutex<(artifact: OwnedArtifact, checkpoints: Int)?>(nil)
+
+  /// `.NAME.appdata-restore-`: the name of every restore's folder beside the container NAME:
+  /// the new contents being built, then (after the exchange) the previous contents, kept.
+  package static func prefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-restore-".utf8) }
+
+  init(folder: FileDescriptor, name: [UInt8], displayPath: String) {
+    self.folder = folder
+    self.name = name
+    self.displayPath = displayPath
+  }
+
+  func take(_ artifact: OwnedArtifact, checkpoints: Int) { taken.withLock { $0 = (artifact, checkpoints) } }
+  var result: (artifact: OwnedArtifact, checkpoints: Int)? { taken.withLock { $0 } }
+}
+
+/// How `restore(source:simulator:app:options:password:)` and `undoRestore` run.
+public struct RestoreOptions: Sendable {
+  /// Also the app's groups and plugins installed on the device.
+  public var withExtensions = false
+  /// Plan and report, change nothing.
+  public var dryRun = false
+  /// The backup's folder inside SOURCE, by components, when SOURCE holds several (`--root`).
+  public var root: [[UInt8]]?
+  public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+  public var maximumNameBytes = NameBudget.defaultMaximum
+  /// Checked between files: true stops the restore before its exchange; nothing is changed.
+  public var isInterrupted: @Sendable () -> Bool = { false }
+  /// Told the bytes written so far and the bytes to write.
+  public var progress: (@Sendable (UInt64, UInt64) -> Void)?
+  /// Where a bare UDID is looked for (default `$HOME/Library/Developer/CoreSimulator/Devices`).
+  public var devicesFolder: String?
+  /// Testing only (`--test-stop-after N`): SIGKILL at the Nth checkpoint.
+  package var stopAfter: Int?
+
+  public init() {}
+}
+
+/// What a restore (or an undo) did, or with `dryRun` would do, per container.
+public struct RestoreReport: Sendable {
+  public struct Container: Sendable {
+    public var id: String
+    public var kind: ContainerKind
+    /// The container's folder on the device (its UUID is its name).
+    public var path: String
+    /// What it holds now (after), from the backup (restore) or the kept copy (undo).
+    public var folders: UInt64 = 0
+    public var files: UInt64 = 0
+    public var symlinks: UInt64 = 0
+    public var bytes: UInt64 = 0
+    /// What it held before, which the restore replaces (the metadata plist is not counted).
+    public var replacedFiles: UInt64 = 0
+    public var replacedBytes: UInt64 = 0
+    /// Where the previous contents are kept (restore), and the bytes they take.
+    public var keptCopy: String?
+    public var keptBytes: UInt64 = 0
+  }
+
+  public var source: String
+  public var device: String
+  public var udid: String
+  public var isUndo = false
+  public var dryRun = false
+  public var containers: [Container] = []
+  /// Rows of the backup not written, with why (as `extract` reports them), and extensions the
+  /// backup holds that are not installed on the device.
+  public var problems: [ExtractReport.Problem] = []
+  /// The id `--app` was taken to mean when it is not one installed (a unique match).
+  public var chosenID: String?
+}
+
+/// Why a restore (or an undo) did not run. Nothing on the device was changed.
+public enum RestoreFailure: Error, Sendable {
+  case refused(Refusal)
+  case password(Refusal)
+  case interrupted(device: String)
+
+  public var message: String {
+    switch self {
+    case .refused(let refusal), .password(let refusal): return refusal.message
+    case .interrupted(let device): return "\(TerminalText.escaped(device)): interrupted; the device was left as it was"
+    }
+  }
+
+  public var refusal: Refusal {
+    switch self {
+    case .refused(let refusal), .password(let refusal): return refusal
+    case .interrupted(let device): return Refusal(.interrupted, path: device, message: message)
+    }
+  }
+}
+
+/// A Simulator device folder: its plist read, its places' containers listed by id.
+struct SimulatorDeviceFolder {
+  let path: String
+  let folder: FileDescriptor
+  let udid: String
+  struct Installed {
+    var place: ContainerPlace
+    var name: [UInt8]
+    var id: String?
+    /// Why its metadata plist names no id (missing, not a plist, no identifier).
+    var problem: String?
+  }
+
+  /// DEVICE as typed: a folder, or a UDID under `devices` (or the default Devices folder).
+  init(_ typed: String, devices: String?) throws(Refusal) {
+    let escaped = TerminalText.escaped(typed)
+    var opened: FileDescriptor?
+    var shown = typed
+    if (try? Syscalls.status(ofPath: typed))?.isDirectory == true || typed.contains("/") {
+      do { opened = try Syscalls.openDirectory(atPath: typed) } catch {
+        throw Refusal(.notFound, path: typed, message: "\(escaped): cannot open the Simulator device folder: \(error.reason)")
+      }
+    } else {
+      let base: String
+      if let devices { base = devices } else {
+        guard let home = Syscalls.environment("HOME"), !home.isEmpty else {
+          throw Refusal(.notFound, path: typed, message: "\(escaped): not a folder, and HOME is not set to find it among the Simulator's devices; give the device's folder")
+        }
+        base = home + "/" + SimulatorFacts.devicesFolder.joined(separator: "/")
+      }
+      shown = base + "/" + typed
+      guard Beneath.isPlainName(Array(typed.utf8)), let devicesFolder = try? Syscalls.openDirectory(atPath: base) else {
+        throw Refusal(.notFound, path: typed, message: "\(escaped): no such Simulator device (not a folder, nor a device in \(TerminalText.escaped(base)))")
+      }
+      defer { devicesFolder.close() }
+      do { opened = try Syscalls.open(Array(typed.utf8), in: devicesFolder, options: .directory, displayPath: shown) } catch {
+        throw Refusal(.notFound, path: typed, message: "\(escaped): no such Simulator device in \(TerminalText.escaped(base)) (\(error.reason))")
+      }
+    }
+    folder = opened!
+    path = shown
+    // The device's plist: its UDID and state.
+    let plist: PropertyList
+    do {
+      let bytes = try Beneath.open([Array(SimulatorFacts.devicePlist.utf8)], below: folder, options: .readFile, displayPath: shown)
+      defer { bytes.close() }
+      let data = try Syscalls.readUpTo(bytes, PropertyList.Limits.maximumFileSize, displayPath: shown)
+      plist = try PropertyList.parse(data)
+    } catch let error as SystemError {
+      folder.close()
+      throw Refusal(.notAnInput, path: shown, message: "\(TerminalText.escaped(shown)): not a Simulator device (its \(SimulatorFacts.devicePlist) cannot be read: \(error.reason))")
+    } catch {
+      folder.close()
+      throw Refusal(.damaged, path: shown, message: "\(TerminalText.escaped(shown)): its \(SimulatorFacts.devicePlist) is not a property list appdata reads")
+    }
+    let lastComponent = RelativePath.components(Array(Syscalls.absolutePath(shown).utf8)).last.map { String(decoding: $0, as: UTF8.self) } ?? typed
+    udid = plist["UDID"]?.stringValue ?? lastComponent
+    guard let state = plist[SimulatorFacts.stateKey]?.integerValue else {
+      folder.close()
+      throw Refusal(.damaged, path: shown, message: "\(TerminalText.escaped(shown)): its \(SimulatorFacts.devicePlist) has no integer '\(SimulatorFacts.stateKey)', so whether the device is shut down cannot be told; appdata changes only a device that is")
+    }
+    if state != SimulatorFacts.shutdown {
+      folder.close()
+      let name = SimulatorFacts.states[state].map { "\($0), state \(state)" } ?? "state \(state)"
+      throw Refusal(.conflict, path: shown, message: "\(TerminalText.escaped(shown)): the device is not shut down (\(name)); run 'xcrun simctl shutdown \(TerminalText.escaped(udid))' first")
+    }
+  }
+
+  func close() { folder.close() }
+
+  /// The components of a place's folder below the device folder.
+  static func components(of place: ContainerPlace) -> [[UInt8]] {
+    (["data", "Containers"] + place.pattern).map { Array($0.utf8) }
+  }
+
+  /// The place's folder, open, or nil when the device has none.
+  func open(_ place: ContainerPlace) -> FileDescriptor? {
+    try? Beneath.open(Self.components(of: place), below: folder, options: .directory, displayPath: path)
+  }
+
+  /// Every container of `place`, with the id its metadata plist names (hidden names are appdata's
+  /// or a user's, never a container).
+  func installed(_ place: ContainerPlace) -> [Installed] {
+    guard let placeFolder = open(place) else { return [] }
+    defer { placeFolder.close() }
+    var result: [Installed] = []
+    for name in Syscalls.entryNames(of: placeFolder).sorted(by: RelativePath.precedes) where name.first != 0x2E {
+      guard (try? Syscalls.status(of: name, in: placeFolder, displayPath: ""))?.isDirectory == true else { continue }
+      var item = Installed(place: place, name: name)
+      switch Self.metadataID(name, in: placeFolder) {
+      case .success(let id): item.id = id
+      case .failure(let why): item.problem = why.message
+      }
+      result.append(item)
+    }
+    return result
+  }
+
+  /// The id a container's metadata plist names; a refusal saying why not.
+  static func metadataID(_ name: [UInt8], in placeFolder: FileDescriptor) -> Result<String, Refusal> {
+    let file = ContainerLayout.metadataFileName
+    let bytes: [UInt8]
+    do {
+      let opened = try Beneath.open([name, Array(file.utf8)], below: placeFolder, options: .readFile, displayPath: file)
+      defer { opened.close() }
+      guard try Syscalls.status(of: opened, displayPath: file).kind == .regular else { return .failure(Refusal(.damaged, "\(file) is not a file")) }
+      bytes = try Syscalls.readUpTo(opened, PropertyList.Limits.maximumFileSize, displayPath: file)
+    } catch {
+      return .failure(error.errno == .noSuchFileOrDirectory ? Refusal(.damaged, "its \(file) is missing") : Refusal(.unreadable, "its \(file) cannot be read (\(error.reason))"))
+    }
+    guard let plist = try? PropertyList.parse(bytes) else { return .failure(Refusal(.damaged, "its \(file) is damaged (not a property list appdata reads)")) }
+    guard let id = plist[ContainerPlaces.identifierKey]?.stringValue, !id.isEmpty else {
+      return .failure(Refusal(.damaged, "its \(file) is damaged (no \(ContainerPlaces.identifierKey))"))
+    }
+    return .success(id)
+  }
+}
+
+/// One container a restore replaces, or an undo puts back.
+struct RestoreTarget {
+  var place: ContainerPlace
+  var kind: ContainerKind
+  var name: [UInt8]
+  var id: String
+  var path: String
+}
+
+extension Restore {
+  /// The containers to act on: the app's, found by id (a unique match chosen as `--app` is
+  /// elsewhere), and with `withExtensions` its groups and plugins. Refuses, naming the ids that
+  /// are installed, best match first, and the containers whose metadata plist names none.
+  static func targets(_ device: SimulatorDeviceFolder, app: String, withExtensions: Bool) throws(Refusal) -> (targets: [RestoreTarget], chosen: String?) {
+    let appPlace = ContainerPlaces.places.first { $0.kind == .app }!
+    let apps = device.installed(appPlace)
+    let ids = apps.compactMap(\.id)
+    var wanted = app
+    var chosen: String?
+    if !ids.contains(where: { $0.utf8.elementsEqual(app.utf8) }) {
+      let shown = TerminalText.escaped(device.path)
+      let unreadable = apps.filter { $0.id == nil }
+      let damaged = unreadable.isEmpty ? "" : "; " + Plural.listed(unreadable.map {
+        "\(TerminalText.escaped(RelativePath.display($0.name))): \($0.problem ?? "")"
+      }, limit: 5) + (unreadable.count == 1 ? " (a container whose id cannot be told)" : " (containers whose id cannot be told)")
+      switch AppChoice.choose(app, among: ids) {
+      case .chosen(let id) where unreadable.isEmpty:
+        wanted = id
+        chosen = id
+      case .chosen(let id):
+        throw Refusal(.notMatched, path: device.path, message: "\(shown): no app '\(TerminalText.escaped(app))' is installed (did you mean '\(TerminalText.escaped(id))'?)\(damaged)")
+      case .candidates(let candidates):
+        // Every installed id, those that fit first (holding it, then near spellings).
+        let listed = candidates + Set(ids).subtracting(candidates).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let installed = ids.isEmpty ? "no app is installed" : "installed: \(Plural.listed(listed.map(TerminalText.escaped), limit: AppChoice.limit))"
+        throw Refusal(.notMatched, path: device.path, message: "\(shown): no app '\(TerminalText.escaped(app))' is installed; \(installed)\(damaged)")
+      }
+    }
+    guard let container = apps.first(where: { $0.id.map { $0.utf8.elementsEqual(wanted.utf8) } ?? false }) else {
+      throw Refusal(.notMatched, path: device.path, message: "\(TerminalText.escaped(device.path)): no app '\(TerminalText.escaped(wanted))' is installed")
+    }
+    func target(_ item: SimulatorDeviceFolder.Installed, kind: ContainerKind) -> RestoreTarget {
+      let place = SimulatorDeviceFolder.components(of: item.place).map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
+      return RestoreTarget(place: item.place, kind: kind, name: item.name, id: item.id ?? "",
+                           path: device.path + "/" + place + "/" + RelativePath.display(item.name))
+    }
+    var targets = [target(container, kind: .app)]
+    if withExtensions {
+      let filter = AppFilter(ids: [wanted])
+      for place in ContainerPlaces.places where place.kind == .group || place.kind == .plugin {
+        for item in device.installed(place) where filter.matches(item.id) {
+          targets.append(target(item, kind: place.kind!))
+        }
+      }
+    }
+    // What appdata writes is the running user's: into another user's container it would make
+    // files the Simulator (run as that user) cannot change.
+    for target in targets {
+      guard let place = device.open(target.place) else { continue }
+      defer { place.close() }
+      if let owner = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.owner, owner != Syscalls.effectiveUserID {
+        throw Refusal(.cannotWrite, path: target.path, message: "\(TerminalText.escaped(target.path)): the container is user \(owner)'s, not this user's (\(Syscalls.effectiveUserID)); run appdata restore as the user the Simulator runs as")
+      }
+    }
+    return (targets, chosen)
+  }
+}
+
+/// `appdata restore`: one app's data from a device backup into the app's data container on a
+/// shut-down Simulator device (Docs/restore.md).
+///
+/// The new contents are made by extract's own writer (`BackupExtraction` with a
+/// `RestoreHandoff`) into `.UUID.appdata-restore-TOKEN` beside the container `UUID`, an owner
+/// record of the run's beside it (`OwnedArtifact`). The container's metadata plist is linked
+/// into it (the same file, untouched), the container folder's mode, times and extended
+/// attributes copied onto it; then one `renameat2(RENAME_EXCHANGE)` (`renamex_np(RENAME_SWAP)`
+/// on macOS) swaps the two names: the container `UUID` is wholly new, and the hidden name holds
+/// its previous contents, kept for `--undo`. The record says, before the swap, that its name may
+/// name either folder (the new first, the previous second), so whichever side of the swap a run
+/// is killed on, the next run tells a partial folder (removed) from a kept copy (kept).
+public enum Restore {
+  static func display(_ target: RestoreTarget) -> String { TerminalText.escaped(target.path) }
+
+  /// Files and bytes in a folder's tree (`skipping` names at its top), symlinks not followed.
+  static func measure(_ folder: FileDescriptor, skipping: Set<[UInt8]> = []) -> (folders: UInt64, files: UInt64, symlinks: UInt64, bytes: UInt64) {
+    var totals: (folders: UInt64, files: UInt64, symlinks: UInt64, bytes: UInt64) = (0, 0, 0, 0)
+    func walk(_ folder: FileDescriptor, depth: Int, top: Bool) {
+      for name in Syscalls.entryNames(of: folder) where !(top && skipping.contains(name)) {
+        guard let status = try? Syscalls.status(of: name, in: folder, displayPath: "") else { continue }
+        switch status.kind {
+        case .directory:
+          totals.folders += 1
+          guard depth < 4096, let inner = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") else { continue }
+          walk(inner, depth: depth + 1, top: false)
+          inner.close()
+        case .symbolicLink: totals.symlinks += 1
+        default:
+          totals.files += 1
+          totals.bytes = totals.bytes.saturatingSum(status.size)
+        }
+      }
+    }
+    walk(folder, depth: 0, top: true)
+    return totals
+  }
+
+  /// The attribute restore sets on the kept copy beside the do-not-back-up marker when it adds
+  /// that marker, so `--undo` removes exactly what it added.
+  static let markedAttribute = MarkerTable.platformAttributeName("appdata.restore")
+  static var markerAttribute: String { MarkerTable.platformName(of: .modern) }
+
+  /// Settles what dead runs left beside a container: a folder whose name names the first
+  /// identity its record holds was never swapped in (or was swapped back by an undo) and is
+  /// removed; one naming the second is a kept copy and stays, with its record. A live run's,
+  /// or anything a record does not prove, is left alone. Returns the kept copies, claimed (the
+  /// caller `keep`s or uses each).
+  static func settle(_ target: RestoreTarget, in placeFolder: FileDescriptor) -> [OwnedArtifact] {
+    let prefix = RestoreHandoff.prefix(of: target.name)
+    let tail = Array(".owner".utf8)
+    var kept: [OwnedArtifact] = []
+    for entry in Syscalls.entryNames(of: placeFolder)
+    where entry.count == prefix.count + 32 + tail.count && entry.starts(with: prefix) && entry.suffix(tail.count).elementsEqual(tail) {
+      let token = Array(entry[prefix.count..<(prefix.count + 32)])
+      guard let claimed = OwnedArtifact.claim(prefix: prefix, token: token, in: placeFolder) else { continue }
+      if isKeptCopy(claimed) { kept.append(claimed) } else { claimed.discard() }
+    }
+    return kept
+  }
+
+  /// Whether a claimed restore folder holds a container's previous contents: its record names
+  /// two folders and its name names the second.
+  static func isKeptCopy(_ artifact: OwnedArtifact) -> Bool {
+    let recorded = artifact.recordedIdentities
+    return artifact.isInPlace && recorded.count == 2 && recorded[0] != recorded[1] && artifact.identity == recorded[1]
+  }
+
+  /// A checkpoint of restore's own (after extract's): where a crash test kills the run.
+  struct Checkpoints {
+    var passed: Int
+    let stopAfter: Int?
+    mutating func pass(_ point: String) {
+      passed += 1
+      if let stopAfter, passed >= stopAfter { Syscalls.killSelf() }
+      TestHooks.pause(at: point)
+    }
+  }
+
+  /// Restores `app` (with `withExtensions`, its groups and plugins installed on the device) from
+  /// the device backup at `source` into the Simulator device `device` (its folder, or a UDID).
+  public static func run(source: String, simulator device: String, app: String, options: RestoreOptions = RestoreOptions(),
+                         password: PasswordSource? = nil) throws(RestoreFailure) -> RestoreReport {
+    let simulator: SimulatorDeviceFolder
+    do { simulator = try SimulatorDeviceFolder(device, devices: options.devicesFolder) } catch { throw .refused(error) }
+    defer { simulator.close() }
+    let (targets, chosen): ([RestoreTarget], String?)
+    do { (targets, chosen) = try Self.targets(simulator, app: app, withExtensions: options.withExtensions) } catch { throw .refused(error) }
+    // A container folder or an .xcappdata package: copied, not extracted.
+    if let (root, folder) = RestoreFromFolder.containerRoot(of: source) {
+      defer { folder.close() }
+      return try fromFolder(root, folder: folder, simulator: simulator, target: targets[0], chosen: chosen,
+                            extensions: targets.count - 1, options: options)
+    }
+    // The backup.
+    let backups: [BackupSource]
+    do {
+      var limits = InputLimits()
+      limits.maximumNameBytes = options.maximumNameBytes
+      backups = try InputResolver.deviceBackups(in: InputResolver.resolve(source, root: options.root, limits: limits))
+    } catch {
+      throw .refused(error)
+    }
+    guard backups.count == 1 else {
+      if backups.isEmpty {
+        throw .refused(Refusal(.notAnInput, path: source, message: "\(TerminalText.escaped(source)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); appdata restore reads device backups"))
+      }
+      throw .refused(Refusal(.notMatched, path: source, message: "\(TerminalText.escaped(source)): holds \(Plural.counted(backups.count, "backup")); name the one to restore from with --root (\(Plural.listed(backups.map(\.name).map(TerminalText.escaped), limit: 10)))"))
+    }
+    let backup = backups[0]
+    var secret: SecretBuffer?
+    if backup.needsPassword {
+      guard let password else { throw .password(BackupReader.noPassword(backup.source)) }
+      do { secret = try password(backup.source) } catch { throw .password(error) }
+    }
+    var report = RestoreReport(source: backup.source, device: simulator.path, udid: simulator.udid, dryRun: options.dryRun)
+    report.chosenID = chosen
+    // Opened (an encrypted one decrypted, its keys derived) once for every container.
+    var opening = BackupExtraction.Request(id: app, output: "")
+    opening.password = secret
+    opening.maximumKeyRounds = options.maximumKeyRounds
+    let opened: BackupExtraction.Opened
+    do { opened = try BackupExtraction.open(backup, request: opening) } catch { throw .refused(error) }
+    defer { opened.keys.value?.wipe() }
+    struct Built {
+      var target: RestoreTarget
+      var place: FileDescriptor
+      var handoff: RestoreHandoff
+      var container: RestoreReport.Container
+    }
+    var built: [Built] = []
+    func abandonAll() {
+      for item in built {
+        item.handoff.result?.artifact.discard()
+        item.place.close()
+      }
+    }
+    var checkpoints = 0
+    for target in targets {
+      guard let place = simulator.open(target.place) else {
+        abandonAll()
+        throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened"))
+      }
+      // What killed runs left, settled first: a kept copy stays (its lock released).
+      for kept in settle(target, in: place) { kept.keep() }
+      var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
+      guard let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) else {
+        place.close()
+        abandonAll()
+        throw .refused(Refusal(.unreadable, "\(display(target)): the container cannot be opened"))
+      }
+      let before = measure(current, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
+      current.close()
+      summary.replacedFiles = before.files + before.symlinks
+      summary.replacedBytes = before.bytes
+      let handoff = RestoreHandoff(folder: place, name: target.name, displayPath: target.path)
+      var request = BackupExtraction.Request(id: target.id, output: target.path)
+      request.exactID = true
+      request.dryRun = options.dryRun
+      request.password = secret
+      request.maximumKeyRounds = options.maximumKeyRounds
+      request.isInterrupted = options.isInterrupted
+      request.progress = options.progress
+      request.restore = handoff
+      if let stop = options.stopAfter { request.stopAfter = max(1, stop - checkpoints) }
+      let extracted: ExtractReport
+      do {
+        extracted = try BackupExtraction.run(backup, request: request, opened: opened)
+      } catch {
+        place.close()
+        // An extension the backup does not hold is left as it is; the app must be there.
+        if target.kind != .app && error.cause == .notMatched && !options.isInterrupted() {
+          report.problems.append(ExtractReport.Problem(domain: target.id, path: [], message: "not restored: the backup holds no container '\(TerminalText.escaped(target.id))'; it was left as it is", isError: false))
+          continue
+        }
+        abandonAll()
+        if options.isInterrupted() { throw .interrupted(device: simulator.path) }
+        throw .refused(error)
+      }
+      report.problems += extracted.problems
+      if let written = extracted.containers.first {
+        summary.folders = written.folders
+        summary.files = written.files
+        summary.symlinks = written.symlinks
+        summary.bytes = written.bytes
+      }
+      if options.dryRun {
+        place.close()
+      } else {
+        checkpoints += handoff.result?.checkpoints ?? 0
+        built.append(Built(target: target, place: place, handoff: handoff, container: summary))
+      }
+      report.containers.append(summary)
+    }
+    if options.dryRun { return report }
+    // Every new tree is complete: each is completed and swapped in, one container at a time.
+    var steps = Checkpoints(passed: checkpoints, stopAfter: options.stopAfter)
+    for (index, item) in built.enumerated() {
+      if options.isInterrupted() {
+        for rest in built[index...] { rest.handoff.result?.artifact.discard(); rest.place.close() }
+        if index == 0 { throw .interrupted(device: simulator.path) }
+        break
+      }
+      let container: RestoreReport.Container
+      do {
+        container = try swapIn(item.target, place: item.place, handoff: item.handoff, summary: item.container, steps: &steps)
+      } catch {
+        for rest in built[index...] { rest.handoff.result?.artifact.discard(); rest.place.close() }
+        throw .refused(error)
+      }
+      item.place.close()
+      report.containers[report.containers.firstIndex { $0.path == container.path } ?? index] = container
+    }
+    return report
+  }
+
+  /// Restores from a container folder (or a package's `AppData`) at `root`, open at `folder`.
+  static func fromFolder(_ root: String, folder: FileDescriptor, simulator: SimulatorDeviceFolder, target: RestoreTarget, chosen: String?,
+                         extensions: Int, options: RestoreOptions) throws(RestoreFailure) -> RestoreReport {
+    if options.withExtensions {
+      throw .refused(Refusal(.notMatched, path: root, message: "\(TerminalText.escaped(root)): a folder holds one container; --with-extensions restores an app's groups and plugins from a device backup"))
+    }
+    var report = RestoreReport(source: Syscalls.absolutePath(root), device: simulator.path, udid: simulator.udid, dryRun: options.dryRun)
+    report.chosenID = chosen
+    guard let place = simulator.open(target.place) else { throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened")) }
+    defer { place.close() }
+    for kept in settle(target, in: place) { kept.keep() }
+    var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
+    let metadata = Set(ContainerPlaces.metadataFileNames.map { Array($0.utf8) })
+    if let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) {
+      let before = measure(current, skipping: metadata)
+      current.close()
+      summary.replacedFiles = before.files + before.symlinks
+      summary.replacedBytes = before.bytes
+    }
+    if options.dryRun {
+      (summary.folders, summary.files, summary.symlinks, summary.bytes) = measure(folder, skipping: metadata)
+      report.containers = [summary]
+      return report
+    }
+    let artifact: OwnedArtifact
+    do {
+      artifact = try OwnedArtifact.make(.folder, prefix: RestoreHandoff.prefix(of: target.name), in: place, mode: 0o700, displayPath: target.path)
+    } catch {
+      throw .refused(Refusal(.cannotWrite, path: target.path, message: "\(display(target)): cannot create the new contents beside it: \(error.reason)"))
+    }
+    var links: [(path: [UInt8], target: [UInt8])] = []
+    RestoreFromFolder.symlinks(in: folder, into: &links)
+    var copier = RestoreFromFolder(sourcePath: root, destination: artifact.descriptor, links: SymlinkCheck(links: links), container: summary,
+                                   isInterrupted: options.isInterrupted, steps: Checkpoints(passed: 0, stopAfter: options.stopAfter))
+    do {
+      try copier.copy(folder, into: artifact.descriptor, path: [], depth: 0)
+    } catch {
+      artifact.discard()
+      if options.isInterrupted() { throw .interrupted(device: simulator.path) }
+      throw .refused(error)
+    }
+    report.problems = copier.problems
+    let handoff = RestoreHandoff(folder: place, name: target.name, displayPath: target.path)
+    handoff.take(artifact, checkpoints: copier.steps.passed)
+    var steps = copier.steps
+    do {
+      report.containers = [try swapIn(target, place: place, handoff: handoff, summary: copier.container, steps: &steps)]
+    } catch {
+      throw .refused(error)
+    }
+    return report
+  }
+
+  /// Completes the new tree (the metadata plist linked in, the container folder's own mode,
+  /// times and attributes) and exchanges it with the container; the previous contents stay at
+  /// the hidden name, marked, with their record.
+  static func swapIn(_ target: RestoreTarget, place: FileDescriptor, handoff: RestoreHandoff, summary: RestoreReport.Container,
+                     steps: inout Checkpoints) throws(Refusal) -> RestoreReport.Container {
+    guard let artifact = handoff.result?.artifact else { throw Refusal(.cannotWrite, "\(display(target)): the new contents were not built") }
+    var summary = summary
+    let shown = display(target)
+    let current: FileDescriptor
+    let currentStatus: FileStatus
+    do {
+      current = try Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path)
+      currentStatus = try Syscalls.status(of: current, displayPath: target.path)
+    } catch {
+      artifact.discard()
+      throw Refusal(.unreadable, "\(shown): the container cannot be opened: \(error.reason); nothing was changed")
+    }
+    defer { current.close() }
+    let metadata = Array(ContainerLayout.metadataFileName.utf8)
+    do {
+      // The same file: the metadata plist is never rewritten.
+      try Syscalls.link(metadata, in: current, to: metadata, in: artifact.descriptor, displayPath: target.path + "/" + ContainerLayout.metadataFileName)
+      try ExtendedAttributes.copyAll(from: current, to: artifact.descriptor, displayPath: target.path)
+      try Syscalls.setMode(artifact.descriptor, currentStatus.permissions, displayPath: target.path)
+      try Syscalls.setTimes(artifact.descriptor, access: currentStatus.accessTime, modification: currentStatus.modificationTime, displayPath: target.path)
+    } catch {
+      artifact.discard()
+      throw Refusal(.cannotWrite, "\(shown): cannot complete the new contents: \(error.reason); nothing was changed")
+    }
+    steps.pass("restore-built")
+    let newIdentity = artifact.identity
+    artifact.mayAlsoName(currentStatus.identity)
+    steps.pass("restore-exchange")
+    do {
+      try Syscalls.exchange(artifact.name, with: target.name, in: place, displayPath: target.path)
+    } catch {
+      artifact.discard()
+      throw Refusal(.cannotWrite, "\(shown): cannot exchange the new contents with the old: \(error.reason); nothing was changed")
+    }
+    // The swap exchanged what the names named at that instant: they must be the two folders.
+    let now = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.identity
+    let aside = (try? Syscalls.status(of: artifact.name, in: place, displayPath: ""))?.identity
+    guard now == newIdentity && aside == currentStatus.identity else {
+      try? Syscalls.exchange(artifact.name, with: target.name, in: place, displayPath: target.path)
+      artifact.discard()
+      throw Refusal(.conflict, "\(shown): changed while it was being replaced; it was left as it is")
+    }
+    steps.pass("restore-exchanged")
+    // The previous contents, kept: marked not to be backed up (unless they were), then left
+    // with their record, which `--undo` proves them by.
+    if (try? ExtendedAttributes.value(of: markerAttribute, on: current, displayPath: "")) == nil {
+      try? ExtendedAttributes.setValue([0x31], of: markedAttribute, on: current, displayPath: "")
+      try? ExtendedAttributes.setValue(Marker.modern.valueToWrite, of: markerAttribute, on: current, displayPath: "")
+    }
+    // What it held, measured before it was replaced (nothing writes it meanwhile).
+    artifact.keep()
+    summary.keptCopy = target.path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/"
+      + RelativePath.display(artifact.name)
+    summary.keptBytes = summary.replacedBytes
+    return summary
+  }
+
+  /// Puts back the previous contents the last restore kept of `app`'s container (and, with
+  /// `withExtensions`, of its groups' and plugins'), in one exchange each; the restored tree
+  /// is then removed.
+  public static func undo(simulator device: String, app: String, options: RestoreOptions = RestoreOptions()) throws(RestoreFailure) -> RestoreReport {
+    let simulator: SimulatorDeviceFolder
+    do { simulator = try SimulatorDeviceFolder(device, devices: options.devicesFolder) } catch { throw .refused(error) }
+    defer { simulator.close() }
+    let (targets, chosen): ([RestoreTarget], String?)
+    do { (targets, chosen) = try Self.targets(simulator, app: app, withExtensions: options.withExtensions) } catch { throw .refused(error) }
+    var report = RestoreReport(source: "", device: simulator.path, udid: simulator.udid, isUndo: true, dryRun: options.dryRun)
+    report.chosenID = chosen
+    var steps = Checkpoints(passed: 0, stopAfter: options.stopAfter)
+    var found = 0
+    for target in targets {
+      guard let place = simulator.open(target.place) else { continue }
+      defer { place.close() }
+      let kept = settle(target, in: place)
+      guard let current = try? Syscalls.status(of: target.name, in: place, displayPath: "") else {
+        for copy in kept { copy.keep() }
+        continue
+      }
+      // The copy the last restore kept: its record's first folder is the container now.
+      let last = kept.first { $0.recordedIdentities[0] == current.identity }
+      for copy in kept where copy !== last { copy.keep() }
+      guard let last else {
+        if target.kind == .app {
+          throw .refused(Refusal(.notFound, path: target.path, message: "\(display(target)): no earlier appdata restore of this container is kept beside it; nothing to undo"))
+        }
+        continue
+      }
+      found += 1
+      var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
+      if let opened = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: "") {
+        let now = measure(opened, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
+        summary.replacedFiles = now.files + now.symlinks
+        summary.replacedBytes = now.bytes
+        opened.close()
+      }
+      let back = measure(last.descriptor, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
+      (summary.folders, summary.files, summary.symlinks, summary.bytes) = back
+      if options.dryRun {
+        last.keep()
+        report.containers.append(summary)
+        continue
+      }
+      steps.pass("undo-exchange")
+      do {
+        try Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
+      } catch {
+        last.keep()
+        throw .refused(Refusal(.cannotWrite, "\(display(target)): cannot put the kept copy back: \(error.reason); nothing was changed"))
+      }
+      steps.pass("undo-exchanged")
+      // The previous contents are the container again: without what restore added to them.
+      if (try? ExtendedAttributes.value(of: markedAttribute, on: last.descriptor, displayPath: "")) != nil {
+        _ = try? ExtendedAttributes.removeValue(of: markerAttribute, onEntry: target.name, in: place, displayPath: target.path)
+        _ = try? ExtendedAttributes.removeValue(of: markedAttribute, onEntry: target.name, in: place, displayPath: target.path)
+      }
+      // The restored tree now has the hidden name: the record says so, then it goes.
+      if let restored = try? Syscalls.open(last.name, in: place, options: .directory, displayPath: ""),
+         let identity = try? Syscalls.status(of: restored, displayPath: "").identity, identity == current.identity {
+        last.nowNames(identity, descriptor: restored)
+        last.discard()
+      } else {
+        last.keep()
+      }
+      report.containers.append(summary)
+    }
+    if found == 0 && targets.isEmpty {
+      throw .refused(Refusal(.notFound, path: simulator.path, message: "\(TerminalText.escaped(simulator.path)): nothing to undo"))
+    }
+    return report
+  }
+}

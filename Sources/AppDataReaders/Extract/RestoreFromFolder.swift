@@ -1,0 +1,153 @@
+import AppDataSystem
+import AppDataCore
+
+/// `appdata restore` from a container folder or an `.xcappdata` package (its `AppData`): the
+/// tree copied into restore's partial folder as extract writes one (every file, folder and
+/// symlink made relative to its folder's descriptor with `O_NOFOLLOW | O_EXCL`; modes, times and
+/// extended attributes kept; a symlink judged by where it resolves, `SymlinkCheck`, and written
+/// as a file holding its target when it resolves out), read without following a symlink. The
+/// source's metadata plist is not copied (the container keeps its own), nor a name reserved for
+/// appdata's own files, nor anything but files, folders and symlinks: each is reported.
+struct RestoreFromFolder {
+  let sourcePath: String
+  let destination: FileDescriptor
+  var links: SymlinkCheck
+  var container: RestoreReport.Container
+  var problems: [ExtractReport.Problem] = []
+  let isInterrupted: @Sendable () -> Bool
+  var steps: Restore.Checkpoints
+  let context = CopyContext()
+  static let maximumDepth = 1024
+
+  /// The container root a folder SOURCE names: `NAME.xcappdata/AppData`, or the folder itself
+  /// when it looks like a container (Documents, Library, tmp or a metadata plist at its top).
+  /// nil when it is neither (then it is read as a backup).
+  static func containerRoot(of source: String) -> (root: String, folder: FileDescriptor)? {
+    guard (try? Syscalls.status(ofPath: source))?.isDirectory == true, let folder = try? Syscalls.openDirectory(atPath: source) else { return nil }
+    if ExtractionOutput.normalized(source).hasSuffix(ContainerPlaces.packageExtension) {
+      defer { folder.close() }
+      guard let inner = try? Syscalls.open(Array(ContainerPlaces.packageContainerName.utf8), in: folder, options: .directory, displayPath: source) else { return nil }
+      return (ExtractionOutput.normalized(source) + "/" + ContainerPlaces.packageContainerName, inner)
+    }
+    let names = Set(Syscalls.entryNames(of: folder))
+    if names.contains(Array("Manifest.db".utf8)) { folder.close(); return nil }
+    let marks = ["Documents", "Library", "tmp"] + ContainerPlaces.metadataFileNames
+    guard marks.contains(where: { names.contains(Array($0.utf8)) }) else { folder.close(); return nil }
+    return (source, folder)
+  }
+
+  /// Every symlink below `folder`, path and target, for `SymlinkCheck`.
+  static func symlinks(in folder: FileDescriptor, path: [UInt8] = [], depth: Int = 0, into links: inout [(path: [UInt8], target: [UInt8])]) {
+    for name in Syscalls.entryNames(of: folder).sorted(by: RelativePath.precedes) {
+      guard let status = try? Syscalls.status(of: name, in: folder, displayPath: "") else { continue }
+      let entry = RelativePath.join(path, name)
+      if status.kind == .symbolicLink, let target = try? Syscalls.readLink(name, in: folder, displayPath: "") {
+        links.append((entry, target))
+      } else if status.kind == .directory, depth < maximumDepth,
+                let inner = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") {
+        symlinks(in: inner, path: entry, depth: depth + 1, into: &links)
+        inner.close()
+      }
+    }
+  }
+
+  func display(_ path: [UInt8]) -> String { sourcePath + "/" + RelativePath.display(path) }
+
+  mutating func problem(_ path: [UInt8], _ message: String, isError: Bool = true) {
+    problems.append(ExtractReport.Problem(domain: container.id, path: path, message: message, isError: isError))
+  }
+
+  /// Copies what `source` holds into `target` (made by this copy), then gives each copied
+  /// folder its mode and times. Only a failure of the destination (a full disk) or an
+  /// interrupt throws.
+  mutating func copy(_ source: FileDescriptor, into target: FileDescriptor, path: [UInt8], depth: Int) throws(Refusal) {
+    let top = path.isEmpty
+    for name in Syscalls.entryNames(of: source).sorted(by: RelativePath.precedes) {
+      if isInterrupted() { throw Refusal(.interrupted, path: sourcePath, message: "\(TerminalText.escaped(sourcePath)): interrupted") }
+      steps.pass("restore")
+      let entry = RelativePath.join(path, name)
+      if top && ContainerPlaces.metadataFileNames.contains(where: { Array($0.utf8) == name }) { continue }
+      if name.first == 0x2E && OwnedArtifact.isReserved(name) {
+        problem(entry, "not written: named as appdata's own files are (.appdata-*, .NAME.appdata-*)")
+        continue
+      }
+      guard let status = try? Syscalls.status(of: name, in: source, displayPath: display(entry)) else {
+        problem(entry, "not written: it cannot be read")
+        continue
+      }
+      func failed(_ error: SystemError) -> Refusal {
+        Refusal(.cannotWrite, path: container.path, message: "\(TerminalText.escaped(container.path)): cannot write \(TerminalText.escaped(RelativePath.display(entry))): \(error.reason); nothing was changed")
+      }
+      switch status.kind {
+      case .directory:
+        guard depth < Self.maximumDepth else {
+          problem(entry, "not written: deeper than \(Self.maximumDepth) folders")
+          continue
+        }
+        guard let inner = try? Syscalls.open(name, in: source, options: .directory, displayPath: display(entry)) else {
+          problem(entry, "not written: the folder cannot be opened without following a symlink")
+          continue
+        }
+        defer { inner.close() }
+        let made: FileDescriptor
+        do {
+          try Syscalls.makeDirectory(name, in: target, mode: 0o700, displayPath: container.path)
+          made = try Syscalls.open(name, in: target, options: .directory, displayPath: container.path)
+        } catch {
+          throw failed(error)
+        }
+        defer { made.close() }
+        try copy(inner, into: made, path: entry, depth: depth + 1)
+        try? ExtendedAttributes.copyAll(from: inner, to: made, displayPath: container.path)
+        try? Syscalls.setMode(made, status.permissions, displayPath: container.path)
+        try? Syscalls.setTimes(made, access: status.accessTime, modification: status.modificationTime, displayPath: container.path)
+        container.folders += 1
+      case .symbolicLink:
+        guard let text = try? Syscalls.readLink(name, in: source, displayPath: display(entry)) else {
+          problem(entry, "not written: the link cannot be read")
+          continue
+        }
+        if let why = links.verdict(entry, target: text) {
+          do {
+            let file = try Syscalls.open(name, in: target, options: .createNewFile, mode: 0o644, displayPath: container.path)
+            defer { file.close() }
+            try Syscalls.writeAll(file, text, displayPath: container.path)
+          } catch {
+            throw failed(error)
+          }
+          problem(entry, "a symlink to '\(TerminalText.escaped(text))', which \(why): written as a file holding its target", isError: false)
+          container.files += 1
+          continue
+        }
+        do { try Syscalls.makeSymbolicLink(name, in: target, target: text, displayPath: container.path) } catch { throw failed(error) }
+        try? Syscalls.setTimes(name, in: target, access: status.accessTime, modification: status.modificationTime, displayPath: container.path)
+        container.symlinks += 1
+      case .regular:
+        guard let file = try? Syscalls.open(name, in: source, options: .readMaybeFile, displayPath: display(entry)),
+              let opened = try? Syscalls.status(of: file, displayPath: display(entry)) else {
+          problem(entry, "not written: it cannot be opened")
+          continue
+        }
+        defer { file.close() }
+        guard opened.kind == .regular else {
+          problem(entry, "not written: not a regular file")
+          continue
+        }
+        do {
+          let copy = try Syscalls.open(name, in: target, options: .createNewReadWrite, mode: 0o600, displayPath: container.path)
+          defer { copy.close() }
+          let bytes = try Syscalls.copyData(from: file, to: copy, displayPath: container.path, sourceSize: opened.size, context: context)
+          try? ExtendedAttributes.copyAll(from: file, to: copy, displayPath: container.path)
+          try Syscalls.setMode(copy, opened.permissions, displayPath: container.path)
+          try Syscalls.setTimes(copy, access: opened.accessTime, modification: opened.modificationTime, displayPath: container.path)
+          container.files += 1
+          container.bytes = container.bytes.saturatingSum(bytes)
+        } catch {
+          throw failed(error)
+        }
+      case .other:
+        problem(entry, "not written: not a file, folder or symlink (a FIFO, socket or device)")
+      }
+    }
+  }
+}
