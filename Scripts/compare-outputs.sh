@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Every report format of two appdata builds, byte for byte, on the same generated inputs: a
-# refactoring that must not change output (issue 40) shows `identical` on every line.
+# Every report format of two appdata builds, byte for byte, on the same generated inputs
+# (containers, a device, an archive, backups, an Android app's data folder and its tar, extract,
+# init-config): a refactoring that must not change output (issue 40) shows `identical` on every
+# line.
 #
 # Usage: Scripts/compare-outputs.sh OLD_BINARY NEW_BINARY [WORKDIR]
 # Prints one line per command: identical, or the first lines of the diff; exits 1 if any differ.
@@ -13,6 +15,19 @@ mkdir -p "$work"
 [ -d "$work/big" ] || python3 "$here/make-test-backup.py" --rows 3000 --apps 20 "$work/big" >/dev/null
 [ -d "$work/history" ] || python3 "$here/make-backup-history.py" "$work/history" >/dev/null
 [ -d "$work/container" ] || python3 "$here/generate-container.py" --entries 2000 --seed 5 "$work/container" >/dev/null
+# An Android app's data folder (the generated tree under files/, beside the folders Android
+# makes, a cached file and one it does not back up), a tar of it, and an adb backup of it that
+# lacks one file and holds one the folder has not.
+if [ ! -d "$work/android/com.example.app" ]; then
+  data="$work/android/com.example.app"
+  mkdir -p "$data"/{databases,shared_prefs,cache,no_backup}
+  python3 "$here/generate-container.py" --entries 300 --seed 9 "$data/files" >/dev/null 2>&1
+  printf 'db' > "$data/databases/app.db"; printf '<map/>' > "$data/shared_prefs/prefs.xml"
+  head -c 5000 /dev/zero > "$data/cache/thumb"; head -c 700 /dev/zero > "$data/no_backup/token"
+  tar -C "$data" -cf "$work/android/com.example.app.tar" .
+  python3 "$here/make-android-backup.py" "$data" "$work/android/backup.ab" --package com.example.app \
+    --skip databases/app.db --extra f/added.txt >/dev/null
+fi
 export APPDATA_BACKUP_PASSWORD=${APPDATA_BACKUP_PASSWORD:-$(python3 -c "import importlib.util,sys; s=importlib.util.spec_from_file_location('m','$here/make-test-backup.py'); m=importlib.util.module_from_spec(s); s.loader.exec_module(m); print(m.PASSWORD)")}
 device=$(ls -d "$work"/inputs/device/*-* | head -1)
 history=$(ls -d "$work"/history/Backup/*-* | head -1)
@@ -55,6 +70,22 @@ for input in "${inputs[@]}"; do
   SORTED=1 run "$short ndjson --list critical (sorted)" audit --no-config --fail-on never --format ndjson --list critical "$input"
   run "$short table --bytes -q" audit --no-config --bytes -q "$input"
 done
+for input in "$work/android/com.example.app" "$work/android/com.example.app.tar"; do
+  short=${input#"$work"/}
+  for format in table json ndjson github junit sarif html; do
+    run "$short $format" audit --no-config --fail-on never --format "$format" "$input"
+  done
+  run "$short json --list all" audit --no-config --fail-on never --format json --list all "$input"
+  run "$short table --list all --bytes" audit --no-config --fail-on never --list all --bytes "$input"
+  run "$short table --max-file-size" audit --no-config --fail-on never --max-file-size 2KB --max-backup-size 10KB "$input"
+  run "$short --target-sdk 30" audit --no-config --fail-on never --target-sdk 30 --device-api 31 "$input"
+done
+run "android --backup" audit --no-config --fail-on never --format json --list all --backup "$work/android/backup.ab" "$work/android/com.example.app"
+run "android --backup table" audit --no-config --fail-on never --backup "$work/android/backup.ab" "$work/android/com.example.app"
+run "android --platform android" audit --no-config --fail-on never --platform android "$work/android/com.example.app/files"
+policy="$work/policy.json"
+CLEAN=$policy run "init-config android" init-config "$work/android/com.example.app" -o "$policy"
+CLEAN=$policy run "init-config container" init-config "$work/container" -o "$policy"
 run "baseline PATH (older backup)" audit --no-config --fail-on never --format json --baseline "$history" "$newest"
 run "baseline PATH table" audit --no-config --fail-on never --baseline "$history" "$newest"
 run "baseline PATH --list all" audit --no-config --fail-on never --format json --list all --baseline "$history" "$newest"

@@ -120,6 +120,15 @@ struct DocumentationTests {
       let run = try AppData.shell("\"$APPDATA\" audit --json --fail-on never \(extra.joined(separator: " ")) '\(tree.root)' > '\(output)'")
       #expect(run.status == 0)
       #expect(try AppData.validateAgainstAuditSchema(output) == "valid")
+      // An iOS container's one destination: the iCloud and computer backup, what the backup holds.
+      let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [String: Any]
+      let destinations = json?["destinations"] as? [String: [String: Any]]
+      #expect(destinations?.keys.sorted() == ["backup"])
+      let backup = destinations?["backup"]
+      #expect(backup?["carried"] as? Bool == true && backup?["reason"] is NSNull && backup?["quota"] is NSNull)
+      let held = (json?["summary"] as? [String: Any])?["backup"] as? [String: Any]
+      #expect(backup?["files"] as? Int == 2 && held?["files"] as? Int == 2)  // Documents/a and the empty file not named in UTF-8
+      #expect(backup?["bytes"] as? Int == 10 && held?["bytes"] as? Int == 10 && backup?["measured"] as? Int == 10)
       try FileManager.default.removeItem(atPath: output)
     }
   }

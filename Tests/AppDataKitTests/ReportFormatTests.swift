@@ -161,6 +161,23 @@ struct ReportFormatTests {
                            + " What to do: \(AuditRule.unknownLocation.remedy)\n")
   }
 
+  /// The HTML page's template (AuditSet+HTMLTemplate.swift) is filled at its three places once:
+  /// a name that reads like one of them stays as it is, and the page holds the template's text
+  /// around them.
+  @Test func theHTMLTemplatesPlacesAreFilledOnce() throws {
+    let tree = try TestTree("html-template")
+    let root = try tree.folder("{{data}} {{body}} {{title}}")
+    _ = try tree.file("{{data}} {{body}} {{title}}/Documents/{{data}}", size: 10)
+    let result = try AppData.run(["audit", "--no-config", "--format", "html", "--list", "all", root])
+    #expect(result.status == 0)
+    let page = result.output
+    #expect(page.hasPrefix("<!DOCTYPE html>\n") && page.hasSuffix("</body></html>\n"))
+    #expect(page.components(separatedBy: "<title>appdata audit</title>").count == 2)
+    #expect(page.components(separatedBy: "<script type=\"application/json\" id=\"data\">").count == 2)
+    #expect(page.contains("<h1>appdata audit: \(root)</h1>"))
+    #expect(page.contains("\"n\":\"{{data}}\"") && page.contains("\"name\":\"{{data}} {{body}} {{title}}\""))
+  }
+
   @Test func completionScriptsLoad() throws {
     // eval, as README shows: macOS's bash 3.2 reads nothing from `source <(...)`.
     let bash = try AppData.shell("eval \"$(\"$APPDATA\" completion bash)\" && complete -p appdata")

@@ -51,6 +51,51 @@ struct AuditOutput {
     return outputs
   }
 
+  /// Each report in its format to its file (complete or not at all: a hidden file beside it,
+  /// renamed over it once all is written; a streamed NDJSON report's file was opened before the
+  /// audit) or to standard output; with `--format github`, the job summary too.
+  static func write(_ outputs: [AuditOutput], everything: AuditSet, reports: AuditSet, style: RenderStyle, colorChoice: String,
+                    streamFile: ReplacingFile?, io: CommandIO) throws(Refusal) {
+    var style = style
+    for output in outputs {
+      let set = output.format == .html ? everything : reports
+      style.colors = output.format == .table && usesColors(colorChoice, toTerminal: output.file == nil, io: io)
+      style.width = output.file == nil ? io.outputWidth : nil
+      if let file = output.file {
+        let replacing: ReplacingFile
+        if let streamFile { replacing = streamFile } else { replacing = try create(file) }
+        set.render(format: output.format, style: style) { replacing.write($0) }
+        do { try replacing.commit() } catch {
+          throw Refusal(.cannotWrite, path: file, "cannot write the report: \(error.reason); it was left as it was")
+        }
+      } else {
+        set.render(format: output.format, style: style) { chunk in
+          if let write = io.writeOutputBytes { write(chunk) } else { io.writeOutput(String(decoding: chunk, as: UTF8.self)) }
+        }
+      }
+      if output.format == .github, let summaryFile = io.environment("GITHUB_STEP_SUMMARY"), !summaryFile.isEmpty {
+        appendSummary(reports.githubStepSummary(failOn: style.failOn), to: summaryFile, io: io)
+      }
+    }
+  }
+
+  /// SARIF's anchors: the checkout (`--sarif-root`, else GITHUB_WORKSPACE), and the policy file
+  /// with the rules whose limit it set (those the command line did not).
+  static func sarifAnchors(root: String?, policyFile: String?, overrides: AuditConfiguration.Overrides, io: CommandIO) -> SARIFAnchors {
+    var anchors = SARIFAnchors()
+    if let root = root ?? io.environment("GITHUB_WORKSPACE"), !root.isEmpty {
+      anchors.root = Syscalls.absolutePath(root)
+    }
+    if let policyFile {
+      anchors.policyFile = Syscalls.absolutePath(policyFile)
+      var rules: Set<String> = [AuditRule.budgetExceeded.id, AuditRule.budgetNearLimit.id]
+      if overrides.maxBackupSize == nil { rules.formUnion([AuditRule.backupTooLarge.id, AuditRule.backupNearLimit.id]) }
+      if overrides.maxGrowth == nil && overrides.maxGrowthPercent == nil { rules.insert(AuditRule.backupGrew.id) }
+      anchors.policyRules = rules
+    }
+    return anchors
+  }
+
   /// Whether the terminal's locale is UTF-8 (LC_ALL, else LC_CTYPE, else LANG names UTF-8).
   static func localeIsUTF8(_ io: CommandIO) -> Bool {
     let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { io.environment($0) }.first { !$0.isEmpty } ?? ""

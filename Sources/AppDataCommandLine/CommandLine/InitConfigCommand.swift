@@ -27,9 +27,6 @@ struct InitConfigCommand {
     var report = reports.max { $0.backup.bytes < $1.backup.bytes } ?? AuditReport(
       container: source.source, categories: [:], directories: 0, maxFileSize: nil, maxBackupSize: nil, findings: [], largest: [], entries: nil)
     report.largest = [reports.flatMap(\.largest).max { $0.bytes < $1.bytes }].compactMap { $0 }
-    if let android = report.android {
-      return try writeAndroid(report, android, io: io)
-    }
     var document = Self.policy(for: report, headroom: headroom)
     if source.isCollection, case .object(var members) = document {
       var containers: [JSONKey: JSONValue] = [:]
@@ -45,8 +42,9 @@ struct InitConfigCommand {
       members["containers"] = .object(containers)
       document = .object(members)
     }
-    return try write(document, io: io, saying: "Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(report.backup.bytes, headroom))), "
-                      + "maxFileSize \(ByteSize.written(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)\n")
+    return try write(document, io: io, saying: "Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(Self.carried(report), headroom))), "
+                      + "maxFileSize \(ByteSize.written(Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom))) (current figures + \(headroom)%)"
+                      + (report.platform.policyNote.map { ", " + $0 } ?? "") + "\n")
   }
 
   /// Writes the policy file, complete or not at all (a hidden file beside it, renamed over it
@@ -69,44 +67,26 @@ struct InitConfigCommand {
     return .success
   }
 
-  /// Android data: maxBackupSize and maxFileSize are the app's own limits on what each
-  /// destination carries (the most a destination's walk sends, the largest file the cloud
-  /// backup's walk sends, plus the headroom), never Android's quota, which no key moves; the
-  /// rules an Android audit raises; an `android` object with the package.
-  func writeAndroid(_ report: AuditReport, _ android: AndroidSummary, io: CommandIO) throws(Refusal) -> ExitCode {
-    let carried = max(android.cloud.bytes, android.deviceTransfer.bytes)
-    let largest = report.largest.first?.bytes ?? 0
-    var rules: [JSONKey: JSONValue] = [:]
-    for rule in AuditRule.android + [.backupFileTooLarge, .backupFileNearLimit, .backupTooLarge, .backupNearLimit, .budgetExceeded, .budgetNearLimit, .unreadable] {
-      rules[rule.id] = .string(rule.severity.rawValue)
-    }
-    let document = JSONValue.object([
-      "maxFileSize": .string(ByteSize.written(Self.withHeadroom(largest, headroom))),
-      "maxBackupSize": .string(ByteSize.written(Self.withHeadroom(carried, headroom))),
-      "warnAt": .double(0.9),
-      "rules": .object(rules),
-      "ignore": .array([]),
-      "budgets": .array([]),
-      "android": .object(["package": .string(android.package)]),
-    ])
-    return try write(document, io: io, saying: "Wrote \(TerminalText.escaped(output)): maxBackupSize \(ByteSize.written(Self.withHeadroom(carried, headroom))), "
-                      + "maxFileSize \(ByteSize.written(Self.withHeadroom(largest, headroom))) (current figures + \(headroom)%), "
-                      + "the app's own limits on what each destination carries; Android's \(AndroidBackupModel.quotaText(AndroidFacts.cloudQuota)) cloud quota is not a key and always applies\n")
-  }
-
-  /// Every key of the policy file, limits from `report`.
+  /// Every key of the policy file, limits from `report`: maxBackupSize from the most a
+  /// destination carries (iOS's one: the backup; Android's: the app's own limit on each, never
+  /// Android's quota), the rules and the members its platform lists.
   static func policy(for report: AuditReport, headroom: Int) -> JSONValue {
     var rules: [JSONKey: JSONValue] = [:]
-    for rule in AuditRule.all { rules[rule.id] = .string(rule.severity.rawValue) }
-    return .object([
+    for rule in report.platform.policyRules { rules[rule.id] = .string(rule.severity.rawValue) }
+    var members: [JSONKey: JSONValue] = [
       "maxFileSize": .string(ByteSize.written(withHeadroom(report.largest.first?.bytes ?? 0, headroom))),
-      "maxBackupSize": .string(ByteSize.written(withHeadroom(report.backup.bytes, headroom))),
+      "maxBackupSize": .string(ByteSize.written(withHeadroom(carried(report), headroom))),
       "warnAt": .double(0.9),
       "rules": .object(rules),
       "ignore": .array([]),
       "budgets": .array([]),
-    ])
+    ]
+    members.merge(report.platform.policyMembers) { _, new in new }
+    return .object(members)
   }
+
+  /// The most bytes one of the report's destinations carries.
+  static func carried(_ report: AuditReport) -> UInt64 { report.destinations.map(\.bytes).max() ?? 0 }
 
   /// `bytes` plus `percent`, rounded up to a whole KiB (and at least 1 KiB).
   static func withHeadroom(_ bytes: UInt64, _ percent: Int) -> UInt64 {

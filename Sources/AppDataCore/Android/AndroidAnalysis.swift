@@ -1,39 +1,10 @@
 import AppDataSystem
 
-/// One destination's figures, as a report shows them.
-public struct AndroidDestinationFigures: Sendable, Equatable {
-  public var destination: String
-  public var carried: Bool
-  public var reason: String?
-  /// Which rules decided, in words.
-  public var rules: String
-  public var files: Int
-  public var bytes: UInt64
-  /// Android's own measure (the tar stream's size), which the quota is compared with.
-  public var measured: UInt64
-  public var quota: UInt64?
-}
-
-/// What an Android audit adds to a report: the platform's destinations.
-public struct AndroidSummary: Sendable, Equatable {
-  public var package: String
-  public var cloud: AndroidDestinationFigures
-  public var deviceTransfer: AndroidDestinationFigures
-  /// The destinations that carry each carried file, by its path in the report.
-  public var carriedBy: [[UInt8]: [String]]
-  /// The app's target and the device's API level the audit took, and whether each was assumed
-  /// (neither given nor read from a manifest: the newest).
-  public var targetSdk: Int = AndroidFacts.newestAPI
-  public var targetSdkAssumed = true
-  public var deviceAPI: Int = AndroidFacts.newestAPI
-  public var deviceAPIAssumed = true
-}
-
-/// An app's data, its rules and the settings, analysed: each file's category, the
-/// destinations, the findings. The one place an Android file's category is decided (beside
-/// `ContainerLayout.place`, which decides an iOS file's).
+/// An app's data, its rules and the settings, analysed: each file's category
+/// (`AndroidPlatform.category`), the destinations, the findings.
 package struct AndroidAnalysis {
-  package var summary: AndroidSummary
+  /// The app, and its destinations: the cloud backup, then device-to-device transfer.
+  package var platform: AndroidPlatform
   package var findings: [Finding]
   /// Files and bytes per category.
   package var categories: [Category: CategoryTotals] = [:]
@@ -59,38 +30,18 @@ package struct AndroidAnalysis {
                backup: (name: String, entries: [(token: String, path: [UInt8], size: UInt64, isDirectory: Bool)])? = nil) {
     let cloud = AndroidBackupModel.outcome(app, tree: tree, destination: .cloud, quota: cloudQuota)
     let transfer = AndroidBackupModel.outcome(app, tree: tree, destination: .deviceTransfer, quota: transferQuota)
-    func figures(_ outcome: AndroidOutcome, _ name: String) -> AndroidDestinationFigures {
-      AndroidDestinationFigures(destination: name, carried: outcome.carried, reason: outcome.reason, rules: outcome.rules, files: outcome.files,
-                                bytes: outcome.bytes, measured: outcome.measured, quota: outcome.quota)
-    }
     // What each destination's walk sends, by node (whether or not the destination runs).
     var sentByCloud = [Bool](repeating: false, count: tree.count)
     for entry in cloud.entries { sentByCloud[Int(entry.node)] = true }
     var sentByTransfer = [Bool](repeating: false, count: tree.count)
     for entry in transfer.entries { sentByTransfer[Int(entry.node)] = true }
 
-    // Categories: what the cloud backup's rules carry is critical (whether or not the app is
-    // eligible: that is the destination's `carried`), cache/ and code_cache/ are cached, the
-    // rest (no_backup/, what a rule excludes) offline; a symlink or special file is other.
     var carriedBy: [[UInt8]: [String]] = [:]
     // The largest critical files, as LargeFile.isLarger orders them (bytes, then path): a
     // list of `top` kept sorted, a path built only to break a tie with its last.
     var best: [LargeFile] = []
     for node in tree.nodes {
-      let category: Category
-      switch tree.kind(at: node) {
-      case .directory: continue
-      case .other: category = .other
-      case .file:
-        if sentByCloud[Int(node)] {
-          category = .critical
-        } else if tree.storage(of: node) != .external, case let top = tree.top(of: node), top >= 0, top != node,
-                  Self.isCacheFolder(tree.name(of: top)) {
-          category = .cached
-        } else {
-          category = .offline
-        }
-      }
+      guard let category = AndroidPlatform.category(of: node, in: tree, sentByCloud: sentByCloud[Int(node)]) else { continue }
       let bytes = tree.size(of: node)
       categories[category, default: CategoryTotals()].add(CategoryTotals(files: 1, bytes: bytes, allocatedBytes: bytes))
       if category == .critical && top > 0 {
@@ -113,8 +64,8 @@ package struct AndroidAnalysis {
     }
     largest = best
     listed.sort { $0.path.lexicographicallyPrecedes($1.path) }
-    summary = AndroidSummary(package: app.package, cloud: figures(cloud, "cloud"), deviceTransfer: figures(transfer, "deviceTransfer"), carriedBy: carriedBy,
-                             targetSdk: app.targetSdk, deviceAPI: app.deviceAPI)
+    platform = AndroidPlatform(package: app.package, carriedBy: carriedBy, targetSdk: app.targetSdk, deviceAPI: app.deviceAPI)
+    platform.destinations = [AndroidPlatform.destination(cloud), AndroidPlatform.destination(transfer)]
     findings = AndroidFindings.all(app: app, tree: tree, rulesFiles: rulesFiles, cloud: cloud, transfer: transfer, warnAt: warnAt)
     if let backup { findings += AndroidFindings.comparison(cloud: cloud, tree: tree, backup: backup.entries, name: backup.name) }
     if let limits { applyOwnLimits(limits, tree: tree, outcomes: [cloud, transfer]) }
@@ -190,10 +141,5 @@ package struct AndroidAnalysis {
       }
       budgets.append((budget, most))
     }
-  }
-
-  /// cache/ and code_cache/ at a storage's top: Android's caches, never in the cloud backup.
-  static func isCacheFolder(_ name: ArraySlice<UInt8>) -> Bool {
-    name.elementsEqual("cache".utf8) || name.elementsEqual("code_cache".utf8)
   }
 }

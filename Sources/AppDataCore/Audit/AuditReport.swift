@@ -37,9 +37,13 @@ public struct AuditReport: Sendable {
   public var heldByBackup: CategoryTotals?
   /// With `appdata audit CONTAINER --backup BACKUP`: the container against the backup.
   public var backupComparison: BackupComparison?
-  /// For an Android app's data: the platform's destinations (cloud backup, device-to-device
-  /// transfer) and their figures; nil for an iOS container.
-  public var android: AndroidSummary?
+  /// The platform the app's data is audited for (`IOSPlatform`, `AndroidPlatform`): its
+  /// destinations, its categories and its rules, which the renderers ask.
+  public var platform: any Platform = IOSPlatform()
+
+  /// Where the app's data goes, each with what it carries: iOS's one (the iCloud and computer
+  /// backup, what `backup` holds), Android's two.
+  public var destinations: [Destination] { platform.destinations(backup: backup) }
 
   /// What the backup carries: the critical category (in a device backup, everything it holds).
   public var backup: CategoryTotals { heldByBackup ?? categories[.critical] ?? CategoryTotals() }

@@ -146,9 +146,6 @@ extension AuditRule {
   /// Every rule, iOS's then Android's (`android`): what a policy file may name.
   public static var everyRule: [AuditRule] { all + android }
 
-  /// The rules a report of `platform` lists (SARIF's rules, JUnit's test cases).
-  public static func rules(forAndroid isAndroid: Bool) -> [AuditRule] { isAndroid ? android : all }
-
   /// The rule with this id.
   public static func named(_ id: String) -> AuditRule? { everyRule.first { $0.id == id } }
 }

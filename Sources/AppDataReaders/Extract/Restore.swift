@@ -398,22 +398,7 @@ public enum Restore {
       return try fromFolder(root, folder: folder, simulator: simulator, target: targets[0], chosen: chosen,
                             extensions: targets.count - 1, options: options)
     }
-    // The backup.
-    let backups: [BackupSource]
-    do {
-      var limits = InputLimits()
-      limits.maximumNameBytes = options.maximumNameBytes
-      backups = try InputResolver.deviceBackups(in: InputResolver.resolve(source, root: options.root, limits: limits))
-    } catch {
-      throw .refused(error)
-    }
-    guard backups.count == 1 else {
-      if backups.isEmpty {
-        throw .refused(Refusal(.notAnInput, path: source, message: "\(TerminalText.escaped(source)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); appdata restore reads device backups"))
-      }
-      throw .refused(Refusal(.notMatched, path: source, message: "\(TerminalText.escaped(source)): holds \(Plural.counted(backups.count, "backup")); name the one to restore from with --root (\(Plural.listed(backups.map(\.name).map(TerminalText.escaped), limit: 10)))"))
-    }
-    let backup = backups[0]
+    let backup = try Self.backup(at: source, options: options)
     var secret: SecretBuffer?
     if backup.needsPassword {
       guard let password else { throw .password(BackupReader.noPassword(backup.source)) }
@@ -428,23 +413,57 @@ public enum Restore {
     let opened: BackupExtraction.Opened
     do { opened = try BackupExtraction.open(backup, request: opening) } catch { throw .refused(error) }
     defer { opened.keys.value?.wipe() }
-    struct Built {
-      var target: RestoreTarget
-      var place: FileDescriptor
-      var handoff: RestoreHandoff
-      var container: RestoreReport.Container
+    let built = try build(targets, from: backup, opened: opened, secret: secret, simulator: simulator, options: options, report: &report)
+    if options.dryRun { return report }
+    try swapIn(built, simulator: simulator, options: options, report: &report)
+    return report
+  }
+
+  /// The one device backup `source` names (`--root` picks one in a folder of backups).
+  private static func backup(at source: String, options: RestoreOptions) throws(RestoreFailure) -> BackupSource {
+    let backups: [BackupSource]
+    do {
+      var limits = InputLimits()
+      limits.maximumNameBytes = options.maximumNameBytes
+      backups = try InputResolver.deviceBackups(in: InputResolver.resolve(source, root: options.root, limits: limits))
+    } catch {
+      throw .refused(error)
     }
-    var built: [Built] = []
-    func abandonAll() {
-      for item in built {
-        item.handoff.result?.artifact.discard()
-        item.place.close()
+    guard backups.count == 1 else {
+      if backups.isEmpty {
+        throw .refused(Refusal(.notAnInput, path: source, message: "\(TerminalText.escaped(source)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); appdata restore reads device backups"))
       }
+      throw .refused(Refusal(.notMatched, path: source, message: "\(TerminalText.escaped(source)): holds \(Plural.counted(backups.count, "backup")); name the one to restore from with --root (\(Plural.listed(backups.map(\.name).map(TerminalText.escaped), limit: 10)))"))
     }
+    return backups[0]
+  }
+
+  /// A container's new tree, complete in its partial folder, waiting for its exchange.
+  private struct Built {
+    var target: RestoreTarget
+    var place: FileDescriptor
+    var handoff: RestoreHandoff
+    var container: RestoreReport.Container
+  }
+
+  /// Each container's partial folder given up, and its place closed (a refusal or an interrupt).
+  private static func abandon(_ built: ArraySlice<Built>) {
+    for item in built {
+      item.handoff.result?.artifact.discard()
+      item.place.close()
+    }
+  }
+
+  /// Every target's new tree, written by extract's writer into its partial folder (none with
+  /// `dryRun`, which only counts); each target's own leftovers settled first. An extension the
+  /// backup does not hold is left as it is; the app must be there.
+  private static func build(_ targets: [RestoreTarget], from backup: BackupSource, opened: BackupExtraction.Opened, secret: SecretBuffer?,
+                            simulator: SimulatorDeviceFolder, options: RestoreOptions, report: inout RestoreReport) throws(RestoreFailure) -> [Built] {
+    var built: [Built] = []
     var checkpoints = 0
     for target in targets {
       guard let place = simulator.open(target.place) else {
-        abandonAll()
+        abandon(built[...])
         throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened"))
       }
       // What killed runs left, settled first: a kept copy stays (its lock released).
@@ -452,7 +471,7 @@ public enum Restore {
       var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
       guard let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) else {
         place.close()
-        abandonAll()
+        abandon(built[...])
         throw .refused(Refusal(.unreadable, "\(display(target)): the container cannot be opened"))
       }
       let before = measure(current, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
@@ -474,12 +493,11 @@ public enum Restore {
         extracted = try BackupExtraction.run(backup, request: request, opened: opened)
       } catch {
         place.close()
-        // An extension the backup does not hold is left as it is; the app must be there.
         if target.kind != .app && error.cause == .notMatched && !options.isInterrupted() {
           report.problems.append(ExtractReport.Problem(domain: target.id, path: [], message: "not restored: the backup holds no container '\(TerminalText.escaped(target.id))'; it was left as it is", isError: false))
           continue
         }
-        abandonAll()
+        abandon(built[...])
         if options.isInterrupted() { throw .interrupted(device: simulator.path) }
         throw .refused(error)
       }
@@ -498,12 +516,16 @@ public enum Restore {
       }
       report.containers.append(summary)
     }
-    if options.dryRun { return report }
-    // Every new tree is complete: each is completed and swapped in, one container at a time.
-    var steps = Checkpoints(passed: checkpoints, stopAfter: options.stopAfter)
+    return built
+  }
+
+  /// Every new tree is complete: each is completed and swapped in, one container at a time.
+  private static func swapIn(_ built: [Built], simulator: SimulatorDeviceFolder, options: RestoreOptions,
+                             report: inout RestoreReport) throws(RestoreFailure) {
+    var steps = Checkpoints(passed: built.reduce(0) { $0 + ($1.handoff.result?.checkpoints ?? 0) }, stopAfter: options.stopAfter)
     for (index, item) in built.enumerated() {
       if options.isInterrupted() {
-        for rest in built[index...] { rest.handoff.result?.artifact.discard(); rest.place.close() }
+        abandon(built[index...])
         if index == 0 { throw .interrupted(device: simulator.path) }
         break
       }
@@ -511,13 +533,12 @@ public enum Restore {
       do {
         container = try swapIn(item.target, place: item.place, handoff: item.handoff, summary: item.container, steps: &steps)
       } catch {
-        for rest in built[index...] { rest.handoff.result?.artifact.discard(); rest.place.close() }
+        abandon(built[index...])
         throw .refused(error)
       }
       item.place.close()
       report.containers[report.containers.firstIndex { $0.path == container.path } ?? index] = container
     }
-    return report
   }
 
   /// Restores from a container folder (or a package's `AppData`) at `root`, open at `folder`.

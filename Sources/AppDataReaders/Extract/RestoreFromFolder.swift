@@ -75,79 +75,103 @@ struct RestoreFromFolder {
         problem(entry, "not written: it cannot be read")
         continue
       }
-      func failed(_ error: SystemError) -> Refusal {
-        Refusal(.cannotWrite, path: container.path, message: "\(TerminalText.escaped(container.path)): cannot write \(TerminalText.escaped(RelativePath.display(entry))): \(error.reason); nothing was changed")
-      }
+      let item = Item(name: name, entry: entry, status: status, source: source, target: target)
       switch status.kind {
-      case .directory:
-        guard depth < Self.maximumDepth else {
-          problem(entry, "not written: deeper than \(Self.maximumDepth) folders")
-          continue
-        }
-        guard let inner = try? Syscalls.open(name, in: source, options: .directory, displayPath: display(entry)) else {
-          problem(entry, "not written: the folder cannot be opened without following a symlink")
-          continue
-        }
-        defer { inner.close() }
-        let made: FileDescriptor
-        do {
-          try Syscalls.makeDirectory(name, in: target, mode: 0o700, displayPath: container.path)
-          made = try Syscalls.open(name, in: target, options: .directory, displayPath: container.path)
-        } catch {
-          throw failed(error)
-        }
-        defer { made.close() }
-        try copy(inner, into: made, path: entry, depth: depth + 1)
-        try? ExtendedAttributes.copyAll(from: inner, to: made, displayPath: container.path)
-        try? Syscalls.setMode(made, status.permissions, displayPath: container.path)
-        try? Syscalls.setTimes(made, access: status.accessTime, modification: status.modificationTime, displayPath: container.path)
-        container.folders += 1
-      case .symbolicLink:
-        guard let text = try? Syscalls.readLink(name, in: source, displayPath: display(entry)) else {
-          problem(entry, "not written: the link cannot be read")
-          continue
-        }
-        if let why = links.verdict(entry, target: text) {
-          do {
-            let file = try Syscalls.open(name, in: target, options: .createNewFile, mode: 0o644, displayPath: container.path)
-            defer { file.close() }
-            try Syscalls.writeAll(file, text, displayPath: container.path)
-          } catch {
-            throw failed(error)
-          }
-          problem(entry, "a symlink to '\(TerminalText.escaped(text))', which \(why): written as a file holding its target", isError: false)
-          container.files += 1
-          continue
-        }
-        do { try Syscalls.makeSymbolicLink(name, in: target, target: text, displayPath: container.path) } catch { throw failed(error) }
-        try? Syscalls.setTimes(name, in: target, access: status.accessTime, modification: status.modificationTime, displayPath: container.path)
-        container.symlinks += 1
-      case .regular:
-        guard let file = try? Syscalls.open(name, in: source, options: .readMaybeFile, displayPath: display(entry)),
-              let opened = try? Syscalls.status(of: file, displayPath: display(entry)) else {
-          problem(entry, "not written: it cannot be opened")
-          continue
-        }
-        defer { file.close() }
-        guard opened.kind == .regular else {
-          problem(entry, "not written: not a regular file")
-          continue
-        }
-        do {
-          let copy = try Syscalls.open(name, in: target, options: .createNewReadWrite, mode: 0o600, displayPath: container.path)
-          defer { copy.close() }
-          let bytes = try Syscalls.copyData(from: file, to: copy, displayPath: container.path, sourceSize: opened.size, context: context)
-          try? ExtendedAttributes.copyAll(from: file, to: copy, displayPath: container.path)
-          try Syscalls.setMode(copy, opened.permissions, displayPath: container.path)
-          try Syscalls.setTimes(copy, access: opened.accessTime, modification: opened.modificationTime, displayPath: container.path)
-          container.files += 1
-          container.bytes = container.bytes.saturatingSum(bytes)
-        } catch {
-          throw failed(error)
-        }
-      case .other:
-        problem(entry, "not written: not a file, folder or symlink (a FIFO, socket or device)")
+      case .directory: try copyFolder(item, depth: depth)
+      case .symbolicLink: try copyLink(item)
+      case .regular: try copyFile(item)
+      case .other: problem(entry, "not written: not a file, folder or symlink (a FIFO, socket or device)")
       }
+    }
+  }
+
+  /// One entry of a folder being copied: its name, its path in the container, its status, and
+  /// the folders it is copied from and into.
+  private struct Item {
+    let name: [UInt8]
+    let entry: [UInt8]
+    let status: FileStatus
+    let source: FileDescriptor
+    let target: FileDescriptor
+  }
+
+  /// The refusal for a write that failed at the destination.
+  private func failed(_ error: SystemError, _ entry: [UInt8]) -> Refusal {
+    Refusal(.cannotWrite, path: container.path, message: "\(TerminalText.escaped(container.path)): cannot write \(TerminalText.escaped(RelativePath.display(entry))): \(error.reason); nothing was changed")
+  }
+
+  private mutating func copyFolder(_ item: Item, depth: Int) throws(Refusal) {
+    guard depth < Self.maximumDepth else {
+      problem(item.entry, "not written: deeper than \(Self.maximumDepth) folders")
+      return
+    }
+    guard let inner = try? Syscalls.open(item.name, in: item.source, options: .directory, displayPath: display(item.entry)) else {
+      problem(item.entry, "not written: the folder cannot be opened without following a symlink")
+      return
+    }
+    defer { inner.close() }
+    let made: FileDescriptor
+    do {
+      try Syscalls.makeDirectory(item.name, in: item.target, mode: 0o700, displayPath: container.path)
+      made = try Syscalls.open(item.name, in: item.target, options: .directory, displayPath: container.path)
+    } catch {
+      throw failed(error, item.entry)
+    }
+    defer { made.close() }
+    try copy(inner, into: made, path: item.entry, depth: depth + 1)
+    try? ExtendedAttributes.copyAll(from: inner, to: made, displayPath: container.path)
+    try? Syscalls.setMode(made, item.status.permissions, displayPath: container.path)
+    try? Syscalls.setTimes(made, access: item.status.accessTime, modification: item.status.modificationTime, displayPath: container.path)
+    container.folders += 1
+  }
+
+  /// A symlink as it is, or, when it resolves out of the container, a file holding its target.
+  private mutating func copyLink(_ item: Item) throws(Refusal) {
+    guard let text = try? Syscalls.readLink(item.name, in: item.source, displayPath: display(item.entry)) else {
+      problem(item.entry, "not written: the link cannot be read")
+      return
+    }
+    if let why = links.verdict(item.entry, target: text) {
+      do {
+        let file = try Syscalls.open(item.name, in: item.target, options: .createNewFile, mode: 0o644, displayPath: container.path)
+        defer { file.close() }
+        try Syscalls.writeAll(file, text, displayPath: container.path)
+      } catch {
+        throw failed(error, item.entry)
+      }
+      problem(item.entry, "a symlink to '\(TerminalText.escaped(text))', which \(why): written as a file holding its target", isError: false)
+      container.files += 1
+      return
+    }
+    do { try Syscalls.makeSymbolicLink(item.name, in: item.target, target: text, displayPath: container.path) } catch { throw failed(error, item.entry) }
+    try? Syscalls.setTimes(item.name, in: item.target, access: item.status.accessTime, modification: item.status.modificationTime, displayPath: container.path)
+    container.symlinks += 1
+  }
+
+  /// A regular file (opened without following a symlink, and checked to be one once open),
+  /// with its attributes, mode and times.
+  private mutating func copyFile(_ item: Item) throws(Refusal) {
+    guard let file = try? Syscalls.open(item.name, in: item.source, options: .readMaybeFile, displayPath: display(item.entry)),
+          let opened = try? Syscalls.status(of: file, displayPath: display(item.entry)) else {
+      problem(item.entry, "not written: it cannot be opened")
+      return
+    }
+    defer { file.close() }
+    guard opened.kind == .regular else {
+      problem(item.entry, "not written: not a regular file")
+      return
+    }
+    do {
+      let copy = try Syscalls.open(item.name, in: item.target, options: .createNewReadWrite, mode: 0o600, displayPath: container.path)
+      defer { copy.close() }
+      let bytes = try Syscalls.copyData(from: file, to: copy, displayPath: container.path, sourceSize: opened.size, context: context)
+      try? ExtendedAttributes.copyAll(from: file, to: copy, displayPath: container.path)
+      try Syscalls.setMode(copy, opened.permissions, displayPath: container.path)
+      try Syscalls.setTimes(copy, access: opened.accessTime, modification: opened.modificationTime, displayPath: container.path)
+      container.files += 1
+      container.bytes = container.bytes.saturatingSum(bytes)
+    } catch {
+      throw failed(error, item.entry)
     }
   }
 }

@@ -24,12 +24,15 @@ enum AndroidDataFolder: FolderInputKind {
   }
 }
 
-/// A source that is an Android app's data (a folder or an archive): `--backup` is then an
-/// Android backup to compare with (`AndroidSettings.backupPath`).
-package protocol AndroidInput {}
+/// With `--platform android`: any folder is an Android app's data folder.
+enum AnyAndroidDataFolder: FolderInputKind {
+  static func source(for folder: ProbedFolder, base: String, limits: InputLimits) throws(Refusal) -> (any ContainerSource)? {
+    AndroidDataFolder.source(folder, base: base, limits: limits)
+  }
+}
 
 /// An Android data folder, audited as Android's backup would walk it (`AndroidAnalysis`).
-struct AndroidSource: ContainerSource, AndroidInput {
+struct AndroidSource: ContainerSource {
   let source: String
   /// The folder as typed.
   let path: String
@@ -40,6 +43,9 @@ struct AndroidSource: ContainerSource, AndroidInput {
   var isCollection: Bool { false }
   var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
   func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
+
+  /// `--backup` is an Android backup to compare with (`AndroidSettings.backupPath`).
+  func ownBackup(atPath path: String) -> OwnBackup? { OwnBackup(needsPassword: AndroidBackupStream.isEncrypted(atPath: path)) }
 
   func folders() throws(Refusal) -> [ContainerRef] {
     throw Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): an Android app's data folder; appdata migrate moves an iOS container's Library/Caches, which Android has no need of")
@@ -109,8 +115,7 @@ struct AndroidSource: ContainerSource, AndroidInput {
   static func walkFolder(_ path: String, storage: AndroidStorage, jobs: Int, into tree: inout AndroidTree, directories: inout UInt64,
                          findings: inout [Finding]) throws(Refusal) {
     do {
-      let root = try Syscalls.openDirectory(atPath: path)
-      try AndroidWalk.walk(root, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
+      try AndroidWalk.walk(path, storage: storage, jobs: jobs, into: &tree, directories: &directories, findings: &findings)
     } catch {
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
@@ -141,9 +146,10 @@ struct AndroidSource: ContainerSource, AndroidInput {
                              findings: Finding.sortedForReport(Auditor.applyPolicy(to: findings + analysis.findings, options: options)),
                              largest: analysis.largest,
                              entries: options.listedCategories.isEmpty ? nil : ListedEntries(analysis.listed))
-    report.android = analysis.summary
-    report.android?.targetSdkAssumed = settings.targetSdk == nil
-    report.android?.deviceAPIAssumed = settings.deviceAPI == nil
+    var platform = analysis.platform
+    platform.targetSdkAssumed = settings.targetSdk == nil
+    platform.deviceAPIAssumed = settings.deviceAPI == nil
+    report.platform = platform
     report.budgets = analysis.budgets
     return AuditOutcome(reports: [report], available: [package], isCollection: false)
   }
@@ -160,7 +166,7 @@ struct AndroidSource: ContainerSource, AndroidInput {
 /// a tgz or zip of one), read with libarchive without extracting it: the names, kinds and
 /// sizes are all the model needs. Taken for one by its shape (`AndroidDataFolder`'s, on the
 /// top-level names of its first headers: `ArchiveKind`) or with `--platform android`.
-struct AndroidArchiveSource: ContainerSource, AndroidInput {
+struct AndroidArchiveSource: ContainerSource {
   let source: String
   let path: String
   /// `--max-name-bytes`: the most bytes of names its tree (and the Android backup, `--backup`)
@@ -170,6 +176,9 @@ struct AndroidArchiveSource: ContainerSource, AndroidInput {
   var isCollection: Bool { false }
   var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
   func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
+
+  /// `--backup` is an Android backup to compare with (`AndroidSettings.backupPath`).
+  func ownBackup(atPath path: String) -> OwnBackup? { OwnBackup(needsPassword: AndroidBackupStream.isEncrypted(atPath: path)) }
 
   func folders() throws(Refusal) -> [ContainerRef] {
     throw Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): an archive of an Android app's data; appdata migrate changes only folders")
@@ -302,6 +311,4 @@ package enum AndroidData {
   package static func tree(atPath path: String, maximumNameBytes: UInt64 = NameBudget.defaultMaximum) throws(Refusal) -> AndroidTree {
     try AndroidSource.readTree(path, maximumNameBytes: maximumNameBytes)
   }
-  /// Whether the Android backup at `path` is an encrypted adb backup (it needs a password).
-  package static func backupIsEncrypted(atPath path: String) -> Bool { AndroidBackupStream.isEncrypted(atPath: path) }
 }

@@ -105,6 +105,17 @@ public protocol ContainerSource: Sendable {
   /// One line each about how PATH was read that the user should know (an input named twice,
   /// read once); the command prints them as warnings before the audit.
   var notices: [String] { get }
+  /// What `--backup BACKUP` is to it: nil when BACKUP is a device backup its containers are
+  /// compared with (`audit` reads it as one); else its platform's own backup, which it reads
+  /// itself (`AuditRequest.android.backupPath`: an Android app's data and its Android backup),
+  /// and whether that needs a password.
+  func ownBackup(atPath path: String) -> OwnBackup?
+}
+
+/// A backup of a platform's own kind that a source compares its data with (`ContainerSource.ownBackup`).
+public struct OwnBackup: Sendable {
+  public var needsPassword: Bool
+  package init(needsPassword: Bool) { self.needsPassword = needsPassword }
 }
 
 /// A source that is or may hold device backups (a backup, a folder of them, an archive).
@@ -126,6 +137,7 @@ extension ContainerSource {
   public var passwordIsOptional: Bool { false }
   public var readsBackups: Bool { false }
   public var notices: [String] { [] }
+  public func ownBackup(atPath path: String) -> OwnBackup? { nil }
 
   /// A source read whole: it is one part, or none of it.
   func wholeExcluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? {

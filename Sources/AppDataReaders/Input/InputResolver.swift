@@ -25,9 +25,9 @@ public enum InputResolver {
     if status.kind == .regular {
       // An archive's kind is decided here, once, from its first headers (`ArchiveKind`); it is
       // then read as that kind only, and what that reading refuses is final.
-      let isAndroid = limits.platform == .android
-        || (limits.platform == .auto && root == nil && ArchiveKind.of(path) == .androidData)
-      if isAndroid { return AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path, maximumNameBytes: limits.maximumNameBytes) }
+      if limits.platform.archiveKind(path, root: root) == .androidData {
+        return AndroidArchiveSource(source: Syscalls.absolutePath(path), path: path, maximumNameBytes: limits.maximumNameBytes)
+      }
       return ArchiveSource(source: Syscalls.absolutePath(path), path: path, root: root, maximumBytes: maximumArchiveBytes,
                            maximumManifestBytes: maximumManifestBytes, limits: limits)
     }
@@ -42,9 +42,13 @@ public enum InputResolver {
     guard let folder = ProbedFolder(path: path) else {
       throw Refusal(.unreadable, path: path, "cannot read the folder: \(ProbedFolder.whyUnreadable(path))")
     }
-    if limits.platform == .android { return AndroidDataFolder.source(folder, base: path, limits: limits) }
-    for kind in folderKinds where !(limits.platform == .ios && kind == AndroidDataFolder.self) {
-      if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
+    return try source(of: folder, base: path, limits: limits)
+  }
+
+  /// The first of the platform's folder kinds that `folder` is (`InputPlatform.folderKinds`).
+  private static func source(of folder: ProbedFolder, base: String, limits: InputLimits) throws(Refusal) -> any ContainerSource {
+    for kind in limits.platform.folderKinds {
+      if let source = try kind.source(for: folder, base: base, limits: limits) { return source }
     }
     throw NoContainer.refusal(folder)
   }
@@ -98,11 +102,30 @@ public enum InputResolver {
     guard let folder = ProbedFolder(path: full) else {
       throw Refusal(.notMatched, path: full, "--root names no folder inside \(TerminalText.escaped(path))")
     }
-    if limits.platform == .android { return AndroidDataFolder.source(folder, base: path, limits: limits) }
-    for kind in folderKinds where !(limits.platform == .ios && kind == AndroidDataFolder.self) {
-      if let source = try kind.source(for: folder, base: path, limits: limits) { return source }
+    return try source(of: folder, base: path, limits: limits)
+  }
+}
+
+extension InputPlatform {
+  /// What a folder may be with `--platform`: any of the folder kinds (`auto`), any but an
+  /// Android app's data folder (`ios`), or an Android app's data folder, whatever its shape
+  /// (`android`).
+  var folderKinds: [any FolderInputKind.Type] {
+    switch self {
+    case .auto: InputResolver.folderKinds
+    case .ios: InputResolver.folderKinds.filter { $0 != AndroidDataFolder.self }
+    case .android: [AnyAndroidDataFolder.self]
     }
-    throw NoContainer.refusal(folder)
+  }
+
+  /// What an archive is with `--platform`: decided from its first headers (`auto`, and no
+  /// `--root`, which names a folder in an Apple archive), or as the platform says.
+  func archiveKind(_ path: String, root: [[UInt8]]?) -> ArchiveKind {
+    switch self {
+    case .auto: root == nil ? ArchiveKind.of(path) : .apple
+    case .ios: .apple
+    case .android: .androidData
+    }
   }
 }
 

@@ -7,6 +7,22 @@ public protocol WalkVisitor: SendableMetatype {
   mutating func visit(_ entry: WalkedEntry)
   /// An entry that could not be read: `path` relative to the root, and why.
   mutating func failed(path: [UInt8], error: SystemError)
+  /// A folder's reading begins (`path` relative to the root, borrowed for the call; `tag`, what
+  /// `folderTag()` gave it when it was found, 0 for the root) and ends: the entries and failures
+  /// in between are that folder's, its own (it cannot be opened, or listed) included. A visitor
+  /// that keeps entries by folder (Android's tree, `AndroidWalkVisitor`) groups them; the others
+  /// need not.
+  mutating func beginFolder(_ path: UnsafeBufferPointer<UInt8>, tag: Int)
+  mutating func endFolder()
+  /// In a walk that reads no marker (`Walker.Reading.linkTargets`): the tag of the folder just
+  /// visited, which its `beginFolder` receives.
+  mutating func folderTag() -> Int
+}
+
+extension WalkVisitor {
+  public mutating func beginFolder(_ path: UnsafeBufferPointer<UInt8>, tag: Int) {}
+  public mutating func endFolder() {}
+  public mutating func folderTag() -> Int { 0 }
 }
 
 /// What every reader feeds, the walk on disk and the readers of an archive and of a backup's

@@ -42,6 +42,9 @@ public struct WalkedEntry {
   public var isCacheDirectoryTag: Bool
   /// The category the entry's folder would have as a file (for `cache-in-backup` on a tag).
   public var parentCategory: Category
+  /// A symlink's target, in a walk that reads them (`Walker.Reading.linkTargets`); nil
+  /// otherwise, or when it could not be read.
+  public var linkTarget: [UInt8]?
 
   init(parentPath: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, depth: Int, status: FileStatus, placement: Placement,
        ownMarkers: MarkerSet, inheritedExclusion: BorrowedExclusion?,
@@ -62,10 +65,10 @@ public struct WalkedEntry {
   public var parentPath: [UInt8] { Array(parentBytes) }
 
   /// The entry's folder's path, borrowed (valid during the visit).
-  var parentBuffer: UnsafeBufferPointer<UInt8> { parentBytes }
+  public var parentBuffer: UnsafeBufferPointer<UInt8> { parentBytes }
 
   /// The entry's own name, borrowed.
-  var nameBuffer: UnsafeBufferPointer<UInt8> { nameBytes }
+  public var nameBuffer: UnsafeBufferPointer<UInt8> { nameBytes }
 
   /// The path and markers of `exclusion`, lent to `body` without copying an inherited path
   /// (nil and no markers when nothing excludes the entry).

@@ -11,6 +11,9 @@ import Synchronization
 /// than followed.
 public enum Walker {
 
+  /// What a walk reads of each entry beside its status: its platform's (`Platform.walkReading`).
+  public typealias Reading = WalkReading
+
   /// One container root of a walk over several.
   public struct Root: Sendable {
     public var path: String
@@ -18,10 +21,12 @@ public enum Walker {
     /// The folder the user named, when the root was found below it: the root is then reached
     /// from it one component at a time, following no symlink.
     public var below: String?
-    public init(path: String, layout: ContainerLayout, below: String? = nil) {
+    public var reading: Reading
+    public init(path: String, layout: ContainerLayout, below: String? = nil, reading: Reading = IOSPlatform.walkReading) {
       self.path = path
       self.layout = layout
       self.below = below
+      self.reading = reading
     }
   }
 
@@ -40,41 +45,17 @@ public enum Walker {
     Syscalls.raiseOpenFileLimit()
     let jobs = max(1, jobs)
     let starting = min(jobs, max(1, startingWith ?? jobs))
-    var streams: [DirectoryStream?] = []
-    var failures: [Int: SystemError] = [:]
     let queue = WorkQueue<PendingFolder>(lastInFirstOut: true, endsWhenIdle: true)
-    var starts: [PendingFolder] = []
-    var scratch = [UInt8](repeating: 0, count: 1024)
-    for (index, root) in roots.enumerated() {
-      let stream: DirectoryStream
-      do {
-        stream = try DirectoryStream(taking: try Syscalls.openDirectory(atPath: root.path, below: root.below), displayPath: root.path)
-      } catch {
-        failures[index] = error
-        streams.append(nil)
-        continue
-      }
-      streams.append(stream)
-      // A marker on the root excludes everything below it.
-      let rootAttributes = ".".withCString { cName in
-        EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch)
-      }
-      var rootExclusion: Exclusion?
-      if case .success(let attributes) = rootAttributes, attributes.markers.isExcluding {
-        rootExclusion = Exclusion(path: Array(".".utf8), markers: attributes.markers)
-      }
-      starts.append(PendingFolder(
-        root: index, parent: nil, opened: stream, name: [], path: [], depth: 0, topLevelName: nil,
-        placement: .root, exclusion: rootExclusion))
-    }
+    let (streams, failures, starts) = openRoots(roots)
     queue.push(contentsOf: starts)
     let descriptors = streams.map { $0?.descriptor ?? FileDescriptor(rawValue: -1) }
     let layouts = roots.map(\.layout)
+    let readings = roots.map(\.reading)
 
     var perWorker: [[V]]
     if jobs == 1 {
       var visitors = roots.indices.map { makeVisitor($0) }
-      var worker = Worker(progress: progress, roots: descriptors, layouts: layouts)
+      var worker = Worker(progress: progress, roots: descriptors, layouts: layouts, readings: readings)
       worker.run(queue: queue, visitors: &visitors, shares: false)
       perWorker = [visitors]
     } else {
@@ -93,7 +74,7 @@ public enum Walker {
           // in one array would share cache lines, and every counter update would bounce them.
           var visitors = box.values[index]
           visitors.reserveCapacity(visitors.count + 1)  // a unique copy, allocated by this thread
-          var worker = Worker(progress: progress, roots: descriptors, layouts: layouts)
+          var worker = Worker(progress: progress, roots: descriptors, layouts: layouts, readings: readings)
           if let growth {
             worker.onBlockedFolder = {
               let (index, canGrow) = growth.blockedFolder()
@@ -119,6 +100,37 @@ public enum Walker {
       if let failure = failures[index] { return .failure(failure) }
       return .success(perWorker.map { $0[index] })
     }
+  }
+
+  /// Each root opened (nil, and why in `failures`, for one that cannot be), and the walk's first
+  /// folders: the roots, each with the markers on it where the walk reads them.
+  private static func openRoots(_ roots: [Root]) -> (streams: [DirectoryStream?], failures: [Int: SystemError], starts: [PendingFolder]) {
+    var streams: [DirectoryStream?] = []
+    var failures: [Int: SystemError] = [:]
+    var starts: [PendingFolder] = []
+    var scratch = [UInt8](repeating: 0, count: 1024)
+    for (index, root) in roots.enumerated() {
+      let stream: DirectoryStream
+      do {
+        stream = try DirectoryStream(taking: try Syscalls.openDirectory(atPath: root.path, below: root.below), displayPath: root.path)
+      } catch {
+        failures[index] = error
+        streams.append(nil)
+        continue
+      }
+      streams.append(stream)
+      // A marker on the root excludes everything below it.
+      var rootExclusion: Exclusion?
+      if root.reading == .markers, case .success(let attributes) = ".".withCString({ cName in
+        EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch)
+      }), attributes.markers.isExcluding {
+        rootExclusion = Exclusion(path: Array(".".utf8), markers: attributes.markers)
+      }
+      starts.append(PendingFolder(
+        root: index, parent: nil, opened: stream, name: [], path: [], depth: 0, topLevelName: nil,
+        placement: .root, exclusion: rootExclusion))
+    }
+    return (streams, failures, starts)
   }
 }
 
@@ -189,6 +201,9 @@ struct PendingFolder: Sendable {
   /// The folder's own placement, inherited by entries below depth 2 (`Placement.root` at the root).
   let placement: Placement
   let exclusion: Exclusion?
+  /// What the visitor that found it numbered it (`WalkVisitor.folderTag()`; 0 for a root, and
+  /// in a walk whose visitors number none).
+  var tag = 0
 
   /// The folder as another worker receives it: without its parent's descriptor, which belongs
   /// to the sending worker's descriptor table (and must be closed by that worker); the
@@ -196,7 +211,7 @@ struct PendingFolder: Sendable {
   func handedOver() -> PendingFolder {
     PendingFolder(
       root: root, parent: nil, opened: nil, name: name, path: path, depth: depth, topLevelName: topLevelName,
-      placement: placement, exclusion: exclusion)
+      placement: placement, exclusion: exclusion, tag: tag)
   }
 }
 
@@ -212,6 +227,7 @@ struct Worker {
   /// The container roots, open in every worker's descriptor table.
   private let roots: [FileDescriptor]
   private let layouts: [ContainerLayout]
+  private let readings: [Walker.Reading]
   private var children: [PendingFolder] = []
   private var localEntries = 0
   private var localBytes: UInt64 = 0
@@ -221,10 +237,11 @@ struct Worker {
   /// This thread's usage when it last finished a measured folder.
   private var usage: Syscalls.ThreadUsage?
 
-  init(progress: WalkProgress?, roots: [FileDescriptor], layouts: [ContainerLayout]) {
+  init(progress: WalkProgress?, roots: [FileDescriptor], layouts: [ContainerLayout], readings: [Walker.Reading]) {
     self.progress = progress
     self.roots = roots
     self.layouts = layouts
+    self.readings = readings
   }
 
   /// Gives the older half of this worker's stack (the larger subtrees) to idle workers, as
@@ -287,6 +304,8 @@ struct Worker {
   }
 
   private mutating func readFolder<V: WalkVisitor>(_ folder: PendingFolder, visitor: inout V) {
+    folder.path.withUnsafeBufferPointer { visitor.beginFolder($0, tag: folder.tag) }
+    defer { visitor.endFolder() }
     let stream: DirectoryStream
     if let opened = folder.opened {
       stream = opened
@@ -315,16 +334,54 @@ struct Worker {
     // The folder's path and its inherited marker's path are lent to every entry of the folder;
     // its layout is taken once per folder (a copy per entry retains every table it holds).
     let layout = layouts[folder.root]
-    let failure = folder.path.withUnsafeBufferPointer { parentPath in
-      BorrowedExclusion.with(folder.exclusion) { exclusion in
+    let readsMarkers = readings[folder.root] == .markers
+    folder.path.withUnsafeBufferPointer { parentPath in
+      let failure = BorrowedExclusion.with(folder.exclusion) { exclusion in
         stream.forEachEntry(using: directoryBuffer) { cName, length, type in
-          examine(cName, length: length, type: type, in: stream, folder: folder, layout: layout, parentPath: parentPath,
-                  exclusion: exclusion, visitor: &visitor)
+          if readsMarkers {
+            examine(cName, length: length, type: type, in: stream, folder: folder, layout: layout, parentPath: parentPath,
+                    exclusion: exclusion, visitor: &visitor)
+          } else {
+            examineStatusOnly(cName, length: length, type: type, in: stream, folder: folder, parentPath: parentPath, visitor: &visitor)
+          }
         }
       }
+      if let failure {
+        visitor.failed(path: folder.path, error: SystemError(errno: failure, operation: .readFolder, path: ""))
+      }
     }
-    if let failure {
-      visitor.failed(path: folder.path, error: SystemError(errno: failure, operation: .readFolder, path: ""))
+  }
+
+  /// One entry of a walk that reads no marker (`Walker.Reading.linkTargets`): its status (none
+  /// for a folder the listing identified), and a symlink's target.
+  private mutating func examineStatusOnly<V: WalkVisitor>(
+    _ cName: UnsafePointer<CChar>, length: Int, type: DirectoryEntryType, in stream: DirectoryStream,
+    folder: PendingFolder, parentPath: UnsafeBufferPointer<UInt8>, visitor: inout V
+  ) {
+    let name = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
+    let status: FileStatus
+    if type == .directory {
+      status = .listedDirectory
+    } else {
+      switch Syscalls.status(cName: cName, in: stream.descriptor) {
+      case .success(let value): status = value
+      case .failure(let error):
+        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(errno: error, operation: .readStatus, path: ""))
+        return
+      }
+    }
+    var entry = WalkedEntry(
+      parentPath: parentPath, name: name, depth: folder.depth + 1, status: status, placement: .root, ownMarkers: [],
+      inheritedExclusion: nil, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: .other)
+    if status.kind == .symbolicLink { entry.linkTarget = try? Syscalls.readLink(Array(name), in: stream.descriptor, displayPath: "") }
+    visitor.visit(entry)
+    localEntries += 1
+    if status.kind == .regular { localBytes &+= status.size }
+    if status.kind == .directory {
+      let child = PendingFolder(
+        root: folder.root, parent: stream, opened: nil, name: Array(name), path: entry.path, depth: folder.depth + 1,
+        topLevelName: nil, placement: .root, exclusion: nil, tag: visitor.folderTag())
+      children.append(handOverAll && folder.depth > 0 ? child.handedOver() : child)
     }
   }
 

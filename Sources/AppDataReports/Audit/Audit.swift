@@ -233,13 +233,14 @@ struct AuditRun {
     }
     TestHooks.pause(at: "resolved")
     let isOnlyContainer = !source.isCollection
-    // For an Android app's data, --backup is an Android backup, which its source compares.
-    let isAndroid = source is AndroidInput
-    let backup = isAndroid ? nil : try configuration.backup.map { path throws(AuditFailure) in try Self.backupSource(path) }
+    // --backup: a backup of the source's own platform, which it compares itself (an Android
+    // app's data and its Android backup), or a device backup.
+    let ownBackup = configuration.backup.flatMap { source.ownBackup(atPath: $0) }
+    let backup = ownBackup != nil ? nil : try configuration.backup.map { path throws(AuditFailure) in try Self.backupSource(path) }
     // An encrypted backup's password, asked for before the walk starts (the same password
     // opens PATH and --backup BACKUP when both need one).
-    let androidBackupPassword = isAndroid ? configuration.backup.flatMap { AndroidData.backupIsEncrypted(atPath: $0) ? $0 : nil } : nil
-    let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil } ?? androidBackupPassword
+    let ownBackupPassword = ownBackup?.needsPassword == true ? configuration.backup : nil
+    let needsPassword = source.needsPassword ? source.source : backup.flatMap { $0.needsPassword ? $0.source : nil } ?? ownBackupPassword
     var secret: SecretBuffer?
     if let needsPassword {
       do {
@@ -252,29 +253,8 @@ struct AuditRun {
     }
     // Comparing with a backup, and the HTML treemap, need every file: list them all.
     let listsEverything = backup != nil || configuration.listsEveryEntry
-    let configuration = configuration
-    let baselines = baselines
-    var request = AuditRequest(options: { id in
-      var options = configuration.options(for: id, isOnlyContainer: isOnlyContainer, baselines: baselines)
-      if listsEverything { options.listedCategories = Set(Category.allCases) }
-      return options
-    })
-    request.optionsDependOnID = !configuration.policy.containers.isEmpty
-    if !configuration.apps.isEmpty { request.filter = AppFilter(ids: configuration.apps) }
-    request.verify = configuration.verify
-    request.allDomains = configuration.allDomains
-    request.password = secret
-    request.maximumKeyRounds = configuration.limits.maximumKeyRounds
-    request.android = configuration.android
-    if isAndroid { request.android.backupPath = configuration.backup }
-    request.entrySink = configuration.entrySink
-    request.tagsLines = configuration.tagsNDJSONLines
-    request.progress = progress
-    if secret == nil && password.canAsk {
-      // A backup found while reading (inside an archive) asks for the password then.
-      let password = password
-      request.passwordProvider = { (backup: String) throws(Refusal) -> SecretBuffer in try password.get(for: backup) }
-    }
+    let request = request(isOnlyContainer: isOnlyContainer, listsEverything: listsEverything, secret: secret,
+                          ownBackup: ownBackup != nil ? configuration.backup : nil)
     let outcome: AuditOutcome
     do {
       outcome = try source.audit(request)
@@ -306,6 +286,35 @@ struct AuditRun {
       for baseline in baselines.baselines { if let id = baseline.id { set.baselineBytes[id] = baseline.backupBytes } }
     }
     return set
+  }
+
+  /// What the source is asked: each container's options, the filter, the password (or how to
+  /// ask for it), and `ownBackup`, the backup of its own platform it compares itself with.
+  private func request(isOnlyContainer: Bool, listsEverything: Bool, secret: SecretBuffer?, ownBackup: String?) -> AuditRequest {
+    let configuration = configuration
+    let baselines = baselines
+    var request = AuditRequest(options: { id in
+      var options = configuration.options(for: id, isOnlyContainer: isOnlyContainer, baselines: baselines)
+      if listsEverything { options.listedCategories = Set(Category.allCases) }
+      return options
+    })
+    request.optionsDependOnID = !configuration.policy.containers.isEmpty
+    if !configuration.apps.isEmpty { request.filter = AppFilter(ids: configuration.apps) }
+    request.verify = configuration.verify
+    request.allDomains = configuration.allDomains
+    request.password = secret
+    request.maximumKeyRounds = configuration.limits.maximumKeyRounds
+    request.android = configuration.android
+    request.android.backupPath = ownBackup
+    request.entrySink = configuration.entrySink
+    request.tagsLines = configuration.tagsNDJSONLines
+    request.progress = progress
+    if secret == nil && password.canAsk {
+      // A backup found while reading (inside an archive) asks for the password then.
+      let password = password
+      request.passwordProvider = { (backup: String) throws(Refusal) -> SecretBuffer in try password.get(for: backup) }
+    }
+    return request
   }
 
   /// `run`, and for `--app NAME` that is no id PATH holds: the one id it plainly means

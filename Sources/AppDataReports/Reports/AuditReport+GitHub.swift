@@ -27,10 +27,11 @@ extension AuditReport {
       lines.append("appdata: \(Plural.counted(rest, "more finding")) not annotated (GitHub shows \(Self.githubAnnotationLimit) per step)"
                    + (hasStepSummary ? "; every finding is in the job summary" : "; set GITHUB_STEP_SUMMARY or use --format json for all of them"))
     }
-    if let android {
-      for figures in [android.cloud, android.deviceTransfer] {
-        lines.append("appdata: android \(figures.destination): \(figures.carried ? "carried" : "not carried"), \(Plural.counted(figures.files, "file")), "
-                     + "measured \(figures.measured) bytes" + (figures.quota.map { " of \($0) allowed" } ?? ""))
+    if platform.itemizesDestinations {
+      let prefix = platform.reportedName.map { $0 + " " } ?? ""
+      for destination in destinations {
+        lines.append("appdata: \(prefix)\(destination.id): \(destination.carried ? "carried" : "not carried"), \(Plural.counted(destination.files, "file")), "
+                     + "measured \(destination.measured) bytes" + (destination.quota.map { " of \($0) allowed" } ?? ""))
       }
       lines.append("appdata: " + Plural.counted(findings.count, "finding"))
     } else {
@@ -43,23 +44,23 @@ extension AuditReport {
   /// The Markdown job summary: categories, the backup against its limit, growth, every finding.
   public func githubStepSummary(failOn: Severity?) -> String {
     var lines = ["## appdata audit \(fails(at: failOn) ? "failed" : "passed")", "",
-                 (android == nil ? "Container" : "Android app data") + ": `\(Self.markdownCode(container))`", "",
+                 platform.subject + ": `\(Self.markdownCode(container))`", "",
                  "| category | files | bytes | allocated | backed up |", "| --- | ---: | ---: | ---: | --- |"]
-    // Android: no row for iOS's own categories; critical is backed up only if the cloud backup
-    // carries the app.
-    for category in Category.allCases where android == nil || (category != .temporary && category != .system) {
+    let destinations = destinations
+    for category in platform.categories {
       let totals = categories[category] ?? CategoryTotals()
-      let backedUp = android.map { category == .critical && $0.cloud.carried } ?? category.isBackedUp
+      let backedUp = platform.isBackedUp(category, destinations: destinations)
       lines.append("| \(category.rawValue) | \(totals.files) | \(totals.bytes) (\(ByteSize.human(totals.bytes))) | \(totals.allocatedBytes) | \(backedUp ? "yes" : "no") |")
     }
     lines.append("")
-    if let android {
-      // Android: each destination with Android's own measure against its quota.
-      lines += ["| Android destination | carried | files | bytes | Android's measure | quota | rules |", "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
-      for figures in [android.cloud, android.deviceTransfer] {
-        let carried = figures.carried ? "yes" : "no: " + Self.markdownCell(figures.reason ?? "")
-        lines.append("| \(figures.destination) | \(carried) | \(figures.files) | \(figures.bytes) | \(figures.measured) (\(ByteSize.human(figures.measured))) | "
-                     + "\(figures.quota.map(String.init) ?? "none") | \(Self.markdownCell(figures.rules)) |")
+    if platform.itemizesDestinations {
+      // Each destination with the platform's own measure against its quota.
+      lines += ["| \(platform.name) destination | carried | files | bytes | \(platform.name)'s measure | quota | rules |",
+                "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+      for destination in destinations {
+        let carried = destination.carried ? "yes" : "no: " + Self.markdownCell(destination.reason ?? "")
+        lines.append("| \(destination.id) | \(carried) | \(destination.files) | \(destination.bytes) | \(destination.measured) (\(ByteSize.human(destination.measured))) | "
+                     + "\(destination.quota.map(String.init) ?? "none") | \(Self.markdownCell(destination.rules)) |")
       }
     } else {
       var backupLine = "**Backup:** \(Plural.counted(backup.files, "file")), \(Plural.counted(backup.bytes, "byte")) (\(ByteSize.human(backup.bytes)))"

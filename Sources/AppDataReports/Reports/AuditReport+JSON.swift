@@ -11,25 +11,39 @@ extension AuditReport {
     document["limits"] = limitsJSON()
     document["findings"] = .array(findings.map { $0.json() })
     document["largest"] = .array(largest.map { $0.json() })
-    if let android {
-      document["android"] = android.versionsJSON()
-      document["destinations"] = android.destinationsJSON()
-      // Each listed file with the destinations that carry it.
-      if let entries {
-        document["entries"] = .array(entries.map { entry in
-          guard case .object(var object) = entry.json() else { return entry.json() }
-          object["destinations"] = .array((android.carriedBy[entry.path] ?? []).map { .string($0) })
-          return .object(object)
-        })
-      }
-    } else if let entries {
-      document["entries"] = entries.json
-    }
+    document.merge(platform.jsonMembers) { _, new in new }
+    document["destinations"] = destinationsJSON()
+    if let entries { document["entries"] = entriesJSON(entries) }
     document["budgets"] = budgetsJSON()
     document["folders"] = folders.json()
     if let comparison { document["baseline"] = comparison.json() }
     if let backupComparison { document["backupComparison"] = backupComparison.json() }
     return .object(document)
+  }
+
+  /// The listed files; where the platform spells its destinations out, each with the ids of
+  /// those that carry it.
+  private func entriesJSON(_ entries: ListedEntries) -> JSONValue {
+    guard platform.itemizesDestinations else { return entries.json }
+    return .array(entries.map { entry in
+      guard case .object(var object) = entry.json() else { return entry.json() }
+      object["destinations"] = .array((platform.carriers(of: entry.path) ?? []).map { .string($0) })
+      return .object(object)
+    })
+  }
+
+  /// `{ID: {...}}`: each destination's `carried`, `reason`, `rules`, `files`, `bytes`,
+  /// `measured` (the platform's own measure) and `quota`.
+  func destinationsJSON() -> JSONValue {
+    var members: [JSONKey: JSONValue] = [:]
+    for destination in destinations {
+      members[JSONKey(destination.id)] = .object([
+        "carried": .bool(destination.carried), "reason": destination.reason.map { .string($0) } ?? .null,
+        "rules": .string(destination.rules), "files": .unsigned(destination.files), "bytes": .unsigned(destination.bytes),
+        "measured": .unsigned(destination.measured), "quota": .optional(destination.quota),
+      ])
+    }
+    return .object(members)
   }
 
   func budgetsJSON() -> JSONValue {
@@ -47,10 +61,8 @@ extension AuditReport {
     line["largest"] = .array(largest.map { $0.json() })
     line["budgets"] = budgetsJSON()
     line["folders"] = folders.json()
-    if let android {
-      line["android"] = android.versionsJSON()
-      line["destinations"] = android.destinationsJSON()
-    }
+    line.merge(platform.jsonMembers) { _, new in new }
+    line["destinations"] = destinationsJSON()
     if let comparison { line["baseline"] = comparison.json() }
     if let backupComparison { line["backupComparison"] = backupComparison.json() }
     return .object(line)
@@ -64,7 +76,7 @@ extension AuditReport {
       "id": id.map { .string($0) } ?? .null,
       "kind": .string(kind.rawValue),
     ]
-    if android != nil { header["platform"] = .string("android") }
+    if let name = platform.reportedName { header["platform"] = .string(name) }
     return header
   }
 
@@ -151,30 +163,5 @@ extension FolderSummary {
     var members: [JSONKey: JSONValue] = [:]
     for (path, bytes) in folders { members[String(decoding: path, as: UTF8.self)] = .unsigned(bytes) }
     return .object(["complete": .bool(isComplete), "bytes": .object(members)])
-  }
-}
-
-extension AndroidSummary {
-  /// `{"cloud": {...}, "deviceTransfer": {...}}`: each destination's `carried`, `reason`,
-  /// `rules`, `files`, `bytes`, `measured` (Android's own measure) and `quota`.
-  /// The package, and the target SDK and device API the audit took, each with whether it was
-  /// assumed (neither given nor read: the newest).
-  func versionsJSON() -> JSONValue {
-    .object([
-      "package": .string(package),
-      "targetSdk": .object(["value": .integer(Int64(targetSdk)), "assumed": .bool(targetSdkAssumed)]),
-      "deviceApi": .object(["value": .integer(Int64(deviceAPI)), "assumed": .bool(deviceAPIAssumed)]),
-    ])
-  }
-
-  func destinationsJSON() -> JSONValue {
-    func object(_ figures: AndroidDestinationFigures) -> JSONValue {
-      .object([
-        "carried": .bool(figures.carried), "reason": figures.reason.map { .string($0) } ?? .null, "rules": .string(figures.rules),
-        "files": .unsigned(UInt64(figures.files)), "bytes": .unsigned(figures.bytes), "measured": .unsigned(figures.measured),
-        "quota": .optional(figures.quota),
-      ])
-    }
-    return .object(["cloud": object(cloud), "deviceTransfer": object(deviceTransfer)])
   }
 }

@@ -21,7 +21,7 @@ extension AuditReport {
     var cases: [String] = []
     var failures = 0
     var skipped = 0
-    let rules = AuditRule.rules(forAndroid: android != nil)
+    let rules = platform.rules
     for rule in rules {
       let name = Self.xml(rule.id)
       var body = "    <testcase classname=\"appdata.audit\" name=\"\(name)\""
@@ -55,16 +55,15 @@ extension AuditReport {
       "      <property name=\"maxBackupSize\" value=\"\(maxBackupSize.map(String.init) ?? "")\"/>",
     ]
     if let id { properties.append("      <property name=\"id\" value=\"\(Self.xml(id))\"/>") }
-    if let android {
-      properties.append("      <property name=\"platform\" value=\"android\"/>")
-      for figures in [android.cloud, android.deviceTransfer] {
-        let name = figures.destination
-        properties.append("      <property name=\"\(name).carried\" value=\"\(figures.carried)\"/>")
-        properties.append("      <property name=\"\(name).files\" value=\"\(figures.files)\"/>")
-        properties.append("      <property name=\"\(name).bytes\" value=\"\(figures.bytes)\"/>")
-        properties.append("      <property name=\"\(name).measured\" value=\"\(figures.measured)\"/>")
-        properties.append("      <property name=\"\(name).quota\" value=\"\(figures.quota.map(String.init) ?? "")\"/>")
-      }
+    if let platformName = platform.reportedName { properties.append("      <property name=\"platform\" value=\"\(platformName)\"/>") }
+    // The platform's destinations, where it spells them out (iOS's one is the backup's above).
+    for destination in destinations where platform.itemizesDestinations {
+      let name = destination.id
+      properties.append("      <property name=\"\(name).carried\" value=\"\(destination.carried)\"/>")
+      properties.append("      <property name=\"\(name).files\" value=\"\(destination.files)\"/>")
+      properties.append("      <property name=\"\(name).bytes\" value=\"\(destination.bytes)\"/>")
+      properties.append("      <property name=\"\(name).measured\" value=\"\(destination.measured)\"/>")
+      properties.append("      <property name=\"\(name).quota\" value=\"\(destination.quota.map(String.init) ?? "")\"/>")
     }
     let text = """
         <testsuite name="\(Self.xml(suiteName))" tests="\(count)" failures="\(failures)" errors="0" skipped="\(skipped)">

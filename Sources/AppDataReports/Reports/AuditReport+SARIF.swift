@@ -9,11 +9,12 @@ extension AuditReport {
     var bases: [JSONKey: JSONValue] = ["CONTAINER": .object(["uri": .string("file://" + Self.uriPath(Array(container.utf8)) + "/")])]
     if let root = anchors.root { bases["%SRCROOT%"] = .object(["uri": .string("file://" + Self.uriPath(Array(root.utf8)) + "/")]) }
     let log = Self.sarifLog(results: sarifResults(anchors: anchors, uriBaseId: "CONTAINER"), bases: bases,
-                            rules: AuditRule.rules(forAndroid: android != nil))
-    // Android: the run's properties carry the platform and each destination's figures.
-    guard let android, case .object(var document) = log, case .array(var runs)? = document["runs"],
-          case .object(var run)? = runs.first else { return log }
-    run["properties"] = .object(["platform": .string("android"), "destinations": android.destinationsJSON()])
+                            rules: platform.rules)
+    // A platform that spells its destinations out: the run's properties carry the platform and
+    // each destination's figures.
+    guard platform.itemizesDestinations, let name = platform.reportedName, case .object(var document) = log,
+          case .array(var runs)? = document["runs"], case .object(var run)? = runs.first else { return log }
+    run["properties"] = .object(["platform": .string(name), "destinations": destinationsJSON()])
     runs[0] = .object(run)
     document["runs"] = .array(runs)
     return .object(document)
@@ -23,7 +24,7 @@ extension AuditReport {
   /// with what it is about: the path, or the container's name for the container's own findings
   /// (`inReportOfMany`: the path only, the report of many putting the name before it).
   func sarifResults(anchors: SARIFAnchors, uriBaseId: String, inReportOfMany: Bool = false) -> [JSONValue] {
-    let rules = AuditRule.rules(forAndroid: android != nil)
+    let rules = platform.rules
     return findings.map { finding in
       var result: [JSONKey: JSONValue] = [
         "ruleId": .string(finding.rule.id),
