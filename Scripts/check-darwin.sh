@@ -112,7 +112,7 @@ common=(-package-name appdata -D DARWIN_CHECK -swift-version 6 -Onone
 echo "== Darwin: Tests/DarwinCheck (darwin.h and the overlay's additions)"
 darwin_module "$OUT"
 
-for target in AppDataSystem AppDataCore AppDataReaders AppDataReports AppDataMigration AppDataCommandLine; do
+for target in AppDataSystem AppDataCore AppDataReaders AppDataReports AppDataMigration AppDataKit AppDataCommandLine; do
   echo "== $target"
   # shellcheck disable=SC2046
   swiftc "${common[@]}" -parse-as-library -module-name "$target" -emit-module -emit-module-path "$OUT/$target.swiftmodule" \

@@ -25,7 +25,9 @@ OUT=.build-fuzz
 LIBRARY="Sources/AppDataSystem Sources/AppDataCore Sources/AppDataReaders Sources/AppDataReports Sources/AppDataMigration"
 
 # One binary for every target: the library (all of it but its one swift-crypto file, which
-# Fuzz/Support/NoCrypto.swift stands in for) with every target and the entry point that picks one.
+# Fuzz/Support/NoCrypto.swift stands in for, and AppDataCore's Exports.swift, whose typealias
+# names a type across modules, which one module already has) with every target and the entry
+# point that picks one.
 all_targets=(bplist xmlplist mbfile keybag json glob archive manifest androidxml androidbackup)
 check=0
 if [ "${1:-}" = "--check" ]; then check=1; shift; fi
@@ -35,7 +37,7 @@ binary="$OUT/fuzz-appdata"
 mkdir -p "$OUT"
 rm -rf "$OUT/src" && mkdir -p "$OUT/src"
 # shellcheck disable=SC2086
-for file in $(find $LIBRARY -name '*.swift' ! -name 'BackupDecryption.swift' | sort); do
+for file in $(find $LIBRARY -name '*.swift' ! -name 'BackupDecryption.swift' ! -name 'Exports.swift' | sort); do
   flat="$OUT/src/$(echo "$file" | tr '/' '_')"
   grep -v '^import AppData' "$file" > "$flat"
 done

@@ -19,6 +19,6 @@ public enum MigrationInput {
     let named = kept.filter { $0.kind == .app && apps.contains($0.id ?? "") }
     if named.count == 1 { return named[0] }
     let ids = folders.filter { $0.kind == .app }.map { TerminalText.escaped($0.name) }.sorted().joined(separator: ", ")
-    throw Refusal("\(TerminalText.escaped(path)): holds \(Plural.counted(folders.count, "container")); name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
+    throw Refusal(.notMatched, path: path, "holds \(Plural.counted(folders.count, "container")); name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
   }
 }

@@ -41,7 +41,7 @@ struct FileCopyTests {
     do {
       _ = try copy(to: "stopped-again") { _ in false }
     } catch {
-      #expect(error.code == ErrnoValue.cancelled)
+      #expect(error.errno == .canceled)
     }
   }
 }

@@ -37,10 +37,8 @@ struct LibraryTests {
     { (backup: String) throws(Refusal) -> SecretBuffer in
       asked.calls.withLock { $0.append(backup) }
       guard let password else { throw Refusal(.locked, path: backup, "no password here") }
-      let bytes = Array(password.utf8)
-      let secret = SecretBuffer(capacity: bytes.count)!
-      secret.storage.copyBytes(from: bytes)
-      secret.setCount(bytes.count)
+      // The public initializer from bytes a library caller has (issue 52).
+      guard let secret = SecretBuffer(copying: Array(password.utf8)) else { throw Refusal(.unreadable, "cannot map memory") }
       return secret
     }
   }

@@ -293,4 +293,31 @@ struct MigrateTests {
     #expect(result.status == 2)
     #expect(result.error == "appdata: error: Library: no such folder (the source)\n")
   }
+
+  /// Issue 52: a failed pre-check is a case a library caller switches on, with its cause; its
+  /// message is the line the command prints.
+  @Test func aPreCheckFailureIsACase() throws {
+    let tree = try TestTree("migrate-error-cases")
+    try tree.folder("Documents")
+    do {
+      _ = try Migration(rootPath: tree.root, options: MigrationOptions()).run()
+      Issue.record("a migration without its source ran")
+    } catch {
+      guard case .cannotOpen(let path, let role, let system) = error else { Issue.record("\(error)"); return }
+      #expect(path == "Library/Caches" && role == "source" && system.errno == .noSuchFileOrDirectory, "\(error)")
+      #expect(error.message == "Library: no such folder (the source)")
+      #expect(error.refusal.cause == .notFound)
+    }
+    var overlapping = MigrationOptions()
+    overlapping.destination = [Array("Library".utf8)]
+    do {
+      _ = try Migration(rootPath: tree.root, options: overlapping).run()
+      Issue.record("overlapping folders were migrated")
+    } catch {
+      guard case .overlap(let source, let destination) = error else { Issue.record("\(error)"); return }
+      #expect(source == "Library/Caches" && destination == "Library")
+      #expect(error.message == "--from Library/Caches and --to Library overlap; a folder cannot be moved into itself")
+      #expect(error.cause == .conflict)
+    }
+  }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AppDataSystem
+@testable import AppDataCore
 
 /// Issue 42: what differs between Linux and Darwin is named in one place, never written as a
 /// Linux number (40 is ELOOP on Linux and EMSGSIZE on Darwin; 95 is EOPNOTSUPP and EMULTIHOP).
@@ -20,6 +21,7 @@ struct PortabilityTests {
       #"\b(code|errno|errnum)\s*(==|!=|:)\s*[1-9][0-9]*\b"#,
       #"\bcase\s+[1-9][0-9]*\s*(/\*\s*E[A-Z]+)"#,
       #"\b[1-9][0-9]*\s*/\*\s*E[A-Z]{2,}\s*\*/"#,
+      #"\bErrno\(rawValue:\s*[1-9][0-9]*\b"#,
     ].map { try! NSRegularExpression(pattern: $0) }
     var found: [String] = []
     for (path, text) in try Self.sources() {
@@ -29,7 +31,49 @@ struct PortabilityTests {
         if patterns.contains(where: { $0.firstMatch(in: line, range: range) != nil }) { found.append("\(path):\(number + 1): \(line)") }
       }
     }
-    #expect(found.isEmpty, "errno literals (name them in ErrnoValue, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
+    #expect(found.isEmpty, "errno literals (name them as Errno members, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
+  }
+
+  /// Issue 52: one errno design. Only `Errno` (SystemError.swift) names an errno by its C
+  /// constant, with the platform's number; everywhere else names its member (`.fileExists`,
+  /// `catch Errno.noSuchFileOrDirectory`), and the designs it replaced (the `ErrnoValue`
+  /// namespace, `SystemError.code` and its `is*` flags) do not come back.
+  @Test func errnoIsNamedOnlyByErrno() throws {
+    let definitions = try String(contentsOfFile: AppData.packageRoot + "/Sources/AppDataSystem/System/SystemError.swift", encoding: .utf8)
+    let member = try NSRegularExpression(pattern: #"Errno\(rawValue: (E[A-Z]+)\)"#)
+    let names = Set(member.matches(in: definitions, range: NSRange(definitions.startIndex..., in: definitions)).compactMap {
+      Range($0.range(at: 1), in: definitions).map { String(definitions[$0]) }
+    })
+    #expect(names.count >= 25 && names.isSuperset(of: ["ENOENT", "EEXIST", "ELOOP", "ENOATTR", "ENODATA", "EFTYPE"]), "\(names.sorted())")
+    let forbidden = try NSRegularExpression(pattern: #"\b(ErrnoValue|SystemError\(code:|\.(isNotFound|isExists|isUnsupported|isPermissionDenied|isCrossDevice)\b|"#
+      + names.sorted().joined(separator: "|") + #")\b"#)
+    var found: [String] = []
+    for (path, text) in try Self.sources() where path != "AppDataSystem/System/SystemError.swift" {
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let code = String(line.components(separatedBy: "//").first ?? "")
+        if forbidden.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil { found.append("\(path):\(number + 1): \(line)") }
+      }
+    }
+    #expect(found.isEmpty, "errnos named outside Errno (use its members, Sources/AppDataSystem/System/SystemError.swift):\n\(found.joined(separator: "\n"))")
+  }
+
+  /// Issue 52: every `Refusal` is built with a specific cause. `Refusal.Cause` has no `.other`
+  /// (it was the cause of 70 refusals, bounds among them, built from a bare message), and no
+  /// site in Sources builds one from a message alone or passes a message where the cause goes.
+  @Test func everyRefusalHasASpecificCause() throws {
+    #expect(!Refusal.Cause.allCases.map(\.rawValue).contains("other"))
+    let bare = try NSRegularExpression(pattern: #"\bRefusal\(\s*("|String\(|TerminalText\.|[a-z]\w*\.message\s*\)|message\s*\)|\.other\b)"#)
+    let other = try NSRegularExpression(pattern: #"(Cause|cause)\s*(=|==|:)\s*\.other\b|case\s+other\b"#)
+    var found: [String] = []
+    for (path, text) in try Self.sources() {
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let code = String(line.components(separatedBy: "//").first ?? "")
+        let range = NSRange(code.startIndex..., in: code)
+        if bare.firstMatch(in: code, range: range) != nil { found.append("\(path):\(number + 1): a refusal without its cause: \(line)") }
+        if path.hasSuffix("Refusal.swift") && other.firstMatch(in: code, range: range) != nil { found.append("\(path):\(number + 1): \(line)") }
+      }
+    }
+    #expect(found.isEmpty, "give each refusal its cause (Sources/AppDataCore/Failures/Refusal.swift, Refusal.Cause):\n\(found.joined(separator: "\n"))")
   }
 
   /// Issue 52: one thread design (ThreadGroup, Mutex and Atomic) and one signal catcher. No
@@ -147,18 +191,19 @@ struct PortabilityTests {
   /// Access; nothing else does, and nothing on Linux (where EPERM there means what it says).
   @Test func fullDiskAccessIsNamedForMacOSPrivateFolders() {
     let backups = "/Users/me/Library/Application Support/MobileSync/Backup"
-    let hint = SystemError.privacyHint(code: EPERM, path: backups, onMac: true)
+    let hint = SystemError.privacyHint(errno: .notPermitted, path: backups, onMac: true)
     #expect(hint?.contains("Full Disk Access in System Settings > Privacy & Security > Full Disk Access") == true)
     for path in [backups + "/00008030-001A", "/Users/me/Library/Containers", "/Users/me/Library/Containers/com.example/Data",
                  "/Users/me/Library/Group Containers/group.example"] {
-      #expect(SystemError.privacyHint(code: EPERM, path: path, onMac: true) != nil, "\(path)")
+      #expect(SystemError.privacyHint(errno: .notPermitted, path: path, onMac: true) != nil, "\(path)")
     }
-    #expect(SystemError.privacyHint(code: EACCES, path: backups, onMac: true) == nil)
-    #expect(SystemError.privacyHint(code: EPERM, path: backups, onMac: false) == nil)
-    #expect(SystemError.privacyHint(code: EPERM, path: "/Users/me/Documents", onMac: true) == nil)
+    #expect(SystemError.privacyHint(errno: .permissionDenied, path: backups, onMac: true) == nil)
+    #expect(SystemError.privacyHint(errno: .notPermitted, path: backups, onMac: false) == nil)
+    #expect(SystemError.privacyHint(errno: .notPermitted, path: "/Users/me/Documents", onMac: true) == nil)
     // A relative PATH is resolved against the working folder.
-    #expect(SystemError.privacyHint(code: EPERM, path: "Backup", onMac: true) == nil)
+    #expect(SystemError.privacyHint(errno: .notPermitted, path: "Backup", onMac: true) == nil)
     // The message as a user reads it on Linux: strerror's words alone.
-    #expect(SystemError(code: EPERM, operation: .readFolder, path: backups).reason == String(cString: strerror(EPERM)))
+    #expect(SystemError(errno: .notPermitted, operation: .readFolder, path: backups).reason == String(cString: strerror(EPERM)))
+    #expect(Errno.notPermitted.rawValue == EPERM && Errno.tooManySymbolicLinkLevels.rawValue == ELOOP)
   }
 }

@@ -32,7 +32,7 @@ struct BackupPassword: Sendable {
 
   func read(for backup: String) throws(Refusal) -> SecretBuffer {
     guard let secret = SecretBuffer(capacity: Self.maximumLength) else {
-      throw Refusal("cannot map memory to hold the password")
+      throw Refusal(.unreadable, "cannot map memory to hold the password")
     }
     let source: String
     if fromStandardInput || file == "-", Syscalls.isStandardInputATerminal {
@@ -49,16 +49,16 @@ struct BackupPassword: Sendable {
       do {
         (descriptor, status) = try Syscalls.openWithoutWaiting(atPath: file)
       } catch {
-        throw Refusal("\(TerminalText.escaped(file)): cannot read the password file: \(error.reason)")
+        throw Refusal(.unreadable, path: file, "cannot read the password file: \(error.reason)")
       }
       defer { descriptor.close() }
       guard status.kind == .regular else {
-        throw Refusal("\(TerminalText.escaped(file)): \(FileReading.notRegular); give a password from a pipe on standard input (--password-file - or --password-stdin)")
+        throw Refusal(.notAnInput, path: file, "\(FileReading.notRegular); give a password from a pipe on standard input (--password-file - or --password-stdin)")
       }
       try readLine(into: secret, from: descriptor, source: source)
     } else if let environment = Syscalls.takeSecretEnvironment(Self.environmentVariable) {
       guard environment.count > 0 else {
-        throw Refusal("\(Self.environmentVariable) is set but empty (a CI secret that is not defined here?); \(TerminalText.escaped(backup)) needs its password")
+        throw Refusal(.emptyPassword, "\(Self.environmentVariable) is set but empty (a CI secret that is not defined here?); \(TerminalText.escaped(backup)) needs its password")
       }
       return environment
     } else if Syscalls.isStandardInputATerminal {
@@ -68,7 +68,7 @@ struct BackupPassword: Sendable {
       throw BackupReader.noPassword(backup)
     }
     guard secret.count > 0 else {
-      throw Refusal("\(source) is empty; \(TerminalText.escaped(backup)) needs its password")
+      throw Refusal(.emptyPassword, "\(source) is empty; \(TerminalText.escaped(backup)) needs its password")
     }
     return secret
   }
@@ -79,10 +79,10 @@ struct BackupPassword: Sendable {
     do {
       fits = try Syscalls.readSecretLine(prompt: "Password for the encrypted backup \(TerminalText.escaped(backup)): ", into: secret)
     } catch {
-      throw Refusal("cannot read the password from the terminal: \(error.reason)")
+      throw Refusal(.unreadable, "cannot read the password from the terminal: \(error.reason)")
     }
-    guard fits else { throw Refusal("the password typed is longer than \(Self.maximumLength) bytes; not a password") }
-    guard secret.count > 0 else { throw Refusal("the password typed is empty; \(TerminalText.escaped(backup)) needs its password") }
+    guard fits else { throw Refusal(.tooLarge, "the password typed is longer than \(Self.maximumLength) bytes; not a password") }
+    guard secret.count > 0 else { throw Refusal(.emptyPassword, "the password typed is empty; \(TerminalText.escaped(backup)) needs its password") }
   }
 
   private func readLine(into secret: SecretBuffer, from descriptor: FileDescriptor, source: String) throws(Refusal) {
@@ -90,8 +90,8 @@ struct BackupPassword: Sendable {
     do {
       fits = try secret.readLine(from: descriptor, displayPath: source)
     } catch {
-      throw Refusal("cannot read \(source): \(error.reason)")
+      throw Refusal(.unreadable, "cannot read \(source): \(error.reason)")
     }
-    guard fits else { throw Refusal("\(source) is longer than \(Self.maximumLength) bytes; not a password") }
+    guard fits else { throw Refusal(.tooLarge, "\(source) is longer than \(Self.maximumLength) bytes; not a password") }
   }
 }

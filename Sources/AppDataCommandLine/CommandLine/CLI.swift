@@ -33,7 +33,7 @@ public enum CLI {
     }
     // Whatever the command decided, output that did not all go out fails the run.
     if let failure = io.outputFailure() {
-      if failure.code == ErrnoValue.brokenPipe { return .brokenPipe }
+      if failure.errno == .brokenPipe { return .brokenPipe }
       io.error("standard output: cannot write: \(failure.reason); the output is incomplete")
       return .usage
     }

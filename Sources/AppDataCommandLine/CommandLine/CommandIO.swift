@@ -92,7 +92,7 @@ struct OutputSink: Sendable {
   mutating func write(_ body: () throws(SystemError) -> Void) {
     guard failure == nil else { return }
     if closedAtStart {
-      failure = SystemError(code: ErrnoValue.badDescriptor, operation: .write, path: name)
+      failure = SystemError(errno: .badFileDescriptor, operation: .write, path: name)
       return
     }
     do { try body() } catch { failure = error }

@@ -19,7 +19,7 @@ struct InitConfigCommand {
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     let source = try InputResolver.resolve(path)
     if !force, (try? Syscalls.status(ofPath: output)) != nil {
-      throw Refusal("\(TerminalText.escaped(output)): already exists; give --force to replace it, or --output FILE")
+      throw Refusal(.conflict, path: output, "already exists; give --force to replace it, or --output FILE")
     }
     let reports = try source.audit(AuditRequest(options: { _ in AuditOptions() })).reports
     // A folder of containers: the top level allows the largest container's figures, and each
@@ -57,7 +57,7 @@ struct InitConfigCommand {
       file.write(Array(text.utf8))
       try file.commit()
     } catch {
-      throw Refusal("\(TerminalText.escaped(output)): cannot write: \(error.reason); it was left as it was")
+      throw Refusal(.cannotWrite, path: output, "cannot write: \(error.reason); it was left as it was")
     }
     if quiet { return .success }
     io.writeOutput(line())

@@ -41,7 +41,7 @@ enum MarkerCommands {
           for name in MarkerTable.allNames(of: marker) {
             do {
               try ExtendedAttributes.removeValue(of: name, atPath: path)
-            } catch where error.isUnsupported {
+            } catch Errno.notSupported, Errno.notSupportedOnSocket {
               // Linux cannot store un-namespaced names, so there is nothing to remove.
             }
           }

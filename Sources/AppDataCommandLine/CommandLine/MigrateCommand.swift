@@ -121,7 +121,7 @@ struct MigrateCommand {
       defer { display?.stop() }
       outcome = try migration.run()
     } catch {
-      throw Refusal(error.message)
+      throw error.refusal
     }
     for line in outcome.preCheckErrors { io.error(line) }
     if json {

@@ -32,7 +32,7 @@ package enum FileReading {
       throw failure
     } catch let error as SystemError {
       if error.operation == .read { throw Failure(message: "cannot read: \(error.reason)") }
-      throw Failure(message: error.isNotFound ? "no such file" : "cannot \(error.operation): \(error.reason)")
+      throw Failure(message: error.errno == .noSuchFileOrDirectory ? "no such file" : "cannot \(error.operation): \(error.reason)")
     } catch {
       throw Failure(message: String(describing: error))
     }

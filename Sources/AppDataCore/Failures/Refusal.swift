@@ -7,7 +7,8 @@ import AppDataSystem
 /// A caller switches on `cause` (and reads `path`, as given, unescaped); `message` is the line a
 /// terminal shows, with input-derived text already escaped.
 public struct Refusal: Error, Equatable, Sendable {
-  /// Why appdata could not run, as a caller can act on it.
+  /// Why appdata could not run, as a caller can act on it. Every refusal has one of these;
+  /// there is no "other" (`PortabilityTests.everyRefusalHasASpecificCause`).
   public enum Cause: String, Sendable, CaseIterable {
     /// The path is not what the job reads (not a container, backup or archive of them).
     case notAnInput
@@ -21,7 +22,8 @@ public struct Refusal: Error, Equatable, Sendable {
     case locked
     /// An encrypted backup whose keybag does not open with the password given.
     case wrongPassword
-    /// Past one of appdata's bounds (archive bytes, manifest bytes, backups, key rounds).
+    /// Past one of appdata's bounds (archive bytes, manifest bytes, names, backups, domains,
+    /// key rounds, a password's length).
     case tooLarge
     /// An output cannot be written, or written there.
     case cannotWrite
@@ -30,8 +32,12 @@ public struct Refusal: Error, Equatable, Sendable {
     /// The request contradicts itself or what is there (an existing output, two inputs that
     /// are one).
     case conflict
-    /// Anything else; `message` says what.
-    case other
+    /// A password given that is empty (an empty file or line, a CI secret set to nothing).
+    /// Unlike `.locked`, it refuses the run even where locked backups would be listed: a
+    /// password was meant to be there.
+    case emptyPassword
+    /// The caller stopped the job (`isInterrupted`, a signal) before it ended; nothing was left.
+    case interrupted
   }
 
   public var cause: Cause
@@ -43,8 +49,9 @@ public struct Refusal: Error, Equatable, Sendable {
   /// listed as locked rather than refusing the whole run.
   public var isLocked: Bool { cause == .locked || cause == .wrongPassword }
 
-  public init(_ message: String, isLocked: Bool = false) {
-    self.cause = isLocked ? .locked : .other
+  /// A message made here, about no one path (or one it names itself, escaped).
+  public init(_ cause: Cause, _ message: String) {
+    self.cause = cause
     self.message = message
   }
 

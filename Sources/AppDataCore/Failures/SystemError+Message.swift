@@ -4,10 +4,10 @@ extension SystemError {
   package func message(path: String) -> String {
     let error = self
     var text = TerminalText.escaped(error.path.isEmpty ? path : error.path) + ": "
-    if error.isNotFound && error.operation == .readStatus { return text + "no such file or folder" }
+    if error.errno == .noSuchFileOrDirectory && error.operation == .readStatus { return text + "no such file or folder" }
     text += "cannot \(error.action): \(error.reason)"
-    if error.isUnsupported { text += " (this filesystem does not store user extended attributes; on Linux use ext4, xfs, btrfs or tmpfs)" }
-    if error.isPermissionDenied && error.operation.concernsExtendedAttributes {
+    if [Errno.notSupported, .notSupportedOnSocket].contains(error.errno) { text += " (this filesystem does not store user extended attributes; on Linux use ext4, xfs, btrfs or tmpfs)" }
+    if [Errno.permissionDenied, .notPermitted].contains(error.errno) && error.operation.concernsExtendedAttributes {
       text += " (Linux allows user.* attributes only on regular files and folders you own, not on symlinks)"
     }
     return text

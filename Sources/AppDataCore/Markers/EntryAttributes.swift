@@ -13,7 +13,7 @@ package struct EntryAttributes {
     case .success(let count): length = count
     case .failure(let error):
       // A filesystem without extended attributes simply has no markers.
-      if error.code == ErrnoValue.notSupported { return .success(EntryAttributes()) }
+      if error == .notSupported { return .success(EntryAttributes()) }
       return .failure(error)
     }
     var result = EntryAttributes()

@@ -35,7 +35,7 @@ public struct MarkerStatus: Sendable {
     let names: [String]
     do {
       names = try ExtendedAttributes.names(atPath: path)
-    } catch where error.isUnsupported {
+    } catch Errno.notSupported, Errno.notSupportedOnSocket {
       return []
     }
     // Read only the recognised names, then interpret them as the walk and the archive reader do.

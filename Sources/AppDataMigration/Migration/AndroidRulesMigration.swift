@@ -176,27 +176,26 @@ public enum AndroidRulesMigration {
     if (try? Syscalls.status(ofPath: path)) != nil {
       throw Failure(message: "\(TerminalText.escaped(path)): already exists; appdata never replaces a file it did not make (choose another name)")
     }
-    let folder: FileDescriptor
-    do { folder = try Syscalls.openDirectory(atPath: folderPath) } catch {
+    let folder: OwnedDescriptor
+    do { folder = OwnedDescriptor(owning: try Syscalls.openDirectory(atPath: folderPath)) } catch {
       throw Failure(message: "\(TerminalText.escaped(path)): cannot \(error.action) its folder: \(error.reason)")
     }
-    defer { folder.close() }
     let prefix = OwnedArtifact.hiddenPrefix(of: name)
-    OwnedArtifact.sweep(prefix: prefix, suffix: OwnedArtifact.hiddenSuffix, in: folder)
+    OwnedArtifact.sweep(prefix: prefix, suffix: OwnedArtifact.hiddenSuffix, in: folder.descriptor)
     do throws(SystemError) {
-      let hidden = try OwnedArtifact.make(.file, prefix: prefix, suffix: OwnedArtifact.hiddenSuffix, in: folder, mode: 0o644, displayPath: path)
+      let hidden = try OwnedArtifact.make(.file, prefix: prefix, suffix: OwnedArtifact.hiddenSuffix, in: folder.descriptor, mode: 0o644, displayPath: path)
       do throws(SystemError) {
         try Syscalls.writeAll(hidden.descriptor, Array(xml.utf8), displayPath: path)
         try Syscalls.sync(hidden.descriptor, displayPath: path)
         TestHooks.pause(at: "rules")
-        try Syscalls.renameWithoutReplacing(hidden.name, in: folder, to: name, in: folder, displayPath: path)
+        try Syscalls.renameWithoutReplacing(hidden.name, in: folder.descriptor, to: name, in: folder.descriptor, displayPath: path)
       } catch {
         hidden.discard()
         throw error
       }
       hidden.relinquish()
     } catch {
-      if error.isExists { throw Failure(message: "\(TerminalText.escaped(path)): appeared while it was written, and was left as it is; nothing was written") }
+      if error.errno == .fileExists { throw Failure(message: "\(TerminalText.escaped(path)): appeared while it was written, and was left as it is; nothing was written") }
       throw Failure(message: "\(TerminalText.escaped(path)): cannot \(error.action): \(error.reason); nothing was written")
     }
   }

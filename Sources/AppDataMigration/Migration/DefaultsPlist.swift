@@ -12,10 +12,10 @@ enum DefaultsPlist {
     do {
       plist = try PropertyList.parse(bytes)
     } catch {
-      throw MigrationError("\(container.display(path)): not a property list appdata reads: \(error.reason)")
+      throw .defaultsPlistNotAPropertyList(path: container.display(path), reason: error.reason)
     }
     guard let dictionary = plist.dictionaryValue else {
-      throw MigrationError("\(container.display(path)): not a property list holding a dictionary")
+      throw .defaultsPlistNotADictionary(path: container.display(path))
     }
     switch dictionary[key] {
     case .bool(let value)?: return value
@@ -38,7 +38,7 @@ enum DefaultsPlist {
       guard let edited = try PropertyListEdit.removingTopLevelKey(key, from: bytes) else { return false }
       data = edited
     } catch {
-      throw MigrationError("\(container.display(path)): cannot remove \(key): \(error.reason)")
+      throw .cannotRemoveDefaultsKey(path: container.display(path), key: key, reason: error.reason)
     }
     do {
       let folder = try container.openFolder(Array(path.dropLast()))
@@ -65,7 +65,7 @@ enum DefaultsPlist {
         try Syscalls.sync(folder, displayPath: container.display(Array(path.dropLast())))
       }
     } catch {
-      throw MigrationError("\(container.display(path)): cannot rewrite the plist: \(error.reason)")
+      throw .cannotRewriteDefaultsPlist(path: container.display(path), error)
     }
     return true
   }
@@ -74,10 +74,10 @@ enum DefaultsPlist {
   private static func read(_ path: [[UInt8]], in container: ContainerAccess) throws(MigrationError) -> [UInt8]? {
     do {
       return try container.readFile(path)
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     } catch {
-      throw MigrationError("\(container.display(path)): cannot read the defaults plist: \(error.reason)")
+      throw .cannotReadDefaultsPlist(path: container.display(path), error)
     }
   }
 }

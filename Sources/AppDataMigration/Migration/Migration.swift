@@ -29,10 +29,10 @@ public struct Migration {
     do {
       container = try ContainerAccess(container: rootPath, below: below)
     } catch {
-      throw MigrationError(error.message(path: rootPath))
+      throw .cannotOpenContainer(container: rootPath, error)
     }
     guard Syscalls.lockExclusively(container.root) else {
-      throw MigrationError("\(TerminalText.escaped(rootPath)): another appdata migrate is running on this container")
+      throw .alreadyRunning(container: rootPath)
     }
     let stopAfter = options.stopAfter
     let counter = CheckpointCounter(stopAfter: stopAfter)
@@ -57,7 +57,7 @@ public struct Migration {
     if let key = options.defaultsKey {
       let bundleID = options.bundleID ?? planner.readBundleID()
       if bundleID == nil && options.defaultsPlist == nil {
-        throw MigrationError("\(TerminalText.escaped(rootPath)): --defaults-key needs the app's bundle id to find its plist; the container has no metadata plist: give --bundle-id or --defaults-plist")
+        throw .noBundleID(container: rootPath)
       }
       let plist = planner.defaultsPlistPath(bundleID: bundleID)
       guard try DefaultsPlist.isTrue(key, at: plist, in: container) else {
@@ -102,7 +102,7 @@ public struct Migration {
     do {
       journal = try MigrationJournal.create(for: plan, in: container, checkpoint: checkpoint)
     } catch {
-      throw MigrationError("\(TerminalText.escaped(rootPath)): cannot write the migration journal: \(error.reason)")
+      throw .cannotWriteJournal(container: rootPath, error)
     }
     return finish(plan: plan, journal: journal, container: container, report: report, checkpoint: checkpoint)
   }
@@ -134,31 +134,30 @@ public struct Migration {
   private func probeMarker(in container: ContainerAccess, plan: MigrationPlan) throws(MigrationError) {
     for move in plan.moves {
       let folder = Array(move.source.dropLast())
-      guard let descriptor = try? container.openFolder(folder) else { continue }
-      defer { descriptor.close() }
-      if !Syscalls.canModify(descriptor) {
-        throw MigrationError("\(container.display(folder)): cannot move entries out of it: Permission denied; nothing was changed")
+      guard let opened = try? container.openFolder(folder) else { continue }
+      let descriptor = OwnedDescriptor(owning: opened)
+      if !Syscalls.canModify(descriptor.descriptor) {
+        throw .cannotMoveOut(folder: container.display(folder))
       }
     }
     var folderPath = plan.destination
     while !folderPath.isEmpty, (try? container.status(folderPath)) == nil { folderPath.removeLast() }
     let display = container.display(folderPath)
-    let folder: FileDescriptor
+    let folder: OwnedDescriptor
     do {
-      folder = try container.openFolder(folderPath)
+      folder = OwnedDescriptor(owning: try container.openFolder(folderPath))
     } catch {
-      throw MigrationError("\(display): cannot open: \(error.reason); nothing was changed")
+      throw .cannotOpenDestination(path: display, error)
     }
-    defer { folder.close() }
     // A probe of this run's own (`OwnedArtifact`: a random token, an owner record locked from
     // birth), never a fixed name: a user's file of any name is left alone, and a probe a run
     // killed right here left is removed by the next one when its record proves it.
-    OwnedArtifact.sweep(prefix: Self.probePrefix, in: folder)
+    OwnedArtifact.sweep(prefix: Self.probePrefix, in: folder.descriptor)
     let probe: OwnedArtifact
     do {
-      probe = try OwnedArtifact.make(.file, prefix: Self.probePrefix, in: folder, displayPath: display)
+      probe = try OwnedArtifact.make(.file, prefix: Self.probePrefix, in: folder.descriptor, displayPath: display)
     } catch {
-      throw MigrationError("\(display): cannot create files there: \(error.reason); nothing was changed")
+      throw .cannotCreateInDestination(path: display, error)
     }
     defer { probe.discard() }
     do throws(SystemError) {
@@ -166,13 +165,11 @@ public struct Migration {
         let attribute = MarkerTable.platformName(of: marker)
         try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, on: probe.descriptor, displayPath: display)
         guard try ExtendedAttributes.value(of: attribute, on: probe.descriptor, displayPath: display) != nil else {
-          throw SystemError(code: ErrnoValue.noAttribute, operation: .keepMarker(nil), path: display)
+          throw SystemError(errno: .noAttribute, operation: .keepMarker(nil), path: display)
         }
       }
     } catch {
-      var message = "\(display): the destination does not accept the backup marker: cannot \(error.action): \(error.reason); nothing was changed"
-      if error.isUnsupported { message += " (use a filesystem with user extended attributes)" }
-      throw MigrationError(message)
+      throw .markerNotKept(path: display, error)
     }
   }
 

@@ -66,41 +66,41 @@ final class MigrationJournal {
   /// nothing is changed.
   static func load(from container: ContainerAccess, checkpoint: @escaping () -> Void) throws(MigrationError) -> (MigrationPlan, MigrationJournal)? {
     let display = ContainerLayout.migrationJournalName
-    let file: FileDescriptor
+    let opened: FileDescriptor
     do {
-      file = try container.open([name], options: .readMaybeFile)
-    } catch where error.isNotFound {
+      opened = try container.open([name], options: .readMaybeFile)
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     } catch {
-      throw MigrationError("\(display): cannot read the journal: \(error.reason)")
+      throw .cannotReadJournal(path: display, error)
     }
     let bytes: [UInt8]
     let status: FileStatus
     let rootIdentity: FileIdentity
     do {
-      defer { file.close() }
-      status = try Syscalls.status(of: file, displayPath: display)
+      let file = OwnedDescriptor(owning: opened)  // closed when this block ends
+      status = try Syscalls.status(of: file.descriptor, displayPath: display)
       rootIdentity = try Syscalls.status(of: container.root, displayPath: container.rootPath).identity
       guard status.kind == .regular else {
-        throw MigrationError("\(display): is not a file; it is not a journal appdata wrote, and was not followed; nothing was changed")
+        throw MigrationError.journalNotAFile(path: display)
       }
-      bytes = try Syscalls.readUpTo(file, (64 << 20) + 1, displayPath: display)
+      bytes = try Syscalls.readUpTo(file.descriptor, (64 << 20) + 1, displayPath: display)
     } catch let error as MigrationError {
       throw error
     } catch let error as SystemError {
-      throw MigrationError("\(display): cannot read the journal: \(error.reason)")
+      throw .cannotReadJournal(path: display, error)
     } catch {
-      throw MigrationError("\(display): cannot read the journal")
+      throw .cannotReadJournal(path: display, nil)
     }
     let lines = bytes.split(separator: 0x0A)
     guard bytes.count <= 64 << 20, let first = lines.first, let (plan, identities) = decode(Array(first)) else {
-      throw MigrationError("\(display): not a journal this version of appdata can read; nothing was changed; move it away to start over")
+      throw .journalNotReadable(path: display)
     }
     guard status.owner == Syscalls.effectiveUserID, identities.container == rootIdentity, identities.journal == status.identity else {
-      throw MigrationError("\(display): was not written by appdata migrate in this container (copied in, extracted from a backup, or planted); it is data, not a plan, and nothing was changed; move it away to start over")
+      throw .journalNotThisContainers(path: display)
     }
     guard isValid(plan) else {
-      throw MigrationError("\(display): names a path outside the plan's folders (an absolute path, . or .., or a name with /); it was not followed and nothing was changed; move it away to start over")
+      throw .journalLeavesThePlan(path: display)
     }
     let journal = MigrationJournal(container: container, checkpoint: checkpoint)
     for line in lines.dropFirst() {
@@ -116,7 +116,7 @@ final class MigrationJournal {
     do {
       journal.descriptor = try container.open([name], options: .appendFile)
     } catch {
-      throw MigrationError("\(display): cannot open the journal: \(error.reason)")
+      throw .cannotOpenJournal(path: display, error)
     }
     return (plan, journal)
   }

@@ -1,12 +1,6 @@
 import AppDataSystem
 import AppDataCore
 
-/// A migration that cannot start: a failed pre-check. Nothing has changed on disk.
-public struct MigrationError: Error, Sendable {
-  public var message: String
-  public init(_ message: String) { self.message = message }
-}
-
 /// Works out the plan: which top-level entries of the source move to which names.
 struct MigrationPlanner {
   let container: ContainerAccess
@@ -24,18 +18,17 @@ struct MigrationPlanner {
     let source = options.source
     let destination = options.destination
     if source.starts(with: destination) || destination.starts(with: source) {
-      throw MigrationError("--from \(display(source)) and --to \(display(destination)) overlap; a folder cannot be moved into itself")
+      throw .overlap(source: display(source), destination: display(destination))
     }
 
     // The source must be a real folder inside the container.
     let sourceFolder = try open(source, role: "source")
-    defer { sourceFolder.close() }
     let sourceNames: [[UInt8]]
     do {
-      sourceNames = try DirectoryStream(taking: Syscalls.reopen(sourceFolder, displayPath: display(source)), displayPath: display(source)).names()
+      sourceNames = try DirectoryStream(taking: Syscalls.reopen(sourceFolder.descriptor, displayPath: display(source)), displayPath: display(source)).names()
         .sorted { $0.lexicographicallyPrecedes($1) }
     } catch {
-      throw MigrationError("\(display(source)): cannot read the folder: \(error.reason)")
+      throw .cannotReadFolder(path: display(source), error)
     }
 
     var steps: [MigrationStep] = []
@@ -48,8 +41,7 @@ struct MigrationPlanner {
     for depth in 1...destination.count {
       guard let status = try statusOrFail(Array(destination.prefix(depth))) else { break }
       guard status.isDirectory else {
-        let why = status.kind == .symbolicLink ? "is a symlink; appdata never follows symlinks inside a container" : "not a folder"
-        throw MigrationError("\(display(Array(destination.prefix(depth)))): \(why)")
+        throw .destinationNotAFolder(path: display(Array(destination.prefix(depth))), isSymlink: status.kind == .symbolicLink)
       }
       existingDepth = depth
     }
@@ -96,7 +88,7 @@ struct MigrationPlanner {
           name = Self.freeName(for: into, avoiding: existing.contains)
         case .merge:
           guard try statusOrFail(destination + [name])?.isDirectory == true else {
-            throw MigrationError("\(display(destination + [name])): exists and is not a folder; cannot merge into it")
+            throw .cannotMergeInto(path: display(destination + [name]))
           }
           targetExists = true
         }
@@ -197,17 +189,16 @@ struct MigrationPlanner {
 
   /// The files and bytes at `path` (a folder's whole tree), reached through descriptors.
   private func measure(_ path: [[UInt8]]) throws(MigrationError) -> (files: UInt64, bytes: UInt64) {
-    let parent: FileDescriptor
+    let parent: OwnedDescriptor
     do {
-      parent = try container.openFolder(Array(path.dropLast()))
+      parent = OwnedDescriptor(owning: try container.openFolder(Array(path.dropLast())))
     } catch {
-      throw MigrationError(error.description)
+      throw .cannotOpenToMeasure(error)
     }
-    defer { parent.close() }
     do {
-      return try TreeOperations.measure(path.last!, in: parent, display: display(path))
+      return try TreeOperations.measure(path.last!, in: parent.descriptor, display: display(path))
     } catch {
-      throw MigrationError("\(error.path): cannot \(error.operation): \(error.reason)")
+      throw .cannotMeasure(error)
     }
   }
 
@@ -240,27 +231,26 @@ struct MigrationPlanner {
     options.defaultsPlist ?? [Array("Library".utf8), Array("Preferences".utf8), Array("\(bundleID ?? "unknown").plist".utf8)]
   }
 
-  private func open(_ components: [[UInt8]], role: String) throws(MigrationError) -> FileDescriptor {
+  private func open(_ components: [[UInt8]], role: String) throws(MigrationError) -> OwnedDescriptor {
     do {
-      return try container.openFolder(components)
+      return OwnedDescriptor(owning: try container.openFolder(components))
     } catch {
-      throw MigrationError(Self.describe(error, path: display(components), role: role))
+      throw .cannotOpen(path: display(components), role: role, error)
     }
   }
 
   /// How the filesystem of the folder at `components` compares names.
   private func nameComparison(of components: [[UInt8]]) throws(MigrationError) -> NameComparison {
     let folder = try open(components, role: "folder")
-    defer { folder.close() }
-    return NameComparison.of(folder)
+    return NameComparison.of(folder.descriptor)
   }
 
   private func names(in components: [[UInt8]]) throws(MigrationError) -> [[UInt8]] {
     let folder = try open(components, role: "folder")
     do {
-      return try DirectoryStream(taking: folder, displayPath: display(components)).names()
+      return try DirectoryStream(taking: folder.release(), displayPath: display(components)).names()
     } catch {
-      throw MigrationError("\(display(components)): cannot read the folder: \(error.reason)")
+      throw .cannotReadFolder(path: display(components), error)
     }
   }
 
@@ -268,16 +258,7 @@ struct MigrationPlanner {
     do {
       return try container.status(components)
     } catch {
-      throw MigrationError(Self.describe(error, path: display(components), role: "path"))
-    }
-  }
-
-  static func describe(_ error: SystemError, path: String, role: String) -> String {
-    switch error.code {
-    case ErrnoValue.notFound: return "\(error.path.isEmpty ? path : error.path): no such folder (the \(role))"
-    case ErrnoValue.loop: return "\(error.path.isEmpty ? path : error.path): is a symlink; appdata never follows symlinks inside a container"
-    case ErrnoValue.notAFolder: return "\(error.path.isEmpty ? path : error.path): not a folder"
-    default: return "\(error.path.isEmpty ? path : error.path): cannot \(error.operation): \(error.reason)"
+      throw .cannotOpen(path: display(components), role: "path", error)
     }
   }
 

@@ -95,9 +95,9 @@ final class Migrator {
       folders.append(Array(step.destination.dropLast()))
     }
     for folder in folders {
-      guard let descriptor = try? container.openFolder(folder) else { continue }
-      OwnedArtifact.sweep(prefix: Self.partialPrefix, in: descriptor)
-      descriptor.close()
+      guard let opened = try? container.openFolder(folder) else { continue }
+      let descriptor = OwnedDescriptor(owning: opened)
+      OwnedArtifact.sweep(prefix: Self.partialPrefix, in: descriptor.descriptor)
     }
   }
 
@@ -106,16 +106,15 @@ final class Migrator {
   private func createFolder(_ step: MigrationStep) throws(SystemError) {
     let parentPath = Array(step.destination.dropLast())
     let name = step.destination.last!
-    let parent = try container.openFolder(parentPath)
-    defer { parent.close() }
+    let parent = OwnedDescriptor(owning: try container.openFolder(parentPath))
     do {
-      try Syscalls.makeDirectory(name, in: parent, mode: 0o755, displayPath: container.display(step.destination))
-    } catch where error.isExists {
-      let status = try Syscalls.status(of: name, in: parent, displayPath: container.display(step.destination))
-      guard status.isDirectory else { throw SystemError(code: ErrnoValue.notAFolder, operation: .createFolderOverFile, path: container.display(step.destination)) }
+      try Syscalls.makeDirectory(name, in: parent.descriptor, mode: 0o755, displayPath: container.display(step.destination))
+    } catch Errno.fileExists {
+      let status = try Syscalls.status(of: name, in: parent.descriptor, displayPath: container.display(step.destination))
+      guard status.isDirectory else { throw SystemError(errno: .notDirectory, operation: .createFolderOverFile, path: container.display(step.destination)) }
     }
-    if step.mark { try mark(name, in: parent, display: container.display(step.destination)) }
-    try Syscalls.sync(parent, displayPath: container.display(parentPath))
+    if step.mark { try mark(name, in: parent.descriptor, display: container.display(step.destination)) }
+    try Syscalls.sync(parent.descriptor, displayPath: container.display(parentPath))
     checkpoint()
   }
 
@@ -127,10 +126,12 @@ final class Migrator {
     let sourceDisplay = container.display(step.source)
     let destinationDisplay = container.display(step.destination)
     do throws(SystemError) {
-      let sourceFolder = try container.openFolder(Array(step.source.dropLast()))
-      defer { sourceFolder.close() }
-      let destinationFolder = try container.openFolder(Array(step.destination.dropLast()))
-      defer { destinationFolder.close() }
+      // Both folders stay open to the end of this block (their owners close them there, after
+      // the deferred discard below, which works in the destination folder).
+      let sourceOwner = OwnedDescriptor(owning: try container.openFolder(Array(step.source.dropLast())))
+      let sourceFolder = sourceOwner.descriptor
+      let destinationOwner = OwnedDescriptor(owning: try container.openFolder(Array(step.destination.dropLast())))
+      let destinationFolder = destinationOwner.descriptor
       touch(Array(step.source.dropLast()))
       touch(Array(step.destination.dropLast()))
 
@@ -159,7 +160,7 @@ final class Migrator {
             try Syscalls.renameWithoutReplacing(sourceName, in: sourceFolder, to: destinationName, in: destinationFolder, displayPath: sourceDisplay)
             checkpoint()
             entry.action = .moved
-          } catch where error.isCrossDevice {
+          } catch Errno.crossDevice {
             entry.copiedBytes = try copyAcross(sourceName, from: sourceFolder, to: destinationName, in: destinationFolder, step: step)
             entry.action = .copied
           }
@@ -190,8 +191,8 @@ final class Migrator {
         }
       }
     } catch {
-      entry.action = error.isExists ? .conflict : .failed
-      entry.message = error.isExists
+      entry.action = (error.errno == .fileExists) ? .conflict : .failed
+      entry.message = (error.errno == .fileExists)
         ? "\(destinationDisplay) appeared after planning; it was not replaced"
         : "\(error.path.isEmpty ? sourceDisplay : error.path): cannot \(error.operation): \(error.reason)"
     }
@@ -263,7 +264,7 @@ final class Migrator {
       try ExtendedAttributes.setValue(marker.valueToWrite, of: attribute, onEntry: name, in: folder, displayPath: display)
       let stored = try ExtendedAttributes.value(of: attribute, onEntry: name, in: folder, displayPath: display)
       guard let stored, marker.isExcluding(value: stored) else {
-        throw SystemError(code: ErrnoValue.noAttribute, operation: .keepMarker(marker.rawValue), path: display)
+        throw SystemError(errno: .noAttribute, operation: .keepMarker(marker.rawValue), path: display)
       }
     }
   }
@@ -271,7 +272,7 @@ final class Migrator {
   private func statusOrNil(_ name: [UInt8], in folder: FileDescriptor, display: String) throws(SystemError) -> FileStatus? {
     do {
       return try Syscalls.status(of: name, in: folder, displayPath: display)
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     }
   }
@@ -283,9 +284,9 @@ final class Migrator {
   /// Renames are durable once their folders are synced; done once at the end, not per entry.
   private func syncTouchedFolders() {
     for folder in touchedFolders {
-      guard let descriptor = try? container.openFolder(folder) else { continue }
-      try? Syscalls.sync(descriptor, displayPath: "")
-      descriptor.close()
+      guard let opened = try? container.openFolder(folder) else { continue }
+      let descriptor = OwnedDescriptor(owning: opened)
+      try? Syscalls.sync(descriptor.descriptor, displayPath: "")
     }
     touchedFolders.removeAll()
   }

@@ -39,42 +39,41 @@ enum TreeOperations {
     let status = try Syscalls.status(of: name, in: source, displayPath: display)
     switch status.kind {
     case .regular:
-      let input = try Syscalls.open(name, in: source, options: .readFile, displayPath: display)
-      defer { input.close() }
-      let output = try Syscalls.open(newName, in: destination, options: .createNewFile, mode: 0o600, displayPath: display)
-      defer { output.close() }
-      try markTop?(output)
+      // Both closed when this case ends. The copy's durability is its fsync (`sync`), before
+      // that: a close error there would say nothing more (close(2) on Linux does not flush).
+      let input = OwnedDescriptor(owning: try Syscalls.open(name, in: source, options: .readFile, displayPath: display))
+      let output = OwnedDescriptor(owning: try Syscalls.open(newName, in: destination, options: .createNewFile, mode: 0o600, displayPath: display))
+      try markTop?(output.descriptor)
       // With a progress line, told as it goes (a step at a time), else in one call.
       if let copiedBytes {
-        copied = try Syscalls.copyData(from: input, to: output, displayPath: display, step: { count in
+        copied = try Syscalls.copyData(from: input.descriptor, to: output.descriptor, displayPath: display, step: { count in
           copiedBytes(count)
           return true
         })
       } else {
-        copied = try Syscalls.copyData(from: input, to: output, displayPath: display)
+        copied = try Syscalls.copyData(from: input.descriptor, to: output.descriptor, displayPath: display)
       }
-      try ExtendedAttributes.copyAll(from: input, to: output, displayPath: display)
-      try Syscalls.setMode(output, status.permissions, displayPath: display)
-      try Syscalls.sync(output, displayPath: display)
+      try ExtendedAttributes.copyAll(from: input.descriptor, to: output.descriptor, displayPath: display)
+      try Syscalls.setMode(output.descriptor, status.permissions, displayPath: display)
+      try Syscalls.sync(output.descriptor, displayPath: display)
     case .directory:
       try Syscalls.makeDirectory(newName, in: destination, mode: 0o700, displayPath: display)
       let input = try Syscalls.open(name, in: source, options: .directory, displayPath: display)
       let inputStream = try DirectoryStream(taking: input, displayPath: display)
-      let output = try Syscalls.open(newName, in: destination, options: .directory, displayPath: display)
-      defer { output.close() }
-      try markTop?(output)
+      let output = OwnedDescriptor(owning: try Syscalls.open(newName, in: destination, options: .directory, displayPath: display))
+      try markTop?(output.descriptor)
       for child in try inputStream.names() {
-        copied += try copy(child, in: inputStream.descriptor, to: child, in: output,
+        copied += try copy(child, in: inputStream.descriptor, to: child, in: output.descriptor,
                            display: display + "/" + TerminalText.escaped(child), checkpoint: checkpoint, copied: copiedBytes)
       }
-      try ExtendedAttributes.copyAll(from: inputStream.descriptor, to: output, displayPath: display)
-      try Syscalls.setMode(output, status.permissions, displayPath: display)
-      try Syscalls.sync(output, displayPath: display)
+      try ExtendedAttributes.copyAll(from: inputStream.descriptor, to: output.descriptor, displayPath: display)
+      try Syscalls.setMode(output.descriptor, status.permissions, displayPath: display)
+      try Syscalls.sync(output.descriptor, displayPath: display)
     case .symbolicLink:
       let target = try Syscalls.readLink(name, in: source, displayPath: display)
       try Syscalls.makeSymbolicLink(newName, in: destination, target: target, displayPath: display)
     case .other:
-      throw SystemError(code: ErrnoValue.notSupported, operation: .copySpecialFile, path: display)
+      throw SystemError(errno: .notSupported, operation: .copySpecialFile, path: display)
     }
     // Times last: adding a folder's children changed its modification time.
     try Syscalls.setTimes(newName, in: destination, access: status.accessTime, modification: status.modificationTime, displayPath: display)
@@ -87,7 +86,7 @@ enum TreeOperations {
     let status: FileStatus
     do {
       status = try Syscalls.status(of: name, in: folder, displayPath: display)
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
       return
     }
     if status.kind == .directory {
@@ -99,7 +98,7 @@ enum TreeOperations {
     }
     do {
       try Syscalls.remove(name, in: folder, isDirectory: status.kind == .directory, displayPath: display)
-    } catch where error.isNotFound {
+    } catch Errno.noSuchFileOrDirectory {
     }
   }
 }

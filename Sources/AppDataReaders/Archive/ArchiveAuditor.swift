@@ -12,8 +12,14 @@ import AppDataCore
 /// entries met before their root is known wait for it. Their ids come from the metadata plists
 /// and `.xcappdata` info plists read on the way.
 public struct ArchiveAuditor {
+  /// Why the archive was refused (`cause`), and the line saying so, about the archive.
   public struct Failure: Error, Sendable {
+    public var cause: Refusal.Cause
     public var message: String
+    public init(_ cause: Refusal.Cause, message: String) {
+      self.cause = cause
+      self.message = message
+    }
   }
 
   /// A container root as the reader knows it when it makes the root's visitor.
@@ -111,11 +117,11 @@ public struct ArchiveAuditor {
       if !inside.isEmpty { return Contents(containers: [], backups: inside) }
     }
     if root == nil && pass.roots.isEmpty {
-      throw Failure(message: "holds no app data container (no Documents, Library or tmp folder, no container metadata plist) and no device backup (no Manifest.db beside Manifest.plist); name its folder with --root, or give --platform android for an Android app's data")
+      throw Failure(.notAnInput, message: "holds no app data container (no Documents, Library or tmp folder, no container metadata plist) and no device backup (no Manifest.db beside Manifest.plist); name its folder with --root, or give --platform android for an Android app's data")
     }
     // --root never turns a folder that is no container into a container audit.
     if let root, let state = pass.roots.first, !state.looksLikeContainer {
-      throw Failure(message: "--root \(RelativePath.display(RelativePath.join(root))) names no app data container and no device backup in the archive (no Documents, Library or tmp folder, no container metadata plist, no Manifest.db beside Manifest.plist under it)")
+      throw Failure(.notMatched, message: "--root \(RelativePath.display(RelativePath.join(root))) names no app data container and no device backup in the archive (no Documents, Library or tmp folder, no container metadata plist, no Manifest.db beside Manifest.plist under it)")
     }
     // A root found inside another (a `Library` folder deep in a container's Documents, met before
     // the container's own folders) belongs to it; a container whose metadata plist names another
@@ -234,7 +240,7 @@ public struct ArchiveAuditor {
       do {
         reader = try LibArchive(path: auditor.archivePath)
       } catch {
-        throw Failure(message: error.isFileFormat ? ArchiveAuditor.notAnArchive(auditor.archivePath, error.message)
+        throw Failure(error.isFileFormat ? .notAnInput : .damaged, message: error.isFileFormat ? ArchiveAuditor.notAnArchive(auditor.archivePath, error.message)
           : "cannot read the archive (truncated or damaged?): \(error.message)")
       }
       var sawEntry = false
@@ -249,26 +255,26 @@ public struct ArchiveAuditor {
           header = try reader.next()
         } catch {
           let unrecognised = !sawEntry && error.isFileFormat
-          throw Failure(message: unrecognised ? ArchiveAuditor.notAnArchive(auditor.archivePath, error.message)
+          throw Failure(unrecognised ? .notAnInput : .damaged, message: unrecognised ? ArchiveAuditor.notAnArchive(auditor.archivePath, error.message)
                                               : "cannot read the archive (truncated or damaged?): \(error.message)")
         }
         guard let header else { break }
-        if !sawEntry && reader.isTextListing { throw Failure(message: ArchiveAuditor.notAnArchive(auditor.archivePath, "a text file")) }
+        if !sawEntry && reader.isTextListing { throw Failure(.notAnInput, message: ArchiveAuditor.notAnArchive(auditor.archivePath, "a text file")) }
         sawEntry = true
         try guardSize(header, reader: reader)
         try handle(header, reader: reader)
       }
-      if !sawEntry { throw Failure(message: "cannot read the archive: it holds no entries") }
+      if !sawEntry { throw Failure(.damaged, message: "cannot read the archive: it holds no entries") }
       // libarchive, like GNU tar, accepts a tar that stops between two entries without its
       // end-of-archive blocks: exactly what a cut-off copy looks like. Check them ourselves.
       if reader.isUncompressedTar, !endsWithZeroBlocks() {
-        throw Failure(message: "cannot read the archive (truncated or damaged?): it ends without the two zero blocks that end a tar archive")
+        throw Failure(.damaged, message: "cannot read the archive (truncated or damaged?): it ends without the two zero blocks that end a tar archive")
       }
     }
 
     /// Counts `count` more bytes of names held; past the bound the archive is refused.
     private mutating func keep(_ count: Int) throws(Failure) {
-      guard names.keep(count) else { throw Failure(message: names.exceeded) }
+      guard names.keep(count) else { throw Failure(.tooLarge, message: names.exceeded) }
     }
 
     /// The bytes a path held as components costs.
@@ -294,7 +300,7 @@ public struct ArchiveAuditor {
         defer { file.close() }
         bytes = (try? Syscalls.readUpTo(file, 4, displayPath: auditor.archivePath)) ?? []
       } catch {
-        throw Failure(message: "cannot read the archive: \(error.reason)")
+        throw Failure(.unreadable, message: "cannot read the archive: \(error.reason)")
       }
       return bytes == [0x50, 0x4B, 0x03, 0x04]
     }
@@ -304,15 +310,15 @@ public struct ArchiveAuditor {
       do {
         reader = try LibArchive(path: auditor.archivePath)
       } catch {
-        throw Failure(message: "cannot read the archive: \(error.message)")
+        throw Failure(.damaged, message: "cannot read the archive: \(error.message)")
       }
       while true {
         let header: ArchiveHeader?
-        do { header = try reader.next() } catch { throw Failure(message: "cannot read the archive: \(error.message)") }
+        do { header = try reader.next() } catch { throw Failure(.damaged, message: "cannot read the archive: \(error.message)") }
         guard let header else { return }
         let components = RelativePath.components(header.path)
         guard components.first == Array("__MACOSX".utf8), header.kind == .regular else { continue }
-        if header.isEncrypted { throw Failure(message: "is encrypted (\(TerminalText.escaped(header.path))); appdata cannot read encrypted archives") }
+        if header.isEncrypted { throw Failure(.notAnInput, message: "is encrypted (\(TerminalText.escaped(header.path))); appdata cannot read encrypted archives") }
         try readAppleDouble(components: Array(components.dropFirst()), header: header, reader: reader)
       }
     }
@@ -321,7 +327,7 @@ public struct ArchiveAuditor {
       declaredBytes &+= header.size
       let expanded = max(declaredBytes, reader.uncompressedBytes)
       if expanded > auditor.maximumBytes {
-        throw Failure(message: "expands to more than \(auditor.maximumBytes) bytes (--max-archive-bytes); refusing a possible archive bomb")
+        throw Failure(.tooLarge, message: "expands to more than \(auditor.maximumBytes) bytes (--max-archive-bytes); refusing a possible archive bomb")
       }
     }
 
@@ -331,7 +337,7 @@ public struct ArchiveAuditor {
     private mutating func readAppleDouble(components: [[UInt8]], header: ArchiveHeader, reader: LibArchive) throws(Failure) -> Bool {
       guard let name = components.last, name.starts(with: [0x2E, 0x5F]), name.count > 2, header.size <= UInt64(ArchiveAuditor.metadataLimit) else { return false }
       let data: [UInt8]
-      do { data = try reader.readData(limit: ArchiveAuditor.metadataLimit) } catch { throw Failure(message: "cannot read the archive: \(error.message)") }
+      do { data = try reader.readData(limit: ArchiveAuditor.metadataLimit) } catch { throw Failure(.damaged, message: "cannot read the archive: \(error.message)") }
       guard let attributes = AppleDouble.attributes(data) else { return false }
       sawAttributes = true
       let target = RelativePath.join(Array(components.dropLast()) + [Array(name.dropFirst(2))])
@@ -361,7 +367,7 @@ public struct ArchiveAuditor {
       guard !components.isEmpty else { return }
       if components.first == Array("__MACOSX".utf8) { return }  // metadata, read first
       if header.isEncrypted {
-        throw Failure(message: "is encrypted (\(TerminalText.escaped(header.path))); appdata cannot read encrypted archives")
+        throw Failure(.notAnInput, message: "is encrypted (\(TerminalText.escaped(header.path))); appdata cannot read encrypted archives")
       }
       if header.kind == .regular && !ArchiveAuditor.isInBundles(components) {
         // A device backup's own files: read into memory. A plist of that name may yet belong
@@ -452,15 +458,15 @@ public struct ArchiveAuditor {
         let limit = auditor.maximumManifestBytes
         let name = RelativePath.display(RelativePath.join(components))
         func tooLarge(_ what: String) -> Failure {
-          Failure(message: "\(TerminalText.escaped(name)) \(what), more than the \(ByteSize.human(limit)) a backup's Manifest.db may be (--max-manifest-bytes raises it); refusing a possible archive bomb")
+          Failure(.tooLarge, message: "\(TerminalText.escaped(name)) \(what), more than the \(ByteSize.human(limit)) a backup's Manifest.db may be (--max-manifest-bytes raises it); refusing a possible archive bomb")
         }
         if header.size > limit { throw tooLarge("expands to \(ByteSize.human(header.size))") }
         // One byte more than the bound, to tell a database of exactly the bound from a larger one.
         let capacity = Int(clamping: (header.size > 0 ? header.size : limit) &+ 1)
         guard let memory = SecretBuffer(capacity: capacity) else {
-          throw Failure(message: "cannot map \(ByteSize.human(UInt64(capacity))) of memory for \(TerminalText.escaped(name))")
+          throw Failure(.unreadable, message: "cannot map \(ByteSize.human(UInt64(capacity))) of memory for \(TerminalText.escaped(name))")
         }
-        do { try reader.readData(into: memory) } catch { throw Failure(message: "cannot read the archive (truncated or damaged?): \(error.message)") }
+        do { try reader.readData(into: memory) } catch { throw Failure(.damaged, message: "cannot read the archive (truncated or damaged?): \(error.message)") }
         if UInt64(memory.count) > limit { throw tooLarge("expands to more") }
         if header.size > 0 && UInt64(memory.count) > header.size { throw tooLarge("expands to more than its declared \(ByteSize.human(header.size))") }
         backup.database = memory

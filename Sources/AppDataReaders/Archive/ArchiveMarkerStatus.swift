@@ -18,7 +18,7 @@ package enum ArchiveMarkerStatus {
     do {
       reader = try LibArchive(path: archive)
     } catch {
-      throw ArchiveAuditor.Failure(message: "cannot read the archive: \(error.message)")
+      throw ArchiveAuditor.Failure(.unreadable, message: "cannot read the archive: \(error.message)")
     }
     // Markers of the entry and each folder above it, from headers and AppleDouble files.
     var markers: [[UInt8]: MarkerSet] = [:]
@@ -26,7 +26,7 @@ package enum ArchiveMarkerStatus {
     var found = false
     while true {
       let header: ArchiveHeader?
-      do { header = try reader.next() } catch { throw ArchiveAuditor.Failure(message: "cannot read the archive: \(error.message)") }
+      do { header = try reader.next() } catch { throw ArchiveAuditor.Failure(.damaged, message: "cannot read the archive: \(error.message)") }
       guard let header else { break }
       var components = RelativePath.components(header.path).filter { $0 != [0x2E] }
       let attributes = header.attributes
@@ -45,7 +45,7 @@ package enum ArchiveMarkerStatus {
       markers[key, default: []].formUnion(EntryAttributes(attributes: attributes).markers)
     }
     guard found else {
-      throw ArchiveAuditor.Failure(message: "no entry \(TerminalText.escaped(RelativePath.join(path))) in the archive")
+      throw ArchiveAuditor.Failure(.notFound, message: "no entry \(TerminalText.escaped(RelativePath.join(path))) in the archive")
     }
     let own = markers[RelativePath.join(path)] ?? []
     var inherited: (String, MarkerSet)?

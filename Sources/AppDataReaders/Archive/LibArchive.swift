@@ -27,11 +27,11 @@ final class LibArchive {
   struct Failure: Error {
     var message: String
     /// `archive_errno`: an errno value, or libarchive's own ARCHIVE_ERRNO_* (0 when none was set).
-    var code: Int32 = 0
+    var errno = Errno(rawValue: 0)
 
     /// ARCHIVE_ERRNO_FILE_FORMAT (EILSEQ on Linux, which has no EFTYPE): bytes of no format
     /// libarchive reads, or a format it reads but damaged.
-    var isFileFormat: Bool { code == ErrnoValue.illegalByteSequence }
+    var isFileFormat: Bool { errno == .badFileTypeOrFormat }
   }
 
   /// libarchive's functions (the shim's table), loaded with the first archive.
@@ -106,9 +106,9 @@ final class LibArchive {
   /// The reader's current error. libarchive's messages quote names and bytes from the archive:
   /// escaped like file names, here, where the failure is made.
   private func failure() -> Failure {
-    let code = c.archive_errno(archive)
-    guard let text = c.archive_error_string(archive) else { return Failure(message: "unexpected end of the archive", code: code) }
-    return Failure(message: TerminalText.escaped(String(cString: text)), code: code)
+    let errno = Errno(rawValue: c.archive_errno(archive))
+    guard let text = c.archive_error_string(archive) else { return Failure(message: "unexpected end of the archive", errno: errno) }
+    return Failure(message: TerminalText.escaped(String(cString: text)), errno: errno)
   }
 
   /// What this reader expanded: a compression filter's output (the tar stream of a tgz, data

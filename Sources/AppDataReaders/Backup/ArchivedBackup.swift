@@ -28,7 +28,7 @@ extension ProbedFolder: BackupContents {
       defer { file.close() }
       return try Syscalls.readUpTo(file, 16, displayPath: databasePath)
     } catch {
-      throw Refusal("\(TerminalText.escaped(databasePath)): cannot read: \(error.reason)")
+      throw Refusal(.unreadable, path: databasePath, "cannot read: \(error.reason)")
     }
   }
 }

@@ -93,9 +93,9 @@ public struct BackupManifest: Sendable {
 
     if !folder.isFile(databaseName) {
       if folder.isFile(oldDatabaseName) {
-        throw Refusal("\(path): a backup from before iOS 10 (Manifest.mbdb, no Manifest.db); appdata reads backups made by iOS 10 and later")
+        throw Refusal(.notAnInput, "\(path): a backup from before iOS 10 (Manifest.mbdb, no Manifest.db); appdata reads backups made by iOS 10 and later")
       }
-      throw Refusal("\(path): a device backup without its Manifest.db (the list of what it holds); the backup is incomplete or was copied without it")
+      throw Refusal(.damaged, "\(path): a device backup without its Manifest.db (the list of what it holds); the backup is incomplete or was copied without it")
     }
     func flag(_ value: PropertyList?) -> Bool? { value?.boolValue }
     let encryptedFlag = flag(manifest["IsEncrypted"]) ?? false
@@ -108,26 +108,26 @@ public struct BackupManifest: Sendable {
     if head == sqliteHeader {
       encryption = encryptedFlag ? .storedFiles : .none
     } else if head.isEmpty {
-      throw Refusal("\(TerminalText.escaped(databasePath)): empty; the backup's list of files is missing, so the backup is incomplete")
+      throw Refusal(.damaged, path: databasePath, "empty; the backup's list of files is missing, so the backup is incomplete")
     } else if let problem = unreadable["Manifest.plist"] {
       // The plist holding the key (if the database is encrypted) is what is wrong: say that.
-      throw Refusal("\(TerminalText.escaped(folder.childPath("Manifest.plist"))): \(problem); Manifest.db is not a plain SQLite database, and the key to it would be there")
+      throw Refusal(.damaged, "\(TerminalText.escaped(folder.childPath("Manifest.plist"))): \(problem); Manifest.db is not a plain SQLite database, and the key to it would be there")
     } else if let keyData = manifest["ManifestKey"]?.dataValue {
       guard let key = ManifestKey(keyData) else {
-        throw Refusal("\(path): an encrypted backup whose Manifest.plist has a ManifestKey of \(Plural.counted(UInt64(keyData.count), "byte")), too short to hold a key; it is damaged")
+        throw Refusal(.damaged, "\(path): an encrypted backup whose Manifest.plist has a ManifestKey of \(Plural.counted(UInt64(keyData.count), "byte")), too short to hold a key; it is damaged")
       }
       guard let keybagData = manifest["BackupKeyBag"]?.dataValue else {
-        throw Refusal("\(path): an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged")
+        throw Refusal(.damaged, "\(path): an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged")
       }
       do throws(BackupKeybag.Malformed) {
         encryption = .database(try BackupKeybag(keybagData), key)
       } catch {
-        throw Refusal("\(path): an encrypted backup whose Manifest.plist's BackupKeyBag is damaged: \(error.reason)")
+        throw Refusal(.damaged, "\(path): an encrypted backup whose Manifest.plist's BackupKeyBag is damaged: \(error.reason)")
       }
     } else if encryptedFlag {
-      throw Refusal("\(TerminalText.escaped(databasePath)): not a SQLite database, and Manifest.plist has no ManifestKey to decrypt it with; the encrypted backup is damaged")
+      throw Refusal(.damaged, path: databasePath, "not a SQLite database, and Manifest.plist has no ManifestKey to decrypt it with; the encrypted backup is damaged")
     } else {
-      throw Refusal("\(TerminalText.escaped(databasePath)): not a SQLite database (it does not start with \"SQLite format 3\"); it is damaged, or not from an iOS backup")
+      throw Refusal(.damaged, path: databasePath, "not a SQLite database (it does not start with \"SQLite format 3\"); it is damaged, or not from an iOS backup")
     }
 
     func text(_ value: PropertyList?) -> String? { value?.stringValue ?? value?.dateText }

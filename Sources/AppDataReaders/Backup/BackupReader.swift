@@ -74,7 +74,7 @@ package struct BackupReader {
   /// The refusal for a database SQLite cannot read to the end.
   func damaged(_ error: SQLiteDatabase.Failure) -> Refusal {
     let why = error.isPastLimits ? "it asks for more than the limits appdata sets" : "truncated or damaged?"
-    return Refusal("\(TerminalText.escaped(manifest.database)): cannot read the backup manifest (\(why)): \(error.message)")
+    return Refusal(error.isPastLimits ? .tooLarge : .damaged, path: manifest.database, "cannot read the backup manifest (\(why)): \(error.message)")
   }
 
   /// Opens the database, read-only and immutable (decrypted into memory when it is encrypted),
@@ -91,10 +91,10 @@ package struct BackupReader {
         database = try SQLiteDatabase(readOnlyImmutable: Syscalls.absolutePath(manifest.database))
       }
       guard try database.hasTable("Files") else {
-        throw Refusal("\(path): a SQLite database without the Files table; not an iOS backup manifest")
+        throw Refusal(.notAnInput, "\(path): a SQLite database without the Files table; not an iOS backup manifest")
       }
       if let problem = try database.unusualColumns(of: "Files", expecting: Self.columns) {
-        throw Refusal("\(path): its Files table is not the one iOS writes (\(TerminalText.escaped(problem))); refusing to read it")
+        throw Refusal(.damaged, "\(path): its Files table is not the one iOS writes (\(TerminalText.escaped(problem))); refusing to read it")
       }
       return database
     } catch let error as Refusal {
@@ -102,7 +102,7 @@ package struct BackupReader {
     } catch let error as SQLiteDatabase.Failure {
       throw damaged(error)
     } catch {
-      throw Refusal("\(path): \(error)")
+      throw Refusal(.unreadable, "\(path): \(error)")
     }
   }
 
@@ -112,7 +112,7 @@ package struct BackupReader {
     guard let password else { throw Self.noPassword(manifest.info.path) }
     let plain: SecretBuffer
     guard keybag.totalRounds <= maximumKeyRounds else {
-      throw Refusal("\(backup): its keybag asks for \(keybag.totalRounds) key-derivation rounds (DPIC \(keybag.passwordIterations ?? 0), ITER \(keybag.iterations)), more than the \(maximumKeyRounds) appdata runs (--max-key-rounds; iOS writes about 10,000,000); refusing to spend that time")
+      throw Refusal(.tooLarge, "\(backup): its keybag asks for \(keybag.totalRounds) key-derivation rounds (DPIC \(keybag.passwordIterations ?? 0), ITER \(keybag.iterations)), more than the \(maximumKeyRounds) appdata runs (--max-key-rounds; iOS writes about 10,000,000); refusing to spend that time")
     }
     let sha256 = keybag.passwordIterations.map { "\(Plural.counted(UInt64($0), "SHA-256 key round")), then " } ?? ""
     let sha1 = Plural.counted(UInt64(keybag.iterations), "SHA-1 key round")
@@ -129,13 +129,13 @@ package struct BackupReader {
       case .wrongPassword:
         throw Refusal(.wrongPassword, path: nil, message: "\(backup): wrong password for this encrypted backup (the keybag's class key does not unwrap with it)")
       case .noClassKey(let protectionClass):
-        throw Refusal("\(backup): the keybag holds no password-wrapped key for protection class \(protectionClass), which Manifest.plist's ManifestKey names; the backup is damaged")
+        throw Refusal(.damaged, "\(backup): the keybag holds no password-wrapped key for protection class \(protectionClass), which Manifest.plist's ManifestKey names; the backup is damaged")
       case .damaged(let reason):
-        throw Refusal("\(backup): cannot decrypt the backup manifest: \(reason)")
+        throw Refusal(.damaged, "\(backup): cannot decrypt the backup manifest: \(reason)")
       }
     }
     guard plain.bytes.starts(with: BackupManifest.sqliteHeader) else {
-      throw Refusal("\(TerminalText.escaped(manifest.database)): decrypted with the password, but not a SQLite database; it is damaged")
+      throw Refusal(.damaged, path: manifest.database, "decrypted with the password, but not a SQLite database; it is damaged")
     }
     return plain
   }
@@ -245,7 +245,7 @@ package struct BackupReader {
       throw damaged(error)
     }
     if tooManyDomains {
-      throw Refusal("\(TerminalText.escaped(manifest.database)): holds more than \(Self.maximumDomains) domains (a real backup holds a few hundred); refusing to build a report for each")
+      throw Refusal(.tooLarge, path: manifest.database, "holds more than \(Self.maximumDomains) domains (a real backup holds a few hundred); refusing to build a report for each")
     }
 
     var kept: [(Domain, V)] = []

@@ -93,7 +93,7 @@ public enum BackupExtraction {
         all.append((domain, kind, id))
       }
     } catch {
-      throw Refusal("\(TerminalText.escaped(backup)): cannot read the backup manifest: \(error.message)")
+      throw Refusal(.damaged, path: backup, "cannot read the backup manifest: \(error.message)")
     }
     func matching(_ wanted: String) -> [(domain: String, kind: ContainerKind, id: String)] {
       all.filter { request.withExtensions ? AppFilter(ids: [wanted]).matches($0.id) : $0.id.utf8.elementsEqual(wanted.utf8) }
@@ -293,7 +293,7 @@ extension BackupExtraction {
     static let orderedRows = "SELECT fileID, relativePath, flags, file FROM Files WHERE domain = ?1 " + pathOrder
 
     private func failed(_ error: SQLiteDatabase.Failure) -> Refusal {
-      Refusal("\(TerminalText.escaped(backup)): cannot read the backup manifest: \(error.message)")
+      Refusal(.damaged, path: backup, "cannot read the backup manifest: \(error.message)")
     }
 
     /// The fileIDs more than one file row claims: each such row is reported, never written (which
@@ -304,7 +304,7 @@ extension BackupExtraction {
         let statement = try database.prepare("SELECT fileID FROM Files WHERE flags = 1 GROUP BY fileID HAVING count(*) > 1")
         while try statement.step() { shared.insert(String(decoding: statement.bytes(0), as: UTF8.self)) }
       } catch {
-        throw Refusal("\(TerminalText.escaped(backup)): cannot read the backup manifest: \(error.message)")
+        throw Refusal(.damaged, path: backup, "cannot read the backup manifest: \(error.message)")
       }
       return shared
     }

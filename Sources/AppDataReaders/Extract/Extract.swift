@@ -69,7 +69,7 @@ public enum ExtractFailure: Error, Sendable {
     case .input(let refusal), .password(let refusal), .refused(let refusal): return refusal
     case .notABackup(let path): return Refusal(.notAnInput, path: path, message: message)
     case .severalBackups(let path, _): return Refusal(.notMatched, path: path, message: message)
-    case .interrupted(let output): return Refusal(.other, path: output, message: message)
+    case .interrupted(let output): return Refusal(.interrupted, path: output, message: message)
     }
   }
 }

@@ -55,14 +55,14 @@ final class ExtractionOutput {
     let bytes = Array(path.utf8)
     let components = RelativePath.components(bytes)
     guard let last = components.last, last != [0x2E], last != [0x2E, 0x2E] else {
-      throw Refusal("\(TerminalText.escaped(typed)): not a name for the output (give OUT a name of its own)")
+      throw Refusal(.cannotWrite, path: typed, "not a name for the output (give OUT a name of its own)")
     }
     name = last
     let parentPath = Syscalls.folderPart(of: bytes)
     do {
       parent = try Syscalls.openDirectory(atPath: parentPath)
     } catch {
-      throw Refusal("\(TerminalText.escaped(parentPath)): cannot open the folder OUT goes in: \(error.reason)")
+      throw Refusal(.cannotWrite, path: parentPath, "cannot open the folder OUT goes in: \(error.reason)")
     }
     let existing = try? Syscalls.status(of: last, in: parent, displayPath: typed)
     do {
@@ -80,7 +80,7 @@ final class ExtractionOutput {
                                         displayPath: parentPath)
     } catch {
       parent.close()
-      throw Refusal("\(TerminalText.escaped(parentPath)): cannot create the output there: \(error.reason)")
+      throw Refusal(.cannotWrite, path: parentPath, "cannot create the output there: \(error.reason)")
     }
     partialIdentity = artifact.identity
     try? ExtendedAttributes.setValue(Self.markerValue, of: Self.markerName, on: artifact.descriptor, displayPath: typed)
@@ -97,10 +97,10 @@ final class ExtractionOutput {
       + "/" + String(decoding: RelativePath.components(Array(normalized(output).utf8)).last ?? [], as: UTF8.self)
     func isBelow(_ path: String, _ top: String) -> Bool { path == top || path.hasPrefix(top == "/" ? "/" : top + "/") }
     if let existing, existing.identity == backup || resolvedOut == resolvedBackup {
-      throw Refusal("\(TerminalText.escaped(output)): is the backup \(backupName); appdata extract never writes there")
+      throw Refusal(.conflict, path: output, "is the backup \(backupName); appdata extract never writes there")
     }
     if Syscalls.isAncestor(backup, ofFolder: parent) || isBelow(resolvedOut, resolvedBackup) {
-      throw Refusal("\(TerminalText.escaped(output)): lies inside the backup \(backupName); appdata extract never writes there")
+      throw Refusal(.conflict, path: output, "lies inside the backup \(backupName); appdata extract never writes there")
     }
     var holds = isBelow(resolvedBackup, resolvedOut)
     if !holds, let existing, existing.isDirectory {
@@ -113,7 +113,7 @@ final class ExtractionOutput {
       }
     }
     if holds {
-      throw Refusal("\(TerminalText.escaped(output)): holds the backup \(backupName); appdata extract never writes over it")
+      throw Refusal(.conflict, path: output, "holds the backup \(backupName); appdata extract never writes over it")
     }
   }
 
@@ -133,7 +133,7 @@ final class ExtractionOutput {
     switch existing.kind {
     case .directory:
       guard let folder = try? Syscalls.open(name, in: parent, options: .directory, displayPath: output) else {
-        throw Refusal("\(out): already exists and cannot be opened; appdata extract never writes over it")
+        throw Refusal(.conflict, "\(out): already exists and cannot be opened; appdata extract never writes over it")
       }
       defer { folder.close() }
       replaceable = isReplaceable(folder)
@@ -144,9 +144,9 @@ final class ExtractionOutput {
     case .other: what = "is neither a file nor a folder"
     }
     if !force {
-      throw Refusal("\(out): already exists; appdata extract never writes over it" + (replaceable ? " (--force replaces it once the new one is complete)" : ""))
+      throw Refusal(.conflict, "\(out): already exists; appdata extract never writes over it" + (replaceable ? " (--force replaces it once the new one is complete)" : ""))
     }
-    if !replaceable { throw Refusal("\(out): \(what); \(rule)") }
+    if !replaceable { throw Refusal(.conflict, "\(out): \(what); \(rule)") }
   }
 
   /// Removes the partial folders of runs that were killed: those whose owner record proves it
@@ -168,7 +168,7 @@ final class ExtractionOutput {
       artifact = try OwnedArtifact.make(.folder, prefix: RestoreHandoff.prefix(of: handoff.name), in: handoff.folder, mode: 0o700,
                                         displayPath: handoff.displayPath)
     } catch {
-      throw Refusal("\(TerminalText.escaped(handoff.displayPath)): cannot create the new contents beside it: \(error.reason)")
+      throw Refusal(.cannotWrite, path: handoff.displayPath, "cannot create the new contents beside it: \(error.reason)")
     }
     partialIdentity = artifact.identity
   }
@@ -206,18 +206,18 @@ final class ExtractionOutput {
       isClosed = true
       artifact.discard()
       closeParent()
-      throw Refusal("\(out): the folder this run built it in (\(TerminalText.escaped(RelativePath.display(partialName)))) was moved or replaced; nothing was put in place")
+      throw Refusal(.conflict, "\(out): the folder this run built it in (\(TerminalText.escaped(RelativePath.display(partialName)))) was moved or replaced; nothing was put in place")
     }
     do {
       try Syscalls.renameWithoutReplacing(partialName, in: parent, to: name, in: parent, displayPath: typed)
     } catch {
-      guard error.isExists else {
+      guard error.errno == .fileExists else {
         abandon()
-        throw Refusal("\(out): cannot put the extraction in place: \(error.reason); nothing was written")
+        throw Refusal(.cannotWrite, "\(out): cannot put the extraction in place: \(error.reason); nothing was written")
       }
       guard force else {
         abandon()
-        throw Refusal("\(out): appeared while this run extracted (another appdata extract?); it was left as it is and nothing was written")
+        throw Refusal(.conflict, "\(out): appeared while this run extracted (another appdata extract?); it was left as it is and nothing was written")
       }
       try replace()
       return
@@ -250,7 +250,7 @@ final class ExtractionOutput {
           try Syscalls.renameWithoutReplacing(partialName, in: parent, to: name, in: parent, displayPath: typed)
         } catch {
           abandon()
-          throw Refusal("\(out): is no longer a folder appdata may replace; nothing was written")
+          throw Refusal(.conflict, "\(out): is no longer a folder appdata may replace; nothing was written")
         }
         isClosed = true
         artifact.relinquish()
@@ -266,7 +266,7 @@ final class ExtractionOutput {
       guard (try? Syscalls.status(of: name, in: parent, displayPath: ""))?.identity == oldIdentity else { continue }
       guard Self.isReplaceable(old) else {
         abandon()
-        throw Refusal("\(out): was replaced meanwhile by something appdata did not make; it was left as it is and nothing was written")
+        throw Refusal(.conflict, "\(out): was replaced meanwhile by something appdata did not make; it was left as it is and nothing was written")
       }
       TestHooks.pause(at: "replace")
       artifact.mayAlsoName(oldIdentity)
@@ -274,7 +274,7 @@ final class ExtractionOutput {
         try Syscalls.exchange(partialName, with: name, in: parent, displayPath: typed)
       } catch {
         abandon()
-        throw Refusal("\(out): cannot put the extraction in place: \(error.reason); nothing was written")
+        throw Refusal(.cannotWrite, "\(out): cannot put the extraction in place: \(error.reason); nothing was written")
       }
       TestHooks.pause(at: "exchanged")
       // The exchange swapped what the two names named at that instant: they must be the two
@@ -285,7 +285,7 @@ final class ExtractionOutput {
       guard now == partialIdentity && aside == oldIdentity else {
         try? Syscalls.exchange(partialName, with: name, in: parent, displayPath: typed)
         abandon()
-        throw Refusal("\(out): changed while it was being replaced; it was left as it is and nothing was written")
+        throw Refusal(.conflict, "\(out): changed while it was being replaced; it was left as it is and nothing was written")
       }
       // The old OUT now has the partial folder's name: the record says so, then it goes,
       // through the descriptor of the folder checked (never by its name again). One that cannot
@@ -303,6 +303,6 @@ final class ExtractionOutput {
       return
     }
     abandon()
-    throw Refusal("\(out): changed while it was being replaced; it was left as it is and nothing was written")
+    throw Refusal(.conflict, "\(out): changed while it was being replaced; it was left as it is and nothing was written")
   }
 }

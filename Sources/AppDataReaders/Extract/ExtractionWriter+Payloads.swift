@@ -17,12 +17,12 @@ extension ExtractionWriter {
       switch self {
       case .file(let descriptor):
         do { return try Syscalls.read(descriptor, into: buffer, displayPath: path) } catch {
-          throw Refusal("\(TerminalText.escaped(path)): cannot read its payload: \(error.reason); nothing was written")
+          throw Refusal(.unreadable, path: path, "cannot read its payload: \(error.reason); nothing was written")
         }
       case .archiveEntry:
         guard let archive else { return 0 }
         do { return try archive.readChunk(into: buffer) } catch {
-          throw Refusal("cannot read the archive (truncated or damaged?): \(error.message); nothing was written")
+          throw Refusal(.damaged, "cannot read the archive (truncated or damaged?): \(error.message); nothing was written")
         }
       }
     }
@@ -74,7 +74,7 @@ extension ExtractionWriter {
       }
       return .success((opened, status.size))
     } catch {
-      return error.isNotFound ? .success(nil) : .failure(ExtractionProblem("its payload cannot be read: \(error.reason)"))
+      return error.errno == .noSuchFileOrDirectory ? .success(nil) : .failure(ExtractionProblem("its payload cannot be read: \(error.reason)"))
     }
   }
 
@@ -114,8 +114,8 @@ extension ExtractionWriter {
         file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
       } catch {
         opened?.close()
-        if error.isExists { return .failure(ExtractionProblem("another row already made this path")) }
-        if error.isCausedByEntry { return .failure(ExtractionProblem(error.reason)) }
+        if error.errno == .fileExists { return .failure(ExtractionProblem("another row already made this path")) }
+        if error.errno.isCausedByEntry { return .failure(ExtractionProblem(error.reason)) }
         throw failed(error)
       }
     }
@@ -138,13 +138,13 @@ extension ExtractionWriter {
                               problems: inout [BackupExtraction.Report.Problem]) throws(Refusal) {
     let reader: LibArchive
     do { reader = try LibArchive(path: archivePath) } catch {
-      throw Refusal("\(TerminalText.escaped(archivePath)): cannot read the archive: \(error.message)")
+      throw Refusal(.unreadable, path: archivePath, "cannot read the archive: \(error.message)")
     }
     var removals: [(folder: [UInt8], name: [UInt8])] = []
     while !deferred.isEmpty {
       let header: ArchiveHeader?
       do { header = try reader.next() } catch {
-        throw Refusal("\(TerminalText.escaped(archivePath)): cannot read the archive (truncated or damaged?): \(error.message)")
+        throw Refusal(.damaged, path: archivePath, "cannot read the archive (truncated or damaged?): \(error.message)")
       }
       guard let header else { break }
       // `./` and `.` components mean nothing here, as to the first pass.

@@ -95,7 +95,7 @@ struct ExtractionWriter {
         backup = try Syscalls.openDirectory(atPath: backupFolder)
       } catch {
         output.abandon()
-        throw Refusal("\(TerminalText.escaped(backupFolder)): cannot open the backup folder: \(error.reason)")
+        throw Refusal(.unreadable, path: backupFolder, "cannot open the backup folder: \(error.reason)")
       }
     } else {
       backup = nil
@@ -167,7 +167,7 @@ struct ExtractionWriter {
         try Syscalls.makeDirectory(rootPath, in: partial, mode: 0o700, displayPath: display(rootPath))
         rootFolder = OwnedDescriptor(owning: try Syscalls.open(rootPath, in: partial, options: .directory, displayPath: display(rootPath)))
       } catch {
-        if error.isCausedByEntry {
+        if error.errno.isCausedByEntry {
           problems.append(BackupExtraction.Report.Problem(domain: plan.domain, path: [], message: "not written: its folder cannot be made (\(error.reason))",
                                                           isError: true))
           return
@@ -251,8 +251,8 @@ struct ExtractionWriter {
       problem("not written: its folder \(TerminalText.escaped(folder)) is the same name as \(TerminalText.escaped(other)), made from another row, on this filesystem (it \(tree.comparison.phrase))")
       return
     case .failure(.system(let error)):
-      if !error.isCausedByEntry { throw failed(SystemError(code: error.code, operation: .openFolder, path: display(path))) }
-      problem("not written: its folder cannot be opened without following a symlink (\(SystemError(code: error.code, operation: .openFolder, path: "").reason))")
+      if !error.errno.isCausedByEntry { throw failed(SystemError(errno: error.errno, operation: .openFolder, path: display(path))) }
+      problem("not written: its folder cannot be opened without following a symlink (\(SystemError(errno: error.errno, operation: .openFolder, path: "").reason))")
       return
     case .success: break
     }
@@ -263,14 +263,14 @@ struct ExtractionWriter {
     let folder = tree.descriptor
     let mode = entry.record?.mode.map { $0 & 0o777 }
     func entryFailed(_ error: SystemError) throws(Refusal) {
-      if error.isExists {
+      if error.errno == .fileExists {
         // Where names are folded, the filesystem may take two names for one that the key above
         // did not (ß and ss): its EEXIST says so.
         problem(tree.comparison == .bytes ? "not written: another row already made this path"
           : "not written: another row made this path, or a name this filesystem takes for it (it \(tree.comparison.phrase))")
         return
       }
-      if error.isCausedByEntry { problem("not written: \(error.reason)"); return }
+      if error.errno.isCausedByEntry { problem("not written: \(error.reason)"); return }
       throw failed(error)
     }
     switch entry.kind {

@@ -86,12 +86,12 @@ final class FolderStack {
         case .success(let opened):
           // Made before and left: its mode and time are set already.
           enter(name, descriptor: opened, setting: Setting(mode: nil, time: nil))
-        case .failure(let error) where error.code == ErrnoValue.notFound:
-          if isLink(RelativePath.join(joined, name)) { return .failure(.system(SystemError(code: ErrnoValue.loop, operation: .openFolder, path: ""))) }
+        case .failure(.noSuchFileOrDirectory):
+          if isLink(RelativePath.join(joined, name)) { return .failure(.system(SystemError(errno: .tooManySymbolicLinkLevels, operation: .openFolder, path: ""))) }
           try Syscalls.makeDirectory(name, in: descriptor, mode: 0o700, displayPath: "")
           enter(name, descriptor: try Syscalls.open(name, in: descriptor, options: .directory, displayPath: ""), setting: Setting(mode: 0o755, time: nil))
         case .failure(let error):
-          return .failure(.system(SystemError(code: error.code, operation: .openFolder, path: "")))
+          return .failure(.system(SystemError(errno: error, operation: .openFolder, path: "")))
         }
       }
     } catch {

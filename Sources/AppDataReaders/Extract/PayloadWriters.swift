@@ -94,11 +94,11 @@ struct PayloadCopier {
 
   /// A write that failed (a full disk, an I/O error): the extraction stops, and nothing stays.
   static func failed(_ error: SystemError, output: String) -> Refusal {
-    Refusal("\(TerminalText.escaped(output)): cannot write the extraction: \(error.reason) (\(TerminalText.escaped(error.path))); nothing was written")
+    Refusal(.cannotWrite, path: output, "cannot write the extraction: \(error.reason) (\(TerminalText.escaped(error.path))); nothing was written")
   }
 
   static func interrupted(output: String) -> Refusal {
-    Refusal("interrupted; nothing was written (\(TerminalText.escaped(output)) does not exist)")
+    Refusal(.interrupted, "interrupted; nothing was written (\(TerminalText.escaped(output)) does not exist)")
   }
 
   /// Writes the job and closes its descriptors; throws what stops the whole extraction.
@@ -110,7 +110,7 @@ struct PayloadCopier {
     }
     var outcome = PayloadOutcome(index: job.index, path: job.path, manifestSize: job.record?.size, hasNoRecord: job.record == nil, result: .written(0))
     let displayPath = display(job.path)
-    if TestHooks.failsThisWrite() { throw Self.failed(SystemError(code: ErrnoValue.noSpace, operation: .write, path: displayPath), output: output) }
+    if TestHooks.failsThisWrite() { throw Self.failed(SystemError(errno: .noSpace, operation: .write, path: displayPath), output: output) }
     var bytes: UInt64 = 0
     var why: String?
     if case .file(let payload) = job.source, job.decryptor == nil {
@@ -125,7 +125,7 @@ struct PayloadCopier {
         // The copy ends at the source's length (holes included): no fstat of the file written.
         if let size = job.payloadSize { bytes = size } else { bytes = try Syscalls.status(of: job.file, displayPath: displayPath).size }
       } catch {
-        if error.code == ErrnoValue.cancelled && isStopped() { throw Self.interrupted(output: output) }
+        if error.errno == .canceled && isStopped() { throw Self.interrupted(output: output) }
         throw Self.failed(error, output: output)
       }
     } else if let source = job.source {

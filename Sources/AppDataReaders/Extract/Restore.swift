@@ -113,7 +113,7 @@ public enum RestoreFailure: Error, Sendable {
   public var refusal: Refusal {
     switch self {
     case .refused(let refusal), .password(let refusal): return refusal
-    case .interrupted(let device): return Refusal(.other, path: device, message: message)
+    case .interrupted(let device): return Refusal(.interrupted, path: device, message: message)
     }
   }
 }
@@ -225,14 +225,14 @@ struct SimulatorDeviceFolder {
     do {
       let opened = try Beneath.open([name, Array(file.utf8)], below: placeFolder, options: .readMaybeFile, displayPath: file)
       defer { opened.close() }
-      guard try Syscalls.status(of: opened, displayPath: file).kind == .regular else { return .failure(Refusal("\(file) is not a file")) }
+      guard try Syscalls.status(of: opened, displayPath: file).kind == .regular else { return .failure(Refusal(.damaged, "\(file) is not a file")) }
       bytes = try Syscalls.readUpTo(opened, PropertyList.Limits.maximumFileSize, displayPath: file)
     } catch {
-      return .failure(Refusal(error.isNotFound ? "its \(file) is missing" : "its \(file) cannot be read (\(error.reason))"))
+      return .failure(error.errno == .noSuchFileOrDirectory ? Refusal(.damaged, "its \(file) is missing") : Refusal(.unreadable, "its \(file) cannot be read (\(error.reason))"))
     }
-    guard let plist = try? PropertyList.parse(bytes) else { return .failure(Refusal("its \(file) is damaged (not a property list appdata reads)")) }
+    guard let plist = try? PropertyList.parse(bytes) else { return .failure(Refusal(.damaged, "its \(file) is damaged (not a property list appdata reads)")) }
     guard let id = plist[ContainerPlaces.identifierKey]?.stringValue, !id.isEmpty else {
-      return .failure(Refusal("its \(file) is damaged (no \(ContainerPlaces.identifierKey))"))
+      return .failure(Refusal(.damaged, "its \(file) is damaged (no \(ContainerPlaces.identifierKey))"))
     }
     return .success(id)
   }
@@ -472,7 +472,7 @@ public enum Restore {
     for target in targets {
       guard let place = simulator.open(target.place) else {
         abandon(built[...])
-        throw .refused(Refusal("\(display(target)): its folder cannot be opened"))
+        throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened"))
       }
       // What killed runs left, settled first: a kept copy stays (its lock released). A dry run
       // changes nothing, their leftovers included.
@@ -481,7 +481,7 @@ public enum Restore {
       guard let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) else {
         place.close()
         abandon(built[...])
-        throw .refused(Refusal("\(display(target)): the container cannot be opened"))
+        throw .refused(Refusal(.unreadable, "\(display(target)): the container cannot be opened"))
       }
       let before = measure(current, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
       current.close()
@@ -558,7 +558,7 @@ public enum Restore {
     }
     var report = RestoreReport(source: Syscalls.absolutePath(root), device: simulator.path, udid: simulator.udid, dryRun: options.dryRun)
     report.chosenID = chosen
-    guard let place = simulator.open(target.place) else { throw .refused(Refusal("\(display(target)): its folder cannot be opened")) }
+    guard let place = simulator.open(target.place) else { throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened")) }
     defer { place.close() }
     for kept in settle(target, in: place) { kept.keep() }
     var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
@@ -608,7 +608,7 @@ public enum Restore {
   /// the hidden name, marked, with their record.
   static func swapIn(_ target: RestoreTarget, place: FileDescriptor, handoff: RestoreHandoff, summary: RestoreReport.Container,
                      steps: inout Checkpoints) throws(Refusal) -> RestoreReport.Container {
-    guard let artifact = handoff.result?.artifact else { throw Refusal("\(display(target)): the new contents were not built") }
+    guard let artifact = handoff.result?.artifact else { throw Refusal(.cannotWrite, "\(display(target)): the new contents were not built") }
     var summary = summary
     let shown = display(target)
     let current: FileDescriptor
@@ -618,7 +618,7 @@ public enum Restore {
       currentStatus = try Syscalls.status(of: current, displayPath: target.path)
     } catch {
       artifact.discard()
-      throw Refusal("\(shown): the container cannot be opened: \(error.reason); nothing was changed")
+      throw Refusal(.unreadable, "\(shown): the container cannot be opened: \(error.reason); nothing was changed")
     }
     defer { current.close() }
     let metadata = Array(ContainerLayout.metadataFileName.utf8)
@@ -630,7 +630,7 @@ public enum Restore {
       try Syscalls.setTimes(artifact.descriptor, access: currentStatus.accessTime, modification: currentStatus.modificationTime, displayPath: target.path)
     } catch {
       artifact.discard()
-      throw Refusal("\(shown): cannot complete the new contents: \(error.reason); nothing was changed")
+      throw Refusal(.cannotWrite, "\(shown): cannot complete the new contents: \(error.reason); nothing was changed")
     }
     steps.pass("restore-built")
     let newIdentity = artifact.identity
@@ -640,7 +640,7 @@ public enum Restore {
       try Syscalls.exchange(artifact.name, with: target.name, in: place, displayPath: target.path)
     } catch {
       artifact.discard()
-      throw Refusal("\(shown): cannot exchange the new contents with the old: \(error.reason); nothing was changed")
+      throw Refusal(.cannotWrite, "\(shown): cannot exchange the new contents with the old: \(error.reason); nothing was changed")
     }
     // The swap exchanged what the names named at that instant: they must be the two folders.
     let now = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.identity
@@ -648,7 +648,7 @@ public enum Restore {
     guard now == newIdentity && aside == currentStatus.identity else {
       try? Syscalls.exchange(artifact.name, with: target.name, in: place, displayPath: target.path)
       artifact.discard()
-      throw Refusal("\(shown): changed while it was being replaced; it was left as it is")
+      throw Refusal(.conflict, "\(shown): changed while it was being replaced; it was left as it is")
     }
     steps.pass("restore-exchanged")
     // The previous contents, kept: marked not to be backed up (unless they were), then left
@@ -715,7 +715,7 @@ public enum Restore {
         try Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
       } catch {
         last.keep()
-        throw .refused(Refusal("\(display(target)): cannot put the kept copy back: \(error.reason); nothing was changed"))
+        throw .refused(Refusal(.cannotWrite, "\(display(target)): cannot put the kept copy back: \(error.reason); nothing was changed"))
       }
       steps.pass("undo-exchanged")
       // The previous contents are the container again: without what restore added to them.

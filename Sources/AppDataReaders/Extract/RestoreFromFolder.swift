@@ -63,7 +63,7 @@ struct RestoreFromFolder {
   mutating func copy(_ source: FileDescriptor, into target: FileDescriptor, path: [UInt8], depth: Int) throws(Refusal) {
     let top = path.isEmpty
     for name in Syscalls.entryNames(of: source).sorted(by: RelativePath.precedes) {
-      if isInterrupted() { throw Refusal(.other, path: sourcePath, message: "\(TerminalText.escaped(sourcePath)): interrupted") }
+      if isInterrupted() { throw Refusal(.interrupted, path: sourcePath, message: "\(TerminalText.escaped(sourcePath)): interrupted") }
       steps.pass("restore")
       let entry = RelativePath.join(path, name)
       if top && ContainerPlaces.metadataFileNames.contains(where: { Array($0.utf8) == name }) { continue }

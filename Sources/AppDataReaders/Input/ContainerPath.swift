@@ -4,7 +4,7 @@ import AppDataCore
 enum ContainerPath {
   /// PATH must exist and be a folder (a symlink to a folder is accepted for the root).
   static func checkFolder(_ path: String) throws(Refusal) {
-    if path.isEmpty { throw Refusal("the container path is empty") }
+    if path.isEmpty { throw Refusal(.notFound, "the container path is empty") }
     do {
       var status = try Syscalls.status(ofPath: path)
       if status.kind == .symbolicLink {
@@ -16,12 +16,12 @@ enum ContainerPath {
         throw Refusal(.notAnInput, path: path, "not a folder; give the container root, the folder holding Documents, Library and tmp")
       }
     } catch let error as SystemError {
-      if error.isNotFound { throw Refusal(.notFound, path: path, "no such file or folder") }
+      if error.errno == .noSuchFileOrDirectory { throw Refusal(.notFound, path: path, "no such file or folder") }
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     } catch let error as Refusal {
       throw error
     } catch {
-      throw Refusal(String(describing: error))
+      throw Refusal(.unreadable, String(describing: error))
     }
   }
 }

@@ -29,7 +29,7 @@ package struct BackupSource: ContainerSource, BackupHolder {
   package var name: String { SourceGroup.lastComponent(source) }
 
   package func folders() throws(Refusal) -> [ContainerRef] {
-    throw Refusal("\(TerminalText.escaped(folderPath)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
+    throw Refusal(.notAnInput, path: folderPath, "is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
   }
 
   package func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {

@@ -48,7 +48,9 @@ struct FolderSource: ContainerSource {
         report.entries?.pathsAreUnique = true
       case .failure(let error):
         // One container of many that cannot be opened is a finding; the others are audited.
-        guard isCollection else { throw Refusal(TerminalText.escaped(error.description)) }
+        guard isCollection else {
+          throw Refusal(error.errno == .noSuchFileOrDirectory ? .notFound : .unreadable, path: error.path, message: TerminalText.escaped(error.description))
+        }
         report = AuditReport(container: path, categories: [:], directories: 0, maxFileSize: options[index].maxFileSize,
                              maxBackupSize: options[index].maxBackupSize, findings: [
                                Finding(rule: .unreadable, path: Array(".".utf8), message: "cannot \(error.action): \(error.reason)", bytes: nil),
@@ -68,7 +70,7 @@ extension FolderSource {
   /// `--verify` and `--all-domains` read a device backup's manifest; elsewhere they are a mistake.
   static func refuseBackupOptions(_ request: AuditRequest, path: String) throws(Refusal) {
     if request.verify || request.allDomains {
-      throw Refusal("\(TerminalText.escaped(path)): not a device backup; --verify and --all-domains apply to device backups")
+      throw Refusal(.notAnInput, path: path, "not a device backup; --verify and --all-domains apply to device backups")
     }
   }
 }
@@ -99,7 +101,7 @@ struct ArchiveSource: ContainerSource, BackupHolder {
     do {
       contents = try auditor.run { _ in IgnoringVisitor() }
     } catch {
-      throw Refusal("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
+      throw Refusal(error.cause, path: path, TerminalText.escaped(error.message))
     }
     try limits.checkBackups(contents.backups.count, in: path)
     var found: [BackupSource] = []
@@ -136,7 +138,7 @@ struct ArchiveSource: ContainerSource, BackupHolder {
                          tag: request.tagsLines ? NDJSONTag(container: root.container, id: root.id) : nil)
       }
     } catch {
-      throw Refusal("\(TerminalText.escaped(path)): \(TerminalText.escaped(error.message))")
+      throw Refusal(error.cause, path: path, TerminalText.escaped(error.message))
     }
     if contents.backups.isEmpty { try FolderSource.refuseBackupOptions(request, path: path) }
     let containers = contents.containers
@@ -169,7 +171,7 @@ struct ArchiveSource: ContainerSource, BackupHolder {
     if containers.isEmpty && parts.count == 1 {
       switch parts[0] {
       case .source(let backup, _): return try backup.audit(request)
-      case .refusedBackup(_, _, let message): throw Refusal(message)
+      case .refusedBackup(_, _, let refusal): throw refusal
       }
     }
     var group = SourceGroup(source: source, parts: parts)

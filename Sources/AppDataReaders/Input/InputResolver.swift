@@ -14,12 +14,12 @@ public enum InputResolver {
   /// or an archive; `maximumArchiveBytes` and `maximumManifestBytes` apply to archives only.
   public static func resolve(_ path: String, root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil,
                              maximumManifestBytes: UInt64? = nil, limits: InputLimits = InputLimits()) throws(Refusal) -> any ContainerSource {
-    if path.isEmpty { throw Refusal("the container path is empty") }
+    if path.isEmpty { throw Refusal(.notFound, "the container path is empty") }
     let status: FileStatus
     do {
       status = try Syscalls.status(ofPath: path)
     } catch {
-      if error.isNotFound { throw Refusal(.notFound, path: path, "no such file or folder") }
+      if error.errno == .noSuchFileOrDirectory { throw Refusal(.notFound, path: path, "no such file or folder") }
       throw Refusal(.unreadable, path: path, message: TerminalText.escaped(error.description))
     }
     if status.kind == .regular {
@@ -34,7 +34,7 @@ public enum InputResolver {
     try ContainerPath.checkFolder(path)
     if maximumArchiveBytes != nil || maximumManifestBytes != nil {
       let option = maximumArchiveBytes != nil ? "--max-archive-bytes" : "--max-manifest-bytes"
-      throw Refusal("\(TerminalText.escaped(path)): is a folder; \(option) applies to archives")
+      throw Refusal(.conflict, path: path, "is a folder; \(option) applies to archives")
     }
     if let root {
       return try named(root, in: path, limits: limits)

@@ -25,7 +25,7 @@ enum SimulatorDevice: ContainerFolderKind {
       }
     }
     if containers.isEmpty && sawBundles && !places.contains(where: { $0.place.kind != nil }) {
-      throw Refusal("\(TerminalText.escaped(folder.path)): holds .app bundles (Bundle/Application), never app data; name the device's Containers folder, or its Data/Application")
+      throw Refusal(.notAnInput, path: folder.path, "holds .app bundles (Bundle/Application), never app data; name the device's Containers folder, or its Data/Application")
     }
     return FolderMatch(containers: containers, isCollection: true)
   }

@@ -10,7 +10,7 @@ package struct SourceGroup: ContainerSource, BackupHolder {
     /// PATHs, nil keeps their names.
     case source(any ContainerSource, label: String?)
     /// A backup whose plists could not be read: its folder (absolute), name and why.
-    case refusedBackup(path: String, udid: String, message: String)
+    case refusedBackup(path: String, udid: String, refusal: Refusal)
 
     /// The part a device backup is: its source, or, when its plists refuse it, that refusal.
     /// `path` is the backup as reports name it, `folderPath` as typed (for `--verify`).
@@ -18,7 +18,7 @@ package struct SourceGroup: ContainerSource, BackupHolder {
       do throws(Refusal) {
         return .source(BackupSource(source: path, folderPath: folderPath, manifest: try BackupManifest.load(contents)), label: nil)
       } catch {
-        return .refusedBackup(path: path, udid: name, message: error.message)
+        return .refusedBackup(path: path, udid: name, refusal: error)
       }
     }
   }
@@ -45,7 +45,7 @@ package struct SourceGroup: ContainerSource, BackupHolder {
     for member in members {
       switch member {
       case .source(let source, _): found += try InputResolver.deviceBackups(in: source)
-      case .refusedBackup(_, _, let message): refused = refused ?? Refusal(message)
+      case .refusedBackup(_, _, let refusal): refused = refused ?? refusal
       }
     }
     // Only backups that cannot be read: why the first cannot.
@@ -88,7 +88,7 @@ package struct SourceGroup: ContainerSource, BackupHolder {
       switch part {
       case .source(let source, _): all += try source.folders()
       case .refusedBackup(let path, _, _):
-        throw Refusal("\(TerminalText.escaped(path)): is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
+        throw Refusal(.notAnInput, path: path, "is a device backup; appdata changes containers only in folders (restore the backup, or audit it)")
       }
     }
     return all
@@ -96,15 +96,15 @@ package struct SourceGroup: ContainerSource, BackupHolder {
 
   package func audit(_ request: AuditRequest) throws(Refusal) -> AuditOutcome {
     if (request.verify || request.allDomains) && !readsBackups {
-      throw Refusal("\(TerminalText.escaped(source)): holds no device backup; --verify and --all-domains apply to device backups")
+      throw Refusal(.notAnInput, path: source, "holds no device backup; --verify and --all-domains apply to device backups")
     }
     var outcome = AuditOutcome(reports: [], available: [], isCollection: true)
     var failures: [Refusal] = []
     for part in members {
       switch part {
-      case .refusedBackup(let path, let udid, let message):
-        outcome.backups.append(BackupAudit(path: path, udid: udid, info: nil, status: .refused, message: message))
-        failures.append(Refusal(message))
+      case .refusedBackup(let path, let udid, let refusal):
+        outcome.backups.append(BackupAudit(path: path, udid: udid, info: nil, status: .refused, message: refusal.message))
+        failures.append(refusal)
       case .source(let source, let label):
         // --verify and --all-domains are for the backups among the parts.
         var partRequest = request
@@ -136,8 +136,10 @@ package struct SourceGroup: ContainerSource, BackupHolder {
     // Nothing read at all: that is a refusal, as for the one backup alone.
     if refusesWhenNothingRead, failures.count == members.count, let first = failures.first {
       if failures.count == 1 { throw first }
-      throw Refusal("\(TerminalText.escaped(source)): none of its \(failures.count) backups could be read; the first: \(first.message)",
-                    isLocked: failures.allSatisfy(\.isLocked))
+      // Locked when every one is (so a caller lists them as locked); else the cause of the first
+      // that is not locked.
+      throw Refusal(failures.first(where: { !$0.isLocked })?.cause ?? .locked, path: source,
+                    "none of its \(failures.count) backups could be read; the first: \(first.message)")
     }
     return outcome
   }

@@ -7,7 +7,7 @@ enum XcodePackage: ContainerFolderKind {
   static func recognize(_ folder: ProbedFolder) throws(Refusal) -> FolderMatch? {
     if let container = container(folder, kind: nil) { return FolderMatch(containers: [container], isCollection: false) }
     if folder.name.hasSuffix(ContainerPlaces.packageExtension) || folder.isFile(ContainerPlaces.packageInfoFileName) {
-      throw Refusal("\(TerminalText.escaped(folder.path)): an Xcode app data package without its \(ContainerPlaces.packageContainerName) folder; download the container again from Xcode (Devices and Simulators, Download Container…)")
+      throw Refusal(.damaged, path: folder.path, "an Xcode app data package without its \(ContainerPlaces.packageContainerName) folder; download the container again from Xcode (Devices and Simulators, Download Container…)")
     }
     return nil
   }

@@ -31,7 +31,7 @@ enum AndroidWalk {
       guard let folder = folders[number] else { continue }
       if let failure = folder.readFailure {
         findings.append(Finding(rule: .unreadable, path: path.isEmpty ? [0x2E] : path,
-                                message: "cannot read the folder: \(SystemError(code: failure, operation: .readFolder, path: "").reason)", bytes: nil))
+                                message: "cannot read the folder: \(SystemError(errno: failure, operation: .readFolder, path: "").reason)", bytes: nil))
       }
       func child(_ index: Int) -> [UInt8] { path.isEmpty ? Array(folder.name(index)) : path + [0x2F] + folder.name(index) }
       for index in folder.entries.indices {
@@ -41,13 +41,13 @@ enum AndroidWalk {
           findings.append(RelativePath.tooDeep(child, components: child.count(where: { $0 == 0x2F }) + 1, source: "a path"))
         case .statusFailed(let code):
           findings.append(Finding(rule: .unreadable, path: child(index),
-                                  message: "cannot read the status: \(SystemError(code: code, operation: .readStatus, path: "").reason)", bytes: nil))
+                                  message: "cannot read the status: \(SystemError(errno: code, operation: .readStatus, path: "").reason)", bytes: nil))
         case .directory(let below):
           let added = tree.add(name: folder.name(index), under: node, .directory)
           directories += 1
           if let code = folders[below]?.openFailure {
             findings.append(Finding(rule: .unreadable, path: child(index),
-                                    message: "cannot open the folder: \(SystemError(code: code, operation: .openFolder, path: "").reason)", bytes: nil))
+                                    message: "cannot open the folder: \(SystemError(errno: code, operation: .openFolder, path: "").reason)", bytes: nil))
           } else {
             stack.append((below, child(index), added))
           }
@@ -76,7 +76,7 @@ struct AndroidWalkVisitor: WalkVisitor {
     /// A folder, read as folder number `Int`.
     case directory(Int)
     /// fstatat failed with this errno.
-    case statusFailed(Int32)
+    case statusFailed(Errno)
     /// Its path is past `RelativePath`'s bounds: not counted.
     case tooLong
   }
@@ -88,10 +88,10 @@ struct AndroidWalkVisitor: WalkVisitor {
     var spans: [(start: Int32, count: Int32)] = []
     var entries: [Entry] = []
     /// Opening it from its parent failed with this errno (it was then not read).
-    var openFailure: Int32?
+    var openFailure: Errno?
     /// Reading it failed with this errno: as a folder, or its names part-way (the names before
     /// were kept).
-    var readFailure: Int32?
+    var readFailure: Errno?
 
     func name(_ index: Int) -> ArraySlice<UInt8> {
       let span = spans[index]
@@ -150,9 +150,9 @@ struct AndroidWalkVisitor: WalkVisitor {
     switch error.operation {
     case .readStatus:
       let name = failedPath.suffix(failedPath.count - pathLength - (pathLength == 0 ? 0 : 1))
-      name.withUnsafeBufferPointer { add($0, isTooLong(name: $0.count) ? .tooLong : .statusFailed(error.code)) }
-    case .openFolder: current.openFailure = error.code
-    default: current.readFailure = error.code  // the folder as a folder, or its names
+      name.withUnsafeBufferPointer { add($0, isTooLong(name: $0.count) ? .tooLong : .statusFailed(error.errno)) }
+    case .openFolder: current.openFailure = error.errno
+    default: current.readFailure = error.errno  // the folder as a folder, or its names
     }
   }
 

@@ -319,7 +319,7 @@ struct Worker {
       }
       switch opened {
       case .failure(let error):
-        visitor.failed(path: folder.path, error: SystemError(code: error.code, operation: .openFolder, path: ""))
+        visitor.failed(path: folder.path, error: SystemError(errno: error, operation: .openFolder, path: ""))
         return
       case .success(let descriptor):
         do {
@@ -347,7 +347,7 @@ struct Worker {
         }
       }
       if let failure {
-        visitor.failed(path: folder.path, error: SystemError(code: failure, operation: .readFolder, path: ""))
+        visitor.failed(path: folder.path, error: SystemError(errno: failure, operation: .readFolder, path: ""))
       }
     }
   }
@@ -366,7 +366,7 @@ struct Worker {
       switch Syscalls.status(cName: cName, in: stream.descriptor) {
       case .success(let value): status = value
       case .failure(let error):
-        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: .readStatus, path: ""))
+        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(errno: error, operation: .readStatus, path: ""))
         return
       }
     }
@@ -401,7 +401,7 @@ struct Worker {
       switch Syscalls.status(cName: cName, in: stream.descriptor) {
       case .success(let value): status = value
       case .failure(let error):
-        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: .readStatus, path: ""))
+        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(errno: error, operation: .readStatus, path: ""))
         return
       }
     }
@@ -410,7 +410,7 @@ struct Worker {
     switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch, pathFallback: pathFallback) {
     case .success(let value): attributes = value
     case .failure(let error):
-      visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(code: error.code, operation: .readExtendedAttributes, path: ""))
+      visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(errno: error, operation: .readExtendedAttributes, path: ""))
     }
 
     let placement = layout.place(

@@ -60,7 +60,7 @@ public final class Beneath: Sendable {
   /// `RelativePath.maximumComponents`).
   public static func check(_ components: [[UInt8]], displayPath: @autoclosure () -> String) throws(SystemError) {
     guard components.count <= RelativePath.maximumComponents, components.allSatisfy(isPlainName) else {
-      throw SystemError(code: EINVAL, operation: .open, path: displayPath())
+      throw SystemError(errno: .invalidArgument, operation: .open, path: displayPath())
     }
   }
 
@@ -84,26 +84,24 @@ public final class Beneath: Sendable {
   /// The status of the entry at `components` (never following a symlink), or nil if absent.
   public func status(_ components: [[UInt8]]) throws(SystemError) -> FileStatus? {
     guard let name = components.last else { return try Syscalls.status(of: root, displayPath: rootPath) }
-    let parent: FileDescriptor
+    let parent: OwnedDescriptor
     do {
-      parent = try openFolder(Array(components.dropLast()))
-    } catch where error.isNotFound {
+      parent = OwnedDescriptor(owning: try openFolder(Array(components.dropLast())))
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     }
-    defer { parent.close() }
     do {
-      return try Syscalls.status(of: name, in: parent, displayPath: display(components))
-    } catch where error.isNotFound {
+      return try Syscalls.status(of: name, in: parent.descriptor, displayPath: display(components))
+    } catch Errno.noSuchFileOrDirectory {
       return nil
     }
   }
 
   /// Reads a whole (small) file below the root; a larger one fails with EFBIG.
   public func readFile(_ components: [[UInt8]], limit: Int = 64 << 20) throws(SystemError) -> [UInt8] {
-    let file = try open(components, options: .readFile)
-    defer { file.close() }
-    let data = try Syscalls.readUpTo(file, limit + 1, displayPath: display(components))
-    if data.count > limit { throw SystemError(code: ErrnoValue.tooLarge, operation: .readTooLarge, path: display(components)) }
+    let file = OwnedDescriptor(owning: try open(components, options: .readFile))
+    let data = try Syscalls.readUpTo(file.descriptor, limit + 1, displayPath: display(components))
+    if data.count > limit { throw SystemError(errno: .fileTooLarge, operation: .readTooLarge, path: display(components)) }
     return data
   }
 
@@ -133,15 +131,15 @@ public final class Beneath: Sendable {
       let fd = withCName(RelativePath.join(components)) { path in
         while true {
           let fd = appdata_openat2_beneath(directory.rawValue, path, options.rawValue, mode)
-          if fd >= 0 || currentErrno() != EINTR { return fd }
+          if fd >= 0 || currentErrno() != .interrupted { return fd }
         }
       }
       if fd >= 0 { return FileDescriptor(rawValue: fd) }
       let code = currentErrno()
-      if code == ENOSYS {
+      if code == .noFunction {
         openat2Missing.store(true, ordering: .relaxed)
-      } else if components.count == 1 && code != ENOTDIR {
-        throw SystemError(code: code == EXDEV ? EPERM : code, operation: .open, path: display(components))
+      } else if components.count == 1 && code != .notDirectory {
+        throw SystemError(errno: code == .crossDevice ? .notPermitted : code, operation: .open, path: display(components))
       }
       // Failed: the walk below fails too, at the component that fails, and says which and why
       // (a symlink as ELOOP, not ENOTDIR). Only the error path pays for it.
@@ -161,33 +159,34 @@ public final class Beneath: Sendable {
     #else
     let noFollow: Int32 = O_NOFOLLOW_ANY
     #endif
-    var current: FileDescriptor?
-    defer { current?.close() }
+    // At least one component (its callers check), so what is returned was opened here.
+    precondition(!components.isEmpty, "Beneath.walk: no component")
+    // The folder reached so far: `directory` itself (the caller's, left open) at first, then
+    // each one opened, closed when the next replaces it or when a step fails.
+    var current = OwnedDescriptor(borrowing: directory)
     for (index, component) in components.enumerated() {
       let isLast = index == components.count - 1
       let flags = (isLast ? options.rawValue : OpenOptions.directory.rawValue) | noFollow
+      let here = current.descriptor
       let fd = withCName(component) { name in
         while true {
-          let fd = openat((current ?? directory).rawValue, name, flags, mode_t(mode))
-          if fd >= 0 || currentErrno() != EINTR { return fd }
+          let fd = openat(here.rawValue, name, flags, mode_t(mode))
+          if fd >= 0 || currentErrno() != .interrupted { return fd }
         }
       }
       guard fd >= 0 else {
         // O_NOFOLLOW | O_DIRECTORY on a symlink fails with ENOTDIR: say what it really is.
         var code = currentErrno()
-        if code == ENOTDIR, !isLast || options.rawValue & O_DIRECTORY != 0,
-           case .success(let status) = withCName(component, { Syscalls.status(cName: $0, in: current ?? directory) }),
+        if code == .notDirectory, !isLast || options.rawValue & O_DIRECTORY != 0,
+           case .success(let status) = withCName(component, { Syscalls.status(cName: $0, in: here) }),
            status.kind == .symbolicLink {
-          code = ELOOP
+          code = .tooManySymbolicLinkLevels
         }
-        throw SystemError(code: code, operation: .open, path: display(Array(components[...index])))
+        throw SystemError(errno: code, operation: .open, path: display(Array(components[...index])))
       }
-      current?.close()
-      current = FileDescriptor(rawValue: fd)
+      current = OwnedDescriptor(owning: FileDescriptor(rawValue: fd))
     }
-    let result = current!
-    current = nil
-    return result
+    return current.release()
   }
 }
 
@@ -215,7 +214,7 @@ extension Syscalls {
 @inline(__always)
 package func checkName(_ name: [UInt8], _ operation: @autoclosure () -> SystemError.Operation,
                        path: @autoclosure () -> String) throws(SystemError) {
-  if !Beneath.isPlainName(name) { throw SystemError(code: EINVAL, operation: operation(), path: path()) }
+  if !Beneath.isPlainName(name) { throw SystemError(errno: .invalidArgument, operation: operation(), path: path()) }
 }
 
 extension Syscalls {
@@ -223,11 +222,11 @@ extension Syscalls {
   /// walk's handed-over folders, the extraction's folders, a backup's `xx` shards.
   package static func openFolder(relativePath path: [UInt8], below root: FileDescriptor) -> Result<FileDescriptor, Errno> {
     let components = RelativePath.components(path)
-    if components.isEmpty { return .failure(Errno(code: EINVAL)) }
+    if components.isEmpty { return .failure(.invalidArgument) }
     do {
       return .success(try Beneath.open(components, below: root, options: .directory, displayPath: ""))
     } catch {
-      return .failure(Errno(code: error.code))
+      return .failure(error.errno)
     }
   }
 }

@@ -34,7 +34,7 @@ public final class DirectoryStream: @unchecked Sendable {
     guard let stream = fdopendir(descriptor.rawValue) else {
       let code = currentErrno()
       descriptor.close()
-      throw SystemError(code: code, operation: .readFolder, path: displayPath())
+      throw SystemError(errno: code, operation: .readFolder, path: displayPath())
     }
     self.stream = stream
     #endif
@@ -49,8 +49,8 @@ public final class DirectoryStream: @unchecked Sendable {
   }
 
   /// Every name but `.` and `..`, each passed as a NUL-terminated C string (valid only during
-  /// the call), its length, and its type. Returns the errno of a failed read, or nil at the end.
-  public func forEachEntry(_ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Int32? {
+  /// the call), its length, and its type. Returns the `Errno` of a failed read, or nil at the end.
+  public func forEachEntry(_ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Errno? {
     let scratch = DirectoryBuffer()
     return forEachEntry(using: scratch, body)
   }
@@ -58,7 +58,7 @@ public final class DirectoryStream: @unchecked Sendable {
   /// `forEachEntry` reading through a caller's buffer, so a walk allocates one per thread
   /// instead of one per folder.
   @inlinable
-  public func forEachEntry(using scratch: DirectoryBuffer, _ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Int32? {
+  public func forEachEntry(using scratch: DirectoryBuffer, _ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Errno? {
     #if canImport(Glibc) && !DARWIN_CHECK
     let size = scratch.size
     let buffer = scratch.pointer
@@ -67,7 +67,7 @@ public final class DirectoryStream: @unchecked Sendable {
       if count == 0 { return nil }
       if count < 0 {
         let code = currentErrno()
-        if code == EINTR { continue }
+        if code == .interrupted { continue }
         return code
       }
       var offset = 0
@@ -88,7 +88,7 @@ public final class DirectoryStream: @unchecked Sendable {
       errno = 0
       guard let entry = readdir(stream) else {
         let code = currentErrno()
-        return code == 0 ? nil : code
+        return code.rawValue == 0 ? nil : code
       }
       let type = entry.pointee.d_type
       // bsd/sys/dirent.h: d_namlen is the name's length, d_name[1024] holds it NUL-terminated.
@@ -119,7 +119,7 @@ public final class DirectoryStream: @unchecked Sendable {
     let failure = forEachEntry { cName, length, _ in
       result.append(cName.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) })
     }
-    if let failure { throw SystemError(code: failure, operation: .readFolder, path: "") }
+    if let failure { throw SystemError(errno: failure, operation: .readFolder, path: "") }
     return result
   }
 }

@@ -15,7 +15,7 @@ public enum ExtendedAttributes {
     if Syscalls.environment("APPDATA_FORCE_XATTR_FALLBACK") == "1" { return true }
     #if canImport(Glibc) && !DARWIN_CHECK
     var byte: CChar = 0
-    if appdata_listxattrat(AT_FDCWD, ".", &byte, 0) < 0 && currentErrno() == ENOSYS { return true }
+    if appdata_listxattrat(AT_FDCWD, ".", &byte, 0) < 0 && currentErrno() == .noFunction { return true }
     return false
     #else
     return true
@@ -47,9 +47,9 @@ public enum ExtendedAttributes {
       }
       if count >= 0 { return .success(count) }
       let code = currentErrno()
-      if code == EINTR { continue }
-      if code == ERANGE { buffer = [UInt8](repeating: 0, count: buffer.count * 2); continue }
-      return .failure(Errno(code: code))
+      if code == .interrupted { continue }
+      if code == .outOfRange { buffer = [UInt8](repeating: 0, count: buffer.count * 2); continue }
+      return .failure(code)
     }
   }
 
@@ -71,10 +71,10 @@ public enum ExtendedAttributes {
       }
       if count >= 0 { return .success(Array(buffer[0..<count])) }
       let code = currentErrno()
-      if code == EINTR { continue }
-      if code == ERANGE && buffer.count < 1 << 20 { buffer = [UInt8](repeating: 0, count: buffer.count * 16); continue }
-      if code == ErrnoValue.noAttribute { return .success(nil) }
-      return .failure(Errno(code: code))
+      if code == .interrupted { continue }
+      if code == .outOfRange && buffer.count < 1 << 20 { buffer = [UInt8](repeating: 0, count: buffer.count * 16); continue }
+      if code == .noAttribute { return .success(nil) }
+      return .failure(code)
     }
   }
 
@@ -126,9 +126,9 @@ public enum ExtendedAttributes {
     }
     if count >= 0 { return Array(buffer[0..<count]) }
     let code = currentErrno()
-    if code == ErrnoValue.noAttribute { return nil }
-    if code == ERANGE { return buffer + [0] }
-    throw SystemError(code: code, operation: .readExtendedAttribute(attribute), path: displayPath())
+    if code == .noAttribute { return nil }
+    if code == .outOfRange { return buffer + [0] }
+    throw SystemError(errno: code, operation: .readExtendedAttribute(attribute), path: displayPath())
   }
 
   /// Removes `attribute` from `name` in `directory`; false when it was not there.
@@ -146,8 +146,8 @@ public enum ExtendedAttributes {
     }
     if result == 0 { return true }
     let code = currentErrno()
-    if code == ErrnoValue.noAttribute { return false }
-    throw SystemError(code: code, operation: .removeExtendedAttribute(attribute), path: displayPath())
+    if code == .noAttribute { return false }
+    throw SystemError(errno: code, operation: .removeExtendedAttribute(attribute), path: displayPath())
   }
 
   /// The value of `attribute` on `name` in `directory`, or nil when absent.
@@ -159,7 +159,7 @@ public enum ExtendedAttributes {
     switch result {
     case .success(let value): return value
     case .failure(let error):
-      throw SystemError(code: error.code, operation: .readExtendedAttribute(attribute), path: displayPath())
+      throw SystemError(errno: error, operation: .readExtendedAttribute(attribute), path: displayPath())
     }
   }
 
@@ -209,9 +209,9 @@ public enum ExtendedAttributes {
         return buffer[0..<count].split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
       }
       let code = currentErrno()
-      if code == EINTR { continue }
-      if code == ERANGE { buffer = [UInt8](repeating: 0, count: buffer.count * 4); continue }
-      throw SystemError(code: code, operation: .readExtendedAttributes, path: path)
+      if code == .interrupted { continue }
+      if code == .outOfRange { buffer = [UInt8](repeating: 0, count: buffer.count * 4); continue }
+      throw SystemError(errno: code, operation: .readExtendedAttributes, path: path)
     }
   }
 
@@ -228,10 +228,10 @@ public enum ExtendedAttributes {
       }
       if count >= 0 { return Array(buffer[0..<count]) }
       let code = currentErrno()
-      if code == EINTR { continue }
-      if code == ErrnoValue.noAttribute { return nil }
-      if code == ERANGE && buffer.count < 1 << 20 { buffer = [UInt8](repeating: 0, count: buffer.count * 16); continue }
-      throw SystemError(code: code, operation: .readExtendedAttribute(attribute), path: path)
+      if code == .interrupted { continue }
+      if code == .noAttribute { return nil }
+      if code == .outOfRange && buffer.count < 1 << 20 { buffer = [UInt8](repeating: 0, count: buffer.count * 16); continue }
+      throw SystemError(errno: code, operation: .readExtendedAttribute(attribute), path: path)
     }
   }
 
@@ -259,9 +259,9 @@ public enum ExtendedAttributes {
       #endif
       if result == 0 { return true }
       let code = currentErrno()
-      if code == EINTR { continue }
-      if code == ErrnoValue.noAttribute { return false }
-      throw SystemError(code: code, operation: .removeExtendedAttribute(attribute), path: path)
+      if code == .interrupted { continue }
+      if code == .noAttribute { return false }
+      throw SystemError(errno: code, operation: .removeExtendedAttribute(attribute), path: path)
     }
   }
 

@@ -49,12 +49,12 @@ extension Syscalls {
           case .success(let count):
             position += Int64(count)
             copied += UInt64(count)
-            if let step, !step(UInt64(count)) { throw SystemError(code: ErrnoValue.cancelled, operation: .copyData, path: displayPath()) }
-          case .failure(let error) where [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EPERM].contains(error.code):
+            if let step, !step(UInt64(count)) { throw SystemError(errno: .canceled, operation: .copyData, path: displayPath()) }
+          case .failure(.crossDevice), .failure(.invalidArgument), .failure(.noFunction), .failure(.notSupportedOnSocket), .failure(.notPermitted):
             kernelCopies = false
             context?.kernelCopyRefused = true
           case .failure(let error):
-            throw SystemError(code: error.code, operation: .copyData, path: displayPath())
+            throw SystemError(errno: error, operation: .copyData, path: displayPath())
           }
           continue
         }
@@ -75,7 +75,7 @@ extension Syscalls {
         }
         position += Int64(count)
         copied += UInt64(count)
-        if let step, !step(UInt64(count)) { throw SystemError(code: ErrnoValue.cancelled, operation: .copyData, path: displayPath()) }
+        if let step, !step(UInt64(count)) { throw SystemError(errno: .canceled, operation: .copyData, path: displayPath()) }
       }
       offset = end
       dataEnd = position
@@ -96,9 +96,9 @@ extension Syscalls {
     let start = appdata_seek_data(file.rawValue, off_t(offset))
     if start < 0 {
       let code = currentErrno()
-      if code == ENXIO { return (size, size) }  // no data after offset
-      if code == EINVAL || code == EOPNOTSUPP { return (offset, size) }
-      throw SystemError(code: code, operation: .findData, path: displayPath())
+      if code == .noSuchDeviceOrAddress { return (size, size) }  // no data after offset
+      if code == .invalidArgument || code == .notSupportedOnSocket { return (offset, size) }
+      throw SystemError(errno: code, operation: .findData, path: displayPath())
     }
     let end = appdata_seek_hole(file.rawValue, start)
     return (Int64(start), end < 0 ? size : min(Int64(end), size))
@@ -109,9 +109,9 @@ extension Syscalls {
     let start = lseek(file.rawValue, off_t(offset), SEEK_DATA)
     if start < 0 {
       let code = currentErrno()
-      if code == ENXIO { return (size, size) }
-      if code == EINVAL || code == ErrnoValue.notSupported { return (offset, size) }
-      throw SystemError(code: code, operation: .findData, path: displayPath())
+      if code == .noSuchDeviceOrAddress { return (size, size) }
+      if code == .invalidArgument || code == .notSupported { return (offset, size) }
+      throw SystemError(errno: code, operation: .findData, path: displayPath())
     }
     let end = lseek(file.rawValue, start, SEEK_HOLE)
     return (Int64(start), end < 0 ? size : min(Int64(end), size))
@@ -127,13 +127,13 @@ extension Syscalls {
       let copied = appdata_copy_file_range(source.rawValue, &input, destination.rawValue, &output, count)
       if copied >= 0 { return .success(copied) }
       let code = currentErrno()
-      if code != EINTR { return .failure(Errno(code: code)) }
+      if code != .interrupted { return .failure(code) }
     }
     #else
     // Darwin has no copy_file_range: the read/write path copies. (APFS clones need the
     // destination made by fclonefileat(2), by name, which the extraction's writers, given an
     // open file, cannot use.)
-    return .failure(Errno(code: ENOSYS))
+    return .failure(.noFunction)
     #endif
   }
 }

@@ -112,7 +112,7 @@ public final class OwnedArtifact: Sendable {
   public static func make(_ kind: Kind, prefix: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor,
                           mode: UInt32 = 0o600, mark: ((FileDescriptor) -> Void)? = nil,
                           displayPath: @autoclosure () -> String) throws(SystemError) -> OwnedArtifact {
-    var last = SystemError(code: EEXIST, operation: .create, path: displayPath())
+    var last = SystemError(errno: .fileExists, operation: .create, path: displayPath())
     for _ in 0..<8 {
       let token = newToken()
       let name = prefix + token + suffix
@@ -122,27 +122,21 @@ public final class OwnedArtifact: Sendable {
         record = try makeRecord(recordName, token: token, kind: kind, in: folder, mark: mark, displayPath: displayPath())
       } catch {
         last = error
-        if error.isExists { continue }
+        if error.errno == .fileExists { continue }
         throw error
       }
       do throws(SystemError) {
-        let descriptor: FileDescriptor
+        let descriptor: OwnedDescriptor
         switch kind {
         case .folder:
           try Syscalls.makeDirectory(name, in: folder, mode: mode, displayPath: displayPath())
-          descriptor = try Syscalls.open(name, in: folder, options: .directory, displayPath: displayPath())
+          descriptor = OwnedDescriptor(owning: try Syscalls.open(name, in: folder, options: .directory, displayPath: displayPath()))
         case .file:
-          descriptor = try Syscalls.open(name, in: folder, options: .createNewReadWrite, mode: mode, displayPath: displayPath())
+          descriptor = OwnedDescriptor(owning: try Syscalls.open(name, in: folder, options: .createNewReadWrite, mode: mode, displayPath: displayPath()))
         }
-        mark?(descriptor)
-        let status: FileStatus
-        do {
-          status = try Syscalls.status(of: descriptor, displayPath: displayPath())
-        } catch {
-          descriptor.close()
-          throw error
-        }
-        let artifact = OwnedArtifact(kind: kind, name: name, recordName: recordName, descriptor: descriptor,
+        mark?(descriptor.descriptor)
+        let status = try Syscalls.status(of: descriptor.descriptor, displayPath: displayPath())
+        let artifact = OwnedArtifact(kind: kind, name: name, recordName: recordName, descriptor: descriptor.release(),
                                      identity: status.identity, folder: folder, record: record, token: token)
         artifact.writeRecord()
         return artifact
@@ -151,7 +145,7 @@ public final class OwnedArtifact: Sendable {
         unlinkIfSame(recordName, as: record, in: folder)
         record.close()
         last = error
-        if error.isExists { continue }
+        if error.errno == .fileExists { continue }
         throw error
       }
     }
@@ -168,35 +162,29 @@ public final class OwnedArtifact: Sendable {
     #if canImport(Glibc) && !DARWIN_CHECK
     let unnamed = appdata_open_tmpfile(folder.rawValue)
     if unnamed >= 0 {
-      let record = FileDescriptor(rawValue: unnamed)
-      _ = flock(record.rawValue, LOCK_EX)
-      mark?(record)
-      do {
-        try Syscalls.writeAll(record, try firstLines(record), displayPath: displayPath())
-      } catch {
-        record.close()
-        throw error
-      }
-      let linked = withCName(recordName) { appdata_link_tmpfile(record.rawValue, folder.rawValue, $0) }
-      if linked == 0 { return record }
+      // Closed when this block ends unless it was linked: then it is the caller's.
+      let record = OwnedDescriptor(owning: FileDescriptor(rawValue: unnamed))
+      _ = flock(record.descriptor.rawValue, LOCK_EX)
+      mark?(record.descriptor)
+      try Syscalls.writeAll(record.descriptor, try firstLines(record.descriptor), displayPath: displayPath())
+      let linked = withCName(recordName) { appdata_link_tmpfile(record.descriptor.rawValue, folder.rawValue, $0) }
+      if linked == 0 { return record.release() }
       let code = currentErrno()
-      record.close()
-      if code == EEXIST { throw SystemError(code: code, operation: .create, path: displayPath()) }
+      if code == .fileExists { throw SystemError(errno: code, operation: .create, path: displayPath()) }
       // No /proc, or a filesystem that cannot link it: the portable way below.
     }
     #endif
-    let record = try Syscalls.open(recordName, in: folder, options: .createNewReadWrite, mode: 0o600, displayPath: displayPath())
+    let record = OwnedDescriptor(owning: try Syscalls.open(recordName, in: folder, options: .createNewReadWrite, mode: 0o600, displayPath: displayPath()))
     // Blocking: a sweep that opened it in the instant since may hold the lock for a moment.
-    _ = flock(record.rawValue, LOCK_EX)
-    mark?(record)
+    _ = flock(record.descriptor.rawValue, LOCK_EX)
+    mark?(record.descriptor)
     do {
-      try Syscalls.writeAll(record, try firstLines(record), displayPath: displayPath())
+      try Syscalls.writeAll(record.descriptor, try firstLines(record.descriptor), displayPath: displayPath())
     } catch {
-      unlinkIfSame(recordName, as: record, in: folder)
-      record.close()
+      unlinkIfSame(recordName, as: record.descriptor, in: folder)
       throw error
     }
-    return record
+    return record.release()
   }
 
   /// Writes the record anew: its first line, its own identity and what the name may name (two
@@ -336,20 +324,19 @@ public final class OwnedArtifact: Sendable {
     let name = prefix + token + suffix
     let recordName = name + recordSuffix
     let me = Syscalls.effectiveUserID
-    guard let record = try? Syscalls.open(recordName, in: folder, options: .readMaybeFile, displayPath: "") else { return nil }
-    guard let status = try? Syscalls.status(of: record, displayPath: ""), status.kind == .regular,
-          status.owner == me, status.size <= 256, Syscalls.lockExclusively(record),
-          let text = try? Syscalls.readUpTo(record, 257, displayPath: ""),
+    // The record (and its lock, once taken): closed on every way out but the last, where the
+    // artifact takes it.
+    guard let openedRecord = try? Syscalls.open(recordName, in: folder, options: .readMaybeFile, displayPath: "") else { return nil }
+    let record = OwnedDescriptor(owning: openedRecord)
+    guard let status = try? Syscalls.status(of: record.descriptor, displayPath: ""), status.kind == .regular,
+          status.owner == me, status.size <= 256, Syscalls.lockExclusively(record.descriptor),
+          let text = try? Syscalls.readUpTo(record.descriptor, 257, displayPath: ""),
           let parsed = parseRecord(text), parsed.token == token else {
-      record.close()
       return nil
     }
     // The record must be the very file a run wrote: its own identity, recorded from its
     // descriptor before it had a name, is not a copy's (nor a planted file's).
-    guard parsed.own == status.identity else {
-      record.close()
-      return nil
-    }
+    guard parsed.own == status.identity else { return nil }
     var descriptor = FileDescriptor(rawValue: -1)
     var identity = FileIdentity(device: UInt64.max, inode: UInt64.max)
     let found: FileStatus?
@@ -357,42 +344,34 @@ public final class OwnedArtifact: Sendable {
       found = try Syscalls.status(of: name, in: folder, displayPath: "")
     } catch {
       found = nil
-      if !error.isNotFound {
-        record.close()
-        return nil
-      }
+      if error.errno != .noSuchFileOrDirectory { return nil }
     }
     if let found, found.owner == me,
        found.kind == (parsed.kind == .folder ? .directory : .regular),
-       let opened = try? Syscalls.open(name, in: folder, options: parsed.kind == .folder ? .directory : .readMaybeFile, displayPath: ""),
-       let openedStatus = try? Syscalls.status(of: opened, displayPath: "") {
-      // Proven as a file the record names; or, for a run killed between making it and
-      // recording it (the record, proven by its own inode, names none yet), as an empty one:
-      // nothing was written in it before it was recorded. Never for its name alone.
-      let emptyAndUnrecorded = parsed.artifacts.isEmpty
-        && (parsed.kind == .folder ? Syscalls.firstEntry(of: opened) == nil : openedStatus.size == 0)
-      if parsed.artifacts.contains(openedStatus.identity) || emptyAndUnrecorded {
-        descriptor = opened
-        identity = openedStatus.identity
-      } else {
-        opened.close()
+       let openedArtifact = try? Syscalls.open(name, in: folder, options: parsed.kind == .folder ? .directory : .readMaybeFile, displayPath: "") {
+      // Closed here unless proven (then the artifact's).
+      let opened = OwnedDescriptor(owning: openedArtifact)
+      if let openedStatus = try? Syscalls.status(of: opened.descriptor, displayPath: "") {
+        // Proven as a file the record names; or, for a run killed between making it and
+        // recording it (the record, proven by its own inode, names none yet), as an empty one:
+        // nothing was written in it before it was recorded. Never for its name alone.
+        let emptyAndUnrecorded = parsed.artifacts.isEmpty
+          && (parsed.kind == .folder ? Syscalls.firstEntry(of: opened.descriptor) == nil : openedStatus.size == 0)
+        if parsed.artifacts.contains(openedStatus.identity) || emptyAndUnrecorded {
+          descriptor = opened.release()
+          identity = openedStatus.identity
+        }
       }
     }
     if descriptor.rawValue < 0 {
       // The name names something the record does not: nothing is proven, and both stay.
-      if found != nil {
-        record.close()
-        return nil
-      }
+      if found != nil { return nil }
       // Nothing is at the name (the run put it in place, or removed it): the record goes.
-      guard let folderCopy = try? Syscalls.reopen(folder, displayPath: "") else {
-        record.close()
-        return nil
-      }
+      guard let folderCopy = try? Syscalls.reopen(folder, displayPath: "") else { return nil }
       descriptor = folderCopy
     }
     return OwnedArtifact(kind: parsed.kind, name: name, recordName: recordName, descriptor: descriptor,
-                         identity: identity, folder: folder, record: record, token: token,
+                         identity: identity, folder: folder, record: record.release(), token: token,
                          recorded: parsed.artifacts.isEmpty ? nil : parsed.artifacts)
   }
 

@@ -38,14 +38,14 @@ public final class ReplacingFile: Sendable {
 
   /// The errno a NAME that is not a regular file (a FIFO, socket, device or folder) is refused
   /// with, under operation `.writeReport`.
-  public static let notAFile = EINVAL
+  public static let notAFile = Errno.invalidArgument
 
   public init(path: String) throws(SystemError) {
     self.path = path
     // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, and a link to one: names of descriptors, not
     // files. Followed, they would name the file behind a shell's `>>`, replaced rather than
     // appended to; they are refused, whatever they lead to.
-    if Self.leadsToSystemName(path) || Self.isAStandardStream(path) { throw SystemError(code: ENODEV, operation: .writeReport, path: path) }
+    if Self.leadsToSystemName(path) || Self.isAStandardStream(path) { throw SystemError(errno: .noSuchDevice, operation: .writeReport, path: path) }
     var target = Array(path.utf8)
     var existing: FileStatus?
     if let status = try? Syscalls.status(ofPath: path) {
@@ -53,7 +53,7 @@ public final class ReplacingFile: Sendable {
       if status.kind == .symbolicLink {
         // The link's target, resolved through every link; it must exist.
         guard let resolved = Syscalls.resolvedPath(path) else {
-          throw SystemError(code: ErrnoValue.notFound, operation: .writeReport, path: path)
+          throw SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path)
         }
         target = Array(resolved.utf8)
         existing = try Syscalls.status(ofPath: resolved)
@@ -61,21 +61,17 @@ public final class ReplacingFile: Sendable {
       if let kind = existing?.kind, kind != .regular {
         // Known from its status alone (stat(2) never opens it, so a FIFO with no reader is not
         // waited on).
-        throw SystemError(code: kind == .directory ? EISDIR : Self.notAFile, operation: .writeReport, path: path)
+        throw SystemError(errno: kind == .directory ? Errno.isDirectory : Self.notAFile, operation: .writeReport, path: path)
       }
     }
     let slash = target.lastIndex(of: 0x2F)
     name = Array(target[(slash.map { $0 + 1 } ?? 0)...])
-    guard Beneath.isPlainName(name) else { throw SystemError(code: EISDIR, operation: .writeReport, path: path) }
-    let folder = try Syscalls.openDirectory(atPath: Syscalls.folderPart(of: target))
-    OwnedArtifact.sweep(prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder)
-    do {
-      hidden = try OwnedArtifact.make(.file, prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder, mode: 0o644, displayPath: path)
-    } catch {
-      folder.close()
-      throw error
-    }
-    self.folder = folder
+    guard Beneath.isPlainName(name) else { throw SystemError(errno: .isDirectory, operation: .writeReport, path: path) }
+    let folder = OwnedDescriptor(owning: try Syscalls.openDirectory(atPath: Syscalls.folderPart(of: target)))
+    OwnedArtifact.sweep(prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder.descriptor)
+    hidden = try OwnedArtifact.make(.file, prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder.descriptor, mode: 0o644, displayPath: path)
+    // Kept open until the commit or the discard closes it.
+    self.folder = folder.release()
     // The report it replaces keeps its permission bits (a 0600 report stays private).
     if let existing { try? Syscalls.setMode(hidden.descriptor, existing.permissions, displayPath: path) }
   }
@@ -85,10 +81,10 @@ public final class ReplacingFile: Sendable {
   /// Why NAME cannot take a report, for a `.writeReport` error; else the system's reason.
   public static func problem(_ error: SystemError) -> String {
     guard error.operation == .writeReport else { return "cannot write the report: \(error.reason)" }
-    switch error.code {
-    case EISDIR: return "is a folder; give the report a file's name"
-    case ErrnoValue.notFound: return "is a symlink to a file that does not exist; give the report a file's name"
-    case ENODEV: return "names a descriptor, a device or a standard stream's file (/dev, /proc, what > or >> opened), not a file of its own; appdata writes reports only to files (leave -o out for standard output)"
+    switch error.errno {
+    case .isDirectory: return "is a folder; give the report a file's name"
+    case .noSuchFileOrDirectory: return "is a symlink to a file that does not exist; give the report a file's name"
+    case .noSuchDevice: return "names a descriptor, a device or a standard stream's file (/dev, /proc, what > or >> opened), not a file of its own; appdata writes reports only to files (leave -o out for standard output)"
     default: return "is a FIFO, socket or device, not a file; appdata writes reports only to files (leave -o out for standard output)"
     }
   }
@@ -107,9 +103,9 @@ public final class ReplacingFile: Sendable {
       let bytes = Array(current.utf8)
       let folderPath = Syscalls.folderPart(of: bytes)
       let name = Array(bytes[((bytes.lastIndex(of: 0x2F)).map { $0 + 1 } ?? 0)...])
-      guard let folder = try? Syscalls.openDirectory(atPath: folderPath) else { return false }
-      let target = try? Syscalls.readLink(name, in: folder, displayPath: current)
-      folder.close()
+      guard let opened = try? Syscalls.openDirectory(atPath: folderPath) else { return false }
+      let folder = OwnedDescriptor(owning: opened)
+      let target = try? Syscalls.readLink(name, in: folder.descriptor, displayPath: current)
       guard let target, !target.isEmpty else { return false }
       let text = String(decoding: target, as: UTF8.self)
       current = normalizedAbsolute(target.first == 0x2F ? text : (folderPath == "/" ? "/" : folderPath + "/") + text)

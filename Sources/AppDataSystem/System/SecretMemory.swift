@@ -34,11 +34,24 @@ public final class SecretBuffer: @unchecked Sendable {
     count = 0
   }
 
-  /// Copies a secret that lives elsewhere (a C string) into a new buffer.
-  package convenience init?(copying bytes: UnsafeRawBufferPointer) {
+  /// Copies a secret that lives elsewhere (a C string, a caller's buffer) into a new buffer;
+  /// nil when the memory cannot be mapped. The caller wipes its own copy.
+  public convenience init?(copying bytes: UnsafeRawBufferPointer) {
     self.init(capacity: bytes.count)
     if let source = bytes.baseAddress, bytes.count > 0 { base.copyMemory(from: source, byteCount: bytes.count) }
     count = bytes.count
+  }
+
+  /// Copies `bytes` (a password a library caller holds: `SecretBuffer(copying: Array("pw".utf8))`)
+  /// into a new buffer; nil when the memory cannot be mapped.
+  public convenience init?(copying bytes: some Collection<UInt8>) {
+    self.init(capacity: bytes.count)
+    var index = 0
+    for byte in bytes {
+      base.storeBytes(of: byte, toByteOffset: index, as: UInt8.self)
+      index += 1
+    }
+    count = index
   }
 
   deinit {

@@ -134,7 +134,7 @@ public final class SignalCatcher: Sendable {
     while true {
       var byte: UInt8 = 0
       let count = read(readEnd, &byte, 1)
-      if count < 0 && currentErrno() == EINTR { continue }
+      if count < 0 && currentErrno() == .interrupted { continue }
       guard count == 1 else { return }
       let number = Int32(byte)
       let handler = state.withLock { state in state.entries.last { $0.signals.contains(number) }?.handler }

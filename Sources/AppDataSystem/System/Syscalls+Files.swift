@@ -29,7 +29,7 @@ extension Syscalls {
       let fd = openat(directory.rawValue, cName, options.rawValue)
       if fd >= 0 { return .success(FileDescriptor(rawValue: fd)) }
       let code = currentErrno()
-      if code != EINTR { return .failure(Errno(code: code)) }
+      if code != .interrupted { return .failure(code) }
     }
   }
 
@@ -40,10 +40,9 @@ extension Syscalls {
   public static func openDirectory(atPath path: String, below base: String?) throws(SystemError) -> FileDescriptor {
     guard let base, path.hasPrefix(base) else { return try openDirectory(atPath: path) }
     let relativePath = Array(path.utf8.dropFirst(base.utf8.count))
-    let top = try openDirectory(atPath: base)
-    if RelativePath.components(relativePath).isEmpty { return top }
-    defer { top.close() }
-    return try Beneath.open(RelativePath.components(relativePath), below: top, options: .directory, displayPath: path)
+    let top = OwnedDescriptor(owning: try openDirectory(atPath: base))
+    if RelativePath.components(relativePath).isEmpty { return top.release() }
+    return try Beneath.open(RelativePath.components(relativePath), below: top.descriptor, options: .directory, displayPath: path)
   }
 
   /// fstatat(2) with AT_SYMLINK_NOFOLLOW: the entry itself, never a symlink's target.
@@ -53,7 +52,7 @@ extension Syscalls {
     if fstatat(directory.rawValue, cName, &st, AT_SYMLINK_NOFOLLOW) == 0 {
       return .success(FileStatus(st))
     }
-    return .failure(Errno(code: currentErrno()))
+    return .failure(currentErrno())
   }
 
   /// fstatat(2) with AT_SYMLINK_NOFOLLOW on a name relative to `directory`.
@@ -64,7 +63,7 @@ extension Syscalls {
     return try withCName(name) { cName throws(SystemError) in
       switch status(cName: cName, in: directory) {
       case .success(let st): return st
-      case .failure(let error): throw SystemError(code: error.code, operation: .readStatus, path: displayPath())
+      case .failure(let error): throw SystemError(errno: error, operation: .readStatus, path: displayPath())
       }
     }
   }
@@ -105,13 +104,9 @@ extension Syscalls {
   /// whether it is a regular file. The caller refuses anything else.
   public static func openWithoutWaiting(atPath path: String) throws(SystemError) -> (FileDescriptor, FileStatus) {
     let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-    let descriptor = FileDescriptor(rawValue: fd)
-    do {
-      return (descriptor, try status(of: descriptor, displayPath: path))
-    } catch {
-      descriptor.close()
-      throw error
-    }
+    let descriptor = OwnedDescriptor(owning: FileDescriptor(rawValue: fd))
+    let fileStatus = try status(of: descriptor.descriptor, displayPath: path)
+    return (descriptor.release(), fileStatus)
   }
 
   /// open(2) of a FIFO a test named, for writing without waiting (ENXIO when no reader is there).
@@ -141,15 +136,15 @@ extension Syscalls {
     if faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 {
       var info = stat()
       if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-        throw SystemError(code: EISDIR, operation: .create, path: path)
+        throw SystemError(errno: .isDirectory, operation: .create, path: path)
       }
       return
     }
     let code = currentErrno()
-    guard code == ENOENT else { throw SystemError(code: code, operation: .create, path: path) }
+    guard code == .noSuchFileOrDirectory else { throw SystemError(errno: code, operation: .create, path: path) }
     let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
     if faccessat(AT_FDCWD, folder.isEmpty ? "/" : folder, W_OK | X_OK, AT_EACCESS) != 0 {
-      throw SystemError(code: currentErrno(), operation: .create, path: path)
+      throw SystemError(errno: currentErrno(), operation: .create, path: path)
     }
   }
 
@@ -174,7 +169,7 @@ extension Syscalls {
   public static func readAt(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, offset: UInt64) -> Int {
     while true {
       let count = pread(descriptor.rawValue, buffer.baseAddress, buffer.count, off_t(offset))
-      if count >= 0 || currentErrno() != EINTR { return count }
+      if count >= 0 || currentErrno() != .interrupted { return count }
     }
   }
 
@@ -406,7 +401,7 @@ extension Syscalls {
   /// flock(2) with LOCK_EX, waiting while another process holds the lock (a signal's EINTR
   /// retried). Released when the descriptor is closed.
   public static func waitForExclusiveLock(_ descriptor: FileDescriptor) {
-    while flock(descriptor.rawValue, LOCK_EX) != 0 && currentErrno() == EINTR {}
+    while flock(descriptor.rawValue, LOCK_EX) != 0 && currentErrno() == .interrupted {}
   }
 
   /// faccessat(2) with AT_EACCESS: whether this process may create and remove entries in
@@ -449,15 +444,15 @@ extension Syscalls {
   /// Whether `identity` is the open folder or one of the folders above it, followed up through
   /// `..` to the root (at most 4,096 levels).
   public static func isAncestor(_ identity: FileIdentity, ofFolder folder: FileDescriptor) -> Bool {
-    guard case .success(var current) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }) else { return false }
-    defer { current.close() }
+    guard case .success(let opened) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }) else { return false }
+    var current = OwnedDescriptor(owning: opened)
     for _ in 0..<4096 {
-      guard let here = try? status(of: current, displayPath: "").identity else { return false }
+      let folder = current.descriptor
+      guard let here = try? status(of: folder, displayPath: "").identity else { return false }
       if here == identity { return true }
-      guard case .success(let up) = withCName([0x2E, 0x2E], { open(cName: $0, in: current, options: .directory) }) else { return false }
+      guard case .success(let up) = withCName([0x2E, 0x2E], { open(cName: $0, in: folder, options: .directory) }) else { return false }
       let above = try? status(of: up, displayPath: "").identity
-      current.close()
-      current = up
+      current = OwnedDescriptor(owning: up)
       if above == here { return false }
     }
     return false

@@ -9,21 +9,21 @@ import Darwin
 
 /// Reads errno the same way on every platform.
 @inline(__always)
-@usableFromInline package func currentErrno() -> Int32 {
+@usableFromInline package func currentErrno() -> Errno {
   #if canImport(Glibc) && !DARWIN_CHECK
-  return appdata_errno()
+  return Errno(rawValue: appdata_errno())
   #else
-  return errno
+  return Errno(rawValue: errno)
   #endif
 }
 
 /// Sets errno (a signal handler puts back what the code it interrupted may still read).
 @inline(__always)
-package func setErrno(_ value: Int32) {
+package func setErrno(_ value: Errno) {
   #if canImport(Glibc) && !DARWIN_CHECK
-  appdata_set_errno(value)
+  appdata_set_errno(value.rawValue)
   #else
-  errno = value
+  errno = value.rawValue
   #endif
 }
 
@@ -37,9 +37,9 @@ package func valueOrErrno<I: FixedWidthInteger>(
   while true {
     let result = call()
     if result != -1 { return result }
-    let code = currentErrno()
-    if retryOnInterrupt && code == EINTR { continue }
-    throw SystemError(code: code, operation: operation(), path: path())
+    let errno = currentErrno()
+    if retryOnInterrupt && errno == .interrupted { continue }
+    throw SystemError(errno: errno, operation: operation(), path: path())
   }
 }
 

@@ -4,26 +4,29 @@ import Glibc
 import Darwin
 #endif
 
-/// An operating-system error: which call failed, on which path, and errno.
+/// An operating-system error: which call failed, on which path, and its `Errno`.
+///
+/// Decide by the errno's case, as with swift-system: `catch Errno.fileExists`, or
+/// `switch error.errno { case .noSuchFileOrDirectory: ... }`.
 public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
-  /// The errno value.
-  public var code: Int32
+  /// What the system said.
+  public var errno: Errno
   /// The operation that failed (`.open`, `.readExtendedAttributes`); its `words` name it in messages.
   public var operation: Operation
   /// The path the operation was about, as the user should see it.
   public var path: String
 
-  public init(code: Int32, operation: Operation, path: String) {
-    self.code = code
+  public init(errno: Errno, operation: Operation, path: String) {
+    self.errno = errno
     self.operation = operation
     self.path = path
   }
 
-  /// The OS's text for `code` (strerror(3)); on a Mac, where the path is a folder macOS keeps
+  /// The OS's text for `errno` (strerror(3)); on a Mac, where the path is a folder macOS keeps
   /// private, what to do about it (`privacyHint`).
   public var reason: String {
-    let text = String(cString: strerror(code))
-    guard let hint = Self.privacyHint(code: code, path: path, onMac: Self.isMac) else { return text }
+    let text = errno.description
+    guard let hint = Self.privacyHint(errno: errno, path: path, onMac: Self.isMac) else { return text }
     return "\(text); \(hint)"
   }
 
@@ -41,8 +44,8 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
 
   /// On a Mac, for EPERM on a path in or at one of `privateFolders`: where to grant Full Disk
   /// Access. `path` may be relative to the working folder.
-  public static func privacyHint(code: Int32, path: String, onMac: Bool) -> String? {
-    guard onMac, code == EPERM, !path.isEmpty else { return nil }
+  public static func privacyHint(errno: Errno, path: String, onMac: Bool) -> String? {
+    guard onMac, errno == .notPermitted, !path.isEmpty else { return nil }
     let absolute = (path.hasPrefix("/") ? path : Syscalls.absolutePath(path)) + "/"
     guard privateFolders.contains(where: { absolute.contains($0) }) else { return nil }
     return "macOS keeps this folder private: give the app appdata runs in (Terminal, your CI agent) Full Disk Access in "
@@ -125,75 +128,109 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
     }
   }
 
-  /// True for "no such file or directory".
-  public var isNotFound: Bool { code == ENOENT }
-  /// True for EPERM and EACCES.
-  public var isPermissionDenied: Bool { code == EACCES || code == EPERM }
-  /// True when the filesystem does not support (this kind of) extended attributes.
-  public var isUnsupported: Bool { code == ENOTSUP || code == EOPNOTSUPP }
-  /// True when a destination name already exists.
-  public var isExists: Bool { code == EEXIST }
+}
+
+/// An errno value, pattern-matchable as swift-system's `Errno` is: `case .fileExists:` in a
+/// switch, `catch Errno.noSuchFileOrDirectory` for a thrown `Errno` or `SystemError`. Each
+/// member takes the platform's own constant (Darwin's numbers differ from Linux's: ELOOP is 40 on
+/// Linux and 62 on Darwin), so no code outside this file names an errno by number or by its C
+/// name (`PortabilityTests.noErrnoIsANumericLiteral`). The walk's hot loop throws it bare, where
+/// building a `SystemError` (with its strings) for every call would cost more than the call.
+public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+  /// The platform's number.
+  public let rawValue: Int32
+  @inlinable public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  /// The OS's text for it (strerror(3)).
+  public var description: String { String(cString: strerror(rawValue)) }
+
+  /// `catch Errno.fileExists`: matches a thrown `Errno`, or a `SystemError` carrying it.
+  public static func ~= (pattern: Errno, error: any Error) -> Bool {
+    if let errno = error as? Errno { return errno == pattern }
+    if let error = error as? SystemError { return error.errno == pattern }
+    return false
+  }
+
+  /// `catch Errno.fileExists` where the error is typed `SystemError`.
+  public static func ~= (pattern: Errno, error: SystemError) -> Bool { error.errno == pattern }
+
+  /// EPERM: not permitted (on a Mac, also what a folder macOS keeps private gives).
+  public static var notPermitted: Errno { Errno(rawValue: EPERM) }
+  /// ENOENT.
+  public static var noSuchFileOrDirectory: Errno { Errno(rawValue: ENOENT) }
+  /// EINTR: a call stopped by a signal (Ctrl-C, SIGTERM).
+  public static var interrupted: Errno { Errno(rawValue: EINTR) }
+  /// ENXIO: no data after an offset (lseek SEEK_DATA), no reader on a FIFO.
+  public static var noSuchDeviceOrAddress: Errno { Errno(rawValue: ENXIO) }
+  /// EBADF: a descriptor that is not open (a closed stdout).
+  public static var badFileDescriptor: Errno { Errno(rawValue: EBADF) }
+  /// EACCES.
+  public static var permissionDenied: Errno { Errno(rawValue: EACCES) }
+  /// EEXIST: a destination name already exists.
+  public static var fileExists: Errno { Errno(rawValue: EEXIST) }
+  /// EXDEV: a rename or a link across filesystems.
+  public static var crossDevice: Errno { Errno(rawValue: EXDEV) }
+  /// ENODEV: what appdata says of a report name that leads to a device or a system name.
+  public static var noSuchDevice: Errno { Errno(rawValue: ENODEV) }
+  /// ENOTDIR: a component that is not a folder (also what O_NOFOLLOW | O_DIRECTORY gives on a
+  /// symlink).
+  public static var notDirectory: Errno { Errno(rawValue: ENOTDIR) }
+  /// EISDIR.
+  public static var isDirectory: Errno { Errno(rawValue: EISDIR) }
+  /// EINVAL: also what every name-taking wrapper gives a name that is not one plain component.
+  public static var invalidArgument: Errno { Errno(rawValue: EINVAL) }
+  /// EFBIG: a file larger than appdata reads.
+  public static var fileTooLarge: Errno { Errno(rawValue: EFBIG) }
+  /// ENOSPC: a full filesystem.
+  public static var noSpace: Errno { Errno(rawValue: ENOSPC) }
+  /// EMLINK.
+  public static var tooManyLinks: Errno { Errno(rawValue: EMLINK) }
+  /// EPIPE: the reader of a pipe went away.
+  public static var brokenPipe: Errno { Errno(rawValue: EPIPE) }
+  /// ERANGE: a buffer too small for an extended attribute or their list.
+  public static var outOfRange: Errno { Errno(rawValue: ERANGE) }
+  /// ENOTSUP: an operation the filesystem or the file does not support (Darwin's xattr calls
+  /// fail with it). On Linux the same number as `notSupportedOnSocket`; on Darwin another.
+  public static var notSupported: Errno { Errno(rawValue: ENOTSUP) }
+  /// EOPNOTSUPP: Linux's "operation not supported" (its xattr calls, copy_file_range), which is
+  /// `notSupported` there; on Darwin a number of its own.
+  public static var notSupportedOnSocket: Errno { Errno(rawValue: EOPNOTSUPP) }
+  /// ELOOP: a symlink where a folder was to be (O_NOFOLLOW, RESOLVE_BENEATH).
+  public static var tooManySymbolicLinkLevels: Errno { Errno(rawValue: ELOOP) }
+  /// ENAMETOOLONG.
+  public static var fileNameTooLong: Errno { Errno(rawValue: ENAMETOOLONG) }
+  /// ENOSYS: a syscall this kernel does not have (openat2, the *xattrat calls, copy_file_range).
+  public static var noFunction: Errno { Errno(rawValue: ENOSYS) }
+  /// ECANCELED: a copy its caller stopped between steps (`Syscalls.copyData(step:)`).
+  public static var canceled: Errno { Errno(rawValue: ECANCELED) }
+  /// EILSEQ: a name not valid on this filesystem.
+  public static var illegalByteSequence: Errno { Errno(rawValue: EILSEQ) }
+  /// ENODATA (Linux), ENOATTR (Darwin): no extended attribute of that name.
+  public static var noAttribute: Errno {
+    #if canImport(Glibc) && !DARWIN_CHECK
+    return Errno(rawValue: ENODATA)
+    #else
+    return Errno(rawValue: ENOATTR)
+    #endif
+  }
+  /// libarchive's ARCHIVE_ERRNO_FILE_FORMAT, bytes of no format it reads: EFTYPE on Darwin,
+  /// EILSEQ on Linux, which has no EFTYPE (archive.h).
+  public static var badFileTypeOrFormat: Errno {
+    #if canImport(Glibc) && !DARWIN_CHECK
+    return Errno(rawValue: EILSEQ)
+    #else
+    return Errno(rawValue: EFTYPE)
+    #endif
+  }
+
   /// True when what failed is the name or the entry asked for (too long, not valid on this
   /// filesystem, in the way, not a folder, a symlink), not the filesystem itself (full, read-only,
   /// failing, out of descriptors): an extraction reports that row and goes on.
-  public var isCausedByEntry: Bool { Errno(code: code).isCausedByEntry }
-  /// True when a rename crossed filesystems.
-  public var isCrossDevice: Bool { code == EXDEV }
-}
-
-/// The errno values the rest of the code needs to name, without importing libc.
-public enum ErrnoValue {
-  public static let notFound = ENOENT
-  /// ENOSPC: a full filesystem.
-  public static let noSpace = ENOSPC
-  /// EBADF: a descriptor that is not open (a closed stdout).
-  public static let badDescriptor = EBADF
-  /// EPIPE: the reader of a pipe went away.
-  public static let brokenPipe = EPIPE
-  /// ELOOP: a symlink where a folder was to be.
-  public static let loop = ELOOP
-  /// EINTR: an operation stopped by an interrupt (Ctrl-C, SIGTERM).
-  public static let interrupted = EINTR
-  /// EOPNOTSUPP (Linux), ENOTSUP (Darwin, where xattr calls fail with it and EOPNOTSUPP is
-  /// another number): an operation the filesystem or the file does not support.
-  public static let notSupported: Int32 = {
-    #if canImport(Glibc) && !DARWIN_CHECK
-    return EOPNOTSUPP
-    #else
-    return ENOTSUP
-    #endif
-  }()
-  /// ENOTDIR: a component that is not a folder (also what O_NOFOLLOW | O_DIRECTORY gives on a
-  /// symlink).
-  public static let notAFolder = ENOTDIR
-  /// EFBIG: a file larger than appdata reads.
-  public static let tooLarge = EFBIG
-  /// ECANCELED: a copy its caller stopped between steps (`Syscalls.copyData(step:)`).
-  public static let cancelled = ECANCELED
-  /// libarchive's ARCHIVE_ERRNO_FILE_FORMAT: EILSEQ on Linux, EFTYPE on Darwin (archive.h).
-  public static let illegalByteSequence: Int32 = {
-    #if canImport(Glibc) && !DARWIN_CHECK
-    return EILSEQ
-    #else
-    return EFTYPE
-    #endif
-  }()
-  public static let noAttribute: Int32 = {
-    #if canImport(Glibc) && !DARWIN_CHECK
-    return ENODATA
-    #else
-    return ENOATTR
-    #endif
-  }()
-}
-
-/// A bare errno value, for the walk's hot loop where building a `SystemError`
-/// (with its strings) for every call would cost more than the call.
-public struct Errno: Error, Equatable, Sendable {
-  public let code: Int32
-  public init(code: Int32) { self.code = code }
-  /// `SystemError.isCausedByEntry`.
   public var isCausedByEntry: Bool {
-    [ENAMETOOLONG, EINVAL, EILSEQ, EEXIST, ENOTDIR, ELOOP, EISDIR, ENOENT, EMLINK].contains(code)
+    switch self {
+    case .fileNameTooLong, .invalidArgument, .illegalByteSequence, .fileExists, .notDirectory,
+         .tooManySymbolicLinkLevels, .isDirectory, .noSuchFileOrDirectory, .tooManyLinks: return true
+    default: return false
+    }
   }
 }

@@ -69,10 +69,10 @@ package enum TestHooks {
   /// about to wait for another run's lock on OUT).
   package static func announce(_ name: String) {
     guard let announceFile, name == announcePoint else { return }
-    guard let fifo = try? Syscalls.openFIFOForWriting(atPath: announceFile) else { return }
-    defer { fifo.close() }
+    guard let opened = try? Syscalls.openFIFOForWriting(atPath: announceFile) else { return }
+    let fifo = OwnedDescriptor(owning: opened)
     do {
-      try Syscalls.writeAll(fifo, [0x77], displayPath: "")
+      try Syscalls.writeAll(fifo.descriptor, [0x77], displayPath: "")
     } catch {
       // Not output: the test that made the FIFO is gone, and nothing waits for the byte.
     }
@@ -83,10 +83,10 @@ package enum TestHooks {
   package static func pause(at name: String, releasedBy released: () -> Bool = { false }) {
     guard let file, name == point else { return }
     // `F.ready` is a FIFO the test holds open: one byte on it wakes the test (no polling there).
-    if let ready = try? Syscalls.openFIFOForWriting(atPath: file + ".ready") {
-      defer { ready.close() }
+    if let opened = try? Syscalls.openFIFOForWriting(atPath: file + ".ready") {
+      let ready = OwnedDescriptor(owning: opened)
       do {
-        try Syscalls.writeAll(ready, [0x72], displayPath: "")
+        try Syscalls.writeAll(ready.descriptor, [0x72], displayPath: "")
       } catch {
         // Not output: the test that made the FIFO is gone, and nothing waits for the byte.
       }

@@ -274,7 +274,7 @@ public final class Ticker: Sendable {
         while true {
           var waiting = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
           let ready = poll(&waiting, 1, timeout)
-          if ready < 0 && currentErrno() == EINTR { continue }
+          if ready < 0 && currentErrno() == .interrupted { continue }
           guard ready == 0 else { break }  // woken by stop(), or poll failed
           tick()
           timeout = interval

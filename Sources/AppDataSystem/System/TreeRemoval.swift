@@ -26,9 +26,9 @@ extension Syscalls {
   @discardableResult
   public static func removeTree(_ name: [UInt8], in directory: FileDescriptor) -> Bool {
     if (try? remove(name, in: directory, isDirectory: false, displayPath: "")) != nil { return true }
-    guard case .success(let top) = withCName(name, { open(cName: $0, in: directory, options: .directory) }) else { return false }
-    defer { top.close() }
-    return removeFolder(name, in: directory, opened: top)
+    guard case .success(let opened) = withCName(name, { open(cName: $0, in: directory, options: .directory) }) else { return false }
+    let top = OwnedDescriptor(owning: opened)
+    return removeFolder(name, in: directory, opened: top.descriptor)
   }
 
   /// Empties the folder open at `top` (a descriptor the caller proved is its own), then removes
@@ -48,37 +48,35 @@ extension Syscalls {
     // From the top folder down to the one being emptied: each one's name (the top's is empty),
     // its identity, and the subfolders of it still to remove.
     var levels: [(name: [UInt8], identity: FileIdentity, folders: [[UInt8]])] = [([], topIdentity, [])]
-    var current = start
+    // The folder being emptied: closed when it is left (for a child, or back up), or returned from.
+    var current = OwnedDescriptor(owning: start)
     var needsListing = true
     var retries = 0
     while true {
+      let here = current.descriptor
       if needsListing {
         needsListing = false
-        _ = fchmod(current.rawValue, 0o700)
-        guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: current, options: .directory) }),
+        _ = fchmod(here.rawValue, 0o700)
+        guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: here, options: .directory) }),
               let stream = try? DirectoryStream(taking: listing, displayPath: "") else {
-          current.close()
           return false
         }
         var folders: [[UInt8]] = []
         _ = stream.forEachEntry { cName, length, type in
           let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
           if bytes.elementsEqual([0x2E]) || bytes.elementsEqual([0x2E, 0x2E]) { return }
-          if type != .directory && unlinkat(current.rawValue, cName, 0) == 0 { return }
+          if type != .directory && unlinkat(here.rawValue, cName, 0) == 0 { return }
           folders.append(Array(bytes))
         }
         levels[levels.count - 1].folders = folders
       }
       if let next = levels[levels.count - 1].folders.popLast() {
         // A file whose type the listing did not give, or an empty folder: gone in one call.
-        if (try? remove(next, in: current, isDirectory: false, displayPath: "")) != nil { continue }
-        if (try? remove(next, in: current, isDirectory: true, displayPath: "")) != nil { continue }
-        guard let child = openFolderToEmpty(next, in: current),
-              let childIdentity = try? status(of: child, displayPath: "").identity else {
-          current.close()
-          return false
-        }
-        current.close()
+        if (try? remove(next, in: here, isDirectory: false, displayPath: "")) != nil { continue }
+        if (try? remove(next, in: here, isDirectory: true, displayPath: "")) != nil { continue }
+        guard let opened = openFolderToEmpty(next, in: here) else { return false }
+        let child = OwnedDescriptor(owning: opened)
+        guard let childIdentity = try? status(of: child.descriptor, displayPath: "").identity else { return false }
         current = child
         levels.append((next, childIdentity, []))
         // Tests: the instant a folder three levels below the top is entered, where someone who
@@ -89,30 +87,21 @@ extension Syscalls {
       }
       // Emptied.
       let done = levels.removeLast()
-      if levels.isEmpty {
-        current.close()
-        return true
-      }
+      if levels.isEmpty { return true }
       // Back up to the parent through `..`, which must be the folder recorded there: one moved
       // elsewhere meanwhile leads out of the tree, and the removal stops.
-      let parent = try? openParent(of: current, displayPath: "")
-      current.close()
-      guard let up = parent else { return false }
-      guard (try? status(of: up, displayPath: ""))?.identity == levels[levels.count - 1].identity else {
-        up.close()
-        return false
-      }
+      guard let opened = try? openParent(of: here, displayPath: "") else { return false }
+      let up = OwnedDescriptor(owning: opened)
+      guard (try? status(of: up.descriptor, displayPath: ""))?.identity == levels[levels.count - 1].identity else { return false }
       current = up
+      let parent = current.descriptor
       // Removed only while the name still names the folder just emptied (rmdir removes nothing
       // that is not empty, so what took its name meanwhile keeps its contents).
-      if (try? status(of: done.name, in: current, displayPath: ""))?.identity != done.identity
-          || (try? remove(done.name, in: current, isDirectory: true, displayPath: "")) == nil {
+      if (try? status(of: done.name, in: parent, displayPath: ""))?.identity != done.identity
+          || (try? remove(done.name, in: parent, isDirectory: true, displayPath: "")) == nil {
         // Something appeared in it meanwhile: list the parent again, a few times at most.
         retries += 1
-        if retries > 3 {
-          current.close()
-          return false
-        }
+        if retries > 3 { return false }
         needsListing = true
       }
     }
@@ -126,7 +115,7 @@ extension Syscalls {
     let opened = withCName(name, { open(cName: $0, in: folder, options: .directory) })
     switch opened {
     case .success(let child): return child
-    case .failure(let error) where error.code == EACCES:
+    case .failure(.permissionDenied):
       guard makeOwnerAccessible(name, in: folder),
             case .success(let child) = withCName(name, { open(cName: $0, in: folder, options: .directory) }) else { return nil }
       return child

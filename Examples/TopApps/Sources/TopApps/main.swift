@@ -22,8 +22,16 @@ guard let path = arguments.first else {
 
 var configuration = AuditConfiguration()
 configuration.overrides.top = 1  // only the figures are wanted, not the largest files
+// An encrypted backup's password: TOP_APPS_PASSWORD's bytes in a `SecretBuffer` (memory of its
+// own, wiped when released). Without it, encrypted backups in a folder are listed as locked.
+let password: @Sendable (String) throws(Refusal) -> SecretBuffer = { backup throws(Refusal) in
+  guard let value = getenv("TOP_APPS_PASSWORD"), let secret = SecretBuffer(copying: Array(String(cString: value).utf8)) else {
+    throw Refusal(.locked, path: backup, "encrypted; set TOP_APPS_PASSWORD to its password")
+  }
+  return secret
+}
 do {
-  let set = try audit(paths: [path], configuration: configuration)
+  let set = try audit(paths: [path], configuration: configuration, password: password)
   // Largest first; equal sizes by name, so the list is the same on every run.
   let ranked = set.reports.sorted { a, b in
     a.backup.bytes != b.backup.bytes ? a.backup.bytes > b.backup.bytes : (a.id ?? a.container) < (b.id ?? b.container)
