@@ -8,6 +8,16 @@ import Testing
 /// duplicate-key cases, refused on purpose (a policy file naming a key twice is a mistake).
 @Suite("JSON conformance")
 struct JSONConformanceTests {
+  /// The C1 controls are written escaped, as C0 and DEL are (a terminal acts on U+009B, CSI, as
+  /// on ESC; the restore attack round found them raw in --json), and read back as the same string.
+  @Test func c1ControlsAreWrittenEscaped() throws {
+    let text = "a\u{9B}31mb\u{85}\u{80}\u{9F}\u{A0}é\u{1B}"
+    var output: [UInt8] = []
+    JSONValue.writeString(text, to: &output)
+    #expect(String(decoding: output, as: UTF8.self) == #""a\u009b31mb\u0085\u0080\u009f"# + "\u{A0}é" + #"\u001b""#)
+    #expect(try JSONParser.parse(output) == .string(text))
+  }
+
   static let folder = AppData.packageRoot + "/Tests/JSONTestSuite/test_parsing"
   static let refusedOnPurpose: Set<String> = ["y_object_duplicated_key.json", "y_object_duplicated_key_and_value.json"]
 

@@ -115,7 +115,10 @@ public enum JSONValue: Equatable, Sendable {
     }
   }
 
-  /// RFC 8259 string escaping; non-ASCII stays UTF-8 (a Swift string is always valid UTF-8).
+  /// RFC 8259 string escaping; non-ASCII stays UTF-8 (a Swift string is always valid UTF-8),
+  /// but for the C1 controls U+0080 to U+009F, which a terminal may act on (U+009B is CSI) as it
+  /// acts on ESC: written `\u0080` to `\u009f`, as the C0 controls and DEL are (JSON allows both
+  /// spellings; a parser reads the same string).
   package static func writeString(_ value: String, to output: inout [UInt8]) {
     output.append(0x22)
     var value = value
@@ -126,8 +129,18 @@ public enum JSONValue: Equatable, Sendable {
       while index < bytes.count {
         let byte = base[index]
         index += 1
-        guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
+        let isC1 = byte == 0xC2 && index < bytes.count && base[index] >= 0x80 && base[index] <= 0x9F
+        guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || isC1 else { continue }
         output.append(contentsOf: UnsafeBufferPointer(start: base + plainStart, count: index - 1 - plainStart))
+        if isC1 {
+          let hex = Array("0123456789abcdef".utf8)
+          output.append(contentsOf: #"\u00"#.utf8)
+          output.append(hex[Int(base[index] >> 4)])
+          output.append(hex[Int(base[index] & 0x0F)])
+          index += 1
+          plainStart = index
+          continue
+        }
         plainStart = index
         switch byte {
         case 0x22: output.append(contentsOf: #"\""#.utf8)
