@@ -214,6 +214,26 @@ struct RestoreTests {
     #expect(realpath(container + "/Documents/z", nil) == nil)
   }
 
+  /// A dry run changes nothing, a killed run's leftovers included, on every path: a backup, a
+  /// folder source and --undo (the cold review found the last two removing them).
+  @Test func aDryRunLeavesAKilledRunsLeftoversAsTheyAre() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let source = folder + "/source.xcappdata"
+    #expect(try AppData.run(["extract", "--app", Self.app, "-o", source, "\(Self.fixtures)/plain"]).status == 0)
+    let killed = try AppData.run(["restore", source, "--simulator", device, "--app", Self.app, "--test-stop-after", "3"])
+    #expect(killed.status == 137 || killed.status == -9 || killed.status == 9, "\(killed.status)")
+    let applications = "\(device)/\(Self.applications)"
+    let left = try FileManager.default.contentsOfDirectory(atPath: applications).filter { $0.hasPrefix(".") }.sorted()
+    #expect(left.count == 2, "\(left)")
+    for arguments in [["restore", source, "--simulator", device, "--app", Self.app, "--dry-run"],
+                      ["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app, "--dry-run"],
+                      ["restore", "--undo", device, "--app", Self.app, "--dry-run"]] {
+      _ = try AppData.run(arguments)
+      #expect(try FileManager.default.contentsOfDirectory(atPath: applications).filter { $0.hasPrefix(".") }.sorted() == left, "\(arguments)")
+    }
+  }
+
   /// With --with-extensions the app's group and plugin on the device are restored too, each
   /// holding what extract writes for its id.
   @Test func groupsAndPluginsToo() throws {

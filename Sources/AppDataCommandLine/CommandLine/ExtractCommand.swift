@@ -38,7 +38,7 @@ struct ExtractCommand {
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     // Ctrl-C, SIGTERM, SIGHUP: the extraction stops at its next file or chunk and removes what
-    // it wrote; then the process ends as the signal would have ended it.
+    // it wrote; then the process ends with 128 + the signal's number.
     let caught = SignalFlag()
     let registration = SignalCatcher.shared.register { caught.set($0) }
     defer { registration.cancel() }

@@ -57,11 +57,13 @@ final class ProgressLine: Sendable {
     if drawn { TestHooks.noteProgressShown() }
   }
 
-  /// Erases the line if it is on the terminal (a signal's handler, before its own words).
+  /// Erases the line if it is on the terminal and draws it no more (a signal's handler, before
+  /// its own words: a tick after it must not draw the line again).
   func erase() {
     state.withLock { state in
       if state.shown { io.writeError("\r\u{1B}[2K") }
       state.shown = false
+      state.running = false
     }
   }
 

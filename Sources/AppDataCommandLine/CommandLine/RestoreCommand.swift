@@ -47,7 +47,7 @@ struct RestoreCommand {
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     // Ctrl-C, SIGTERM, SIGHUP: the restore stops at its next file and removes what it wrote (the
-    // device is left as it was); then the process ends as the signal would have ended it.
+    // device is left as it was); then the process ends with 128 + the signal's number.
     let caught = SignalFlag()
     let registration = SignalCatcher.shared.register { caught.set($0) }
     defer { registration.cancel() }
@@ -93,6 +93,13 @@ struct RestoreCommand {
       io.writeOutput(report.jsonDocument().serialized(pretty: true) + "\n")
     } else if !quiet {
       io.writeOutput(TextTable.wrapped(TextTable.$width.withValue(io.outputWidth) { report.table() }, width: io.outputWidth))
+    }
+    // Interrupted after some containers were swapped in (--with-extensions): those stay, the
+    // report names the rest, and the run ends with the signal's status.
+    if let number = caught.number {
+      io.error("\(TerminalText.escaped(device)): interrupted; the containers listed were restored, the others left as they were")
+      _ = WorkCounters.reportIfAsked()
+      Syscalls.exitNow(128 + number)
     }
     let notWritten = report.problems.filter(\.isError)
     if !notWritten.isEmpty {

@@ -359,8 +359,9 @@ public enum Restore {
   /// identity its record holds was never swapped in (or was swapped back by an undo) and is
   /// removed; one naming the second is a kept copy and stays, with its record. A live run's,
   /// or anything a record does not prove, is left alone. Returns the kept copies, claimed (the
-  /// caller `keep`s or uses each).
-  static func settle(_ target: RestoreTarget, in placeFolder: FileDescriptor) -> [OwnedArtifact] {
+  /// caller `keep`s or uses each). With `removing` false (a dry run), nothing is removed: what
+  /// would be is left as it was.
+  static func settle(_ target: RestoreTarget, in placeFolder: FileDescriptor, removing: Bool = true) -> [OwnedArtifact] {
     let prefix = RestoreHandoff.prefix(of: target.name)
     let tail = Array(".owner".utf8)
     var kept: [OwnedArtifact] = []
@@ -368,7 +369,7 @@ public enum Restore {
     where entry.count == prefix.count + 32 + tail.count && entry.starts(with: prefix) && entry.suffix(tail.count).elementsEqual(tail) {
       let token = Array(entry[prefix.count..<(prefix.count + 32)])
       guard let claimed = OwnedArtifact.claim(prefix: prefix, token: token, in: placeFolder) else { continue }
-      if isKeptCopy(claimed) { kept.append(claimed) } else { claimed.discard() }
+      if isKeptCopy(claimed) { kept.append(claimed) } else if removing { claimed.discard() } else { claimed.keep() }
     }
     return kept
   }
@@ -476,7 +477,7 @@ public enum Restore {
       }
       // What killed runs left, settled first: a kept copy stays (its lock released). A dry run
       // changes nothing, their leftovers included.
-      if !options.dryRun { for kept in settle(target, in: place) { kept.keep() } }
+      for kept in settle(target, in: place, removing: !options.dryRun) { kept.keep() }
       var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
       guard let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) else {
         place.close()
@@ -536,6 +537,12 @@ public enum Restore {
       if options.isInterrupted() {
         abandon(built[index...])
         if index == 0 { throw .interrupted(device: simulator.path) }
+        // Those swapped in stay; the rest were left as they were, and the report says so (the
+        // command then ends with the signal's status).
+        for rest in built[index...] {
+          report.containers.removeAll { $0.path == rest.container.path }
+          report.problems.append(ExtractReport.Problem(domain: rest.target.id, path: [], message: "not restored: interrupted before its exchange; it was left as it is", isError: true))
+        }
         break
       }
       let container: RestoreReport.Container
@@ -560,7 +567,7 @@ public enum Restore {
     report.chosenID = chosen
     guard let place = simulator.open(target.place) else { throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened")) }
     defer { place.close() }
-    for kept in settle(target, in: place) { kept.keep() }
+    for kept in settle(target, in: place, removing: !options.dryRun) { kept.keep() }
     var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
     let metadata = Set(ContainerPlaces.metadataFileNames.map { Array($0.utf8) })
     if let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) {
@@ -681,7 +688,7 @@ public enum Restore {
     for target in targets {
       guard let place = simulator.open(target.place) else { continue }
       defer { place.close() }
-      let kept = settle(target, in: place)
+      let kept = settle(target, in: place, removing: !options.dryRun)
       guard let current = try? Syscalls.status(of: target.name, in: place, displayPath: "") else {
         for copy in kept { copy.keep() }
         continue

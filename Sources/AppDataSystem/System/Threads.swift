@@ -251,8 +251,9 @@ public final class Ticker: Sendable {
   private let interval: Int32
   private let tick: @Sendable () -> Void
   private let thread = ThreadGroup()
-  /// The pipe's write end while the thread runs, else -1.
-  private let wakeEnd = Mutex<Int32>(-1)
+  /// The pipe's ends while the thread runs, else -1: both closed by `stop()` once the thread
+  /// has ended (so that its write never meets a closed read end: SIGPIPE).
+  private let ends = Mutex<(read: Int32, write: Int32)>((-1, -1))
 
   public init(delayMilliseconds delay: Int, intervalMilliseconds interval: Int, tick: @escaping @Sendable () -> Void) {
     self.delay = Int32(clamping: max(0, delay))
@@ -263,8 +264,8 @@ public final class Ticker: Sendable {
   /// Starts the clock; false when no pipe or thread can be made (nothing then ticks).
   @discardableResult
   public func start() -> Bool {
-    wakeEnd.withLock { wakeEnd in
-      guard wakeEnd < 0 else { return true }
+    ends.withLock { open in
+      guard open.write < 0 else { return true }
       var ends: [Int32] = [-1, -1]
       guard pipe(&ends) == 0 else { return false }
       for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -279,27 +280,27 @@ public final class Ticker: Sendable {
           tick()
           timeout = interval
         }
-        close(readEnd)
       }) else {
         close(ends[0])
         close(ends[1])
         return false
       }
-      wakeEnd = ends[1]
+      open = (ends[0], ends[1])
       return true
     }
   }
 
   /// Stops the clock and waits for a tick in progress to end.
   public func stop() {
-    let end = wakeEnd.withLock { wakeEnd in
-      defer { wakeEnd = -1 }
-      return wakeEnd
+    let pipe = ends.withLock { open in
+      defer { open = (-1, -1) }
+      return open
     }
-    guard end >= 0 else { return }
+    guard pipe.write >= 0 else { return }
     var byte: UInt8 = 1
-    _ = write(end, &byte, 1)
+    _ = write(pipe.write, &byte, 1)
     thread.join()
-    close(end)
+    close(pipe.read)
+    close(pipe.write)
   }
 }
