@@ -4,8 +4,7 @@ import AppDataKit
 /// `appdata audit`'s options, read into the library's types: what overrides the policy, the
 /// bounds on what is read, and the files named (read when the command runs).
 extension AuditCommand {
-  /// `--config` (or `./appdata.json` when it exists, unless `--no-config`), `--baseline`, and the
-  /// Android options.
+  /// `--config` (or `./appdata.json` when it exists, unless `--no-config`) and `--baseline`.
   static func namedFiles(_ parsed: ParsedArguments) throws(UsageError) -> AuditConfiguration.NamedFiles {
     var files = AuditConfiguration.NamedFiles()
     if !parsed.flag(.noConfig) {
@@ -16,6 +15,12 @@ extension AuditCommand {
       }
     }
     files.baseline = parsed.value(.baseline)
+    return files
+  }
+
+  /// The Android options (read after the others, as their usage errors always were).
+  static func androidOptions(_ parsed: ParsedArguments) throws(UsageError) -> AuditConfiguration.AndroidOptions {
+    var files = AuditConfiguration.NamedFiles()
     files.android.project = parsed.value(.androidProject)
     files.android.manifest = parsed.value(.androidManifest)
     files.android.rules = parsed.allValues(.androidRules)
@@ -25,11 +30,11 @@ extension AuditCommand {
     files.android.notEncrypted = parsed.flag(.noEndToEndEncryption)
     files.android.deviceData = parsed.value(.androidDeviceData)
     files.android.external = parsed.value(.androidExternal)
-    return files
+    return files.android
   }
 
   /// What overrides the policy: limits, `--warn-at`, `--ignore`, growth, `--top`, `--jobs`, `--list`.
-  static func overrides(_ parsed: ParsedArguments) throws(UsageError) -> AuditConfiguration.Overrides {
+  static func overrides(_ parsed: ParsedArguments, hasBaseline: Bool) throws(UsageError) -> AuditConfiguration.Overrides {
     var options = AuditConfiguration.Overrides()
     options.maxFileSize = try parsed.size(.maxFileSize)
     options.maxBackupSize = try parsed.size(.maxBackupSize)
@@ -54,6 +59,9 @@ extension AuditCommand {
         throw UsageError("invalid value '\(TerminalText.escaped(text))' for '--max-growth-percent': expected a number of percent, such as 10")
       }
       options.maxGrowthPercent = percent
+    }
+    if (options.maxGrowth != nil || options.maxGrowthPercent != nil) && !hasBaseline {
+      throw UsageError("'--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with")
     }
     options.top = try parsed.integer(.top) ?? 10
     options.jobs = try parsed.integer(.jobs, minimum: 1, maximum: 256) ?? AuditOptions.defaultJobs

@@ -27,10 +27,7 @@ struct AuditCommand {
   init(_ parsed: ParsedArguments) throws(UsageError) {
     paths = parsed.operands
     files = try Self.namedFiles(parsed)
-    configuration.overrides = try Self.overrides(parsed)
-    if (configuration.overrides.maxGrowth != nil || configuration.overrides.maxGrowthPercent != nil) && files.baseline == nil {
-      throw UsageError("'--max-growth' and '--max-growth-percent' need '--baseline FILE' to compare with")
-    }
+    configuration.overrides = try Self.overrides(parsed, hasBaseline: files.baseline != nil)
     outputs = try AuditOutput.outputs(parsed)
     // The parser checked the choices: error, warning, info or never (nil).
     failOn = Severity(rawValue: parsed.value(.failOn) ?? "error")
@@ -49,6 +46,7 @@ struct AuditCommand {
     configuration.backupDomain = parsed.value(.backupDomain)
     password = try BackupPassword(parsed)
     configuration.platform = parsed.value(.platform).flatMap(InputPlatform.init(rawValue:)) ?? .auto
+    files.android = try Self.androidOptions(parsed)
     if configuration.backupDomain != nil && configuration.backup == nil {
       throw UsageError("'--backup-domain' needs '--backup BACKUP' to compare with")
     }
