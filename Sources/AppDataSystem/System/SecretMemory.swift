@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Memory for secrets (a backup's password) and for what is decrypted with them (a backup's
 /// Manifest.db): its own anonymous mapping, left out of core dumps (`MADV_DONTDUMP`), wiped with
@@ -121,14 +122,22 @@ extension Syscalls {
     var registration: SignalCatcher.Registration?
     if canSilence {
       let saved = TerminalSettings(settings)
-      registration = SignalCatcher.shared.register(SignalCatcher.termination + [SIGQUIT]) { number in
+      let mine = Locked<SignalCatcher.Registration?>(nil)
+      // On a signal: the terminal back as it was, then the job's own registration (its clean-up:
+      // an audit's hidden report files), then the signal's default action, since the line being
+      // read would otherwise wait on.
+      let registered = SignalCatcher.shared.register(SignalCatcher.termination + [SIGQUIT]) { number in
         saved.restore()
+        if let below = mine.withLock({ $0 }) { SignalCatcher.shared.passOn(number, from: below) }
         SignalCatcher.endAsSignalled(number)
       }
+      mine.withLock { $0 = registered }
+      registration = registered
       var silent = settings
       silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
       silent.c_lflag |= tcflag_t(ICANON)
-      _ = tcsetattr(0, TCSAFLUSH, &silent)
+      // Under the lock the handler restores under: a signal before this line leaves echo on.
+      saved.silence(silent)
     }
     func restore() {
       guard canSilence else { return }
@@ -155,10 +164,22 @@ extension Syscalls {
 /// A terminal's settings, kept for a signal's registration to put back.
 private final class TerminalSettings: Sendable {
   private let settings: termios
+  /// Whether a signal's handler has put the settings back: silencing then does nothing.
+  private let restored = Mutex(false)
   init(_ settings: termios) { self.settings = settings }
   func restore() {
-    var settings = settings
-    _ = tcsetattr(0, TCSAFLUSH, &settings)
+    restored.withLock { restored in
+      restored = true
+      var settings = settings
+      _ = tcsetattr(0, TCSAFLUSH, &settings)
+    }
+  }
+  func silence(_ silent: termios) {
+    restored.withLock { restored in
+      guard !restored else { return }
+      var silent = silent
+      _ = tcsetattr(0, TCSAFLUSH, &silent)
+    }
   }
 }
 

@@ -90,6 +90,15 @@ public final class SignalCatcher: Sendable {
     }
   }
 
+  /// Calls the newest registration older than `registration` that asked for `number`, if any
+  /// (a prompt's handler hands the signal on to the job's, once the terminal is restored).
+  public func passOn(_ number: Int32, from registration: Registration) {
+    let handler = state.withLock { state in
+      state.entries.last { $0.id < registration.id && $0.signals.contains(number) }?.handler
+    }
+    handler?(number)
+  }
+
   /// Ends the process as `number`'s default action would (a prompt's registration, once the
   /// terminal is restored): the action set back and the signal raised (appdata blocks no
   /// signal in any thread); `_exit(128 + number)` should the process outlive it.
