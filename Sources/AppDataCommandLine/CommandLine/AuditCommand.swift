@@ -127,22 +127,13 @@ struct AuditCommand {
   /// The library's audit; a password typed at the prompt gets three tries, as sudo and ssh
   /// give, with the progress line erased while it is asked for.
   private func audit(_ configuration: AuditConfiguration, display: ProgressLine?, progress: WalkProgress?, io: CommandIO) throws(Refusal) -> AuditSet {
-    let password = self.password
-    let passwordSource: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
-      guard password.prompts else { return try password.read(for: backup) }
-      display?.pause()
-      defer { display?.resume() }
-      return try password.read(for: backup)
-    }
-    var tries = 1
-    while true {
-      do {
-        return try AppDataKit.audit(paths: paths, configuration: configuration, password: passwordSource, progress: progress)
-      } catch {
-        guard password.prompts && tries < 3 && error.refusal.cause == .wrongPassword else { throw error.refusal }
-        tries += 1
-        io.writeError("Sorry, that password does not open the backup; try again.\n")
+    do {
+      return try password.retrying(io: io, display: display) { source throws(AuditFailure) in
+        try AppDataKit.audit(paths: paths, configuration: configuration, password: source, progress: progress)
       }
+    } catch {
+      throw error.refusal
     }
   }
+
 }

@@ -95,3 +95,66 @@ struct BackupPassword: Sendable {
     guard fits else { throw Refusal(.tooLarge, "\(source) is longer than \(Self.maximumLength) bytes; not a password") }
   }
 }
+
+/// A job's failure that carries a `Refusal` (`AuditFailure`, `ExtractFailure`, `RestoreFailure`),
+/// and says whether it is an interrupt's.
+protocol JobFailure: Error {
+  var refusal: Refusal { get }
+  var isInterrupted: Bool { get }
+}
+
+extension AuditFailure: JobFailure {
+  var isInterrupted: Bool { false }
+}
+
+extension ExtractFailure: JobFailure {
+  var isInterrupted: Bool {
+    if case .interrupted = self { return true }
+    return false
+  }
+}
+
+extension RestoreFailure: JobFailure {
+  var isInterrupted: Bool {
+    if case .interrupted = self { return true }
+    return false
+  }
+}
+
+extension BackupPassword {
+  /// Runs `job` with this password as its source: a password typed at the prompt that does not
+  /// open the backup gets three tries, as sudo and ssh give (none once a signal came). Before
+  /// the prompt, `display` (the progress line) is paused.
+  func retrying<Result, Failure: JobFailure>(io: CommandIO, caught: SignalFlag? = nil, display: ProgressLine? = nil,
+                                             _ job: (@escaping PasswordSource) throws(Failure) -> Result) throws(Failure) -> Result {
+    let password = self
+    let source: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
+      guard password.prompts, let display else { return try password.read(for: backup) }
+      display.pause()
+      defer { display.resume() }
+      return try password.read(for: backup)
+    }
+    var tries = 1
+    while true {
+      do {
+        return try job(source)
+      } catch where prompts && tries < 3 && error.refusal.cause == .wrongPassword && caught?.number == nil {
+        tries += 1
+        io.writeError("Sorry, that password does not open the backup; try again.\n")
+      }
+    }
+  }
+
+  /// A job's failure, after the progress line is erased: an interrupt ends the process with
+  /// 128 + the signal's number (its line said first; the run fails whether or not it goes
+  /// out), anything else is the refusal to report.
+  static func ending<Failure: JobFailure>(_ error: Failure, caught: SignalFlag, io: CommandIO, erasing: Bool) -> Refusal {
+    if erasing { io.writeError("\r\u{1B}[2K") }
+    if error.isInterrupted, let number = caught.number {
+      io.error(error.refusal.message)
+      _ = WorkCounters.reportIfAsked()
+      Syscalls.exitNow(128 + number)
+    }
+    return error.refusal
+  }
+}

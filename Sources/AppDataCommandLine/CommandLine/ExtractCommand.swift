@@ -48,31 +48,13 @@ struct ExtractCommand {
       let progress = ExtractProgress(io: io)
       options.progress = { done, total in progress.show(done, total) }
     }
-    let password = self.password
-    let passwordSource: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
-      // A prompt registers for the signals itself, on top, while the terminal does not echo.
-      try password.read(for: backup)
-    }
     let report: ExtractReport
-    var tries = 1
-    while true {
-      do {
-        report = try extract(backup: path, app: id, output: output, options: options, password: passwordSource)
-        break
-      } catch where password.prompts && tries < 3 && error.refusal.cause == .wrongPassword && caught.number == nil {
-        // A password typed at the prompt: three tries, as sudo and ssh give.
-        tries += 1
-        io.writeError("Sorry, that password does not open the backup; try again.\n")
-      } catch {
-        if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
-        if case .interrupted = error, let number = caught.number {
-          io.error(error.message)
-          // The run fails (128 + the signal) whether or not the line goes out.
-          _ = WorkCounters.reportIfAsked()
-          Syscalls.exitNow(128 + number)
-        }
-        throw error.refusal
+    do {
+      report = try password.retrying(io: io, caught: caught) { source throws(ExtractFailure) in
+        try extract(backup: path, app: id, output: output, options: options, password: source)
       }
+    } catch {
+      throw BackupPassword.ending(error, caught: caught, io: io, erasing: io.isErrorTerminal && options.progress != nil)
     }
     if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
     if let chosen = report.chosenID {

@@ -57,33 +57,16 @@ struct RestoreCommand {
       let progress = ExtractProgress(io: io, verb: "Restoring")
       options.progress = { done, total in progress.show(done, total) }
     }
-    let password = self.password
-    let passwordSource: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
-      // A prompt registers for the signals itself, on top, while the terminal does not echo.
-      try password.read(for: backup)
-    }
     let report: RestoreReport
-    var tries = 1
-    while true {
-      do {
+    do {
+      report = try password.retrying(io: io, caught: caught) { passwordSource throws(RestoreFailure) in
         if let source {
-          report = try Restore.run(source: source, simulator: device, app: id, options: options, password: passwordSource)
-        } else {
-          report = try Restore.undo(simulator: device, app: id, options: options)
+          return try Restore.run(source: source, simulator: device, app: id, options: options, password: passwordSource)
         }
-        break
-      } catch where password.prompts && tries < 3 && error.refusal.cause == .wrongPassword && caught.number == nil {
-        tries += 1
-        io.writeError("Sorry, that password does not open the backup; try again.\n")
-      } catch {
-        if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
-        if case .interrupted = error, let number = caught.number {
-          io.error(error.message)
-          _ = WorkCounters.reportIfAsked()
-          Syscalls.exitNow(128 + number)
-        }
-        throw error.refusal
+        return try Restore.undo(simulator: device, app: id, options: options)
       }
+    } catch {
+      throw BackupPassword.ending(error, caught: caught, io: io, erasing: io.isErrorTerminal && options.progress != nil)
     }
     if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
     if let chosen = report.chosenID {
