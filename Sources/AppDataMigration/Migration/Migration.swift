@@ -54,16 +54,9 @@ public struct Migration {
     }
 
     let planner = MigrationPlanner(container: container, options: options)
-    if let key = options.defaultsKey {
-      let bundleID = options.bundleID ?? planner.readBundleID()
-      if bundleID == nil && options.defaultsPlist == nil {
-        throw .noBundleID(container: rootPath)
-      }
-      let plist = planner.defaultsPlistPath(bundleID: bundleID)
-      guard try DefaultsPlist.isTrue(key, at: plist, in: container) else {
-        report.defaultsNote = "\(key) is not true in \(container.display(plist)): the legacy path is not in use, nothing to migrate"
-        return Outcome(report: report, status: .success, preCheckErrors: [])
-      }
+    if let note = try legacyPathNotInUse(planner: planner, container: container) {
+      report.defaultsNote = note
+      return Outcome(report: report, status: .success, preCheckErrors: [])
     }
 
     let plan = try planner.plan()
@@ -72,16 +65,7 @@ public struct Migration {
                             files: skipped.files, bytes: skipped.bytes, markers: [], message: skipped.reason)
     }
     if !plan.conflicts.isEmpty && plan.onConflict == .fail {
-      report.entries += plan.conflicts.map { conflict in
-        MigrationReport.Entry(action: .conflict, source: conflict.source, destination: conflict.conflictWith,
-                              files: conflict.files, bytes: conflict.bytes, markers: [], message: conflict.reason)
-      }
-      // A dry run shows the whole plan: what would move, what stays, and the conflicts that stop it.
-      if options.dryRun { report.entries = plan.moves.map(Self.plannedEntry) + report.entries }
-      let errors = plan.conflicts.map { conflict in
-        "\(container.display(conflict.conflictWith ?? [])): already exists, so \(container.display(conflict.source)) cannot move there; nothing was changed (choose --on-conflict skip, keep-both or merge)"
-      }
-      return Outcome(report: report, status: .usage, preCheckErrors: errors)
+      return refused(plan, conflictsIn: container, report: report)
     }
     if options.dryRun {
       report.entries = plan.moves.map(Self.plannedEntry) + report.entries
@@ -105,6 +89,36 @@ public struct Migration {
       throw .cannotWriteJournal(container: rootPath, error)
     }
     return finish(plan: plan, journal: journal, container: container, report: report, checkpoint: checkpoint)
+  }
+
+  /// With `--defaults-key`: nil when the key is true in the app's defaults (the legacy path is in
+  /// use: the migration goes on), else the note saying there is nothing to migrate.
+  private func legacyPathNotInUse(planner: MigrationPlanner, container: ContainerAccess) throws(MigrationError) -> String? {
+    guard let key = options.defaultsKey else { return nil }
+    let bundleID = options.bundleID ?? planner.readBundleID()
+    if bundleID == nil && options.defaultsPlist == nil {
+      throw .noBundleID(container: rootPath)
+    }
+    let plist = planner.defaultsPlistPath(bundleID: bundleID)
+    guard try DefaultsPlist.isTrue(key, at: plist, in: container) else {
+      return "\(key) is not true in \(container.display(plist)): the legacy path is not in use, nothing to migrate"
+    }
+    return nil
+  }
+
+  /// `--on-conflict fail` with conflicts: nothing moves; each conflict is listed and named in
+  /// one line (a dry run shows the whole plan: what would move, what stays, what stops it).
+  private func refused(_ plan: MigrationPlan, conflictsIn container: ContainerAccess, report: MigrationReport) -> Outcome {
+    var report = report
+    report.entries += plan.conflicts.map { conflict in
+      MigrationReport.Entry(action: .conflict, source: conflict.source, destination: conflict.conflictWith,
+                            files: conflict.files, bytes: conflict.bytes, markers: [], message: conflict.reason)
+    }
+    if options.dryRun { report.entries = plan.moves.map(Self.plannedEntry) + report.entries }
+    let errors = plan.conflicts.map { conflict in
+      "\(container.display(conflict.conflictWith ?? [])): already exists, so \(container.display(conflict.source)) cannot move there; nothing was changed (choose --on-conflict skip, keep-both or merge)"
+    }
+    return Outcome(report: report, status: .usage, preCheckErrors: errors)
   }
 
   private func finish(plan: MigrationPlan, journal: MigrationJournal, container: ContainerAccess,
