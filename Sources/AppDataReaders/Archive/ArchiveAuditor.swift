@@ -407,12 +407,18 @@ public struct ArchiveAuditor {
         identityPlists[key] = (try? reader.readData(limit: ArchiveAuditor.identityLimit)) ?? []
       }
 
-      let item = Deferred(components: components, kind: header.kind, size: header.size, attributes: attributes, isCacheTag: isCacheTag)
+      try file(Deferred(components: components, kind: header.kind, size: header.size, attributes: attributes, isCacheTag: isCacheTag))
+    }
+
+    /// An entry to count: placed in the container whose folder holds it, or in a container it
+    /// shows to be one (those held back for it placed too), or held back until one is found.
+    private mutating func file(_ item: Deferred) throws(Failure) {
+      let components = item.components
       if let index = rootIndex(containing: components) {
         try place(item, in: index)
         return
       }
-      if !isFixed, let candidate = candidateRoot(components, kind: header.kind) {
+      if !isFixed, let candidate = candidateRoot(components, kind: item.kind) {
         addRoot(Identity(components: candidate, id: nil, kind: nil))
         let index = roots.count - 1
         let waiting = deferred
