@@ -145,6 +145,13 @@ public enum CLI {
 }
 
 extension ParsedArguments {
+  /// Whether the output is JSON: the last of `--format` and `--json` decides (`--format table
+  /// --json` is JSON, `--json --format table` is not).
+  var asksForJSON: Bool {
+    let last = order.last { $0 == .format || $0 == .json }
+    return last == .json ? flag(.json) : value(.format) == "json"
+  }
+
   /// A non-negative integer option, or a usage error naming it.
   func integer(_ name: OptionName, minimum: Int = 0, maximum: Int = Int.max) throws(UsageError) -> Int? {
     guard let text = value(name) else { return nil }

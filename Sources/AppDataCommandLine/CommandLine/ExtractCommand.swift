@@ -25,8 +25,7 @@ struct ExtractCommand {
     if output.isEmpty { throw UsageError("'--output' needs a name") }
     options.force = parsed.flag(.force)
     options.dryRun = parsed.flag(.dryRun)
-    let lastFormatOption = parsed.order.last { $0 == .format || $0 == .json }
-    json = lastFormatOption == .json ? parsed.flag(.json) : parsed.value(.format) == "json"
+    json = parsed.asksForJSON
     quiet = parsed.flag(.quiet)
     failOn = parsed.value(.failOn) ?? "error"
     options.maximumKeyRounds = try parsed.integer(.maxKeyRounds, minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds

@@ -50,8 +50,7 @@ struct MigrateCommand {
     options.dryRun = parsed.flag(.dryRun)
     options.stopAfter = try parsed.integer(.testStopAfter, minimum: 1)
     self.options = options
-    let lastFormatOption = parsed.order.last { $0 == .format || $0 == .json }
-    json = lastFormatOption == .json ? parsed.flag(.json) : parsed.value(.format) == "json"
+    json = parsed.asksForJSON
     apps = parsed.allValues(.app)
     quiet = parsed.flag(.quiet)
   }

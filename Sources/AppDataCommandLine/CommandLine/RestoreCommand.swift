@@ -35,8 +35,7 @@ struct RestoreCommand {
     }
     options.withExtensions = parsed.flag(.withExtensions)
     options.dryRun = parsed.flag(.dryRun)
-    let lastFormatOption = parsed.order.last { $0 == .format || $0 == .json }
-    json = lastFormatOption == .json ? parsed.flag(.json) : parsed.value(.format) == "json"
+    json = parsed.asksForJSON
     quiet = parsed.flag(.quiet)
     options.maximumKeyRounds = try parsed.integer(.maxKeyRounds, minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
     if let maximumNameBytes = try parsed.size(.maxNameBytes) { options.maximumNameBytes = maximumNameBytes }

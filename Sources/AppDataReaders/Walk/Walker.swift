@@ -352,6 +352,22 @@ struct Worker {
     }
   }
 
+  /// An entry's status: none read for a folder the listing identified, else one fstatat; nil,
+  /// and the visitor told, when it cannot be read.
+  @inline(__always)
+  private static func status<V: WalkVisitor>(
+    _ cName: UnsafePointer<CChar>, name: UnsafeBufferPointer<UInt8>, type: DirectoryEntryType, in stream: DirectoryStream,
+    folder: PendingFolder, visitor: inout V
+  ) -> FileStatus? {
+    if type == .directory { return .listedDirectory }
+    switch Syscalls.status(cName: cName, in: stream.descriptor) {
+    case .success(let value): return value
+    case .failure(let error):
+      visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(errno: error, operation: .readStatus, path: ""))
+      return nil
+    }
+  }
+
   /// One entry of a walk that reads no marker (`Walker.Reading.linkTargets`): its status (none
   /// for a folder the listing identified), and a symlink's target.
   private mutating func examineStatusOnly<V: WalkVisitor>(
@@ -359,17 +375,7 @@ struct Worker {
     folder: PendingFolder, parentPath: UnsafeBufferPointer<UInt8>, visitor: inout V
   ) {
     let name = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
-    let status: FileStatus
-    if type == .directory {
-      status = .listedDirectory
-    } else {
-      switch Syscalls.status(cName: cName, in: stream.descriptor) {
-      case .success(let value): status = value
-      case .failure(let error):
-        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(errno: error, operation: .readStatus, path: ""))
-        return
-      }
-    }
+    guard let status = Self.status(cName, name: name, type: type, in: stream, folder: folder, visitor: &visitor) else { return }
     var entry = WalkedEntry(
       parentPath: parentPath, name: name, depth: folder.depth + 1, status: status, placement: .root, ownMarkers: [],
       inheritedExclusion: nil, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: .other)
@@ -394,17 +400,7 @@ struct Worker {
   ) {
     let name = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: length)
     let depth = folder.depth + 1
-    let status: FileStatus
-    if type == .directory {
-      status = .listedDirectory
-    } else {
-      switch Syscalls.status(cName: cName, in: stream.descriptor) {
-      case .success(let value): status = value
-      case .failure(let error):
-        visitor.failed(path: RelativePath.join(folder.path, Array(name)), error: SystemError(errno: error, operation: .readStatus, path: ""))
-        return
-      }
-    }
+    guard let status = Self.status(cName, name: name, type: type, in: stream, folder: folder, visitor: &visitor) else { return }
 
     var attributes = EntryAttributes()
     switch EntryAttributes.read(cName: cName, in: stream.descriptor, scratch: &scratch, pathFallback: pathFallback) {
