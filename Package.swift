@@ -100,7 +100,7 @@ let package = Package(
     // is public.
     .executableTarget(
       name: "top-apps",
-      dependencies: ["AppDataCore", "AppDataReports"],
+      dependencies: ["AppDataKit"],
       path: "Examples/TopApps/Sources/TopApps"
     ),
     .testTarget(

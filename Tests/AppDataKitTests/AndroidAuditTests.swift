@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AppDataCore
 @testable import AppDataReaders
+@testable import AppDataKit
 
 /// Issue 43: `appdata audit` on an Android app's data folder, through the binary.
 @Suite("android audit")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AppDataCore
 @testable import AppDataReaders
+@testable import AppDataKit
 
 /// Issue 50: Android as current AOSP decides it (Android 16's FullBackup.java and
 /// BackupAgent.java, Android 15's BackupAgent.java, ParsingPackageUtils, write_tarfile's

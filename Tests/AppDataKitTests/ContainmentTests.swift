@@ -2,6 +2,7 @@
 @testable import AppDataCore
 @testable import AppDataReaders
 @testable import AppDataMigration
+@testable import AppDataKit
 import Foundation
 import Testing
 

@@ -4,6 +4,7 @@
 @testable import AppDataReports
 @testable import AppDataMigration
 @testable import AppDataCommandLine
+@testable import AppDataKit
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@
 @testable import AppDataCore
 @testable import AppDataReaders
 @testable import AppDataReports
+@testable import AppDataKit
 import Foundation
 import Synchronization
 import Testing

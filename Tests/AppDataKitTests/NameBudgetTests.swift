@@ -2,6 +2,7 @@
 @testable import AppDataCore
 @testable import AppDataReaders
 @testable import AppDataReports
+@testable import AppDataKit
 import Foundation
 import Testing
 
@@ -58,7 +59,7 @@ struct NameBudgetTests {
       var configuration = AuditConfiguration()
       configuration.backup = stream
       configuration.limits.maximumNameBytes = bound
-      return try AppDataReports.audit(paths: [tree.root], configuration: configuration)
+      return try AppDataKit.audit(paths: [tree.root], configuration: configuration)
     }
     #expect(try audit(600).reports.count == 1)
     #expect(throws: AuditFailure.self) { try audit(599) }
@@ -78,7 +79,7 @@ struct NameBudgetTests {
     func audit(_ bound: UInt64?) throws(AuditFailure) -> AuditSet {
       var configuration = AuditConfiguration()
       configuration.limits.maximumNameBytes = bound
-      return try AppDataReports.audit(paths: [archive], configuration: configuration)
+      return try AppDataKit.audit(paths: [archive], configuration: configuration)
     }
     let kept: UInt64 = 9 + 50 + 60
     #expect(try audit(kept).reports.first?.categories.values.reduce(0) { $0 + $1.files } == 2)

@@ -1,6 +1,7 @@
 @testable import AppDataSystem
 @testable import AppDataCore
 @testable import AppDataReports
+@testable import AppDataKit
 import Foundation
 import Testing
 

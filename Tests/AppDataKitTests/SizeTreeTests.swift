@@ -1,5 +1,6 @@
 @testable import AppDataCore
 @testable import AppDataReports
+@testable import AppDataKit
 import Testing
 
 /// The HTML treemap's tree: the compact builder (folders by path bytes, small files and folders

@@ -4,6 +4,7 @@
 @testable import AppDataReports
 @testable import AppDataMigration
 @testable import AppDataCommandLine
+@testable import AppDataKit
 import Foundation
 import Testing
 
@@ -381,7 +382,7 @@ enum Library {
     configuration.allDomains = allDomains
     configuration.verify = verify
     configure(&configuration.overrides)
-    return try AppDataReports.audit(paths: [path], configuration: configuration)
+    return try AppDataKit.audit(paths: [path], configuration: configuration)
   }
 }
 

@@ -1,5 +1,6 @@
 @testable import AppDataSystem
 @testable import AppDataReaders
+@testable import AppDataKit
 import Foundation
 import Testing
 

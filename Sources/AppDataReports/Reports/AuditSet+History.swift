@@ -202,3 +202,13 @@ extension AuditSet {
     })
   }
 }
+
+/// An app's id and its backed-up bytes.
+public struct AppSize: Sendable, Equatable {
+  public var id: String
+  public var bytes: UInt64
+  public init(id: String, bytes: UInt64) {
+    self.id = id
+    self.bytes = bytes
+  }
+}

@@ -5,8 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AppDataCore
-import AppDataReports
+import AppDataKit
 
 /// One line on standard error.
 func complain(_ line: String) {

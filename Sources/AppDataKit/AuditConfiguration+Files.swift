@@ -1,6 +1,7 @@
 import AppDataSystem
 import AppDataCore
 import AppDataReaders
+import AppDataReports
 
 /// The files a configuration names, read into it by the library rather than by each caller: the
 /// policy file with its `android` object (whose paths are relative to the policy file's folder),

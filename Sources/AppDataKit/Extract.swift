@@ -1,11 +1,6 @@
 import AppDataSystem
 import AppDataCore
-
-/// Reads an encrypted backup's password when one is needed, given the backup's path; throws
-/// when there is none to be had (a `Refusal` with cause `.locked` lets a report of many list
-/// the backup as locked). It may prompt: it is called on the caller's thread, before any
-/// worker thread starts, and at most once per call of `audit` or `extract`.
-public typealias PasswordSource = @Sendable (String) throws(Refusal) -> SecretBuffer
+import AppDataReaders
 
 /// How `extract(backup:app:output:options:password:)` writes.
 public struct ExtractOptions: Sendable {
@@ -31,9 +26,6 @@ public struct ExtractOptions: Sendable {
 
   public init() {}
 }
-
-/// What an extraction wrote, per container, and what it did not, with why.
-public typealias ExtractReport = BackupExtraction.Report
 
 /// Why an extraction could not run. `message` is the one line a terminal shows, escaped.
 public enum ExtractFailure: Error, Sendable {
