@@ -135,22 +135,10 @@ struct MigrateCommand {
     return outcome.status
   }
 
-  /// The Android rules migration: read, convert and check (the library), print, write.
+  /// The Android rules migration: read, convert and check (the library's one call), print, write.
   static func migrateAndroidRules(_ file: String, output: String, data: String?, dryRun: Bool, maximumNameBytes: UInt64?,
                                   io: CommandIO) throws(Refusal) -> ExitCode {
-    let bytes: [UInt8]
-    do { bytes = try FileReading.read(path: file, limit: 4 << 20) } catch {
-      throw Refusal(.unreadable, path: file, message: "\(TerminalText.escaped(file)): \(error.message)")
-    }
-    let tree = try data.map { path throws(Refusal) in
-      try AndroidData.tree(atPath: path, maximumNameBytes: maximumNameBytes ?? NameBudget.defaultMaximum)
-    }
-    let outcome: AndroidRulesMigration.Outcome
-    do throws(AndroidRulesMigration.Failure) {
-      outcome = try AndroidRulesMigration.convert(bytes, name: TerminalText.escaped(file), data: tree)
-    } catch {
-      throw Refusal(.damaged, path: file, message: error.message)
-    }
+    let outcome = try AndroidRulesMigration.convert(file: file, data: data, maximumNameBytes: maximumNameBytes)
     for note in outcome.notes { io.warning(note) }
     for difference in outcome.differences { io.warning("not the same: " + difference) }
     if dryRun {

@@ -60,9 +60,9 @@ struct RestoreCommand {
     do {
       report = try password.retrying(io: io, caught: caught) { passwordSource throws(RestoreFailure) in
         if let source {
-          return try Restore.run(source: source, simulator: device, app: id, options: options, password: passwordSource)
+          return try restore(source: source, simulator: device, app: id, options: options, password: passwordSource)
         }
-        return try Restore.undo(simulator: device, app: id, options: options)
+        return try undoRestore(simulator: device, app: id, options: options)
       }
     } catch {
       throw BackupPassword.ending(error, caught: caught, io: io, erasing: io.isErrorTerminal && options.progress != nil)
