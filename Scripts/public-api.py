@@ -13,7 +13,7 @@ deliberate one is written with --write and reviewed in the diff (Docs/library.md
 """
 import glob, json, os, shutil, subprocess, sys, tempfile
 
-MODULES = ["AppDataKit", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration"]
+MODULES = ["AppDataKit", "AppDataCore", "AppDataReaders", "AppDataReports", "AppDataMigration", "AppDataSystem"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -82,7 +82,7 @@ public struct AuditConfiguration: Sendable {
 
   /// The options of the container with `id`: the policy (with that id's overrides), then the
   /// overrides over it.
-  public func options(for id: String?, isOnlyContainer: Bool, baselines: BaselineSet?) -> AuditOptions {
+  package func options(for id: String?, isOnlyContainer: Bool, baselines: BaselineSet?) -> AuditOptions {
     let policy = policy.forContainer(id)
     var options = AuditOptions()
     options.maxFileSize = overrides.maxFileSize ?? policy.maxFileSize

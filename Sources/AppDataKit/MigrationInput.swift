@@ -8,7 +8,7 @@ public enum MigrationInput {
   /// PATH itself, a package's `AppData`, or, in a folder of containers (a Simulator device, a
   /// Mac's Containers), the app container `apps` picks by its exact id. A `Refusal` naming PATH
   /// when it holds none, or several and `apps` does not pick one.
-  public static func container(at path: String, apps: [String]) throws(Refusal) -> ContainerRef {
+  package static func container(at path: String, apps: [String]) throws(Refusal) -> ContainerRef {
     let source = try InputResolver.resolve(path)
     let folders = try source.folders()
     let filter = apps.isEmpty ? nil : AppFilter(ids: apps)

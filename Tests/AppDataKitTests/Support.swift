@@ -138,6 +138,12 @@ enum AppData {
 
   static var isRoot: Bool { getuid() == 0 }
 
+  #if os(Linux)
+  static let isLinux = true
+  #else
+  static let isLinux = false
+  #endif
+
   /// Whether an external program is on PATH. Tests that need one say so with
   /// `.enabled(if: AppData.has("jq"), "...")`: a test without its tool is reported skipped, with
   /// the reason, never passed silently. `make test` installs them all.

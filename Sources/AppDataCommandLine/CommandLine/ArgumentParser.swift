@@ -1,24 +1,24 @@
 import AppDataSystem
 import AppDataKit
 /// What the parser found: option values by long name, and the operands.
-public struct ParsedArguments: Sendable {
+package struct ParsedArguments: Sendable {
   /// For each value option given, its values in command-line order.
-  public private(set) var values: [OptionName: [String]] = [:]
+  package private(set) var values: [OptionName: [String]] = [:]
   /// For each flag given, its final state (the last of `--x` / `--no-x` wins).
-  public private(set) var flags: [OptionName: Bool] = [:]
+  package private(set) var flags: [OptionName: Bool] = [:]
   /// Operands, in order.
-  public private(set) var operands: [String] = []
+  package private(set) var operands: [String] = []
   /// The options in the order they were given (for "which came last" questions).
-  public private(set) var order: [OptionName] = []
+  package private(set) var order: [OptionName] = []
 
   /// The last value of a value option, or nil if absent.
-  public func value(_ name: OptionName) -> String? { values[name]?.last }
+  package func value(_ name: OptionName) -> String? { values[name]?.last }
   /// Every value of a repeatable option.
-  public func allValues(_ name: OptionName) -> [String] { values[name] ?? [] }
+  package func allValues(_ name: OptionName) -> [String] { values[name] ?? [] }
   /// Whether a flag ended up on.
-  public func flag(_ name: OptionName) -> Bool { flags[name] ?? false }
+  package func flag(_ name: OptionName) -> Bool { flags[name] ?? false }
   /// Whether the option (flag or value) appeared at all.
-  public func contains(_ name: OptionName) -> Bool { values[name] != nil || flags[name] != nil }
+  package func contains(_ name: OptionName) -> Bool { values[name] != nil || flags[name] != nil }
 
   mutating func add(_ option: OptionSpec, value: String) {
     if option.isRepeatable { values[option.key, default: []].append(value) } else { values[option.key] = [value] }
@@ -37,14 +37,14 @@ public struct ParsedArguments: Sendable {
 /// `--opt=value` and `--opt value`, unambiguous prefixes of long names (`--max-f`),
 /// `-j4` and `-j 4`, bundled short flags (`-qb`), options after operands, `--` to end options,
 /// `-` as an operand. One loop switching on the option's kind.
-public struct ArgumentParser {
-  public let command: CommandSpec
+package struct ArgumentParser {
+  package let command: CommandSpec
 
-  public init(command: CommandSpec) { self.command = command }
+  package init(command: CommandSpec) { self.command = command }
 
   /// Parses `arguments` (without the program and command names). `indexOffset` is added to
   /// error indexes so they point into the full argv.
-  public func parse(_ arguments: [String], indexOffset: Int = 0) throws(UsageError) -> ParsedArguments {
+  package func parse(_ arguments: [String], indexOffset: Int = 0) throws(UsageError) -> ParsedArguments {
     var result = ParsedArguments()
     var index = 0
     var optionsEnded = false

@@ -2,9 +2,9 @@ import AppDataSystem
 import AppDataKit
 /// The command line: parse, dispatch to a command, map the outcome to an exit status.
 /// `main.swift` is `exit(CLI.run(CommandLine.arguments, io: .standard()).rawValue)`.
-public enum CLI {
+package enum CLI {
   /// What a command line asks for, worked out without running anything.
-  public enum Invocation {
+  package enum Invocation {
     /// Print this text to standard output and exit with this status (help, version).
     case text(String, ExitCode)
     /// Help: the text for the terminal's width (nil: not a terminal), to standard output, exit 0.
@@ -16,7 +16,7 @@ public enum CLI {
   }
 
   /// Runs `arguments` (argv, program name first) and returns the exit status.
-  public static func run(_ arguments: [String], io: CommandIO) -> ExitCode {
+  package static func run(_ arguments: [String], io: CommandIO) -> ExitCode {
     let status: ExitCode
     switch prepare(arguments) {
     case .text(let text, let code):
@@ -45,7 +45,7 @@ public enum CLI {
 
   /// Parses and checks a command line: everything `run` does before touching a container.
   /// Separate so that the parser can be fuzzed without side effects.
-  public static func prepare(_ arguments: [String]) -> Invocation {
+  package static func prepare(_ arguments: [String]) -> Invocation {
     let rest = Array(arguments.dropFirst())
     guard let first = rest.first else { return .text(HelpFormatter.overview(), .usage) }
     switch first {

@@ -3,30 +3,30 @@ import AppDataKit
 
 /// Where a command's output goes. Injectable, so tests capture output without a process
 /// (SwiftFormat's print closures); `standard` writes to the real stdout and stderr.
-public struct CommandIO: Sendable {
+package struct CommandIO: Sendable {
   /// Writes text to standard output (already newline-terminated).
-  public var writeOutput: @Sendable (String) -> Void
+  package var writeOutput: @Sendable (String) -> Void
   /// Writes UTF-8 bytes to standard output, when the output takes them as they are (the real
   /// stdout): a long report's chunks are not made into strings first. Nil: `writeOutput`.
-  public var writeOutputBytes: (@Sendable ([UInt8]) -> Void)?
+  package var writeOutputBytes: (@Sendable ([UInt8]) -> Void)?
   /// Writes text to standard error.
-  public var writeError: @Sendable (String) -> Void
+  package var writeError: @Sendable (String) -> Void
   /// Whether standard error is a terminal (progress is shown only there).
-  public var isErrorTerminal: Bool
+  package var isErrorTerminal: Bool
   /// Whether standard output is a terminal (colour is used only there, by default).
-  public var isOutputTerminal: Bool
+  package var isOutputTerminal: Bool
   /// The terminal's width when standard output is one (tables are fitted to it); nil otherwise.
-  public var outputWidth: Int?
+  package var outputWidth: Int?
   /// Reads an environment variable (injectable for tests).
-  public var environment: @Sendable (String) -> String?
+  package var environment: @Sendable (String) -> String?
   /// The first write to standard output that failed (a full disk, a closed stdout, a reader
   /// gone), or nil. Every later write is skipped, and the run fails at its end (`CLI.run`):
   /// never exit 0 with a report cut short.
-  public var outputFailure: @Sendable () -> SystemError? = { nil }
+  package var outputFailure: @Sendable () -> SystemError? = { nil }
   /// The first write to standard error that failed (a warning or an error line lost), or nil.
-  public var errorFailure: @Sendable () -> SystemError? = { nil }
+  package var errorFailure: @Sendable () -> SystemError? = { nil }
 
-  public init(writeOutput: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
+  package init(writeOutput: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
               isErrorTerminal: Bool = false, isOutputTerminal: Bool = false,
               environment: @escaping @Sendable (String) -> String? = { Syscalls.environment($0) }) {
     self.writeOutput = writeOutput
@@ -41,7 +41,7 @@ public struct CommandIO: Sendable {
   /// out of order). Each call writes whole lines: the NDJSON stream hands over 64 KiB chunks.
   /// A stdout or stderr that was closed when appdata started (`>&-`) is held on /dev/null, and
   /// its first write fails as a write to it would have (EBADF).
-  public static func standard() -> CommandIO {
+  package static func standard() -> CommandIO {
     let closed = Syscalls.reserveStandardDescriptors()
     // One lock for both, so that text from the two never interleaves out of order.
     let sinks = Locked((output: OutputSink(name: "standard output", closedAtStart: closed[1]),

@@ -1,7 +1,7 @@
 import AppDataSystem
 import AppDataKit
 extension Commands {
-  public static let extract = CommandSpec(
+  package static let extract = CommandSpec(
     name: "extract",
     summary: "Write one app of a device backup out as a container, or an Xcode .xcappdata package.",
     operands: "BACKUP",

@@ -1,7 +1,7 @@
 import AppDataSystem
 import AppDataKit
 extension Commands {
-  public static let migrate = CommandSpec(
+  package static let migrate = CommandSpec(
     name: "migrate",
     summary: "Move legacy Library/Caches content into Documents and mark it excluded from backup.",
     operands: "PATH",

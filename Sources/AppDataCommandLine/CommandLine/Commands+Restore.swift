@@ -1,7 +1,7 @@
 import AppDataSystem
 import AppDataKit
 extension Commands {
-  public static let restore = CommandSpec(
+  package static let restore = CommandSpec(
     name: "restore",
     summary: "Put one app's data from a device backup (or a package or container) into its container on a Simulator device, or back.",
     operands: "SOURCE",

@@ -1,7 +1,7 @@
 import AppDataSystem
 import AppDataKit
 extension Commands {
-  public static let initConfig = CommandSpec(
+  package static let initConfig = CommandSpec(
     name: "init-config",
     summary: "Write a starting appdata.json from a container's current figures.",
     operands: "PATH",
@@ -21,7 +21,7 @@ extension Commands {
       "2  usage error, PATH unusable, or the file exists (without --force)",
     ])
 
-  public static let completion = CommandSpec(
+  package static let completion = CommandSpec(
     name: "completion",
     summary: "Print a shell completion script (bash, zsh or fish).",
     operands: "SHELL",

@@ -2,7 +2,7 @@ import AppDataSystem
 import AppDataKit
 /// The option tables of every command. Help, the man page, shell-facing docs and the
 /// parser are all generated from these.
-public enum Commands {
+package enum Commands {
   /// The environment variables appdata reads: the man page's ENVIRONMENT section.
   static let environment: [(name: String, help: String)] = [
     (BackupReader.passwordVariable, "An encrypted device backup's password, when neither --password-file nor --password-stdin is given (read once, then removed from the environment). Set but empty is refused, as a CI secret that is not defined."),
@@ -16,7 +16,7 @@ public enum Commands {
 
   static let categoryChoices = Category.allCases.map(\.rawValue) + ["all"]
 
-  public static let audit = CommandSpec(
+  package static let audit = CommandSpec(
     name: "audit",
     summary: "Classify a container's files and report what the backup would carry.",
     operands: "PATH...",
@@ -110,7 +110,7 @@ public enum Commands {
       .requires(.maxGrowthPercent, .baseline, because: "growth is measured against a baseline"),
     ])
 
-  public static let exclude = CommandSpec(
+  package static let exclude = CommandSpec(
     name: "exclude",
     summary: "Mark files or folders excluded from backup.",
     operands: "PATH...",
@@ -128,7 +128,7 @@ public enum Commands {
       "2  usage error",
     ])
 
-  public static let include = CommandSpec(
+  package static let include = CommandSpec(
     name: "include",
     summary: "Remove the backup-exclusion markers from files or folders.",
     operands: "PATH...",
@@ -143,7 +143,7 @@ public enum Commands {
       "2  usage error",
     ])
 
-  public static let status = CommandSpec(
+  package static let status = CommandSpec(
     name: "status",
     summary: "Tell whether files or folders are excluded from backup, and by which marker.",
     operands: "PATH...",
@@ -161,10 +161,10 @@ public enum Commands {
     ])
 
   /// Every command, in the order `appdata --help` lists them.
-  public static var all: [CommandSpec] { [audit, migrate, extract, restore, exclude, include, status, initConfig, completion] }
+  package static var all: [CommandSpec] { [audit, migrate, extract, restore, exclude, include, status, initConfig, completion] }
 
   /// The options of `appdata` itself (before a command).
-  public static let global: [OptionSpec] = [
+  package static let global: [OptionSpec] = [
     .help,
     .flag(.version, short: "V", help: "Print the version and exit."),
   ]

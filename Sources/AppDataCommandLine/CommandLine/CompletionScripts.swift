@@ -1,10 +1,10 @@
 import AppDataSystem
 import AppDataKit
 /// Shell completion scripts, generated from the option tables (`appdata completion SHELL`).
-public enum CompletionScripts {
-  public static let shells = ["bash", "zsh", "fish"]
+package enum CompletionScripts {
+  package static let shells = ["bash", "zsh", "fish"]
 
-  public static func script(for shell: String) -> String? {
+  package static func script(for shell: String) -> String? {
     switch shell {
     case "bash": return bash()
     case "zsh": return zsh()

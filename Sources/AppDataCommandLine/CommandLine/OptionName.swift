@@ -4,7 +4,7 @@ import AppDataSystem
 /// name, and the commands read what was given by the same name, so that a name the tables do
 /// not hold cannot be looked up (a string key that matched nothing read as "not given").
 /// `CommandLineTests.everyOptionNameIsAnOption` checks each is in a table.
-public enum OptionName: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum OptionName: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
   case allDomains = "all-domains"
   case androidDeviceData = "android-device-data"
   case androidExternal = "android-external"
@@ -72,5 +72,5 @@ public enum OptionName: String, Sendable, Hashable, CaseIterable, CustomStringCo
   case withExtensions = "with-extensions"
 
   /// The long name as typed, without dashes: what a message interpolates.
-  public var description: String { rawValue }
+  package var description: String { rawValue }
 }

@@ -2,9 +2,9 @@ import AppDataSystem
 import AppDataKit
 /// One command-line option as data: spelling, kind and help. The parser, the help text,
 /// the man page and the docs test all read the same table (swift-driver's approach).
-public struct OptionSpec: Sendable, Hashable {
+package struct OptionSpec: Sendable, Hashable {
   /// What the option takes.
-  public enum Kind: Sendable, Hashable {
+  package enum Kind: Sendable, Hashable {
     /// A switch; `negatable` adds `--no-NAME`, and the last of the two wins.
     case flag(negatable: Bool)
     /// A value, shown as `metavar` in help; `choices` (if any) are checked by the parser.
@@ -12,19 +12,19 @@ public struct OptionSpec: Sendable, Hashable {
   }
 
   /// The long name (`max-file-size`, without dashes, as `key.rawValue`).
-  public let key: OptionName
-  public var name: String { key.rawValue }
+  package let key: OptionName
+  package var name: String { key.rawValue }
   /// The short letter, if any (`j` for `-j`).
-  public let short: Character?
-  public let kind: Kind
+  package let short: Character?
+  package let kind: Kind
   /// One line for `--help` and the man page.
-  public let help: String
+  package let help: String
   /// Whether giving it more than once accumulates values (else the last one wins).
-  public let isRepeatable: Bool
+  package let isRepeatable: Bool
   /// Not shown in help (test hooks).
-  public let isHidden: Bool
+  package let isHidden: Bool
 
-  public init(_ key: OptionName, short: Character? = nil, kind: Kind, help: String,
+  package init(_ key: OptionName, short: Character? = nil, kind: Kind, help: String,
               repeatable: Bool = false, hidden: Bool = false) {
     self.key = key
     self.short = short
@@ -34,41 +34,41 @@ public struct OptionSpec: Sendable, Hashable {
     self.isHidden = hidden
   }
 
-  public static func flag(_ key: OptionName, short: Character? = nil, negatable: Bool = false, help: String, hidden: Bool = false) -> OptionSpec {
+  package static func flag(_ key: OptionName, short: Character? = nil, negatable: Bool = false, help: String, hidden: Bool = false) -> OptionSpec {
     OptionSpec(key, short: short, kind: .flag(negatable: negatable), help: help, hidden: hidden)
   }
 
-  public static func value(_ key: OptionName, short: Character? = nil, metavar: String, choices: [String]? = nil,
+  package static func value(_ key: OptionName, short: Character? = nil, metavar: String, choices: [String]? = nil,
                            help: String, repeatable: Bool = false, hidden: Bool = false) -> OptionSpec {
     OptionSpec(key, short: short, kind: .value(metavar: metavar, choices: choices), help: help,
                repeatable: repeatable, hidden: hidden)
   }
 
   /// `--help`, on every command.
-  public static let help = OptionSpec.flag(.help, short: "h", help: "Show this help and exit.")
+  package static let help = OptionSpec.flag(.help, short: "h", help: "Show this help and exit.")
 
-  public var takesValue: Bool {
+  package var takesValue: Bool {
     if case .value = kind { return true }
     return false
   }
 
-  public var metavar: String? {
+  package var metavar: String? {
     if case .value(let metavar, _) = kind { return metavar }
     return nil
   }
 
-  public var choices: [String]? {
+  package var choices: [String]? {
     if case .value(_, let choices) = kind { return choices }
     return nil
   }
 
-  public var isNegatable: Bool {
+  package var isNegatable: Bool {
     if case .flag(let negatable) = kind { return negatable }
     return false
   }
 
   /// `-j, --jobs N` as help shows it.
-  public var synopsis: String {
+  package var synopsis: String {
     var text = short.map { "-\($0), " } ?? "    "
     text += "--" + (isNegatable ? "[no-]" : "") + name
     if let metavar { text += " " + metavar }
@@ -79,28 +79,28 @@ public struct OptionSpec: Sendable, Hashable {
 /// Options of one command that cannot be given together, or one that needs another: the
 /// parser refuses the command line, naming both, rather than drop one without a word (an
 /// explicit `--config FILE` beside `--no-config` was ignored before; issue 32).
-public struct OptionRule: Sendable {
-  public enum Kind: Sendable {
+package struct OptionRule: Sendable {
+  package enum Kind: Sendable {
     /// At most one of these.
     case exclusive([OptionName])
     /// `option` only with one of `needs`.
     case requires(OptionName, needs: [OptionName])
   }
 
-  public let kind: Kind
+  package let kind: Kind
   /// Why, after the options are named: `--no-config ignores every policy file`.
-  public let reason: String
+  package let reason: String
 
-  public static func exclusive(_ names: OptionName..., because reason: String) -> OptionRule {
+  package static func exclusive(_ names: OptionName..., because reason: String) -> OptionRule {
     OptionRule(kind: .exclusive(names), reason: reason)
   }
 
-  public static func requires(_ name: OptionName, _ needs: OptionName..., because reason: String) -> OptionRule {
+  package static func requires(_ name: OptionName, _ needs: OptionName..., because reason: String) -> OptionRule {
     OptionRule(kind: .requires(name, needs: needs), reason: reason)
   }
 
   /// One line for help and the man page: `--config or --no-config, not both (why)`.
-  public var summary: String {
+  package var summary: String {
     switch kind {
     case .exclusive(let names): return names.map { "--" + $0.rawValue }.joined(separator: " or ") + ", not both (\(reason))"
     case .requires(let name, let needs): return "--\(name.rawValue) only with " + needs.map { "--" + $0.rawValue }.joined(separator: " or ") + " (\(reason))"
@@ -124,23 +124,23 @@ public struct OptionRule: Sendable {
 }
 
 /// A command: its name, what it does, its options and its operands.
-public struct CommandSpec: Sendable {
-  public let name: String
+package struct CommandSpec: Sendable {
+  package let name: String
   /// One line, for `appdata --help`.
-  public let summary: String
+  package let summary: String
   /// The operands after the options, as help shows them (`PATH`, `PATH...`).
-  public let operands: String
-  public let minimumOperands: Int
-  public let maximumOperands: Int?
+  package let operands: String
+  package let minimumOperands: Int
+  package let maximumOperands: Int?
   /// Paragraphs after the usage line.
-  public let discussion: [String]
-  public let options: [OptionSpec]
+  package let discussion: [String]
+  package let options: [OptionSpec]
   /// Lines describing exit statuses.
-  public let exitStatus: [String]
+  package let exitStatus: [String]
   /// Options that exclude each other, or need another (checked by the parser, listed in help).
-  public let rules: [OptionRule]
+  package let rules: [OptionRule]
 
-  public init(name: String, summary: String, operands: String, minimumOperands: Int, maximumOperands: Int?,
+  package init(name: String, summary: String, operands: String, minimumOperands: Int, maximumOperands: Int?,
               discussion: [String], options: [OptionSpec], exitStatus: [String], rules: [OptionRule] = []) {
     self.rules = rules
     self.name = name
@@ -154,7 +154,7 @@ public struct CommandSpec: Sendable {
   }
 
   /// `appdata audit [OPTIONS] PATH`.
-  public var usage: String {
+  package var usage: String {
     "\(AppDataVersion.name) \(name) [OPTIONS]" + (operands.isEmpty ? "" : " " + operands)
   }
 }

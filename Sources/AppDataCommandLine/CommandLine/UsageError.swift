@@ -1,11 +1,11 @@
 import AppDataSystem
 import AppDataKit
 /// A command line that cannot run. `argumentIndex` points at the offending argv element.
-public struct UsageError: Error, Equatable, Sendable {
-  public var message: String
-  public var argumentIndex: Int?
+package struct UsageError: Error, Equatable, Sendable {
+  package var message: String
+  package var argumentIndex: Int?
 
-  public init(_ message: String, argumentIndex: Int? = nil) {
+  package init(_ message: String, argumentIndex: Int? = nil) {
     self.message = message
     self.argumentIndex = argumentIndex
   }

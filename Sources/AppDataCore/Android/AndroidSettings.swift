@@ -42,7 +42,7 @@ public struct AndroidSettings: Sendable {
   /// one read before replaces it.
   /// `attribute`: the manifest attribute that names the file, when a manifest does; a file
   /// whose root is of the other kind is then kept as misnamed, as Android would refuse it.
-  public mutating func addRules(_ bytes: [UInt8], name: String, attribute: String? = nil) throws(AndroidRulesError) {
+  package mutating func addRules(_ bytes: [UInt8], name: String, attribute: String? = nil) throws(AndroidRulesError) {
     let file: AndroidRulesFile
     do { file = try AndroidRulesFile.parse(bytes, name: name) } catch { throw AndroidRulesError(message: error.reason) }
     if let attribute = attribute.flatMap(AndroidRulesFile.Kind.init(attribute:)), attribute != file.kind {
@@ -81,8 +81,8 @@ public struct AndroidSettings: Sendable {
 }
 
 /// A rules file appdata cannot read (not XML it reads, or neither root element), in one line.
-public struct AndroidRulesError: Error, Sendable {
-  public var message: String
+package struct AndroidRulesError: Error, Sendable {
+  package var message: String
 }
 
 /// The backup attributes of a source `AndroidManifest.xml` (`--android-manifest`): on
@@ -90,18 +90,18 @@ public struct AndroidRulesError: Error, Sendable {
 /// android:backupAgent and android:fullBackupOnly; the package (the root's `package`, the
 /// Gradle `namespace` being elsewhere); `<uses-sdk android:targetSdkVersion>` where the source
 /// still has one.
-public struct AndroidManifest: Sendable, Equatable {
-  public var package: String?
-  public var allowBackup: Bool?
+package struct AndroidManifest: Sendable, Equatable {
+  package var package: String?
+  package var allowBackup: Bool?
   /// `"false"`, or a resource (`@xml/backup_rules`).
-  public var fullBackupContent: String?
-  public var dataExtractionRules: String?
-  public var backupAgent: String?
-  public var fullBackupOnly: Bool?
-  public var targetSdk: Int?
+  package var fullBackupContent: String?
+  package var dataExtractionRules: String?
+  package var backupAgent: String?
+  package var fullBackupOnly: Bool?
+  package var targetSdk: Int?
 
   /// Reads `bytes`; throws a one-line reason when it is not a manifest appdata reads.
-  public static func parse(_ bytes: [UInt8], name: String) throws(AndroidRulesError) -> AndroidManifest {
+  package static func parse(_ bytes: [UInt8], name: String) throws(AndroidRulesError) -> AndroidManifest {
     let events: [XMLEvents.Event]
     do { events = try XMLEvents.events(bytes) } catch { throw AndroidRulesError(message: "\(name): not XML appdata reads: \(error.reason)") }
     guard case .start("manifest", let rootAttributes, _)? = events.first else {
@@ -128,10 +128,10 @@ public struct AndroidManifest: Sendable, Equatable {
   }
 
   /// The resource names of the rules files it points at (`backup_rules` for `@xml/backup_rules`).
-  public var rulesResources: [String] { rulesResourcesByAttribute.map(\.resource) }
+  package var rulesResources: [String] { rulesResourcesByAttribute.map(\.resource) }
 
   /// The same, each with the attribute that names it (`fullBackupContent`, `dataExtractionRules`).
-  public var rulesResourcesByAttribute: [(attribute: String, resource: String)] {
+  package var rulesResourcesByAttribute: [(attribute: String, resource: String)] {
     [("fullBackupContent", fullBackupContent), ("dataExtractionRules", dataExtractionRules)].compactMap { attribute, value in
       guard let value, value.hasPrefix("@xml/") else { return nil }
       return (attribute, String(value.dropFirst(5)))
@@ -141,7 +141,7 @@ public struct AndroidManifest: Sendable, Equatable {
 
 extension AndroidSettings {
   /// The manifest's attributes, over the defaults (options given after it override it).
-  public mutating func apply(_ manifest: AndroidManifest) {
+  package mutating func apply(_ manifest: AndroidManifest) {
     if let package = manifest.package { self.package = package }
     if let allowBackup = manifest.allowBackup { self.allowBackup = allowBackup }
     if manifest.fullBackupContent == "false" { fullBackupContentDisabled = true }
@@ -151,7 +151,7 @@ extension AndroidSettings {
   }
 
   /// Reads the rules file at `path` (a user-named file, at most 4 MiB).
-  public mutating func addRules(atPath path: String, attribute: String? = nil) throws(AndroidRulesError) {
+  package mutating func addRules(atPath path: String, attribute: String? = nil) throws(AndroidRulesError) {
     let bytes: [UInt8]
     do { bytes = try FileReading.read(path: path, limit: 4 << 20) } catch {
       throw AndroidRulesError(message: "\(TerminalText.escaped(path)): \(error.message)")
@@ -161,7 +161,7 @@ extension AndroidSettings {
 
   /// `--android-project DIR`: the module's `src/main/AndroidManifest.xml`, or
   /// `DIR/AndroidManifest.xml`, read as `readManifest` reads it.
-  public mutating func readProject(atPath given: String) throws(AndroidRulesError) {
+  package mutating func readProject(atPath given: String) throws(AndroidRulesError) {
     // `app/` and `app` name the same module: no `app//src` in what is printed.
     var folder = given
     while folder.count > 1 && folder.hasSuffix("/") { folder.removeLast() }
@@ -175,7 +175,7 @@ extension AndroidSettings {
   /// Reads the manifest at `path` and the rules files it names, found in `res/xml/` beside it
   /// (a module's `src/main`). A resource it names that is not there is an error: the audit
   /// would otherwise judge the data against no rules.
-  public mutating func readManifest(atPath path: String) throws(AndroidRulesError) {
+  package mutating func readManifest(atPath path: String) throws(AndroidRulesError) {
     let bytes: [UInt8]
     do { bytes = try FileReading.read(path: path, limit: 4 << 20) } catch {
       throw AndroidRulesError(message: "\(TerminalText.escaped(path)): \(error.message)")

@@ -1,46 +1,46 @@
 import AppDataSystem
 /// What `appdata audit` is asked to do.
-public struct AuditOptions: Sendable {
+package struct AuditOptions: Sendable {
   /// `--max-file-size`: a backed-up file above this is a `backup-file-too-large` finding.
-  public var maxFileSize: UInt64?
+  package var maxFileSize: UInt64?
   /// `--max-backup-size`: backed-up bytes above this are a `backup-too-large` finding.
-  public var maxBackupSize: UInt64?
+  package var maxBackupSize: UInt64?
   /// `--list`: the categories whose files are listed one by one.
-  public var listedCategories: Set<Category> = []
+  package var listedCategories: Set<Category> = []
   /// `--top`: how many of the largest backed-up files to report.
-  public var top: Int = 10
+  package var top: Int = 10
   /// `--jobs`: worker threads for the walk; without `--jobs` (`jobsAreFixed` false), the most
   /// it grows to (`Walker.walk`'s `startingWith`).
-  public var jobs: Int = AuditOptions.defaultJobs
+  package var jobs: Int = AuditOptions.defaultJobs
   /// `--jobs N` was given: the walk uses N threads from the start, whatever the cache.
-  public var jobsAreFixed = false
+  package var jobsAreFixed = false
   /// `warnAt`: the fraction of a limit above which a warning comes first.
-  public var warnAt: Double?
+  package var warnAt: Double?
   /// `budgets` from the policy file.
-  public var budgets: [AuditPolicy.Budget] = []
+  package var budgets: [AuditPolicy.Budget] = []
   /// Rule severities from the policy file (nil: off).
-  public var severities: [String: Severity?] = [:]
+  package var severities: [String: Severity?] = [:]
   /// Paths left out of findings.
-  public var ignore: [Glob] = []
+  package var ignore: [Glob] = []
   /// `--baseline`: an earlier report to compare with.
-  public var baseline: Baseline?
+  package var baseline: Baseline?
   /// `--max-growth`, `--max-growth-percent`.
-  public var maxGrowth: UInt64?
-  public var maxGrowthPercent: Double?
+  package var maxGrowth: UInt64?
+  package var maxGrowthPercent: Double?
 
-  public init() {}
+  package init() {}
 }
 
 /// A file as `--list` reports it.
-public struct ListedEntry: Sendable, Hashable {
-  public var path: [UInt8]
-  public var category: Category
-  public var bytes: UInt64
-  public var allocatedBytes: UInt64
+package struct ListedEntry: Sendable, Hashable {
+  package var path: [UInt8]
+  package var category: Category
+  package var bytes: UInt64
+  package var allocatedBytes: UInt64
   /// The markers that exclude it (its own or its nearest marked folder's).
-  public var marker: MarkerSet
+  package var marker: MarkerSet
   /// The path carrying that marker.
-  public var excludedBy: [UInt8]?
+  package var excludedBy: [UInt8]?
 
   package init(path: [UInt8], category: Category, bytes: UInt64, allocatedBytes: UInt64, marker: MarkerSet, excludedBy: [UInt8]? = nil) {
     self.path = path
@@ -82,10 +82,10 @@ extension UInt64 {
 }
 
 /// One of the largest backed-up files.
-public struct LargeFile: Sendable, Hashable {
-  public var path: [UInt8]
-  public var bytes: UInt64
-  public var category: Category
+package struct LargeFile: Sendable, Hashable {
+  package var path: [UInt8]
+  package var bytes: UInt64
+  package var category: Category
 
   /// Largest first; equal sizes by path, so the list does not depend on walk order.
   package static func isLarger(_ a: LargeFile, _ b: LargeFile) -> Bool {
@@ -106,10 +106,10 @@ extension AuditOptions {
   /// (`make bench`, medians): cold (page cache dropped) --jobs 2 1.43 s, 4 1.13 s, 8 1.00 s,
   /// 16 0.945 s, 32 1.03 s (the C floor walker's best: 0.92 s, at 32 threads); warm --jobs 2
   /// 0.268 s, 8 0.292 s, 16 0.294 s, 32 0.300 s.
-  public static var defaultJobs: Int { min(16, max(8, 8 * Syscalls.onlineProcessorCount)) }
+  package static var defaultJobs: Int { min(16, max(8, 8 * Syscalls.onlineProcessorCount)) }
 
   /// The walkers a walk without `--jobs` starts with: one per online CPU, all a warm cache can
   /// use (warm --jobs 2 was the floor's best on 2 CPUs, 16 was 1.0 to 1.18 times it). It grows
   /// towards `defaultJobs` while its workers wait on the disk (`Walker.walk`).
-  public static var startingJobs: Int { min(defaultJobs, Syscalls.onlineProcessorCount) }
+  package static var startingJobs: Int { min(defaultJobs, Syscalls.onlineProcessorCount) }
 }

@@ -5,7 +5,7 @@ public struct AuditReport: Sendable {
   public var container: String
   /// The bundle id or app group id from the container's metadata (nil when it has none).
   public var id: String?
-  public var kind: ContainerKind = .app
+  package var kind: ContainerKind = .app
   /// What people call the container: its id, or else its folder's name.
   public var name: String = ""
   public var categories: [Category: CategoryTotals]
@@ -16,16 +16,16 @@ public struct AuditReport: Sendable {
   /// Sorted most severe first.
   public var findings: [Finding]
   /// Largest backed-up files, largest first.
-  public var largest: [LargeFile]
+  package var largest: [LargeFile]
   /// With `--list`: the listed files, sorted by path; nil without `--list`.
-  public var entries: ListedEntries?
+  package var entries: ListedEntries?
   /// The policy file's budgets and the backed-up bytes under each.
   public var budgets: [(budget: AuditPolicy.Budget, bytes: UInt64)] = []
   /// With `--baseline`: the change since then.
-  public var comparison: BaselineComparison?
+  package var comparison: BaselineComparison?
   /// The backed-up bytes of the top folders (one and two levels down), at most
   /// `FolderSummary.maximumFolders`: what a baseline compares folder by folder.
-  public var folders: FolderSummary = FolderSummary()
+  package var folders: FolderSummary = FolderSummary()
 
   /// For a device backup's container: the backup it was read from (`BackupAudit.path`, its
   /// `BackupInfo.path`); nil for a container on disk or in an archive. What a report of many
@@ -36,7 +36,7 @@ public struct AuditReport: Sendable {
   /// For a device backup's container: every file the backup holds, whatever its category.
   public var heldByBackup: CategoryTotals?
   /// With `appdata audit CONTAINER --backup BACKUP`: the container against the backup.
-  public var backupComparison: BackupComparison?
+  package var backupComparison: BackupComparison?
   /// The platform the app's data is audited for (`IOSPlatform`, `AndroidPlatform`): its
   /// destinations, its categories and its rules, which the renderers ask.
   public var platform: any Platform = IOSPlatform()

@@ -2,9 +2,9 @@ import AppDataSystem
 /// One device backup of a report of many (a folder of backups such as `MobileSync/Backup`, or a
 /// backup among several PATH operands): what it is, and whether it could be read. Its containers
 /// are the report's containers named `PATH//DOMAIN` (see `AuditSet.reports(of:)`).
-public struct BackupAudit: Sendable {
+package struct BackupAudit: Sendable {
   /// Whether the backup was read.
-  public enum Status: String, CaseIterable, Sendable {
+  package enum Status: String, CaseIterable, Sendable {
     /// Its manifest was read; its containers are in the report.
     case audited
     /// Encrypted, and no password was given or the one given does not open it.
@@ -13,18 +13,18 @@ public struct BackupAudit: Sendable {
     case refused
 
     /// What the table and the HTML report call it: `audited`, `locked` or `not read`.
-    public var words: String { self == .refused ? "not read" : rawValue }
+    package var words: String { self == .refused ? "not read" : rawValue }
   }
 
   /// The backup folder, absolute.
-  public var path: String
+  package var path: String
   /// The folder's name: the device's UDID in a Finder or iTunes backup folder.
-  public var udid: String
+  package var udid: String
   /// What its plists say; nil when they could not be read (a refused backup).
-  public var info: BackupInfo?
-  public var status: Status
+  package var info: BackupInfo?
+  package var status: Status
   /// Why it was locked or refused (one line, input text escaped); nil when audited.
-  public var message: String?
+  package var message: String?
 
   package init(path: String, udid: String, info: BackupInfo?, status: Status, message: String? = nil) {
     self.path = path
@@ -36,7 +36,7 @@ public struct BackupAudit: Sendable {
 
   /// Why it was not read, without the backup's folder the refusal names first (the table, the
   /// findings and the HTML report already name it); nil when audited.
-  public var reason: String? {
+  package var reason: String? {
     guard status != .audited else { return nil }
     var reason = message ?? ""
     let prefix = TerminalText.escaped(path) + ": "
@@ -46,7 +46,7 @@ public struct BackupAudit: Sendable {
 
   /// The finding a backup that was not read gives the report of many (a warning, not a refusal
   /// of the whole run).
-  public var finding: Finding? {
+  package var finding: Finding? {
     guard let reason else { return nil }
     return Finding(rule: .backupUnreadable, path: Array(".".utf8), message: "\(status.words): \(reason)", bytes: nil)
   }

@@ -1,11 +1,11 @@
 import AppDataSystem
 /// `appdata audit CONTAINER --backup BACKUP`: appdata's prediction (the container's categories)
 /// against what a device backup really holds for the container's domain.
-public struct BackupComparison: Sendable {
+package struct BackupComparison: Sendable {
   /// Files and bytes.
-  public struct Count: Sendable, Equatable {
-    public var files: UInt64 = 0
-    public var bytes: UInt64 = 0
+  package struct Count: Sendable, Equatable {
+    package var files: UInt64 = 0
+    package var bytes: UInt64 = 0
     package mutating func add(_ bytes: UInt64) {
       files += 1
       self.bytes = self.bytes.saturatingSum(bytes)
@@ -13,16 +13,16 @@ public struct BackupComparison: Sendable {
   }
 
   /// The backup folder and the domain compared with.
-  public var backup: String
-  public var domain: String
+  package var backup: String
+  package var domain: String
   /// Backed up as predicted: in the container as critical, and in the backup.
-  public var inBoth = Count()
+  package var inBoth = Count()
   /// Predicted backed up but absent from the backup (each a `backup-missing-file` finding).
-  public var onlyInContainer = Count()
+  package var onlyInContainer = Count()
   /// In the backup though the container has them as not backed up (each a `backup-unexpected-file`).
-  public var unexpectedInBackup = Count()
+  package var unexpectedInBackup = Count()
   /// In the backup, not in the container at all (deleted since, or created by the system): counted only.
-  public var onlyInBackup = Count()
+  package var onlyInBackup = Count()
 
   /// The domain a container of `kind` with `id` has in a backup.
   package static func domain(kind: ContainerKind, id: String) -> String {

@@ -3,20 +3,20 @@ import AppDataSystem
 /// largest folders two levels down, at most `maximumFolders` (50) in all, whatever the container
 /// holds. Every JSON report carries it (`folders`), so that a baseline made without `--list`
 /// still says which folders grew.
-public struct FolderSummary: Sendable, Equatable {
+package struct FolderSummary: Sendable, Equatable {
   /// Folder path (`Documents`, `Library/Application Support`) to backed-up bytes, sorted by path.
-  public var folders: [(path: [UInt8], bytes: UInt64)] = []
+  package var folders: [(path: [UInt8], bytes: UInt64)] = []
   /// Whether every folder with backed-up bytes is here (none was left out to keep it bounded):
   /// a folder missing from a complete summary held nothing backed up.
-  public var isComplete = true
+  package var isComplete = true
 
-  public static let maximumFolders = 50
+  package static let maximumFolders = 50
   /// The levels of folders summed (1: `Documents`, 2: `Documents/Photos`).
-  public static let depth = 2
+  package static let depth = 2
 
-  public init() {}
+  package init() {}
 
-  public static func == (a: FolderSummary, b: FolderSummary) -> Bool {
+  package static func == (a: FolderSummary, b: FolderSummary) -> Bool {
     a.isComplete == b.isComplete && a.folders.count == b.folders.count
       && zip(a.folders, b.folders).allSatisfy { $0.path == $1.path && $0.bytes == $1.bytes }
   }
@@ -35,7 +35,7 @@ public struct FolderSummary: Sendable, Equatable {
 
   /// The bytes of `path`, if the summary has it (as a report writes it: a name that is not
   /// UTF-8 with U+FFFD).
-  public func bytes(of path: [UInt8]) -> UInt64? {
+  package func bytes(of path: [UInt8]) -> UInt64? {
     let written = Array(String(decoding: path, as: UTF8.self).utf8)
     return folders.first { $0.path == written || $0.path == path }?.bytes
   }

@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// A collection of `ListedEntry`: reading an element builds one; the reports' hot paths read the
 /// bytes in place (`forEachInPlace`).
-public struct ListedEntries: Sendable, RandomAccessCollection, ExpressibleByArrayLiteral {
+package struct ListedEntries: Sendable, RandomAccessCollection, ExpressibleByArrayLiteral {
   fileprivate struct Record: Sendable {
     var bytes: UInt64
     var allocatedBytes: UInt64
@@ -43,23 +43,23 @@ public struct ListedEntries: Sendable, RandomAccessCollection, ExpressibleByArra
   private var segments: [Segment] = []
   /// After `sortedByPath()`: the path order, made when first needed.
   private var pathOrder: PathOrder?
-  public private(set) var count = 0
+  package private(set) var count = 0
   /// No path is listed twice and none is also the folder of another: what a walk of a folder
   /// lists (each name comes once from its folder's listing). Said by the reader that knows.
   package var pathsAreUnique = false
 
-  public init() {}
+  package init() {}
 
-  public init(_ entries: [ListedEntry]) {
+  package init(_ entries: [ListedEntry]) {
     for entry in entries { append(entry) }
   }
 
-  public init(arrayLiteral elements: ListedEntry...) {
+  package init(arrayLiteral elements: ListedEntry...) {
     self.init(elements)
   }
 
-  public var startIndex: Int { 0 }
-  public var endIndex: Int { count }
+  package var startIndex: Int { 0 }
+  package var endIndex: Int { count }
 
   /// The record at a position in the order the entries were added.
   private func stored(_ position: Int) -> (segment: Int, record: Int) {
@@ -73,7 +73,7 @@ public struct ListedEntries: Sendable, RandomAccessCollection, ExpressibleByArra
     return (segment, rest)
   }
 
-  public subscript(position: Int) -> ListedEntry {
+  package subscript(position: Int) -> ListedEntry {
     let (segmentIndex, recordIndex): (Int, Int)
     if let order = pathOrder?.get(sorting: segments).order {
       let packed = Int(order[position])

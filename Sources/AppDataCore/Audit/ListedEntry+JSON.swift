@@ -2,7 +2,7 @@ import AppDataSystem
 
 extension ListedEntry {
   /// `{path, category, bytes, allocatedBytes, marker, excludedBy}`; `type` is added for NDJSON.
-  public func json(type: String? = nil) -> JSONValue {
+  package func json(type: String? = nil) -> JSONValue {
     var object = JSONValue.pathFields(path)
     object["category"] = .string(category.rawValue)
     object["bytes"] = .unsigned(bytes)
@@ -87,14 +87,14 @@ extension ListedEntries {
 
 /// The fields that name a line's container in the NDJSON of a report of many containers:
 /// `container` (its path) and `id`, serialized once.
-public struct NDJSONTag: Sendable {
-  public let container: String
-  public let id: String?
+package struct NDJSONTag: Sendable {
+  package let container: String
+  package let id: String?
   /// `"container":"…"` and `"id":…` as JSON bytes.
   package let containerField: [UInt8]
   package let idField: [UInt8]
 
-  public init(container: String, id: String?) {
+  package init(container: String, id: String?) {
     self.container = container
     self.id = id
     containerField = Array(#""container":"#.utf8) + Array(JSONValue.string(container).serialized(pretty: false).utf8)

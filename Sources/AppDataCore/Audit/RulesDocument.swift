@@ -1,8 +1,8 @@
 import AppDataSystem
 /// Docs/rules.md, generated from the rule, layout and marker tables so the reference
 /// cannot drift from the code (`make docs` writes it; a test compares).
-public enum RulesDocument {
-  public static func markdown() -> String {
+package enum RulesDocument {
+  package static func markdown() -> String {
     (rules() + categories() + layouts() + places() + markers()).joined(separator: "\n") + "\n"
   }
 

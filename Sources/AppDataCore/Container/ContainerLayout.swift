@@ -2,20 +2,20 @@ import AppDataSystem
 /// The container layout as data: which location rule an entry falls under, decided by
 /// the first one or two components of its path. (Apple's File System Programming Guide, Table 1-1,
 /// QA1719, and MobileBackup's own include and exclude lists of iOS 18.)
-public struct LocationRule: Sendable {
+package struct LocationRule: Sendable {
   /// Path components from the container root; an element starting with `*` matches
   /// any name with that suffix (`*.app`).
-  public let pattern: [String]
+  package let pattern: [String]
   /// The category of files here when no marker applies.
-  public let category: Category
+  package let category: Category
   /// Whether the location is part of the standard layout (else: `unknown-location`).
-  public let isStandard: Bool
+  package let isStandard: Bool
   /// What the location is for, for Docs/rules.md.
-  public let purpose: String
+  package let purpose: String
   /// False for a fact not yet seen in a real backup (*unconfirmed* in Docs/rules.md).
-  public let isConfirmed: Bool
+  package let isConfirmed: Bool
 
-  public init(pattern: [String], category: Category, isStandard: Bool, purpose: String, isConfirmed: Bool) {
+  package init(pattern: [String], category: Category, isStandard: Bool, purpose: String, isConfirmed: Bool) {
     precondition((1...Self.maximumDepth).contains(pattern.count), "a location pattern has one or two elements")
     self.pattern = pattern
     self.category = category
@@ -25,7 +25,7 @@ public struct LocationRule: Sendable {
   }
 
   /// The longest pattern in the table: deeper entries inherit their folder's rule.
-  public static let maximumDepth = 2
+  package static let maximumDepth = 2
 }
 
 /// A layout's patterns compiled to bytes for the matcher every reader calls per entry: one byte
@@ -106,15 +106,15 @@ struct CompiledPatterns: Sendable {
 /// A layout table: which location rule an entry falls under, first match wins, so the more
 /// specific rules come first. An app (and an app extension) uses `app`; an app group container,
 /// whose files sit at its root, uses `group`.
-public struct ContainerLayout: Sendable {
+package struct ContainerLayout: Sendable {
   /// A short name for docs and reports (`app`, `group`).
-  public let name: String
+  package let name: String
   /// Every location rule, in matching order.
-  public let rules: [LocationRule]
+  package let rules: [LocationRule]
   /// What anything else at the top level falls under.
-  public let fallback: LocationRule
+  package let fallback: LocationRule
   /// The folders iOS defines, which QA1719 says not to mark (`excluded-system-folder`).
-  public let systemDefinedFolders: [String]
+  package let systemDefinedFolders: [String]
 
   /// The categories of the rules, as plain values for the walk's hot loop.
   @usableFromInline package let categories: [Category]
@@ -133,7 +133,7 @@ public struct ContainerLayout: Sendable {
   }
 
   /// The rule for an entry whose path components (from the container root) are `components`.
-  public func rule(for components: ArraySlice<[UInt8]>) -> LocationRule {
+  package func rule(for components: ArraySlice<[UInt8]>) -> LocationRule {
     rule(at: ruleIndex(for: components))
   }
 
@@ -159,11 +159,11 @@ public struct ContainerLayout: Sendable {
   @inlinable package func isStandard(at index: Int) -> Bool { index < 0 ? fallback.isStandard : standardFlags[index] }
 
   /// The name of the migration journal at the container root.
-  public static let migrationJournalName = ".appdata-migration.journal"
+  package static let migrationJournalName = ".appdata-migration.journal"
 
   /// The file at an iOS (and Simulator) container's root whose `MCMMetadataIdentifier` names
   /// the bundle id or app group id.
-  public static let metadataFileName = ".com.apple.mobile_container_manager.metadata.plist"
+  package static let metadataFileName = ".com.apple.mobile_container_manager.metadata.plist"
 
   /// Rules every layout starts with: the container's own metadata, and appdata's journal.
   private static let metadataRules: [LocationRule] = [
@@ -200,7 +200,7 @@ public struct ContainerLayout: Sendable {
 
   /// An app's (or an app extension's) data container: MobileBackup includes `Documents`, `Library`
   /// and `GeoJSON`, minus its exclusions; anything else is not backed up.
-  public static let app = ContainerLayout(
+  package static let app = ContainerLayout(
     name: "app",
     rules: metadataRules + systemExclusions + [
       LocationRule(pattern: ["SystemData"], category: .system, isStandard: true,
@@ -224,7 +224,7 @@ public struct ContainerLayout: Sendable {
   /// An app group container (`Shared/AppGroup/<UUID>`, `~/Library/Group Containers/<id>`): its
   /// files sit at the root (`ChatStorage.sqlite`, `stickers/`). MobileBackup backs up the whole
   /// root except the app exclusions and the metadata plist, so a group's `tmp/` is backed up.
-  public static let group = ContainerLayout(
+  package static let group = ContainerLayout(
     name: "group",
     rules: metadataRules + systemExclusions + [
       LocationRule(pattern: ["tmp"], category: .critical, isStandard: true,
@@ -236,14 +236,14 @@ public struct ContainerLayout: Sendable {
     systemDefinedFolders: ["Library", "Library/Application Support", "Library/Preferences"])
 
   /// A device backup's system domains: no app layout applies; everything there is backed up.
-  public static let system = ContainerLayout(
+  package static let system = ContainerLayout(
     name: "system", rules: [],
     fallback: LocationRule(pattern: ["*"], category: .critical, isStandard: true,
                            purpose: "a system domain of a device backup: everything it holds is backed up", isConfirmed: true),
     systemDefinedFolders: [])
 
   /// The layout a container of `kind` uses: groups their own, apps and plugins the app's.
-  public static func forKind(_ kind: ContainerKind) -> ContainerLayout {
+  package static func forKind(_ kind: ContainerKind) -> ContainerLayout {
     switch kind {
     case .group: return group
     case .system: return system
@@ -252,5 +252,5 @@ public struct ContainerLayout: Sendable {
   }
 
   /// Every layout, for Docs/rules.md.
-  public static let all: [ContainerLayout] = [app, group]
+  package static let all: [ContainerLayout] = [app, group]
 }

@@ -2,19 +2,19 @@ import AppDataSystem
 /// Where an entry stands in its container: its location rule and its category. Decided by
 /// `ContainerLayout.place(depth:leadingComponents:parent:isExcluded:)` and nowhere else, whichever
 /// reader (the walk on disk, an archive, a device backup's manifest) produced the entry.
-public struct Placement: Sendable, Equatable {
+package struct Placement: Sendable, Equatable {
   /// The index of the location rule in the layout's `rules` (-1: its fallback). A plain value
   /// rather than the rule itself: sharing one reference-counted object between walker threads
   /// costs more than the walk's own work.
-  public var ruleIndex: Int
+  package var ruleIndex: Int
   /// Whether the location is part of the standard layout (false only for an unknown top-level entry).
-  public var isStandardLocation: Bool
+  package var isStandardLocation: Bool
   /// The rule's category: where the entry lives, before markers.
-  public var locationCategory: Category
+  package var locationCategory: Category
   /// The final category: the rule's, or `offline` when a marker excludes a backed-up location.
-  public var category: Category
+  package var category: Category
 
-  public init(ruleIndex: Int, isStandardLocation: Bool, locationCategory: Category, category: Category) {
+  package init(ruleIndex: Int, isStandardLocation: Bool, locationCategory: Category, category: Category) {
     self.ruleIndex = ruleIndex
     self.isStandardLocation = isStandardLocation
     self.locationCategory = locationCategory
@@ -22,7 +22,7 @@ public struct Placement: Sendable, Equatable {
   }
 
   /// The container root's own placement: what its top-level entries inherit from (nothing).
-  public static let root = Placement(ruleIndex: -1, isStandardLocation: true, locationCategory: .other, category: .other)
+  package static let root = Placement(ruleIndex: -1, isStandardLocation: true, locationCategory: .other, category: .other)
 }
 
 extension ContainerLayout {
@@ -34,7 +34,7 @@ extension ContainerLayout {
   /// A reader that has an entry's whole path but not its folder's placement (a backup manifest's
   /// rows come in no order) passes `min(depth, 2)` and the first two components: the same answer.
   @inlinable
-  public func place(
+  package func place(
     depth: Int, leadingComponents: @autoclosure () -> ArraySlice<[UInt8]>, parent: Placement, isExcluded: Bool
   ) -> Placement {
     if depth <= LocationRule.maximumDepth {
@@ -46,7 +46,7 @@ extension ContainerLayout {
   /// `place` for a manifest row, from its path's bytes: `first` is its first component,
   /// `second` its second (nil for a top-level entry). No copy, no allocation.
   @inlinable
-  public func place(first: UnsafeBufferPointer<UInt8>, second: UnsafeBufferPointer<UInt8>?, isExcluded: Bool) -> Placement {
+  package func place(first: UnsafeBufferPointer<UInt8>, second: UnsafeBufferPointer<UInt8>?, isExcluded: Bool) -> Placement {
     placement(depth: second == nil ? 1 : 2, ruleIndex: ruleIndex(first: first, second: second), isExcluded: isExcluded)
   }
 
@@ -68,7 +68,7 @@ extension ContainerLayout {
   /// `place` for an entry known by its path from the container root but not by its folder's
   /// placement (a manifest row): `components` are the path's first components (two suffice).
   @inlinable
-  public func place(components: ArraySlice<[UInt8]>, isExcluded: Bool) -> Placement {
+  package func place(components: ArraySlice<[UInt8]>, isExcluded: Bool) -> Placement {
     let depth = min(components.count, LocationRule.maximumDepth)
     return place(depth: depth, leadingComponents: components.prefix(depth), parent: .root, isExcluded: isExcluded)
   }

@@ -10,7 +10,7 @@ import AppDataSystem
 /// object built counts against `Limits.maximumObjects`, every string and data byte against
 /// `Limits.maximumBytes`, and nesting (references followed, or XML elements opened) stops at
 /// `Limits.maximumDepth`, so memory and time are bounded by the limits whatever the file says.
-public enum PropertyList: Equatable, Sendable {
+package enum PropertyList: Equatable, Sendable {
   case string(String)
   /// Every integer a plist holds, exactly: CoreFoundation and plistlib read 2^63 to 2^64 - 1
   /// (written as 16-byte integers in binary plists) as well as the 64-bit signed range.
@@ -29,24 +29,24 @@ public enum PropertyList: Equatable, Sendable {
 
   /// What one plist may cost. Real ones are far below: a `Manifest.plist` naming 300 apps with
   /// their icons is a few MB and some 10,000 objects.
-  public enum Limits {
+  package enum Limits {
     /// The largest plist file appdata reads (a backup's plists with many apps reach several MB).
-    public static let maximumFileSize = 64 << 20
+    package static let maximumFileSize = 64 << 20
     /// Values built from one plist, counting every reference followed.
-    public static let maximumObjects = 250_000
+    package static let maximumObjects = 250_000
     /// String and data bytes built from one plist, counting every reference followed.
-    public static let maximumBytes = 256 << 20
+    package static let maximumBytes = 256 << 20
     /// Arrays and dictionaries inside each other.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
   }
 
   /// Why a plist could not be read, in words for a one-line message.
-  public struct Malformed: Error, Equatable, Sendable {
-    public var reason: String
+  package struct Malformed: Error, Equatable, Sendable {
+    package var reason: String
   }
 
   /// Reads a binary (`bplist00`) or XML plist.
-  public static func parse(_ bytes: [UInt8]) throws(Malformed) -> PropertyList {
+  package static func parse(_ bytes: [UInt8]) throws(Malformed) -> PropertyList {
     if bytes.starts(with: Array("bplist".utf8)) {
       guard bytes.starts(with: Array("bplist00".utf8)) else {
         throw Malformed(reason: "a binary plist of a version other than bplist00")
@@ -156,40 +156,40 @@ public enum PropertyList: Equatable, Sendable {
   // MARK: - Reading values
 
   /// A dictionary member, or nil (also when this is not a dictionary).
-  public subscript(key: String) -> PropertyList? {
+  package subscript(key: String) -> PropertyList? {
     if case .dictionary(let members) = self { return members[PlistKey(key)] }
     return nil
   }
 
-  public var dictionaryValue: [PlistKey: PropertyList]? {
+  package var dictionaryValue: [PlistKey: PropertyList]? {
     if case .dictionary(let members) = self { return members }
     return nil
   }
 
-  public var stringValue: String? {
+  package var stringValue: String? {
     if case .string(let text) = self { return text }
     return nil
   }
 
   /// The integer when it fits 64 bits signed; nil for other values and for larger integers.
-  public var integerValue: Int64? {
+  package var integerValue: Int64? {
     if case .integer(let value) = self { return Int64(exactly: value) }
     return nil
   }
 
-  public var boolValue: Bool? {
+  package var boolValue: Bool? {
     if case .bool(let value) = self { return value }
     return nil
   }
 
-  public var dataValue: [UInt8]? {
+  package var dataValue: [UInt8]? {
     if case .data(let bytes) = self { return bytes }
     return nil
   }
 
   /// A date as ISO 8601 in UTC to the second (`2024-05-01T09:30:00Z`); nil for other values and
   /// for dates outside the years 1 to 9999.
-  public var dateText: String? {
+  package var dateText: String? {
     guard case .date(let seconds) = self, seconds.isFinite else { return nil }
     return PlistDate.text(secondsSince2001: seconds)
   }
@@ -270,20 +270,20 @@ extension Int64 {
 
 /// A plist dictionary's key: equal and hashed by its UTF-8 bytes, never by Unicode canonical
 /// equivalence as `String` is, so two keys that differ only in composition stay two.
-public struct PlistKey: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-  public let string: String
+package struct PlistKey: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+  package let string: String
 
-  public init(_ string: String) { self.string = string }
-  public init(stringLiteral value: String) { self.string = value }
+  package init(_ string: String) { self.string = string }
+  package init(stringLiteral value: String) { self.string = value }
 
-  public var description: String { string }
+  package var description: String { string }
 
-  public static func == (left: PlistKey, right: PlistKey) -> Bool { StringBytes.equal(left.string, right.string) }
+  package static func == (left: PlistKey, right: PlistKey) -> Bool { StringBytes.equal(left.string, right.string) }
 
-  public func hash(into hasher: inout Hasher) { StringBytes.hash(string, into: &hasher) }
+  package func hash(into hasher: inout Hasher) { StringBytes.hash(string, into: &hasher) }
 }
 
 extension Dictionary where Key == PlistKey {
   /// The member named `name` (by its bytes).
-  public subscript(name: String) -> Value? { self[PlistKey(name)] }
+  package subscript(name: String) -> Value? { self[PlistKey(name)] }
 }

@@ -1,6 +1,6 @@
 import AppDataSystem
 /// The two "do not back up" markers iOS and macOS honour (Apple's Technical Q&A QA1719).
-public enum Marker: String, CaseIterable, Sendable, Comparable {
+package enum Marker: String, CaseIterable, Sendable, Comparable {
   /// `com.apple.metadata:com_apple_backup_excludeItem`, what `NSURLIsExcludedFromBackupKey`
   /// and `tmutil addexclusion` write (iOS 5.1+).
   case modern
@@ -8,7 +8,7 @@ public enum Marker: String, CaseIterable, Sendable, Comparable {
   case legacy
 
   /// The attribute name as macOS and iOS store it.
-  public var attributeName: String {
+  package var attributeName: String {
     switch self {
     case .modern: return "com.apple.metadata:com_apple_backup_excludeItem"
     case .legacy: return "com.apple.MobileBackup"
@@ -16,7 +16,7 @@ public enum Marker: String, CaseIterable, Sendable, Comparable {
   }
 
   /// The value appdata writes: what Apple's own APIs write.
-  public var valueToWrite: [UInt8] {
+  package var valueToWrite: [UInt8] {
     switch self {
     case .modern: return Marker.modernValue
     case .legacy: return [0x01]
@@ -27,7 +27,7 @@ public enum Marker: String, CaseIterable, Sendable, Comparable {
   /// Legacy: the first byte is non-zero (`u_int8_t attrValue = 1`). Modern: present at all,
   /// as borg does; Duplicacy's stricter "contains com.apple.backupd" is not required because
   /// iOS itself does not check the value (*unconfirmed*: see MarkerTable).
-  public func isExcluding(value: [UInt8]) -> Bool {
+  package func isExcluding(value: [UInt8]) -> Bool {
     switch self {
     case .modern: return true
     case .legacy: return value.first.map { $0 != 0 } ?? false
@@ -36,26 +36,26 @@ public enum Marker: String, CaseIterable, Sendable, Comparable {
 
   /// `bplist00` holding the string `com.apple.backupd`: 61 bytes, byte for byte what
   /// `plistlib.dumps('com.apple.backupd', fmt=plistlib.FMT_BINARY)` produces.
-  public static let modernValue: [UInt8] = hexBytes(
+  package static let modernValue: [UInt8] = hexBytes(
     "62706c69737430305f1011636f6d2e6170706c652e6261636b75706408000000000000010100000000000000010000000000000000000000000000001c"
   )
 
-  public static func < (lhs: Marker, rhs: Marker) -> Bool { lhs.rawValue < rhs.rawValue }
+  package static func < (lhs: Marker, rhs: Marker) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// Which markers an item carries (or is excluded by): none, one, or both.
-public struct MarkerSet: OptionSet, Hashable, Sendable {
-  public let rawValue: UInt8
-  public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct MarkerSet: OptionSet, Hashable, Sendable {
+  package let rawValue: UInt8
+  package init(rawValue: UInt8) { self.rawValue = rawValue }
 
-  public static let modern = MarkerSet(rawValue: 1)
-  public static let legacy = MarkerSet(rawValue: 2)
-  public static let both: MarkerSet = [.modern, .legacy]
+  package static let modern = MarkerSet(rawValue: 1)
+  package static let legacy = MarkerSet(rawValue: 2)
+  package static let both: MarkerSet = [.modern, .legacy]
 
-  public init(_ marker: Marker) { self = marker == .modern ? .modern : .legacy }
+  package init(_ marker: Marker) { self = marker == .modern ? .modern : .legacy }
 
   /// The JSON spelling: `modern`, `legacy`, `both`, or nil for none.
-  public var name: String? {
+  package var name: String? {
     switch self {
     case .modern: return "modern"
     case .legacy: return "legacy"
@@ -65,7 +65,7 @@ public struct MarkerSet: OptionSet, Hashable, Sendable {
   }
 
   /// True when at least one marker excludes the item.
-  public var isExcluding: Bool { !isEmpty }
+  package var isExcluding: Bool { !isEmpty }
 }
 
 package func hexBytes(_ hex: String) -> [UInt8] {

@@ -1,20 +1,20 @@
 import AppDataSystem
 /// Whether a path is excluded from backup, and by what: `appdata status`.
-public struct MarkerStatus: Sendable {
+package struct MarkerStatus: Sendable {
   /// The path as given.
-  public var path: String
+  package var path: String
   /// Excluding markers on the path itself.
-  public var ownMarkers: MarkerSet
+  package var ownMarkers: MarkerSet
   /// The nearest marked folder above the path (absolute), and its markers.
-  public var inheritedFrom: (path: String, markers: MarkerSet)?
+  package var inheritedFrom: (path: String, markers: MarkerSet)?
 
-  public var isExcluded: Bool { ownMarkers.isExcluding || inheritedFrom != nil }
+  package var isExcluded: Bool { ownMarkers.isExcluding || inheritedFrom != nil }
 
   /// The markers that decide: the path's own, else the inherited ones.
-  public var effectiveMarkers: MarkerSet { ownMarkers.isExcluding ? ownMarkers : (inheritedFrom?.markers ?? []) }
+  package var effectiveMarkers: MarkerSet { ownMarkers.isExcluding ? ownMarkers : (inheritedFrom?.markers ?? []) }
 
   /// Reads the markers on `path` and on every folder above it up to `/`.
-  public static func read(_ path: String) throws(SystemError) -> MarkerStatus {
+  package static func read(_ path: String) throws(SystemError) -> MarkerStatus {
     _ = try Syscalls.status(ofPath: path)  // exists? (lstat: a symlink is examined as itself)
     let own = try markers(atPath: path)
     var inherited: (String, MarkerSet)?
@@ -31,7 +31,7 @@ public struct MarkerStatus: Sendable {
   }
 
   /// The excluding markers on one path, in any recognised spelling.
-  public static func markers(atPath path: String) throws(SystemError) -> MarkerSet {
+  package static func markers(atPath path: String) throws(SystemError) -> MarkerSet {
     let names: [String]
     do {
       names = try ExtendedAttributes.names(atPath: path)

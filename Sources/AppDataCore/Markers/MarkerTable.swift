@@ -5,9 +5,9 @@ import AppDataSystem
 /// *Unconfirmed* facts live here so they change in one place:
 /// - that iOS treats the modern marker as excluding whatever its value (borg's reading);
 /// - that a copy made with `rsync -X` on Linux keeps the bare name after `user.`.
-public enum MarkerTable {
+package enum MarkerTable {
   /// What a recognised attribute means.
-  public enum Meaning: Equatable, Sendable {
+  package enum Meaning: Equatable, Sendable {
     /// One of the two backup-exclusion markers.
     case marker(Marker)
     /// freedesktop's `user.xdg.robots.backup`: `false` asks Linux backup tools to skip the item.
@@ -16,15 +16,15 @@ public enum MarkerTable {
 
   /// The namespace prefix Linux requires for unprivileged attributes; rsync -X adds it
   /// when copying from a Mac and strips it when copying back.
-  public static let linuxNamespacePrefix = "user."
+  package static let linuxNamespacePrefix = "user."
 
   /// The freedesktop attribute name (Linux only, always namespaced).
-  public static let robotsBackupName = "user.xdg.robots.backup"
+  package static let robotsBackupName = "user.xdg.robots.backup"
 
   /// Names recognised when reading, on every platform: bare (macOS, iOS) and `user.`-prefixed
   /// (a Mac container copied to Linux). Reading both everywhere makes an audit give the same
   /// answer for the same bytes on any host.
-  public static let recognised: [(name: String, meaning: Meaning)] = {
+  package static let recognised: [(name: String, meaning: Meaning)] = {
     var table: [(String, Meaning)] = []
     for marker in Marker.allCases {
       table.append((marker.attributeName, .marker(marker)))
@@ -40,7 +40,7 @@ public enum MarkerTable {
 
   /// The name this platform reads and writes for `marker`: `user.` + name on Linux,
   /// the bare name on Darwin.
-  public static func platformName(of marker: Marker) -> String {
+  package static func platformName(of marker: Marker) -> String {
     #if os(Linux) && !DARWIN_CHECK
     return linuxNamespacePrefix + marker.attributeName
     #else
@@ -50,7 +50,7 @@ public enum MarkerTable {
 
   /// The name this platform stores the extended attribute Apple names `name` under: `user.` +
   /// name on Linux (unprivileged names live there), the name itself on Darwin.
-  public static func platformAttributeName(_ name: String) -> String {
+  package static func platformAttributeName(_ name: String) -> String {
     #if os(Linux) && !DARWIN_CHECK
     return name.hasPrefix(linuxNamespacePrefix) ? name : linuxNamespacePrefix + name
     #else
@@ -60,7 +60,7 @@ public enum MarkerTable {
 
   /// Whether this platform can store a marker on a symlink itself (Darwin can; Linux
   /// allows no user.* attributes on links).
-  public static var canMarkSymbolicLinks: Bool {
+  package static var canMarkSymbolicLinks: Bool {
     #if os(Linux) && !DARWIN_CHECK
     return false
     #else
@@ -69,12 +69,12 @@ public enum MarkerTable {
   }
 
   /// Every spelling of `marker` that may be found on disk here (for `include` to remove).
-  public static func allNames(of marker: Marker) -> [String] {
+  package static func allNames(of marker: Marker) -> [String] {
     recognised.filter { $0.meaning == .marker(marker) }.map(\.name)
   }
 
   /// Whether a `user.xdg.robots.backup` value says "do not back up".
-  public static func robotsValueDeclinesBackup(_ value: [UInt8]) -> Bool {
+  package static func robotsValueDeclinesBackup(_ value: [UInt8]) -> Bool {
     var text = value
     while let last = text.last, last == 0 || last == 0x0A || last == 0x20 { text.removeLast() }
     return String(decoding: text, as: UTF8.self).lowercased() == "false"

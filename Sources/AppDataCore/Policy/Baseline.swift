@@ -12,7 +12,7 @@ public struct Baseline: Sendable {
   /// path it does not name was not there.
   public var listsEveryBackedUpFile: Bool
   /// The baseline's folder summary (`folders`); nil in a report made before it had one.
-  public var folders: FolderSummary?
+  package var folders: FolderSummary?
   /// When the baseline names only its largest backed-up files (not all of them): the smallest
   /// of those, so a file it does not name held at most this many bytes then, or was not there.
   public var largestBound: UInt64?
@@ -160,43 +160,43 @@ public struct BaselineSet: Sendable {
 }
 
 /// How the backup changed since the baseline.
-public struct BaselineComparison: Sendable {
-  public struct PathGrowth: Sendable {
-    public var path: [UInt8]
+package struct BaselineComparison: Sendable {
+  package struct PathGrowth: Sendable {
+    package var path: [UInt8]
     /// The bytes then; for a file the baseline does not name (`beforeIsBound`), the most it
     /// can have held then.
-    public var before: UInt64
-    public var after: UInt64
+    package var before: UInt64
+    package var after: UInt64
     /// A folder of the folder summary, rather than a file.
-    public var isFolder = false
+    package var isFolder = false
     /// A file the baseline did not hold (it names every backed-up file).
-    public var isNew = false
+    package var isNew = false
     /// A file the baseline, naming only its largest files, does not name: new, or at most
     /// `before` bytes then.
-    public var beforeIsBound = false
+    package var beforeIsBound = false
     /// Bytes of growth (at least this many when `beforeIsBound`).
-    public var growth: UInt64 { after - before }
+    package var growth: UInt64 { after - before }
   }
 
-  public var file: String
-  public var backupBefore: UInt64
-  public var backupAfter: UInt64
-  public var categories: [Category: (before: UInt64, after: UInt64)]
+  package var file: String
+  package var backupBefore: UInt64
+  package var backupAfter: UInt64
+  package var categories: [Category: (before: UInt64, after: UInt64)]
   /// The backed-up files that grew or are new, largest growth first (at most `top`).
-  public var growing: [PathGrowth]
+  package var growing: [PathGrowth]
   /// The folders that grew most (from the folder summaries), largest growth first (at most `top`).
-  public var growingFolders: [PathGrowth] = []
+  package var growingFolders: [PathGrowth] = []
 
   /// Bytes of growth (negative: shrank).
-  public var delta: Int64 { Int64(bitPattern: backupAfter &- backupBefore) }
+  package var delta: Int64 { Int64(bitPattern: backupAfter &- backupBefore) }
   /// Growth in percent of the baseline; nil when the baseline backed up nothing.
-  public var percent: Double? {
+  package var percent: Double? {
     backupBefore == 0 ? nil : (Double(backupAfter) - Double(backupBefore)) / Double(backupBefore) * 100
   }
 
   /// The folders and the files together, largest growth first (a folder before a file of the
   /// same growth), at most `top`: what the table lists.
-  public func growingPaths(top: Int) -> [PathGrowth] {
+  package func growingPaths(top: Int) -> [PathGrowth] {
     Array((growingFolders + growing).sorted { a, b in
       if a.growth != b.growth { return a.growth > b.growth }
       if a.isFolder != b.isFolder { return a.isFolder }

@@ -1,10 +1,10 @@
 import AppDataSystem
 /// The tool's name and version, as `--version` and reports print them.
-public enum AppDataVersion {
-  public static let name = "appdata"
-  public static let current = "0.1.0"
+package enum AppDataVersion {
+  package static let name = "appdata"
+  package static let current = "0.1.0"
   /// The `schemaVersion` of the audit JSON (Docs/audit.schema.json).
-  public static let auditSchemaVersion: Int64 = 1
+  package static let auditSchemaVersion: Int64 = 1
 }
 
 extension AppDataVersion {

@@ -3,20 +3,20 @@ import AppDataSystem
 /// Written by hand so that it keeps integers exact, tells booleans from numbers, reports the
 /// line of an error, and refuses input nested deeper than `maximumDepth` instead of
 /// overflowing the stack.
-public struct JSONParser {
-  public struct ParseError: Error, Equatable, CustomStringConvertible {
-    public var message: String
-    public var line: Int
-    public var description: String { "line \(line): \(message)" }
+package struct JSONParser {
+  package struct ParseError: Error, Equatable, CustomStringConvertible {
+    package var message: String
+    package var line: Int
+    package var description: String { "line \(line): \(message)" }
   }
 
-  public static let maximumDepth = 256
+  package static let maximumDepth = 256
   /// The most values (objects, arrays, strings, numbers, literals) one document may hold. Each
   /// costs up to a few hundred bytes once built, so this bounds memory at about 250 MB whatever
   /// the file: a 60 MB file of `{"":0},` would otherwise build 8.5 million dictionaries (1.8 GB)
   /// before a field is checked. An appdata report is far below it unless it lists every file of
   /// a container of more than about 200,000 (make baselines without `--list all`).
-  public static let maximumValues = 1_000_000
+  package static let maximumValues = 1_000_000
 
   private let bytes: [UInt8]
   private var index = 0
@@ -26,7 +26,7 @@ public struct JSONParser {
   private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
   /// Parses one JSON document (surrounding whitespace allowed).
-  public static func parse(_ bytes: [UInt8]) throws(ParseError) -> JSONValue {
+  package static func parse(_ bytes: [UInt8]) throws(ParseError) -> JSONValue {
     var parser = JSONParser(bytes)
     // A UTF-8 byte order mark is tolerated.
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }

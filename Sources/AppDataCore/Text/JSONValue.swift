@@ -163,7 +163,7 @@ public enum JSONValue: Equatable, Sendable {
 
 /// The bytes a document is written into, handed to a sink whenever they pass `chunkSize` (a
 /// writer calls `flushIfFull()` between elements), or kept whole when there is no sink.
-public struct JSONOutput {
+package struct JSONOutput {
   package static let chunkSize = 1 << 20
   package var bytes: [UInt8] = []
   let sink: (([UInt8]) -> Void)?
@@ -244,7 +244,7 @@ public struct JSONKey: Hashable, Comparable, Sendable, ExpressibleByStringLitera
 
 extension Dictionary where Key == JSONKey {
   /// The member named `name` (by its bytes).
-  public subscript(name: String) -> Value? {
+  package subscript(name: String) -> Value? {
     get { self[JSONKey(name)] }
     set { self[JSONKey(name)] = newValue }
   }

@@ -1,8 +1,8 @@
 import AppDataSystem
 /// "Did you mean": the candidate nearest to what was typed, by edit distance, or nil
 /// when none is close or two are equally close (a tie suggests nothing, as SwiftFormat does).
-public enum Suggestion {
-  public static func nearest(to typed: String, among candidates: [String]) -> String? {
+package enum Suggestion {
+  package static func nearest(to typed: String, among candidates: [String]) -> String? {
     let typedScalars = Array(typed.unicodeScalars)
     guard !typedScalars.isEmpty else { return nil }
     var best: (candidate: String, distance: Int)?

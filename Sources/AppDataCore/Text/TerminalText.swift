@@ -2,8 +2,8 @@ import AppDataSystem
 /// Makes file names safe to print on a terminal: control characters and invalid UTF-8
 /// are shown as escapes (`\n`, `\t`, `\e`, `\x9b`, `\xff`), never sent raw, so a name
 /// cannot move the cursor, retitle the window or clear the screen.
-public enum TerminalText {
-  public static func escaped(_ bytes: [UInt8]) -> String {
+package enum TerminalText {
+  package static func escaped(_ bytes: [UInt8]) -> String {
     if bytes.allSatisfy(isPlain) { return String(decoding: bytes, as: UTF8.self) }
     var output = ""
     var index = 0
@@ -26,7 +26,7 @@ public enum TerminalText {
   }
 
   /// Escapes a string that may hold control characters (already valid Unicode).
-  public static func escaped(_ text: String) -> String {
+  package static func escaped(_ text: String) -> String {
     if text.utf8.allSatisfy(isPlain) { return text }
     return text.unicodeScalars.map(escape).joined()
   }
@@ -36,7 +36,7 @@ public enum TerminalText {
   /// (a backslash too, so the escapes a message already holds read the same) left as it is.
   /// `CommandIO.error` and `.warning`, the one place messages are written, pass every message
   /// through it: a message that quotes input text without escaping it cannot reach the terminal raw.
-  public static func controlsEscaped(_ message: String) -> String {
+  package static func controlsEscaped(_ message: String) -> String {
     if message.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return message }
     var output = ""
     for scalar in message.unicodeScalars {
@@ -50,7 +50,7 @@ public enum TerminalText {
 
   /// Escaped, and cut to its first `limit` characters and its length when longer: a message
   /// quoting what someone typed or wrote stays one readable line (a 120,000-byte glob).
-  public static func abbreviated(_ text: String, limit: Int = 80) -> String {
+  package static func abbreviated(_ text: String, limit: Int = 80) -> String {
     guard text.unicodeScalars.count > limit else { return escaped(text) }
     return escaped(String(String.UnicodeScalarView(text.unicodeScalars.prefix(limit)))) + "… (\(text.utf8.count) bytes)"
   }

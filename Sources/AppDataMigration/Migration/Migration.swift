@@ -6,7 +6,7 @@ public struct Migration {
   /// The report and the exit status it calls for.
   public struct Outcome: Sendable {
     public var report: MigrationReport
-    public var status: ExitCode
+    package var status: ExitCode
     /// One line per problem that stopped the migration before any change (conflicts).
     public var preCheckErrors: [String]
   }
@@ -16,7 +16,7 @@ public struct Migration {
   /// The folder the user named, when the container was found below it (see `ContainerAccess`).
   public var below: String?
   /// Told how many moves are done (what an interrupt's line says).
-  public var progress: MigrationProgress?
+  package var progress: MigrationProgress?
 
   public init(rootPath: String, options: MigrationOptions) {
     self.rootPath = rootPath

@@ -22,7 +22,7 @@ public struct MigrationOptions: Sendable {
   public var only: [Glob] = []
   public var skip: [Glob] = []
   public var onConflict: ConflictPolicy = .fail
-  public var markers: [Marker] = [.modern]
+  package var markers: [Marker] = [.modern]
   public var defaultsKey: String?
   public var defaultsPlist: [[UInt8]]?
   public var dryRun = false
@@ -33,8 +33,8 @@ public struct MigrationOptions: Sendable {
 }
 
 /// One step of a migration, as the journal records it.
-public struct MigrationStep: Sendable, Equatable {
-  public enum Kind: String, Sendable {
+package struct MigrationStep: Sendable, Equatable {
+  package enum Kind: String, Sendable {
     /// Create a missing folder (the destination or the `--into` folder).
     case createFolder = "create-folder"
     /// Move an entry.
@@ -43,43 +43,43 @@ public struct MigrationStep: Sendable, Equatable {
     case updateDefaults = "update-defaults"
   }
 
-  public var id: Int
-  public var kind: Kind
+  package var id: Int
+  package var kind: Kind
   /// The entry moved (move), or the plist (updateDefaults).
-  public var source: [[UInt8]]
+  package var source: [[UInt8]]
   /// Where it goes (move), or the folder to create (createFolder).
-  public var destination: [[UInt8]]
+  package var destination: [[UInt8]]
   /// Whether to set and verify the marker on `destination` after the step.
-  public var mark: Bool
+  package var mark: Bool
   /// Files and bytes of the moved tree, as planned.
-  public var files: UInt64
-  public var bytes: UInt64
+  package var files: UInt64
+  package var bytes: UInt64
   /// The defaults key (updateDefaults).
-  public var key: String?
+  package var key: String?
 }
 
 /// An entry of the source that is not moved, and why.
-public struct SkippedEntry: Sendable, Equatable {
-  public var source: [[UInt8]]
-  public var reason: String
+package struct SkippedEntry: Sendable, Equatable {
+  package var source: [[UInt8]]
+  package var reason: String
   /// Set when the entry is left because of a destination conflict.
-  public var conflictWith: [[UInt8]]?
+  package var conflictWith: [[UInt8]]?
   /// What the entry holds (0 when it cannot be measured): the report shows what stays.
-  public var files: UInt64 = 0
-  public var bytes: UInt64 = 0
+  package var files: UInt64 = 0
+  package var bytes: UInt64 = 0
 }
 
 /// Everything a migration will do, worked out before anything changes.
-public struct MigrationPlan: Sendable {
-  public var source: [[UInt8]]
-  public var destination: [[UInt8]]
-  public var into: [UInt8]?
-  public var markers: [Marker]
-  public var onConflict: MigrationOptions.ConflictPolicy
-  public var steps: [MigrationStep]
-  public var skipped: [SkippedEntry]
+package struct MigrationPlan: Sendable {
+  package var source: [[UInt8]]
+  package var destination: [[UInt8]]
+  package var into: [UInt8]?
+  package var markers: [Marker]
+  package var onConflict: MigrationOptions.ConflictPolicy
+  package var steps: [MigrationStep]
+  package var skipped: [SkippedEntry]
   /// Under `--on-conflict fail`: every planned move whose destination exists.
-  public var conflicts: [SkippedEntry]
+  package var conflicts: [SkippedEntry]
 
-  public var moves: [MigrationStep] { steps.filter { $0.kind == .move } }
+  package var moves: [MigrationStep] { steps.filter { $0.kind == .move } }
 }

@@ -26,7 +26,7 @@ public struct MigrationReport: Sendable {
     /// Moved across filesystems: the bytes of data copied (holes are not copied); nil for a rename.
     public var copiedBytes: UInt64? = nil
     /// The markers set and verified on the destination (empty when none).
-    public var markers: [Marker]
+    package var markers: [Marker]
     /// Why it was skipped, what it conflicts with, or what failed.
     public var message: String?
   }

@@ -294,7 +294,7 @@ final class Migrator {
 
 /// How far a migration is, read by the command line when an interrupt stops it: the moves
 /// planned and those done (a resumed one's earlier moves included).
-public final class MigrationProgress: Sendable {
+package final class MigrationProgress: Sendable {
   private struct State {
     var done = 0, total = 0
     var files: UInt64 = 0, totalFiles: UInt64 = 0
@@ -304,7 +304,7 @@ public final class MigrationProgress: Sendable {
   }
   private let state = Mutex(State())
 
-  public init() {}
+  package init() {}
 
   func start(moves: [MigrationStep], completed: Set<Int>) {
     state.withLock { state in
@@ -338,10 +338,10 @@ public final class MigrationProgress: Sendable {
   func copiedFile() { state.withLock { $0.stepFiles &+= 1 } }
 
   /// Moves done, and planned.
-  public var counts: (done: Int, total: Int) { state.withLock { ($0.done, $0.total) } }
+  package var counts: (done: Int, total: Int) { state.withLock { ($0.done, $0.total) } }
 
   /// Files and bytes moved so far (a copy under way included), and in all.
-  public var amounts: (files: UInt64, totalFiles: UInt64, bytes: UInt64, totalBytes: UInt64) {
+  package var amounts: (files: UInt64, totalFiles: UInt64, bytes: UInt64, totalBytes: UInt64) {
     state.withLock { state in
       (min(state.totalFiles, state.files &+ state.stepFiles), state.totalFiles, min(state.totalBytes, state.bytes &+ state.stepBytes), state.totalBytes)
     }

@@ -11,12 +11,12 @@ import AppDataCore
 /// `tmp`, or a container metadata plist, is a container root (never below `Bundle/Application`);
 /// entries met before their root is known wait for it. Their ids come from the metadata plists
 /// and `.xcappdata` info plists read on the way.
-public struct ArchiveAuditor {
+package struct ArchiveAuditor {
   /// Why the archive was refused (`cause`), and the line saying so, about the archive.
-  public struct Failure: Error, Sendable {
-    public var cause: Refusal.Cause
-    public var message: String
-    public init(_ cause: Refusal.Cause, message: String) {
+  package struct Failure: Error, Sendable {
+    package var cause: Refusal.Cause
+    package var message: String
+    package init(_ cause: Refusal.Cause, message: String) {
       self.cause = cause
       self.message = message
     }
@@ -62,30 +62,30 @@ public struct ArchiveAuditor {
     package var hasAttributes = true
   }
 
-  public let archivePath: String
+  package let archivePath: String
   /// `--root`: the container's folder inside the archive; nil to find them.
-  public var root: [[UInt8]]?
+  package var root: [[UInt8]]?
   /// `--max-archive-bytes`: refuse archives that expand beyond this (zip bombs).
-  public var maximumBytes: UInt64 = 4 << 30
+  package var maximumBytes: UInt64 = 4 << 30
   /// `--max-manifest-bytes`: the most a device backup's Manifest.db found in the archive may
   /// expand to. It is held in memory whole (SQLite reads it there), so this bounds that memory.
-  public var maximumManifestBytes: UInt64 = ArchiveAuditor.defaultMaximumManifestBytes
+  package var maximumManifestBytes: UInt64 = ArchiveAuditor.defaultMaximumManifestBytes
   /// 256 MiB: a backup of about half a million files (a real Manifest.db takes 300 to 500 bytes
   /// a row), and, with SQLite's heap, within the 512 MiB an audit of untrusted input may use.
-  public static let defaultMaximumManifestBytes: UInt64 = 256 << 20
+  package static let defaultMaximumManifestBytes: UInt64 = 256 << 20
   /// Entries are streamed as they are read (NDJSON): a first pass that may be read again does not.
-  public var streams = false
+  package var streams = false
   /// Options differ by container id (the policy file's `containers`): containers are then found
   /// and identified in a first pass, so that each is counted with its own limits and budgets.
-  public var optionsDependOnID = false
+  package var optionsDependOnID = false
   /// `--verify`: the lengths of a backup's stored files are kept for checking.
-  public var recordsStoredFiles = false
+  package var recordsStoredFiles = false
   /// `--max-name-bytes`: the most bytes of names a pass keeps at once (`NameBudget`): the
   /// entries waiting for their container's root, every folder's path, AppleDouble and identity
   /// files' paths, the stored files' paths with `--verify`, and the findings that name entries.
-  public var maximumNameBytes = NameBudget.defaultMaximum
+  package var maximumNameBytes = NameBudget.defaultMaximum
 
-  public init(archivePath: String) {
+  package init(archivePath: String) {
     self.archivePath = archivePath
   }
 

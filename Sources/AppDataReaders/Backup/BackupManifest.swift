@@ -3,9 +3,9 @@ import AppDataCore
 /// What a device backup folder says about itself before its database is read: the plists
 /// (device, iOS version, date, snapshot state, encryption, installed apps), and whether its
 /// `Manifest.db` is one appdata can read. Every refusal is one line naming the cause.
-public struct BackupManifest: Sendable {
+package struct BackupManifest: Sendable {
   /// What the report says the backup is.
-  public typealias Info = BackupInfo
+  package typealias Info = BackupInfo
 
   /// How the backup is encrypted.
   enum Encryption: Sendable {
@@ -30,14 +30,14 @@ public struct BackupManifest: Sendable {
     case archive(ArchivedBackup)
   }
 
-  public var info: Info
+  package var info: Info
   /// `Manifest.plist`'s `Applications`: the apps the backup was made with.
-  public var applications: [String]
+  package var applications: [String]
   /// Each application's `CFBundleVersion`, where Manifest.plist gives it (for the
   /// `AppDataInfo.plist` of an extracted package).
-  public var applicationVersions: [String: String] = [:]
+  package var applicationVersions: [String: String] = [:]
   /// The database's path (in an archive: `ARCHIVE//FOLDER/Manifest.db`, for messages).
-  public var database: String
+  package var database: String
   var encryption: Encryption
   var store: Store = .folder
 

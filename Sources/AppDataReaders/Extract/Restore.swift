@@ -6,16 +6,16 @@ import Synchronization
 /// (Docs/restore.md, "Unconfirmed facts", says where each comes from): change them here, in one
 /// place. The state values are a third party's reading (avito-tech/Emcee's CoreSimulatorState,
 /// read from `device.plist`'s `state`), not Apple's.
-public enum SimulatorFacts {
+package enum SimulatorFacts {
   /// The folder below the home folder that holds one folder per Simulator device (its UDID).
-  public static let devicesFolder = ["Library", "Developer", "CoreSimulator", "Devices"]
+  package static let devicesFolder = ["Library", "Developer", "CoreSimulator", "Devices"]
   /// The device's own plist, in its folder, and the key holding its state.
-  public static let devicePlist = "device.plist"
-  public static let stateKey = "state"
+  package static let devicePlist = "device.plist"
+  package static let stateKey = "state"
   /// `state` values as simctl names them (*unconfirmed*: CoreSimulator's SimDeviceState).
-  public static let states: [Int64: String] = [0: "Creating", 1: "Shutdown", 2: "Booting", 3: "Booted", 4: "Shutting Down"]
+  package static let states: [Int64: String] = [0: "Creating", 1: "Shutdown", 2: "Booting", 3: "Booted", 4: "Shutting Down"]
   /// The one state in which a device's data may be replaced.
-  public static let shutdown: Int64 = 1
+  package static let shutdown: Int64 = 1
 }
 
 /// Hands the partial folder extract's writer builds (`ExtractionWriter`, `ExtractionOutput`)
@@ -68,7 +68,7 @@ public struct RestoreOptions: Sendable {
 public struct RestoreReport: Sendable {
   public struct Container: Sendable {
     public var id: String
-    public var kind: ContainerKind
+    package var kind: ContainerKind
     /// The container's folder on the device (its UUID is its name).
     public var path: String
     /// What it holds now (after), from the backup (restore) or the kept copy (undo).
@@ -324,7 +324,7 @@ extension Restore {
 /// its previous contents, kept for `--undo`. The record says, before the swap, that its name may
 /// name either folder (the new first, the previous second), so whichever side of the swap a run
 /// is killed on, the next run tells a partial folder (removed) from a kept copy (kept).
-public enum Restore {
+package enum Restore {
   static func display(_ target: RestoreTarget) -> String { TerminalText.escaped(target.path) }
 
   /// Files and bytes in a folder's tree (`skipping` names at its top), symlinks not followed.
@@ -394,7 +394,7 @@ public enum Restore {
 
   /// Restores `app` (with `withExtensions`, its groups and plugins installed on the device) from
   /// the device backup at `source` into the Simulator device `device` (its folder, or a UDID).
-  public static func run(source: String, simulator device: String, app: String, options: RestoreOptions = RestoreOptions(),
+  package static func run(source: String, simulator device: String, app: String, options: RestoreOptions = RestoreOptions(),
                          password: PasswordSource? = nil) throws(RestoreFailure) -> RestoreReport {
     let simulator: SimulatorDeviceFolder
     do { simulator = try SimulatorDeviceFolder(device, devices: options.devicesFolder) } catch { throw .refused(error) }
@@ -675,7 +675,7 @@ public enum Restore {
   /// Puts back the previous contents the last restore kept of `app`'s container (and, with
   /// `withExtensions`, of its groups' and plugins'), in one exchange each; the restored tree
   /// is then removed.
-  public static func undo(simulator device: String, app: String, options: RestoreOptions = RestoreOptions()) throws(RestoreFailure) -> RestoreReport {
+  package static func undo(simulator device: String, app: String, options: RestoreOptions = RestoreOptions()) throws(RestoreFailure) -> RestoreReport {
     let simulator: SimulatorDeviceFolder
     do { simulator = try SimulatorDeviceFolder(device, devices: options.devicesFolder) } catch { throw .refused(error) }
     defer { simulator.close() }

@@ -3,17 +3,17 @@ import AppDataCore
 /// Which app a container belongs to, from the plists iOS, macOS and Xcode leave around it:
 /// the container metadata plist (`MCMMetadataIdentifier`, `MCMMetadataContentClass`) and an
 /// `.xcappdata` package's `AppDataInfo.plist` (`CFBundleIdentifier`).
-public struct ContainerIdentity: Sendable {
+package struct ContainerIdentity: Sendable {
   /// The bundle id or app group id; nil when no plist names one.
-  public var id: String?
+  package var id: String?
   /// The kind the metadata's content class names, if it names one appdata knows.
-  public var kind: ContainerKind?
+  package var kind: ContainerKind?
   /// The content class says this is an `.app` bundle's container: never app data.
-  public var isBundle = false
+  package var isBundle = false
   /// The identity plists that are there but cannot be read: each as a path relative to the
   /// root (`../AppDataInfo.plist` for a package's), and why. A `metadata-unreadable` finding
   /// each, never a silent `id: null`.
-  public var unreadable: [(path: [UInt8], reason: String)] = []
+  package var unreadable: [(path: [UInt8], reason: String)] = []
 
   /// Looks around a container root (path components, in a folder or an archive) with `read`,
   /// which returns a small file's bytes or nil: the root's metadata plist, then, for a

@@ -1,75 +1,75 @@
 import AppDataSystem
 import AppDataCore
 /// One container PATH resolved to.
-public struct ContainerRef: Sendable {
+package struct ContainerRef: Sendable {
   /// The bundle id or app group id from its metadata; nil when it has none.
-  public var id: String?
-  public var kind: ContainerKind
+  package var id: String?
+  package var kind: ContainerKind
   /// The container root on disk, as a path to open (inside an archive: see `ArchiveSource`).
-  public var root: String
+  package var root: String
   /// The folder name people know it by (a package's name, a Mac app's `<id>` folder), shown
   /// where there is no id.
-  public var folderName: String
+  package var folderName: String
 
   /// Findings about its identity plists (`metadata-unreadable`), noted in its report.
-  public var identityFindings: [Finding] = []
+  package var identityFindings: [Finding] = []
 
   /// The id, or else the folder name.
-  public var name: String { id ?? folderName }
+  package var name: String { id ?? folderName }
 }
 
 /// What an audit of a source needs: each container's options, where streamed lines go, progress.
-public struct AuditRequest: Sendable {
+package struct AuditRequest: Sendable {
   /// The options of a container, by its id (the policy's per-container overrides, the baseline).
-  public var options: @Sendable (String?) -> AuditOptions
+  package var options: @Sendable (String?) -> AuditOptions
   /// Whether `options` gives different limits or budgets for different ids.
-  public var optionsDependOnID = false
+  package var optionsDependOnID = false
   /// `--app`: the containers to keep.
-  public var filter: AppFilter?
+  package var filter: AppFilter?
   /// Receives listed entries as NDJSON lines while the audit runs (see `Auditor.entrySink`).
-  public var entrySink: (@Sendable ([UInt8]) -> Void)?
+  package var entrySink: (@Sendable ([UInt8]) -> Void)?
   /// Tag streamed lines with their container (a report of many).
-  public var tagsLines = false
-  public var progress: WalkProgress?
+  package var tagsLines = false
+  package var progress: WalkProgress?
   /// Device backups: list every system domain (`--all-domains`), check stored files (`--verify`).
-  public var allDomains = false
-  public var verify = false
+  package var allDomains = false
+  package var verify = false
   /// The password of a source that `needsPassword` (an encrypted device backup), read before
   /// the audit starts (see `BackupPassword`).
-  public var password: SecretBuffer?
+  package var password: SecretBuffer?
   /// Reads the password when a source finds out only while reading that it needs one (an
   /// encrypted backup inside an archive), given the backup's path; nil when there is no way to
   /// give one.
-  public var passwordProvider: (@Sendable (String) throws(Refusal) -> SecretBuffer)?
+  package var passwordProvider: (@Sendable (String) throws(Refusal) -> SecretBuffer)?
   /// `--max-key-rounds`: the most key-derivation rounds (DPIC and ITER together) an encrypted
   /// backup's keybag may ask for.
-  public var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
+  package var maximumKeyRounds = BackupKeybag.defaultMaximumRounds
   /// For an Android app's data: what the manifest and the device say (`AndroidSettings`).
-  public var android = AndroidSettings()
+  package var android = AndroidSettings()
 
-  public init(options: @escaping @Sendable (String?) -> AuditOptions) {
+  package init(options: @escaping @Sendable (String?) -> AuditOptions) {
     self.options = options
   }
 }
 
 /// What an audit of a source found: the reports of the containers kept, and the names of all.
-public struct AuditOutcome: Sendable {
-  public var reports: [AuditReport]
+package struct AuditOutcome: Sendable {
+  package var reports: [AuditReport]
   /// Every container's name (id or folder), kept or not, for a `--app` that matches none.
-  public var available: [String]
+  package var available: [String]
   /// Whether the report is one of many containers (see `ContainerSource.isCollection`; an
   /// archive knows once it is read).
-  public var isCollection: Bool
+  package var isCollection: Bool
   /// For a device backup: what the backup is.
-  public var backup: BackupManifest.Info?
+  package var backup: BackupManifest.Info?
   /// For a report of many backups (a folder of backups, several PATHs): each backup, read or
   /// not; their containers are in `reports`, named `BACKUP//DOMAIN`.
-  public var backups: [BackupAudit] = []
+  package var backups: [BackupAudit] = []
   /// One line each about what reading found that the user should know (an archive with no
   /// extended attributes at all); the command prints them as warnings.
-  public var notices: [String] = []
+  package var notices: [String] = []
 
-  public init(reports: [AuditReport], available: [String], isCollection: Bool) {
+  package init(reports: [AuditReport], available: [String], isCollection: Bool) {
     self.reports = reports
     self.available = available
     self.isCollection = isCollection
@@ -78,7 +78,7 @@ public struct AuditOutcome: Sendable {
 
 /// One kind of input PATH can be: it knows its containers and how to read them. Commands ask
 /// `InputResolver` for one and never branch on the kind; a new input kind is a new source.
-public protocol ContainerSource: Sendable {
+package protocol ContainerSource: Sendable {
   /// PATH, absolute.
   var source: String { get }
   /// Whether PATH names a folder of containers: its report is a report of many, however many
@@ -113,8 +113,8 @@ public protocol ContainerSource: Sendable {
 }
 
 /// A backup of a platform's own kind that a source compares its data with (`ContainerSource.ownBackup`).
-public struct OwnBackup: Sendable {
-  public var needsPassword: Bool
+package struct OwnBackup: Sendable {
+  package var needsPassword: Bool
   package init(needsPassword: Bool) { self.needsPassword = needsPassword }
 }
 
@@ -133,11 +133,11 @@ extension InputResolver {
 }
 
 extension ContainerSource {
-  public var needsPassword: Bool { false }
-  public var passwordIsOptional: Bool { false }
-  public var readsBackups: Bool { false }
-  public var notices: [String] { [] }
-  public func ownBackup(atPath path: String) -> OwnBackup? { nil }
+  package var needsPassword: Bool { false }
+  package var passwordIsOptional: Bool { false }
+  package var readsBackups: Bool { false }
+  package var notices: [String] { [] }
+  package func ownBackup(atPath path: String) -> OwnBackup? { nil }
 
   /// A source read whole: it is one part, or none of it.
   func wholeExcluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? {
@@ -147,12 +147,12 @@ extension ContainerSource {
 
 /// `--app ID`: the containers whose id is ID or one of its extensions (`ID.…`), and its app
 /// groups (`group.ID`, `group.ID.…`).
-public struct AppFilter: Sendable {
-  public var ids: [String]
+package struct AppFilter: Sendable {
+  package var ids: [String]
 
-  public init(ids: [String]) { self.ids = ids }
+  package init(ids: [String]) { self.ids = ids }
 
-  public func matches(_ id: String?) -> Bool {
+  package func matches(_ id: String?) -> Bool {
     guard let id else { return false }
     // By bytes, as every name: an id in NFD is not the NFC one.
     let bytes = Array(id.utf8)

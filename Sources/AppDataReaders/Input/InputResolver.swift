@@ -2,7 +2,7 @@ import AppDataSystem
 import AppDataCore
 /// The one place PATH (for `audit` and `migrate`) becomes containers: a folder is matched
 /// against each folder input kind in turn; a regular file is an archive.
-public enum InputResolver {
+package enum InputResolver {
   /// The folder input kinds, most specific first: a package and a device are recognised by
   /// their own files before a folder that merely holds `Library`.
   static var folderKinds: [any FolderInputKind.Type] { [
@@ -12,7 +12,7 @@ public enum InputResolver {
 
   /// What `path` holds. `root` (`--root`) names the container's folder inside PATH, a folder
   /// or an archive; `maximumArchiveBytes` and `maximumManifestBytes` apply to archives only.
-  public static func resolve(_ path: String, root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil,
+  package static func resolve(_ path: String, root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil,
                              maximumManifestBytes: UInt64? = nil, limits: InputLimits = InputLimits()) throws(Refusal) -> any ContainerSource {
     if path.isEmpty { throw Refusal(.notFound, "the container path is empty") }
     let status: FileStatus
@@ -58,7 +58,7 @@ public enum InputResolver {
   /// once: an operand named twice, or a container, backup or archive that an earlier operand
   /// already holds (`Backup Backup/A`, or `Backup/A Backup`), is left out where it comes again,
   /// with one notice saying so; its figures are never counted twice.
-  public static func resolve(_ paths: [String], root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil,
+  package static func resolve(_ paths: [String], root: [[UInt8]]? = nil, maximumArchiveBytes: UInt64? = nil,
                              maximumManifestBytes: UInt64? = nil, limits: InputLimits = InputLimits()) throws(Refusal) -> any ContainerSource {
     if paths.count == 1 {
       return try resolve(paths[0], root: root, maximumArchiveBytes: maximumArchiveBytes, maximumManifestBytes: maximumManifestBytes,
@@ -130,20 +130,20 @@ extension InputPlatform {
 }
 
 /// Bounds on what one PATH may hold that are not bytes.
-public struct InputLimits: Sendable {
+package struct InputLimits: Sendable {
   /// `--max-backups`: the most device backups a folder of backups (or an archive of one) may
   /// hold. A report of many is linear in them, but its memory grows with each (about 11 KB a
   /// backup as JSON), so a folder of 10,000 backups stays near 120 MiB.
-  public var maximumBackups = InputLimits.defaultMaximumBackups
-  public static let defaultMaximumBackups = 10_000
+  package var maximumBackups = InputLimits.defaultMaximumBackups
+  package static let defaultMaximumBackups = 10_000
   /// `--platform`: what a folder is taken to be, where its shape would say otherwise or
   /// nothing (an Android data folder holding only `files/`).
-  public var platform: InputPlatform = .auto
+  package var platform: InputPlatform = .auto
   /// `--max-name-bytes`: the most bytes of names a reader of an archive, or of an Android
   /// backup, keeps while it reads (`NameBudget`); past it the input is refused.
-  public var maximumNameBytes = NameBudget.defaultMaximum
+  package var maximumNameBytes = NameBudget.defaultMaximum
 
-  public init(maximumBackups: Int? = nil) {
+  package init(maximumBackups: Int? = nil) {
     if let maximumBackups { self.maximumBackups = maximumBackups }
   }
 

@@ -2,7 +2,7 @@ import AppDataSystem
 import AppDataCore
 /// Receives what the walk finds. The walk gives each worker thread its own visitor,
 /// so a visitor needs no locking; the caller merges them when the walk is over.
-public protocol WalkVisitor: SendableMetatype {
+package protocol WalkVisitor: SendableMetatype {
   /// One entry under the root (never the root itself).
   mutating func visit(_ entry: WalkedEntry)
   /// An entry that could not be read: `path` relative to the root, and why.
@@ -20,9 +20,9 @@ public protocol WalkVisitor: SendableMetatype {
 }
 
 extension WalkVisitor {
-  public mutating func beginFolder(_ path: UnsafeBufferPointer<UInt8>, tag: Int) {}
-  public mutating func endFolder() {}
-  public mutating func folderTag() -> Int { 0 }
+  package mutating func beginFolder(_ path: UnsafeBufferPointer<UInt8>, tag: Int) {}
+  package mutating func endFolder() {}
+  package mutating func folderTag() -> Int { 0 }
 }
 
 /// What every reader feeds, the walk on disk and the readers of an archive and of a backup's
@@ -30,6 +30,6 @@ extension WalkVisitor {
 /// input itself (a manifest row that cannot be decoded, a file a backup should not hold). The
 /// readers know nothing of what a visitor does with them; `Input` pairs each reader with the
 /// accumulator (`AuditAccumulator`) and makes the reports.
-public protocol EntryVisitor: WalkVisitor {
+package protocol EntryVisitor: WalkVisitor {
   mutating func note(_ finding: Finding)
 }

@@ -1,11 +1,11 @@
 import AppDataSystem
 import AppDataCore
 /// A marker that excludes an entry: the path carrying it and which markers it holds.
-public struct Exclusion: Hashable, Sendable {
+package struct Exclusion: Hashable, Sendable {
   /// The path (relative to the container, `.` for the root) of the marked item.
-  public var path: [UInt8]
+  package var path: [UInt8]
   /// The excluding markers on that item.
-  public var markers: MarkerSet
+  package var markers: MarkerSet
 }
 
 /// Everything the walk learned about one entry, handed to a `WalkVisitor`.
@@ -15,36 +15,36 @@ public struct Exclusion: Hashable, Sendable {
 /// value: building, passing and copying one costs no allocation and no reference counting,
 /// which on two threads was a fifth of appdata's own time. It is valid only during
 /// `visit(_:)`; keep one longer with `detached()`.
-public struct WalkedEntry {
+package struct WalkedEntry {
   private var parentBytes: UnsafeBufferPointer<UInt8>
   private var nameBytes: UnsafeBufferPointer<UInt8>
   /// 1 for top-level entries.
-  public var depth: Int
-  public var status: FileStatus
+  package var depth: Int
+  package var status: FileStatus
   /// Where the entry stands: its location rule and category (`ContainerLayout.place`).
-  public var placement: Placement
+  package var placement: Placement
   /// The index of the location rule the entry falls under (the container's `ContainerLayout`
   /// rules; -1: its fallback).
-  public var ruleIndex: Int { placement.ruleIndex }
+  package var ruleIndex: Int { placement.ruleIndex }
   /// The rule's category: where the entry lives, before markers.
-  public var locationCategory: Category { placement.locationCategory }
+  package var locationCategory: Category { placement.locationCategory }
   /// Whether the location is part of the standard layout.
-  public var isStandardLocation: Bool { placement.isStandardLocation }
+  package var isStandardLocation: Bool { placement.isStandardLocation }
   /// The final category: the rule's, or `offline` when a marker excludes a backed-up location.
-  public var category: Category { placement.category }
+  package var category: Category { placement.category }
   /// Excluding markers on the entry itself.
-  public var ownMarkers: MarkerSet
+  package var ownMarkers: MarkerSet
   /// The nearest excluding marker strictly above the entry: its path and markers.
   private var inherited: BorrowedExclusion?
   /// `user.xdg.robots.backup` = `false` on the entry.
-  public var declinesBackup: Bool
+  package var declinesBackup: Bool
   /// The entry is a `CACHEDIR.TAG` file with the right signature.
-  public var isCacheDirectoryTag: Bool
+  package var isCacheDirectoryTag: Bool
   /// The category the entry's folder would have as a file (for `cache-in-backup` on a tag).
-  public var parentCategory: Category
+  package var parentCategory: Category
   /// A symlink's target, in a walk that reads them (`Walker.Reading.linkTargets`); nil
   /// otherwise, or when it could not be read.
-  public var linkTarget: [UInt8]?
+  package var linkTarget: [UInt8]?
 
   init(parentPath: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, depth: Int, status: FileStatus, placement: Placement,
        ownMarkers: MarkerSet, inheritedExclusion: BorrowedExclusion?,
@@ -62,13 +62,13 @@ public struct WalkedEntry {
   }
 
   /// The entry's folder, relative to the container root (empty at the top level).
-  public var parentPath: [UInt8] { Array(parentBytes) }
+  package var parentPath: [UInt8] { Array(parentBytes) }
 
   /// The entry's folder's path, borrowed (valid during the visit).
-  public var parentBuffer: UnsafeBufferPointer<UInt8> { parentBytes }
+  package var parentBuffer: UnsafeBufferPointer<UInt8> { parentBytes }
 
   /// The entry's own name, borrowed.
-  public var nameBuffer: UnsafeBufferPointer<UInt8> { nameBytes }
+  package var nameBuffer: UnsafeBufferPointer<UInt8> { nameBytes }
 
   /// The path and markers of `exclusion`, lent to `body` without copying an inherited path
   /// (nil and no markers when nothing excludes the entry).
@@ -79,10 +79,10 @@ public struct WalkedEntry {
   }
 
   /// The entry's own name.
-  public var name: [UInt8] { Array(nameBytes) }
+  package var name: [UInt8] { Array(nameBytes) }
 
   /// The entry's path relative to the container root, `/`-separated.
-  public var path: [UInt8] {
+  package var path: [UInt8] {
     var path: [UInt8] = []
     path.reserveCapacity(parentBytes.count + 1 + nameBytes.count)
     path.append(contentsOf: parentBytes)
@@ -92,20 +92,20 @@ public struct WalkedEntry {
   }
 
   /// The markers of the nearest excluding marker strictly above the entry (empty when none).
-  public var inheritedMarkers: MarkerSet { inherited?.markers ?? [] }
+  package var inheritedMarkers: MarkerSet { inherited?.markers ?? [] }
 
   /// The nearest excluding marker strictly above the entry.
-  public var inheritedExclusion: Exclusion? {
+  package var inheritedExclusion: Exclusion? {
     inherited.map { Exclusion(path: Array($0.path), markers: $0.markers) }
   }
 
   /// The nearest excluding marker on the entry itself or a folder above it, inside the container.
-  public var exclusion: Exclusion? {
+  package var exclusion: Exclusion? {
     ownMarkers.isExcluding ? Exclusion(path: path, markers: ownMarkers) : inheritedExclusion
   }
 
   /// A copy that owns its paths, to keep after `visit(_:)` returns.
-  public func detached() -> DetachedEntry {
+  package func detached() -> DetachedEntry {
     var copy = self
     copy.parentBytes = UnsafeBufferPointer(start: nil, count: 0)
     copy.nameBytes = UnsafeBufferPointer(start: nil, count: 0)
@@ -127,11 +127,11 @@ struct BorrowedExclusion {
 }
 
 /// A `WalkedEntry` kept past its visit (a hard-linked file, counted when the walk is over).
-public struct DetachedEntry {
+package struct DetachedEntry {
   private let entry: WalkedEntry
-  public let parentPath: [UInt8]
-  public let name: [UInt8]
-  public let inheritedExclusion: Exclusion?
+  package let parentPath: [UInt8]
+  package let name: [UInt8]
+  package let inheritedExclusion: Exclusion?
 
   fileprivate init(entry: WalkedEntry, parentPath: [UInt8], name: [UInt8], inheritedExclusion: Exclusion?) {
     self.entry = entry
@@ -140,11 +140,11 @@ public struct DetachedEntry {
     self.inheritedExclusion = inheritedExclusion
   }
 
-  public var category: Category { entry.category }
-  public var path: [UInt8] { RelativePath.join(parentPath, name) }
+  package var category: Category { entry.category }
+  package var path: [UInt8] { RelativePath.join(parentPath, name) }
 
   /// The entry again, its paths lent to `body`.
-  public func withEntry<R>(_ body: (WalkedEntry) -> R) -> R {
+  package func withEntry<R>(_ body: (WalkedEntry) -> R) -> R {
     parentPath.withUnsafeBufferPointer { parent in
       name.withUnsafeBufferPointer { name in
         BorrowedExclusion.with(inheritedExclusion) { exclusion in

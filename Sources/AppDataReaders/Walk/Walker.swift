@@ -9,20 +9,20 @@ import Synchronization
 /// `fstatat(AT_SYMLINK_NOFOLLOW)` and `listxattrat` relative to its folder's descriptor, so
 /// depth is not limited by PATH_MAX and a folder swapped for a symlink is refused rather
 /// than followed.
-public enum Walker {
+package enum Walker {
 
   /// What a walk reads of each entry beside its status: its platform's (`Platform.walkReading`).
-  public typealias Reading = WalkReading
+  package typealias Reading = WalkReading
 
   /// One container root of a walk over several.
-  public struct Root: Sendable {
-    public var path: String
-    public var layout: ContainerLayout
+  package struct Root: Sendable {
+    package var path: String
+    package var layout: ContainerLayout
     /// The folder the user named, when the root was found below it: the root is then reached
     /// from it one component at a time, following no symlink.
-    public var below: String?
-    public var reading: Reading
-    public init(path: String, layout: ContainerLayout, below: String? = nil, reading: Reading = IOSPlatform.walkReading) {
+    package var below: String?
+    package var reading: Reading
+    package init(path: String, layout: ContainerLayout, below: String? = nil, reading: Reading = IOSPlatform.walkReading) {
       self.path = path
       self.layout = layout
       self.below = below
@@ -39,7 +39,7 @@ public enum Walker {
   /// every `WalkGrowth.blockedFoldersPerWorker` folders whose reading waited on the disk
   /// (`WalkGrowth`): warm, a walk stays at one worker per CPU, all a cached tree can use;
   /// cold, it grows to the thread count that keeps the disk busy.
-  public static func walk<V: WalkVisitor>(
+  package static func walk<V: WalkVisitor>(
     roots: [Root], jobs: Int, startingWith: Int? = nil, progress: WalkProgress? = nil, makeVisitor: (Int) -> V
   ) -> [Result<[V], SystemError>] {
     Syscalls.raiseOpenFileLimit()

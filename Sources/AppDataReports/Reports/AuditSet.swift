@@ -13,9 +13,9 @@ public struct AuditSet: Sendable {
   /// PATH names a folder of containers: the report of many, however many it holds.
   public var isCollection: Bool
   /// For a device backup: what the backup is (device, iOS version, date, snapshot state).
-  public var backupInfo: BackupInfo?
+  package var backupInfo: BackupInfo?
   /// For a folder of backups (or several PATHs holding backups): each backup, read or not.
-  public var backups: [BackupAudit] = []
+  package var backups: [BackupAudit] = []
   /// The policy file that applied, as given (`--config FILE`, or `appdata.json` found in the
   /// working folder); nil when none did. Shown in the table's header and in JSON's `policy`.
   public var policySource: String?
@@ -78,7 +78,7 @@ public struct AuditSet: Sendable {
   }
 
   /// The containers of one backup of `backups`.
-  public func reports(of backup: BackupAudit) -> [AuditReport] {
+  package func reports(of backup: BackupAudit) -> [AuditReport] {
     reports.filter { $0.backupPath.map { Array($0.utf8) == Array(backup.path.utf8) } ?? false }
   }
 

@@ -24,16 +24,16 @@ import Synchronization
 /// `PortabilityTests.noPathIsBuiltOutsideBeneath` holds the rest of the code to this.
 ///
 /// Sendable: its stored properties are constants; every method opens descriptors of its own.
-public final class Beneath: Sendable {
+package final class Beneath: Sendable {
   /// The folder as the user named it, for messages.
-  public let rootPath: String
+  package let rootPath: String
   /// The open folder, closed when this value ends.
-  public let root: FileDescriptor
+  package let root: FileDescriptor
   /// How components are shown in messages (escaped by the caller's rules); `.` for none.
   private let displayComponents: @Sendable ([[UInt8]]) -> String
 
   /// Takes ownership of `root`, a folder descriptor.
-  public init(taking root: FileDescriptor, displayPath: String,
+  package init(taking root: FileDescriptor, displayPath: String,
               display: @escaping @Sendable ([[UInt8]]) -> String = { RelativePath.display(RelativePath.join($0)) }) {
     self.root = root
     rootPath = displayPath
@@ -42,7 +42,7 @@ public final class Beneath: Sendable {
 
   /// Opens `path`, a folder the user named; when it was found below the folder `below` the user
   /// named, it is reached from there one component at a time, following no symlink.
-  public convenience init(opening path: String, below: String? = nil,
+  package convenience init(opening path: String, below: String? = nil,
                           display: @escaping @Sendable ([[UInt8]]) -> String = { RelativePath.display(RelativePath.join($0)) }) throws(SystemError) {
     self.init(taking: try Syscalls.openDirectory(atPath: path, below: below), displayPath: path, display: display)
   }
@@ -51,38 +51,38 @@ public final class Beneath: Sendable {
 
   /// A name one entry can have: not empty, not `.` or `..`, without `/` or NUL.
   @inlinable
-  public static func isPlainName(_ name: [UInt8]) -> Bool {
+  package static func isPlainName(_ name: [UInt8]) -> Bool {
     if name.isEmpty || name == [0x2E] || name == [0x2E, 0x2E] { return false }
     return !name.contains(0x2F) && !name.contains(0)
   }
 
   /// Throws EINVAL unless every component is a plain name (and there are at most
   /// `RelativePath.maximumComponents`).
-  public static func check(_ components: [[UInt8]], displayPath: @autoclosure () -> String) throws(SystemError) {
+  package static func check(_ components: [[UInt8]], displayPath: @autoclosure () -> String) throws(SystemError) {
     guard components.count <= RelativePath.maximumComponents, components.allSatisfy(isPlainName) else {
       throw SystemError(errno: .invalidArgument, operation: .open, path: displayPath())
     }
   }
 
   /// `Library/Caches/x` for messages, as the caller shows names; `.` for the root.
-  public func display(_ components: [[UInt8]]) -> String {
+  package func display(_ components: [[UInt8]]) -> String {
     components.isEmpty ? "." : displayComponents(components)
   }
 
   /// Opens the entry at `components` below the root with `options` (which all include
   /// `O_NOFOLLOW`); no components reopens the root. The caller closes the result.
-  public func open(_ components: [[UInt8]], options: OpenOptions, mode: UInt32 = 0o600) throws(SystemError) -> FileDescriptor {
+  package func open(_ components: [[UInt8]], options: OpenOptions, mode: UInt32 = 0o600) throws(SystemError) -> FileDescriptor {
     try Self.open(components, below: root, options: options, mode: mode, display: display)
   }
 
   /// Opens the folder at `components` (the root itself for none), never through a symlink: one
   /// met on the way fails with ELOOP. The caller closes the result.
-  public func openFolder(_ components: [[UInt8]]) throws(SystemError) -> FileDescriptor {
+  package func openFolder(_ components: [[UInt8]]) throws(SystemError) -> FileDescriptor {
     try open(components, options: .directory)
   }
 
   /// The status of the entry at `components` (never following a symlink), or nil if absent.
-  public func status(_ components: [[UInt8]]) throws(SystemError) -> FileStatus? {
+  package func status(_ components: [[UInt8]]) throws(SystemError) -> FileStatus? {
     guard let name = components.last else { return try Syscalls.status(of: root, displayPath: rootPath) }
     let parent: OwnedDescriptor
     do {
@@ -98,7 +98,7 @@ public final class Beneath: Sendable {
   }
 
   /// Reads a whole (small) file below the root; a larger one fails with EFBIG.
-  public func readFile(_ components: [[UInt8]], limit: Int = 64 << 20) throws(SystemError) -> [UInt8] {
+  package func readFile(_ components: [[UInt8]], limit: Int = 64 << 20) throws(SystemError) -> [UInt8] {
     let file = OwnedDescriptor(owning: try open(components, options: .readFile))
     let data = try Syscalls.readUpTo(file.descriptor, limit + 1, displayPath: display(components))
     if data.count > limit { throw SystemError(errno: .fileTooLarge, operation: .readTooLarge, path: display(components)) }
@@ -112,7 +112,7 @@ public final class Beneath: Sendable {
 
   /// Opens `components` below the folder `directory` (see the type's comment); no components
   /// reopens `directory`. `mode` is used when `options` create.
-  public static func open(
+  package static func open(
     _ components: [[UInt8]], below directory: FileDescriptor, options: OpenOptions, mode: UInt32 = 0o600,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) -> FileDescriptor {
@@ -120,7 +120,7 @@ public final class Beneath: Sendable {
   }
 
   /// `open`, naming in an error the components up to the one that failed (`display`).
-  public static func open(
+  package static func open(
     _ components: [[UInt8]], below directory: FileDescriptor, options: OpenOptions, mode: UInt32 = 0o600,
     display: ([[UInt8]]) -> String
   ) throws(SystemError) -> FileDescriptor {
@@ -192,7 +192,7 @@ public final class Beneath: Sendable {
 
 extension Syscalls {
   /// A new descriptor for the folder `directory` (`openat(directory, ".")`).
-  public static func reopen(_ directory: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> FileDescriptor {
+  package static func reopen(_ directory: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> FileDescriptor {
     let fd = try withCName([0x2E]) { dot throws(SystemError) in
       try valueOrErrno(.open, path: displayPath()) { openat(directory.rawValue, dot, OpenOptions.directory.rawValue) }
     }
@@ -201,7 +201,7 @@ extension Syscalls {
 
   /// The folder above `directory` (`openat(directory, "..")`): only for walking back up a tree
   /// appdata walked down itself (a removal, the extraction's folder stack).
-  public static func openParent(of directory: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> FileDescriptor {
+  package static func openParent(of directory: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> FileDescriptor {
     let fd = try withCName([0x2E, 0x2E]) { dotdot throws(SystemError) in
       try valueOrErrno(.open, path: displayPath()) { openat(directory.rawValue, dotdot, OpenOptions.directory.rawValue) }
     }
@@ -233,5 +233,5 @@ extension Syscalls {
 
 extension Syscalls {
   /// geteuid(2): the user this process acts as (whose files it may call its own).
-  public static var effectiveUserID: UInt32 { UInt32(geteuid()) }
+  package static var effectiveUserID: UInt32 { UInt32(geteuid()) }
 }

@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// What a folder listing says an entry is, before any stat(2).
-public enum DirectoryEntryType: Sendable {
+package enum DirectoryEntryType: Sendable {
   case directory, regular, symbolicLink, other
   /// The filesystem did not say (DT_UNKNOWN): stat to find out.
   case unknown
@@ -18,9 +18,9 @@ public enum DirectoryEntryType: Sendable {
 /// getdents64(2) directly; on Darwin from readdir(3).
 // Unchecked Sendable: the descriptor is a constant, closed only in deinit (when no thread holds
 // the stream); a stream is read by the one worker that opened it.
-public final class DirectoryStream: @unchecked Sendable {
+package final class DirectoryStream: @unchecked Sendable {
   /// The folder's descriptor, valid as long as this object lives.
-  public let descriptor: FileDescriptor
+  package let descriptor: FileDescriptor
   #if !canImport(Glibc) || DARWIN_CHECK
   /// Darwin's `DIR` is a complete struct (Libc's dirent.h), so fdopendir(3) gives a typed
   /// pointer, not an OpaquePointer. Usable from inlinable code: `forEachEntry` reads it.
@@ -28,7 +28,7 @@ public final class DirectoryStream: @unchecked Sendable {
   #endif
 
   /// Takes ownership of `descriptor`.
-  public init(taking descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
+  package init(taking descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
     self.descriptor = descriptor
     #if !canImport(Glibc) || DARWIN_CHECK
     guard let stream = fdopendir(descriptor.rawValue) else {
@@ -50,7 +50,7 @@ public final class DirectoryStream: @unchecked Sendable {
 
   /// Every name but `.` and `..`, each passed as a NUL-terminated C string (valid only during
   /// the call), its length, and its type. Returns the `Errno` of a failed read, or nil at the end.
-  public func forEachEntry(_ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Errno? {
+  package func forEachEntry(_ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Errno? {
     let scratch = DirectoryBuffer()
     return forEachEntry(using: scratch, body)
   }
@@ -58,7 +58,7 @@ public final class DirectoryStream: @unchecked Sendable {
   /// `forEachEntry` reading through a caller's buffer, so a walk allocates one per thread
   /// instead of one per folder.
   @inlinable
-  public func forEachEntry(using scratch: DirectoryBuffer, _ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Errno? {
+  package func forEachEntry(using scratch: DirectoryBuffer, _ body: (UnsafePointer<CChar>, Int, DirectoryEntryType) -> Void) -> Errno? {
     #if canImport(Glibc) && !DARWIN_CHECK
     let size = scratch.size
     let buffer = scratch.pointer
@@ -114,7 +114,7 @@ public final class DirectoryStream: @unchecked Sendable {
   }
 
   /// Every name in the folder, as bytes (for the migration's small listings).
-  public func names() throws(SystemError) -> [[UInt8]] {
+  package func names() throws(SystemError) -> [[UInt8]] {
     var result: [[UInt8]] = []
     let failure = forEachEntry { cName, length, _ in
       result.append(cName.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) })
@@ -125,11 +125,11 @@ public final class DirectoryStream: @unchecked Sendable {
 }
 
 /// Memory for getdents64(2) records, reused across folders.
-public final class DirectoryBuffer {
+package final class DirectoryBuffer {
   @usableFromInline package let size = 64 * 1024
   @usableFromInline package let pointer: UnsafeMutableRawPointer
 
-  public init() { pointer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8) }
+  package init() { pointer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8) }
   deinit { pointer.deallocate() }
 }
 

@@ -7,11 +7,11 @@ import Darwin
 
 /// Extended-attribute calls: by (folder descriptor, name) in the walk, by path for
 /// the marker verbs, by descriptor in the migration. Never follows a final symlink.
-public enum ExtendedAttributes {
+package enum ExtendedAttributes {
   /// True when the `*xattrat` syscalls are not used: the kernel lacks them (ENOSYS,
   /// before Linux 6.13), or `APPDATA_FORCE_XATTR_FALLBACK=1` asks for the fallback
   /// so tests can exercise it on a new kernel.
-  public static let usesPathFallback: Bool = {
+  package static let usesPathFallback: Bool = {
     if Syscalls.environment("APPDATA_FORCE_XATTR_FALLBACK") == "1" { return true }
     #if canImport(Glibc) && !DARWIN_CHECK
     var byte: CChar = 0
@@ -80,7 +80,7 @@ public enum ExtendedAttributes {
 
   /// Sets `attribute` on `name` in `directory` without following a final symlink.
   /// (setxattrat(2) is not used: the short /proc/thread-self/fd path works on every kernel.)
-  public static func setValue(
+  package static func setValue(
     _ value: [UInt8], of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
@@ -100,7 +100,7 @@ public enum ExtendedAttributes {
 
   /// Sets `attribute` on the open file `descriptor` (fsetxattr(2)): no name to resolve, so
   /// nothing another thread does to the folder changes which file it lands on.
-  public static func setValue(_ value: [UInt8], of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
+  package static func setValue(_ value: [UInt8], of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
     _ = try valueOrErrno(.setExtendedAttribute(attribute), path: displayPath()) {
       value.withUnsafeBytes { raw -> Int32 in
         #if canImport(Glibc) && !DARWIN_CHECK
@@ -115,7 +115,7 @@ public enum ExtendedAttributes {
   /// The value of `attribute` on the open file `descriptor` (fgetxattr(2)), up to 64 bytes (a
   /// longer one reads as its first 64 bytes and a 65th, so it compares unequal to any shorter);
   /// nil when absent.
-  public static func value(of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> [UInt8]? {
+  package static func value(of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: 64)
     let count: Int = buffer.withUnsafeMutableBytes { raw in
       #if canImport(Glibc) && !DARWIN_CHECK
@@ -133,7 +133,7 @@ public enum ExtendedAttributes {
 
   /// Removes `attribute` from `name` in `directory`; false when it was not there.
   @discardableResult
-  public static func removeValue(
+  package static func removeValue(
     of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> Bool {
     try checkName(name, .removeExtendedAttribute(attribute), path: displayPath())
@@ -151,7 +151,7 @@ public enum ExtendedAttributes {
   }
 
   /// The value of `attribute` on `name` in `directory`, or nil when absent.
-  public static func value(
+  package static func value(
     of attribute: String, onEntry name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> [UInt8]? {
     try checkName(name, .readExtendedAttribute(attribute), path: displayPath())
@@ -194,7 +194,7 @@ public enum ExtendedAttributes {
   // MARK: - By path (the marker verbs)
 
   /// llistxattr(2) on a path: every attribute name, as strings.
-  public static func names(atPath path: String) throws(SystemError) -> [String] {
+  package static func names(atPath path: String) throws(SystemError) -> [String] {
     var buffer = [UInt8](repeating: 0, count: 1024)
     while true {
       let count: Int = buffer.withUnsafeMutableBytes { raw in
@@ -216,7 +216,7 @@ public enum ExtendedAttributes {
   }
 
   /// lgetxattr(2) on a path; nil when the attribute is absent.
-  public static func value(of attribute: String, atPath path: String) throws(SystemError) -> [UInt8]? {
+  package static func value(of attribute: String, atPath path: String) throws(SystemError) -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
       let count: Int = buffer.withUnsafeMutableBytes { raw in
@@ -236,7 +236,7 @@ public enum ExtendedAttributes {
   }
 
   /// lsetxattr(2) on a path.
-  public static func setValue(_ value: [UInt8], of attribute: String, atPath path: String) throws(SystemError) {
+  package static func setValue(_ value: [UInt8], of attribute: String, atPath path: String) throws(SystemError) {
     _ = try valueOrErrno(.setExtendedAttribute(attribute), path: path) {
       value.withUnsafeBytes { raw -> Int32 in
         #if canImport(Glibc) && !DARWIN_CHECK
@@ -250,7 +250,7 @@ public enum ExtendedAttributes {
 
   /// lremovexattr(2) on a path; returns false when the attribute was not there.
   @discardableResult
-  public static func removeValue(of attribute: String, atPath path: String) throws(SystemError) -> Bool {
+  package static func removeValue(of attribute: String, atPath path: String) throws(SystemError) -> Bool {
     while true {
       #if canImport(Glibc) && !DARWIN_CHECK
       let result = lremovexattr(path, attribute)
@@ -268,7 +268,7 @@ public enum ExtendedAttributes {
   // MARK: - By descriptor (the migration's cross-filesystem copy)
 
   /// attr_copy_fd(3) (libattr): every extended attribute of `source` onto `destination`.
-  public static func copyAll(
+  package static func copyAll(
     from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     #if canImport(Glibc) && !DARWIN_CHECK

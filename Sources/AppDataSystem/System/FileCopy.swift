@@ -24,7 +24,7 @@ extension Syscalls {
   /// `copy_file_range` between these filesystems) is then learnt once, and its buffer is reused;
   /// and `sourceSize`, when it has just read it (no second `fstat`). A file no larger than one
   /// buffer is one extent (no `lseek`), and the length is set only after a trailing hole.
-  public static func copyData(
+  package static func copyData(
     from source: FileDescriptor, to destination: FileDescriptor, displayPath: @autoclosure () -> String,
     step: ((UInt64) -> Bool)? = nil, sourceSize: UInt64? = nil, context: CopyContext? = nil
   ) throws(SystemError) -> UInt64 {
@@ -141,9 +141,9 @@ extension Syscalls {
 /// What copies of many files share (`Syscalls.copyData(context:)`): whether the kernel refused
 /// `copy_file_range` (EXDEV between two filesystems, or no support), learnt by the first copy,
 /// and the fallback's buffer. One per thread that copies: not shared between threads.
-public final class CopyContext {
-  public var kernelCopyRefused = false
+package final class CopyContext {
+  package var kernelCopyRefused = false
   fileprivate var buffer: UnsafeMutableRawBufferPointer?
-  public init() {}
+  package init() {}
   deinit { buffer?.deallocate() }
 }

@@ -5,26 +5,26 @@ import Darwin
 #endif
 
 /// An open file descriptor. A value type like swift-system's: the owner closes it.
-public struct FileDescriptor: Hashable, Sendable {
+package struct FileDescriptor: Hashable, Sendable {
   /// The raw descriptor number.
-  public let rawValue: Int32
+  package let rawValue: Int32
 
-  public init(rawValue: Int32) { self.rawValue = rawValue }
+  package init(rawValue: Int32) { self.rawValue = rawValue }
 
   /// The current working directory, for the `*at` calls (AT_FDCWD).
-  public static let currentWorkingDirectory = FileDescriptor(rawValue: AT_FDCWD)
+  package static let currentWorkingDirectory = FileDescriptor(rawValue: AT_FDCWD)
   /// Descriptors 1 and 2.
-  public static let standardOutput = FileDescriptor(rawValue: 1)
-  public static let standardError = FileDescriptor(rawValue: 2)
+  package static let standardOutput = FileDescriptor(rawValue: 1)
+  package static let standardError = FileDescriptor(rawValue: 2)
 
   /// close(2). Errors are ignored on purpose: the descriptor is gone either way,
   /// and a close error must never hide the error that made us close it.
-  public func close() {
+  package func close() {
     _ = Glibc_or_Darwin_close(rawValue)
   }
 
   /// Runs `body`, then closes the descriptor, whatever `body` did.
-  public func closeAfter<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+  package func closeAfter<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
     defer { close() }
     return try body()
   }
@@ -44,25 +44,25 @@ package func Glibc_or_Darwin_close(_ fd: Int32) -> Int32 {
 /// `borrowing:` is a view of a descriptor someone else owns (the partial folder, a root): its
 /// `deinit` leaves it open. Where a function may return either (a folder that is the root, or
 /// one it opened), the caller no longer carries an `isOwned` flag and a conditional `defer`.
-public struct OwnedDescriptor: ~Copyable, Sendable {
+package struct OwnedDescriptor: ~Copyable, Sendable {
   /// The descriptor, to pass to calls that borrow it.
-  public let descriptor: FileDescriptor
+  package let descriptor: FileDescriptor
   private let closes: Bool
 
   /// Takes ownership: closed when this value ends.
-  public init(owning descriptor: FileDescriptor) {
+  package init(owning descriptor: FileDescriptor) {
     self.descriptor = descriptor
     closes = true
   }
 
   /// A view of a descriptor owned elsewhere: left open when this value ends.
-  public init(borrowing descriptor: FileDescriptor) {
+  package init(borrowing descriptor: FileDescriptor) {
     self.descriptor = descriptor
     closes = false
   }
 
   /// Gives the descriptor up without closing it (its new owner closes it).
-  public consuming func release() -> FileDescriptor {
+  package consuming func release() -> FileDescriptor {
     let descriptor = self.descriptor
     discard self
     return descriptor

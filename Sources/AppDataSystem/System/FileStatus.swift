@@ -5,46 +5,46 @@ import Darwin
 #endif
 
 /// A point in time as the filesystem stores it.
-public struct FileTime: Hashable, Sendable, Codable {
-  public var seconds: Int
-  public var nanoseconds: Int
-  public init(seconds: Int, nanoseconds: Int) {
+package struct FileTime: Hashable, Sendable, Codable {
+  package var seconds: Int
+  package var nanoseconds: Int
+  package init(seconds: Int, nanoseconds: Int) {
     self.seconds = seconds
     self.nanoseconds = nanoseconds
   }
 }
 
 /// A file, whatever path names it: its device and inode.
-public struct FileIdentity: Hashable, Sendable {
-  public var device: UInt64
-  public var inode: UInt64
+package struct FileIdentity: Hashable, Sendable {
+  package var device: UInt64
+  package var inode: UInt64
 
-  public init(device: UInt64, inode: UInt64) {
+  package init(device: UInt64, inode: UInt64) {
     self.device = device
     self.inode = inode
   }
 }
 
 /// What appdata needs from stat(2), without exposing `struct stat`.
-public struct FileStatus: Sendable {
+package struct FileStatus: Sendable {
   /// The kind of entry.
-  public enum Kind: Sendable { case regular, directory, symbolicLink, other }
+  package enum Kind: Sendable { case regular, directory, symbolicLink, other }
 
-  public var kind: Kind
+  package var kind: Kind
   /// Permission bits (st_mode & 07777).
-  public var permissions: UInt32
+  package var permissions: UInt32
   /// Apparent size in bytes (st_size): what a backup copies.
-  public var size: UInt64
+  package var size: UInt64
   /// Allocated size in bytes (st_blocks * 512).
-  public var allocatedSize: UInt64
+  package var allocatedSize: UInt64
   /// Number of hard links.
-  public var linkCount: UInt64
-  public var device: UInt64
-  public var inode: UInt64
-  public var accessTime: FileTime
-  public var modificationTime: FileTime
+  package var linkCount: UInt64
+  package var device: UInt64
+  package var inode: UInt64
+  package var accessTime: FileTime
+  package var modificationTime: FileTime
   /// The owner's user id (st_uid).
-  public var owner: UInt32
+  package var owner: UInt32
 
   @inlinable
   package init(_ st: stat) {
@@ -71,9 +71,9 @@ public struct FileStatus: Sendable {
     #endif
   }
 
-  public var isDirectory: Bool { kind == .directory }
+  package var isDirectory: Bool { kind == .directory }
   /// Which file it is: its device and inode.
-  public var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
+  package var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
 
   /// A folder known from its directory listing alone: the walk does not stat folders,
   /// because it needs nothing from them but that they are folders.

@@ -11,7 +11,7 @@ import Darwin
 /// `casefold`, `chattr +F`), which ignores case and Unicode normalization. APFS ignores
 /// normalization always, and case too unless formatted case-sensitive (macOS's default ignores
 /// it; an iOS device's does not, so a backup can hold `Photos` and `photos`).
-public enum NameComparison: Sendable, Equatable {
+package enum NameComparison: Sendable, Equatable {
   /// Two names are one when their bytes are.
   case bytes
   /// Canonically equivalent Unicode names are one (`é` precomposed and decomposed).
@@ -22,7 +22,7 @@ public enum NameComparison: Sendable, Equatable {
   /// The comparison of the filesystem `folder` is on (a casefolded folder's, on Linux).
   /// `APPDATA_TEST_NAME_COMPARISON` (`case` or `normalization`) stands in for a filesystem the
   /// tests cannot make: a kernel without CONFIG_UNICODE mounts no casefolded ext4.
-  public static func of(_ folder: FileDescriptor) -> NameComparison {
+  package static func of(_ folder: FileDescriptor) -> NameComparison {
     switch TestHooks.nameComparison {
     case "case": return .ignoringCaseAndNormalization
     case "normalization": return .ignoringNormalization
@@ -39,7 +39,7 @@ public enum NameComparison: Sendable, Equatable {
   }
 
   /// How names compare, in words for a message ("this filesystem ignores case").
-  public var phrase: String {
+  package var phrase: String {
     switch self {
     case .bytes: return "compares names byte for byte"
     case .ignoringNormalization: return "ignores Unicode normalization"
@@ -49,7 +49,7 @@ public enum NameComparison: Sendable, Equatable {
 
   /// The key two names share exactly when this comparison makes them one name. A name that is
   /// not UTF-8 is compared by its bytes (no filesystem folds what it cannot decode).
-  public func key(_ name: [UInt8]) -> NameKey {
+  package func key(_ name: [UInt8]) -> NameKey {
     if self == .bytes { return NameKey(storage: .bytes(name)) }
     guard let text = String(validating: name, as: UTF8.self) else { return NameKey(storage: .bytes(name)) }
     // String's equality and hash are canonical equivalence: normalization is ignored by both.
@@ -58,7 +58,7 @@ public enum NameComparison: Sendable, Equatable {
 }
 
 /// A name as a `NameComparison` sees it: equal keys are one name on that filesystem.
-public struct NameKey: Hashable, Sendable {
+package struct NameKey: Hashable, Sendable {
   enum Storage: Hashable, Sendable {
     case bytes([UInt8])
     case text(String)
@@ -68,22 +68,22 @@ public struct NameKey: Hashable, Sendable {
 
 /// Names in one folder, as its filesystem compares them: `insert` says which name already
 /// there a new one is the same as.
-public struct FolderNames: Sendable {
-  public let comparison: NameComparison
+package struct FolderNames: Sendable {
+  package let comparison: NameComparison
   private var names: [NameKey: [UInt8]] = [:]
 
-  public init(_ comparison: NameComparison, names: some Sequence<[UInt8]> = [[UInt8]]()) {
+  package init(_ comparison: NameComparison, names: some Sequence<[UInt8]> = [[UInt8]]()) {
     self.comparison = comparison
     for name in names { self.names[comparison.key(name)] = name }
   }
 
   /// The name already here that `name` is the same as (itself, or another spelling), if any.
-  public func existing(_ name: [UInt8]) -> [UInt8]? { names[comparison.key(name)] }
-  public func contains(_ name: [UInt8]) -> Bool { existing(name) != nil }
+  package func existing(_ name: [UInt8]) -> [UInt8]? { names[comparison.key(name)] }
+  package func contains(_ name: [UInt8]) -> Bool { existing(name) != nil }
   /// Adds `name`; returns the name already here that it is the same as, if any (then nothing
   /// is added).
   @discardableResult
-  public mutating func insert(_ name: [UInt8]) -> [UInt8]? {
+  package mutating func insert(_ name: [UInt8]) -> [UInt8]? {
     let key = comparison.key(name)
     if let other = names[key] { return other }
     names[key] = name

@@ -36,17 +36,17 @@ import Synchronization
 /// lives; this value owns the artifact's descriptor and the record's. Sendable: its mutable state
 /// (done, and the identity an exchange changes) is in a Mutex; a signal handler's thread may
 /// call `unlinkFileForExit`.
-public final class OwnedArtifact: Sendable {
-  public enum Kind: String, Sendable { case file, folder }
+package final class OwnedArtifact: Sendable {
+  package enum Kind: String, Sendable { case file, folder }
 
-  public let kind: Kind
+  package let kind: Kind
   /// The artifact's name, and its record's, in `folder`.
-  public let name: [UInt8]
-  public let recordName: [UInt8]
+  package let name: [UInt8]
+  package let recordName: [UInt8]
   /// The artifact, open: a folder (`O_DIRECTORY`) or a file (read and write).
-  public var descriptor: FileDescriptor { state.withLock { $0.descriptor } }
+  package var descriptor: FileDescriptor { state.withLock { $0.descriptor } }
   /// Which file the artifact is.
-  public var identity: FileIdentity { state.withLock { $0.identity } }
+  package var identity: FileIdentity { state.withLock { $0.identity } }
   private let folder: FileDescriptor
   private let record: FileDescriptor
   private let token: [UInt8]
@@ -109,7 +109,7 @@ public final class OwnedArtifact: Sendable {
   /// `mark`, when given, is applied to the record before it has a name (where the system allows)
   /// and to the artifact the moment it exists, before anything is written in it: what a caller
   /// uses to give both the do-not-back-up marker, so a leftover is never backed up.
-  public static func make(_ kind: Kind, prefix: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor,
+  package static func make(_ kind: Kind, prefix: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor,
                           mode: UInt32 = 0o600, mark: ((FileDescriptor) -> Void)? = nil,
                           displayPath: @autoclosure () -> String) throws(SystemError) -> OwnedArtifact {
     var last = SystemError(errno: .fileExists, operation: .create, path: displayPath())
@@ -212,14 +212,14 @@ public final class OwnedArtifact: Sendable {
   /// Before an exchange puts `other` (the old OUT) at the artifact's name: the record says the
   /// name may name either, so that a run killed at any instant of it leaves a name the next
   /// sweep can prove, whichever it names.
-  public func mayAlsoName(_ other: FileIdentity) {
+  package func mayAlsoName(_ other: FileIdentity) {
     state.withLock { $0.recorded = [$0.identity, other] }
     writeRecord()
   }
 
   /// After the exchange: the artifact's name names `other`, open at `descriptor` (this value now
   /// owns it); what it named before is in place elsewhere, and its descriptor is closed.
-  public func nowNames(_ other: FileIdentity, descriptor: FileDescriptor) {
+  package func nowNames(_ other: FileIdentity, descriptor: FileDescriptor) {
     let previous = state.withLock { state in
       defer {
         state.descriptor = descriptor
@@ -235,24 +235,24 @@ public final class OwnedArtifact: Sendable {
   /// What the record says the name may name, in the order written: the artifact first, then
   /// (after `mayAlsoName`) the other. `appdata restore` tells by it which side of its exchange a
   /// run stopped on: its name naming the second is the container's previous contents, kept.
-  public var recordedIdentities: [FileIdentity] { state.withLock { $0.recorded } }
+  package var recordedIdentities: [FileIdentity] { state.withLock { $0.recorded } }
 
   /// The artifact stays, and so does its record, unlocked: a later run may `claim` it (restore's
   /// kept copy, which `--undo` puts back). Its descriptors are closed.
-  public func keep() {
+  package func keep() {
     guard finishOnce() else { return }
     record.close()
     descriptor.close()
   }
 
   /// Whether the artifact's name still names the artifact.
-  public var isInPlace: Bool {
+  package var isInPlace: Bool {
     (try? Syscalls.status(of: name, in: folder, displayPath: ""))?.identity == identity
   }
 
   /// The artifact was renamed into place (or is otherwise no longer a leftover): the record goes
   /// and its lock with it. The artifact's descriptor is closed.
-  public func relinquish() {
+  package func relinquish() {
     guard finishOnce() else { return }
     Self.unlinkIfSame(recordName, as: record, in: folder)
     record.close()
@@ -270,7 +270,7 @@ public final class OwnedArtifact: Sendable {
   /// Removes the artifact, if its name still names it, then the record: a failed or interrupted
   /// run. Folders the run made with mode 0000 are made writable first. True when both are gone.
   @discardableResult
-  public func discard() -> Bool {
+  package func discard() -> Bool {
     guard finishOnce() else { return true }
     let removed = removeArtifact()
     descriptor.close()
@@ -282,7 +282,7 @@ public final class OwnedArtifact: Sendable {
 
   /// Removes the artifact's name only (a signal handler's last act, from its own thread): no
   /// descriptor is closed and no lock released; the process ends next.
-  public func unlinkFileForExit() {
+  package func unlinkFileForExit() {
     guard kind == .file, !state.withLock({ $0.isDone }), isInPlace else { return }
     _ = try? Syscalls.remove(name, in: folder, isDirectory: false, displayPath: "")
     Self.unlinkIfSame(recordName, as: record, in: folder)
@@ -300,7 +300,7 @@ public final class OwnedArtifact: Sendable {
   /// Removes, in `folder`, the artifacts `prefix TOKEN suffix` of runs that are gone, as the
   /// type's comment says; returns the names removed. Anything not proven is left as it is.
   @discardableResult
-  public static func sweep(prefix: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor) -> [[UInt8]] {
+  package static func sweep(prefix: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor) -> [[UInt8]] {
     var removed: [[UInt8]] = []
     let tail = suffix + recordSuffix
     for entry in Syscalls.entryNames(of: folder)
@@ -319,7 +319,7 @@ public final class OwnedArtifact: Sendable {
   /// (a live run's, another user's, a name alone, a name that names something other than the
   /// record does) or when there is no such record. An artifact that is gone comes back with
   /// `isInPlace` false, and `discard` then removes the record only.
-  public static func claim(prefix: [UInt8], token: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor) -> OwnedArtifact? {
+  package static func claim(prefix: [UInt8], token: [UInt8], suffix: [UInt8] = [], in folder: FileDescriptor) -> OwnedArtifact? {
     guard isToken(token[...]) else { return nil }
     let name = prefix + token + suffix
     let recordName = name + recordSuffix
@@ -402,15 +402,15 @@ public final class OwnedArtifact: Sendable {
   /// with, `.NAME.appdata-TOKEN.tmp` whole (NAME cut to 180 bytes, so the name and its record's
   /// stay names Linux takes): `-o` outputs, the rewritten defaults plist, the rules migration's
   /// new file.
-  public static func hiddenPrefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-".utf8) }
-  public static let hiddenSuffix = Array(".tmp".utf8)
+  package static func hiddenPrefix(of name: [UInt8]) -> [UInt8] { [0x2E] + name.prefix(180) + Array(".appdata-".utf8) }
+  package static let hiddenSuffix = Array(".tmp".utf8)
 
   // MARK: - Names reserved for appdata's own files
 
   /// Whether a name is one appdata keeps for its own files, which no input may bring in:
   /// `.appdata-*` (the migration journal, partial copies, probes) and `.NAME.appdata-*` (hidden
   /// outputs, partial extractions, owner records).
-  public static func isReserved(_ name: [UInt8]) -> Bool {
+  package static func isReserved(_ name: [UInt8]) -> Bool {
     let marker = Array(".appdata-".utf8)
     guard name.first == 0x2E, name.count >= marker.count else { return false }
     if name.starts(with: marker) { return true }

@@ -1,17 +1,17 @@
 /// Relative paths as bytes: names on disk need not be UTF-8.
-public enum RelativePath {
+package enum RelativePath {
   /// The longest path appdata takes from an archive entry or a backup manifest row, as Linux's
   /// PATH_MAX: longer or deeper ones are `unreadable` findings, not counted, so no reader or
   /// report does work that grows with a depth the input chooses. (On disk the walk goes as deep
   /// as the filesystem does, one folder descriptor at a time, and reports cope with that.)
-  public static let maximumLength = 4096
+  package static let maximumLength = 4096
   /// The most components such a path may have.
-  public static let maximumComponents = 1024
+  package static let maximumComponents = 1024
 
   /// Bytewise three-way comparison (negative, zero, positive), with memcmp: reports sort
   /// thousands of deep paths that share long prefixes, where the generic
   /// `lexicographicallyPrecedes` was most of the sorting time.
-  public static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+  package static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
     let common = min(a.count, b.count)
     if common > 0 {
       let order = a.withUnsafeBufferPointer { pa in
@@ -23,10 +23,10 @@ public enum RelativePath {
   }
 
   /// `a` sorts before `b`, bytewise.
-  public static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool { compare(a, b) < 0 }
+  package static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool { compare(a, b) < 0 }
 
   /// `parent/name`, or `name` at the top level.
-  public static func join(_ parent: [UInt8], _ name: [UInt8]) -> [UInt8] {
+  package static func join(_ parent: [UInt8], _ name: [UInt8]) -> [UInt8] {
     if parent.isEmpty { return name }
     var path = parent
     path.reserveCapacity(parent.count + 1 + name.count)
@@ -36,7 +36,7 @@ public enum RelativePath {
   }
 
   /// The components of a relative path (empty ones dropped).
-  public static func components(_ path: [UInt8]) -> [[UInt8]] {
+  package static func components(_ path: [UInt8]) -> [[UInt8]] {
     var result: [[UInt8]] = []
     var start = 0
     for index in path.indices where path[index] == 0x2F {
@@ -48,10 +48,10 @@ public enum RelativePath {
   }
 
   /// A display string: invalid UTF-8 becomes U+FFFD (JSON's `path`; `pathBase64` keeps the bytes).
-  public static func display(_ path: [UInt8]) -> String { String(decoding: path, as: UTF8.self) }
+  package static func display(_ path: [UInt8]) -> String { String(decoding: path, as: UTF8.self) }
 
   /// True when the bytes are valid UTF-8, so `display` loses nothing.
-  public static func isValidUTF8(_ path: [UInt8]) -> Bool {
+  package static func isValidUTF8(_ path: [UInt8]) -> Bool {
     var iterator = path.makeIterator()
     var decoder = UTF8()
     while true {
@@ -64,7 +64,7 @@ public enum RelativePath {
   }
 
   /// Joins components with `/`.
-  public static func join(_ components: [[UInt8]]) -> [UInt8] {
+  package static func join(_ components: [[UInt8]]) -> [UInt8] {
     var path: [UInt8] = []
     for component in components {
       if !path.isEmpty { path.append(0x2F) }

@@ -19,8 +19,8 @@ import Synchronization
 /// target does not exist is refused. NAME that is a FIFO, a socket, a device or a folder is
 /// refused (`notAFile`), found by its status (`lstat`, then `stat` of a link's target), which
 /// opens nothing, so nothing waits.
-public final class ReplacingFile: Sendable {
-  public let path: String
+package final class ReplacingFile: Sendable {
+  package let path: String
   private let folder: FileDescriptor
   private let name: [UInt8]
   private let hidden: OwnedArtifact
@@ -34,13 +34,13 @@ public final class ReplacingFile: Sendable {
   private let state = Mutex(State())
 
   /// The first write that failed.
-  public var failure: SystemError? { state.withLock { $0.failure } }
+  package var failure: SystemError? { state.withLock { $0.failure } }
 
   /// The errno a NAME that is not a regular file (a FIFO, socket, device or folder) is refused
   /// with, under operation `.writeReport`.
-  public static let notAFile = Errno.invalidArgument
+  package static let notAFile = Errno.invalidArgument
 
-  public init(path: String) throws(SystemError) {
+  package init(path: String) throws(SystemError) {
     self.path = path
     // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, and a link to one: names of descriptors, not
     // files. Followed, they would name the file behind a shell's `>>`, replaced rather than
@@ -79,7 +79,7 @@ public final class ReplacingFile: Sendable {
   deinit { discard() }
 
   /// Why NAME cannot take a report, for a `.writeReport` error; else the system's reason.
-  public static func problem(_ error: SystemError) -> String {
+  package static func problem(_ error: SystemError) -> String {
     guard error.operation == .writeReport else { return "cannot write the report: \(error.reason)" }
     switch error.errno {
     case .isDirectory: return "is a folder; give the report a file's name"
@@ -141,20 +141,20 @@ public final class ReplacingFile: Sendable {
   /// Writes all of `bytes`, unless a write failed already.
   /// Safe from several threads (the walk's workers stream NDJSON lines): each call's bytes go
   /// out whole.
-  public func write(_ bytes: UnsafeRawBufferPointer) {
+  package func write(_ bytes: UnsafeRawBufferPointer) {
     state.withLock { state in
       guard state.failure == nil, !state.isDone else { return }
       do throws(SystemError) { try Syscalls.writeAll(descriptor, bytes, displayPath: path) } catch { state.failure = error }
     }
   }
 
-  public func write(_ bytes: [UInt8]) {
+  package func write(_ bytes: [UInt8]) {
     bytes.withUnsafeBytes { write($0) }
   }
 
   /// Flushes the file and puts it in place; throws the first failed write (or the flush's, or
   /// the rename's), having removed the hidden file: NAME is then as it was.
-  public func commit() throws(SystemError) {
+  package func commit() throws(SystemError) {
     enum Step { case alreadyDone, failed(SystemError), rename }
     let step: Step = state.withLock { state in
       guard !state.isDone else { return .alreadyDone }
@@ -184,10 +184,10 @@ public final class ReplacingFile: Sendable {
 
   /// Unlinks the hidden file by its name, touching nothing else: what a signal handler does
   /// (from its own thread) just before the process ends.
-  public func removeHiddenFile() { hidden.unlinkFileForExit() }
+  package func removeHiddenFile() { hidden.unlinkFileForExit() }
 
   /// Removes the hidden file (a failed run); NAME is left as it was.
-  public func discard() {
+  package func discard() {
     guard state.withLock({ state in
       defer { state.isDone = true }
       return !state.isDone

@@ -79,7 +79,7 @@ public final class SecretBuffer: @unchecked Sendable {
   /// Appends bytes read from `descriptor` until a newline, the end of the input, or the buffer is
   /// full: the first line (without its newline, or a final `\r`). Reads one byte at a time, so
   /// nothing after the line is taken from a pipe. Returns false when the line did not fit.
-  public func readLine(from descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> Bool {
+  package func readLine(from descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> Bool {
     setCount(0)
     while true {
       if count == mappedLength { return false }

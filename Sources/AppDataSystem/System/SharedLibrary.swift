@@ -13,22 +13,22 @@ import Darwin
 /// (Archive/LibArchive.swift, Backup/SQLite.swift) bind their functions with `lookup` into a
 /// table their shim header declares with each function's own type, so the C compiler checks
 /// every call against the library's header as if it were linked.
-public struct SharedLibrary: Sendable {
+package struct SharedLibrary: Sendable {
   /// The dynamic loader's handle, kept as its address (a pointer is not Sendable; the handle is
   /// only ever read); never closed: a library loaded stays for the rest of the run.
   private let address: UInt
-  public var handle: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: address)! }
+  package var handle: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: address)! }
   /// The file name it was loaded by.
-  public let name: String
+  package let name: String
 
   /// dlsym(3) as a C function taking the library's `handle` as its context: what a shim's bind
   /// function calls for every name in its table (nil when the library has no such symbol).
-  public typealias Lookup = @convention(c) (UnsafeMutableRawPointer, UnsafePointer<CChar>) -> UnsafeMutableRawPointer?
-  public static let lookup: Lookup = { handle, name in dlsym(handle, name) }
+  package typealias Lookup = @convention(c) (UnsafeMutableRawPointer, UnsafePointer<CChar>) -> UnsafeMutableRawPointer?
+  package static let lookup: Lookup = { handle, name in dlsym(handle, name) }
 
   /// Loads the first of `names` and fills a shim's table of its functions with `bind` (the shim's
   /// `appdata_…_bind`, which returns 0 when a function is missing): the table, or why not.
-  public static func table<Table>(
+  package static func table<Table>(
     _ names: [String], bind: (UnsafeMutablePointer<Table>, Lookup, UnsafeMutableRawPointer) -> Int32
   ) -> Result<Table, LoadFailure> {
     let library: SharedLibrary
@@ -47,7 +47,7 @@ public struct SharedLibrary: Sendable {
   /// Loads the first of `names` (sonames, tried in order) that the dynamic loader finds, with
   /// its symbols local to it; or says why none loaded (dlerror(3) of the first, which names
   /// the file and the cause).
-  public static func load(_ names: [String]) -> Result<SharedLibrary, LoadFailure> {
+  package static func load(_ names: [String]) -> Result<SharedLibrary, LoadFailure> {
     var first: String?
     for name in names {
       if let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) {
@@ -59,11 +59,11 @@ public struct SharedLibrary: Sendable {
   }
 
   /// Why a library could not be loaded.
-  public struct LoadFailure: Error, Sendable, CustomStringConvertible {
+  package struct LoadFailure: Error, Sendable, CustomStringConvertible {
     /// The names tried.
-    public var names: [String]
+    package var names: [String]
     /// The dynamic loader's words for the first.
-    public var reason: String
-    public var description: String { reason }
+    package var reason: String
+    package var description: String { reason }
   }
 }

@@ -17,19 +17,19 @@ import Synchronization
 /// action is the default again. A signal the process inherited as ignored (`nohup`) stays
 /// ignored. No Dispatch: its signal sources gave every SIGINT to every source at once (the
 /// progress line's and the command's both ran, whichever ended the process first winning).
-public final class SignalCatcher: Sendable {
+package final class SignalCatcher: Sendable {
   /// The process's catcher: signal dispositions are the process's, so there is one.
-  public static let shared = SignalCatcher()
+  package static let shared = SignalCatcher()
   /// What a job catches: Ctrl-C, `kill`, and the terminal going away.
-  public static let termination: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+  package static let termination: [Int32] = [SIGINT, SIGTERM, SIGHUP]
   /// Ctrl-C alone.
-  public static let interrupt: [Int32] = [SIGINT]
+  package static let interrupt: [Int32] = [SIGINT]
 
   /// One registration, from `register` until `cancel`.
-  public struct Registration: Sendable {
+  package struct Registration: Sendable {
     fileprivate let id: UInt64
     /// Stops this registration's handler; the signal goes to the one below, or its default.
-    public func cancel() { SignalCatcher.shared.remove(id) }
+    package func cancel() { SignalCatcher.shared.remove(id) }
   }
 
   private struct Entry {
@@ -61,7 +61,7 @@ public final class SignalCatcher: Sendable {
   /// arrives, until the registration is cancelled; a later registration listing the same
   /// signal takes it first. When the catcher's pipe or thread cannot be made (no descriptors or
   /// threads left), the signals keep the action they had.
-  public func register(_ signals: [Int32] = termination, _ handler: @escaping @Sendable (Int32) -> Void) -> Registration {
+  package func register(_ signals: [Int32] = termination, _ handler: @escaping @Sendable (Int32) -> Void) -> Registration {
     state.withLock { state in
       let id = state.nextID
       state.nextID += 1
@@ -92,7 +92,7 @@ public final class SignalCatcher: Sendable {
 
   /// Calls the newest registration older than `registration` that asked for `number`, if any
   /// (a prompt's handler hands the signal on to the job's, once the terminal is restored).
-  public func passOn(_ number: Int32, from registration: Registration) {
+  package func passOn(_ number: Int32, from registration: Registration) {
     let handler = state.withLock { state in
       state.entries.last { $0.id < registration.id && $0.signals.contains(number) }?.handler
     }
@@ -102,7 +102,7 @@ public final class SignalCatcher: Sendable {
   /// Ends the process as `number`'s default action would (a prompt's registration, once the
   /// terminal is restored): the action set back and the signal raised (appdata blocks no
   /// signal in any thread); `_exit(128 + number)` should the process outlive it.
-  public static func endAsSignalled(_ number: Int32) -> Never {
+  package static func endAsSignalled(_ number: Int32) -> Never {
     _ = setAction(number, SIG_DFL)
     raise(number)
     _exit(128 + number)
@@ -180,18 +180,18 @@ private let forwardSignal: @convention(c) (Int32) -> Void = { number in
 
 /// The first signal that came, for a job that stops at its next checkpoint: a registration's
 /// handler calls `set`, the job reads `number`.
-public final class SignalFlag: Sendable {
+package final class SignalFlag: Sendable {
   private let caught = Atomic<Int32>(0)
 
-  public init() {}
+  package init() {}
 
   /// The first signal set, if one was.
-  public var number: Int32? {
+  package var number: Int32? {
     let value = caught.load(ordering: .acquiring)
     return value == 0 ? nil : value
   }
 
-  public func set(_ number: Int32) {
+  package func set(_ number: Int32) {
     _ = caught.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
   }
 }

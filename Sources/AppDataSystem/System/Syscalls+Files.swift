@@ -8,7 +8,7 @@ import Darwin
 // Files and folders: one thin wrapper per syscall, each relative to a descriptor where it can be.
 extension Syscalls {
   /// openat(2) relative to `directory`. `displayPath` only names the file in errors.
-  public static func open(
+  package static func open(
     _ name: [UInt8], in directory: FileDescriptor, options: OpenOptions, mode: UInt32 = 0o600,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) -> FileDescriptor {
@@ -37,7 +37,7 @@ extension Syscalls {
   /// it): `base` as typed (a symlink to it is accepted), then each component below it with
   /// `O_NOFOLLOW | O_DIRECTORY`, so nothing found below PATH (a container of a device, a
   /// package's `AppData`) is reached through a symlink. Without `base`, `path` as typed.
-  public static func openDirectory(atPath path: String, below base: String?) throws(SystemError) -> FileDescriptor {
+  package static func openDirectory(atPath path: String, below base: String?) throws(SystemError) -> FileDescriptor {
     guard let base, path.hasPrefix(base) else { return try openDirectory(atPath: path) }
     let relativePath = Array(path.utf8.dropFirst(base.utf8.count))
     let top = OwnedDescriptor(owning: try openDirectory(atPath: base))
@@ -56,7 +56,7 @@ extension Syscalls {
   }
 
   /// fstatat(2) with AT_SYMLINK_NOFOLLOW on a name relative to `directory`.
-  public static func status(
+  package static func status(
     of name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> FileStatus {
     try checkName(name, .readStatus, path: displayPath())
@@ -69,7 +69,7 @@ extension Syscalls {
   }
 
   /// fstat(2) on an open descriptor.
-  public static func status(of descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> FileStatus {
+  package static func status(of descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> FileStatus {
     var st = stat()
     _ = try valueOrErrno(.readStatus, path: displayPath()) { fstat(descriptor.rawValue, &st) }
     return FileStatus(st)
@@ -77,14 +77,14 @@ extension Syscalls {
 
   /// Which file `path` is, following symlinks (stat(2)): its device and inode; nil when it
   /// cannot be read. What tells an input named twice, or inside another PATH given.
-  public static func identity(ofPath path: String) -> FileIdentity? {
+  package static func identity(ofPath path: String) -> FileIdentity? {
     var st = stat()
     guard stat(path, &st) == 0 else { return nil }
     return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
   }
 
   /// lstat(2) on a path (used only for paths the user typed).
-  public static func status(ofPath path: String) throws(SystemError) -> FileStatus {
+  package static func status(ofPath path: String) throws(SystemError) -> FileStatus {
     var st = stat()
     _ = try valueOrErrno(.readStatus, path: path) { lstat(path, &st) }
     return FileStatus(st)
@@ -92,7 +92,7 @@ extension Syscalls {
 
   /// open(2) on a path the user typed, as a folder, following symlinks in it only
   /// if `followFinalSymlink` (a container root given as a symlink is still a container).
-  public static func openDirectory(atPath path: String, followFinalSymlink: Bool = true) throws(SystemError) -> FileDescriptor {
+  package static func openDirectory(atPath path: String, followFinalSymlink: Bool = true) throws(SystemError) -> FileDescriptor {
     var flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
     if !followFinalSymlink { flags |= O_NOFOLLOW }
     let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, flags) }
@@ -102,7 +102,7 @@ extension Syscalls {
   /// open(2) of a file the user named, read-only, without waiting (O_NONBLOCK: a FIFO with no
   /// writer does not block the open), and fstat(2) of what was opened: the descriptor and
   /// whether it is a regular file. The caller refuses anything else.
-  public static func openWithoutWaiting(atPath path: String) throws(SystemError) -> (FileDescriptor, FileStatus) {
+  package static func openWithoutWaiting(atPath path: String) throws(SystemError) -> (FileDescriptor, FileStatus) {
     let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
     let descriptor = OwnedDescriptor(owning: FileDescriptor(rawValue: fd))
     let fileStatus = try status(of: descriptor.descriptor, displayPath: path)
@@ -116,13 +116,13 @@ extension Syscalls {
   }
 
   /// open(2) of a file the user named, read-only.
-  public static func openFile(atPath path: String) throws(SystemError) -> FileDescriptor {
+  package static func openFile(atPath path: String) throws(SystemError) -> FileDescriptor {
     let fd = try valueOrErrno(.open, path: path) { Glibc_or_Darwin_open(path, O_RDONLY | O_CLOEXEC) }
     return FileDescriptor(rawValue: fd)
   }
 
   /// open(2) with O_CREAT | O_TRUNC: a report file the user named.
-  public static func createOrTruncate(atPath path: String) throws(SystemError) -> FileDescriptor {
+  package static func createOrTruncate(atPath path: String) throws(SystemError) -> FileDescriptor {
     let fd = try valueOrErrno(.create, path: path) {
       Glibc_or_Darwin_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     }
@@ -132,7 +132,7 @@ extension Syscalls {
   /// Whether `path` could be created or overwritten by this process, without touching it:
   /// faccessat(2) with W_OK on the file, or, when there is none, W_OK | X_OK on its folder.
   /// Throws the reason it could not (a folder in the way counts as EISDIR).
-  public static func checkCanCreateOrWrite(atPath path: String) throws(SystemError) {
+  package static func checkCanCreateOrWrite(atPath path: String) throws(SystemError) {
     if faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 {
       var info = stat()
       if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
@@ -149,7 +149,7 @@ extension Syscalls {
   }
 
   /// open(2) with O_APPEND | O_CREAT: a file others also append to (GITHUB_STEP_SUMMARY).
-  public static func openForAppending(atPath path: String) throws(SystemError) -> FileDescriptor {
+  package static func openForAppending(atPath path: String) throws(SystemError) -> FileDescriptor {
     let fd = try valueOrErrno(.open, path: path) {
       Glibc_or_Darwin_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
     }
@@ -157,7 +157,7 @@ extension Syscalls {
   }
 
   /// read(2) into `buffer`; returns the number of bytes read (0 at end of file).
-  public static func read(
+  package static func read(
     _ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> Int {
     try valueOrErrno(.read, path: displayPath()) {
@@ -166,7 +166,7 @@ extension Syscalls {
   }
 
   /// pread(2): up to `buffer.count` bytes at `offset`; -1 on error.
-  public static func readAt(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, offset: UInt64) -> Int {
+  package static func readAt(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, offset: UInt64) -> Int {
     while true {
       let count = pread(descriptor.rawValue, buffer.baseAddress, buffer.count, off_t(offset))
       if count >= 0 || currentErrno() != .interrupted { return count }
@@ -174,7 +174,7 @@ extension Syscalls {
   }
 
   /// write(2) of all of `buffer`, looping over short writes.
-  public static func writeAll(
+  package static func writeAll(
     _ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     var offset = 0
@@ -188,7 +188,7 @@ extension Syscalls {
 
   /// read(2) until end of file or `count` bytes, whichever comes first. Callers that must
   /// refuse large files ask for one byte more than they accept.
-  public static func readUpTo(_ descriptor: FileDescriptor, _ count: Int, displayPath: @autoclosure () -> String) throws(SystemError) -> [UInt8] {
+  package static func readUpTo(_ descriptor: FileDescriptor, _ count: Int, displayPath: @autoclosure () -> String) throws(SystemError) -> [UInt8] {
     var data: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: min(count, 1 << 16))
     while data.count < count {
@@ -204,7 +204,7 @@ extension Syscalls {
   }
 
   /// write(2) of all of `bytes`.
-  public static func writeAll(_ descriptor: FileDescriptor, _ bytes: [UInt8], displayPath: @autoclosure () -> String) throws(SystemError) {
+  package static func writeAll(_ descriptor: FileDescriptor, _ bytes: [UInt8], displayPath: @autoclosure () -> String) throws(SystemError) {
     let result: Result<Void, SystemError> = bytes.withUnsafeBytes { raw in
       Result { () throws(SystemError) in try writeAll(descriptor, raw, displayPath: displayPath()) }
     }
@@ -212,7 +212,7 @@ extension Syscalls {
   }
 
   /// fsync(2): data and metadata reach the disk before we go on.
-  public static func sync(_ descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
+  package static func sync(_ descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) {
     #if canImport(Glibc) && !DARWIN_CHECK
     _ = try valueOrErrno(.flush, path: displayPath()) { fsync(descriptor.rawValue) }
     #else
@@ -225,7 +225,7 @@ extension Syscalls {
   }
 
   /// mkdirat(2).
-  public static func makeDirectory(
+  package static func makeDirectory(
     _ name: [UInt8], in directory: FileDescriptor, mode: UInt32 = 0o755, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     try checkName(name, .createFolder, path: displayPath())
@@ -237,7 +237,7 @@ extension Syscalls {
   }
 
   /// unlinkat(2) of a file or (with `isDirectory`) an empty folder.
-  public static func remove(
+  package static func remove(
     _ name: [UInt8], in directory: FileDescriptor, isDirectory: Bool, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     try checkName(name, .remove, path: displayPath())
@@ -250,7 +250,7 @@ extension Syscalls {
 
   /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of overwriting. Darwin:
   /// renameatx_np with RENAME_EXCL, which rename(2) documents to fail with EEXIST the same way.
-  public static func renameWithoutReplacing(
+  package static func renameWithoutReplacing(
     _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
@@ -271,7 +271,7 @@ extension Syscalls {
 
   /// renameat2(2) with RENAME_EXCHANGE (renamex_np with RENAME_SWAP on Darwin): both names
   /// exist, and each then names what the other did, in one step.
-  public static func exchange(
+  package static func exchange(
     _ name: [UInt8], with otherName: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     try checkName(name, .move, path: displayPath())
@@ -292,7 +292,7 @@ extension Syscalls {
   /// linkat(2) without following a symlink: `newName` in `destination` becomes a second name of
   /// the file `name` in `source` (restore keeps the container's metadata plist, the same file,
   /// in the container it builds). Fails with EEXIST rather than replace.
-  public static func link(
+  package static func link(
     _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
@@ -309,7 +309,7 @@ extension Syscalls {
 
   /// renameat(2), replacing `newName` if it exists: only for files appdata itself owns
   /// (the journal, a rewritten plist), never for user data.
-  public static func renameReplacing(
+  package static func renameReplacing(
     _ name: [UInt8], in source: FileDescriptor, to newName: [UInt8], in destination: FileDescriptor,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
@@ -323,7 +323,7 @@ extension Syscalls {
   }
 
   /// readlinkat(2): a symlink's target bytes, never followed.
-  public static func readLink(
+  package static func readLink(
     _ name: [UInt8], in directory: FileDescriptor, displayPath: @autoclosure () -> String
   ) throws(SystemError) -> [UInt8] {
     try checkName(name, .readLink, path: displayPath())
@@ -337,7 +337,7 @@ extension Syscalls {
   }
 
   /// symlinkat(2).
-  public static func makeSymbolicLink(
+  package static func makeSymbolicLink(
     _ name: [UInt8], in directory: FileDescriptor, target: [UInt8], displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     try checkName(name, .createLink, path: displayPath())
@@ -351,12 +351,12 @@ extension Syscalls {
   }
 
   /// fchmod(2).
-  public static func setMode(_ descriptor: FileDescriptor, _ mode: UInt32, displayPath: @autoclosure () -> String) throws(SystemError) {
+  package static func setMode(_ descriptor: FileDescriptor, _ mode: UInt32, displayPath: @autoclosure () -> String) throws(SystemError) {
     _ = try valueOrErrno(.setMode, path: displayPath()) { fchmod(descriptor.rawValue, mode_t(mode)) }
   }
 
   /// utimensat(2) without following symlinks: access and modification times.
-  public static func setTimes(
+  package static func setTimes(
     _ name: [UInt8], in directory: FileDescriptor, access: FileTime, modification: FileTime,
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
@@ -373,7 +373,7 @@ extension Syscalls {
   }
 
   /// futimens(2): the access and modification times of an open file.
-  public static func setTimes(_ descriptor: FileDescriptor, access: FileTime, modification: FileTime, displayPath: @autoclosure () -> String) throws(SystemError) {
+  package static func setTimes(_ descriptor: FileDescriptor, access: FileTime, modification: FileTime, displayPath: @autoclosure () -> String) throws(SystemError) {
     var times = [
       timespec(tv_sec: access.seconds, tv_nsec: access.nanoseconds),
       timespec(tv_sec: modification.seconds, tv_nsec: modification.nanoseconds),
@@ -382,7 +382,7 @@ extension Syscalls {
   }
 
   /// realpath(3) of a path the user typed, nil when it cannot be resolved (a dangling link).
-  public static func resolvedPath(_ path: String) -> String? {
+  package static func resolvedPath(_ path: String) -> String? {
     guard let resolved = realpath(path, nil) else { return nil }
     defer { free(resolved) }
     return String(cString: resolved)
@@ -390,23 +390,23 @@ extension Syscalls {
 
   /// realpath(3) of the folder a user named, for reports ("container": absolute path); the path
   /// as given when it cannot be resolved.
-  public static func absolutePath(_ path: String) -> String { resolvedPath(path) ?? path }
+  package static func absolutePath(_ path: String) -> String { resolvedPath(path) ?? path }
 
 
   /// flock(2) with LOCK_EX | LOCK_NB: false when another process holds the lock.
-  public static func lockExclusively(_ descriptor: FileDescriptor) -> Bool {
+  package static func lockExclusively(_ descriptor: FileDescriptor) -> Bool {
     flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0
   }
 
   /// flock(2) with LOCK_EX, waiting while another process holds the lock (a signal's EINTR
   /// retried). Released when the descriptor is closed.
-  public static func waitForExclusiveLock(_ descriptor: FileDescriptor) {
+  package static func waitForExclusiveLock(_ descriptor: FileDescriptor) {
     while flock(descriptor.rawValue, LOCK_EX) != 0 && currentErrno() == .interrupted {}
   }
 
   /// faccessat(2) with AT_EACCESS: whether this process may create and remove entries in
   /// the open folder (write and search permission), as the kernel will judge it.
-  public static func canModify(_ folder: FileDescriptor) -> Bool {
+  package static func canModify(_ folder: FileDescriptor) -> Bool {
     faccessat(folder.rawValue, ".", W_OK | X_OK, AT_EACCESS) == 0
   }
 }
@@ -415,21 +415,21 @@ extension Syscalls {
 extension Syscalls {
   /// The names in the open folder (`.` and `..` left out), read through a descriptor of its own;
   /// none when it cannot be read.
-  public static func entryNames(of folder: FileDescriptor) -> [[UInt8]] {
+  package static func entryNames(of folder: FileDescriptor) -> [[UInt8]] {
     guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }),
           let stream = try? DirectoryStream(taking: listing, displayPath: "") else { return [] }
     return (try? stream.names()) ?? []
   }
 
   /// The folder part of a path the user typed: `.` for a bare name, `/` for `/name`.
-  public static func folderPart(of path: [UInt8]) -> String {
+  package static func folderPart(of path: [UInt8]) -> String {
     guard let slash = path.lastIndex(of: 0x2F) else { return "." }
     return slash == 0 ? "/" : String(decoding: path[..<slash], as: UTF8.self)
   }
 
   /// The first name in the open folder (`.` and `..` left out), or nil when it is empty or
   /// cannot be read.
-  public static func firstEntry(of folder: FileDescriptor) -> [UInt8]? {
+  package static func firstEntry(of folder: FileDescriptor) -> [UInt8]? {
     guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }),
           let stream = try? DirectoryStream(taking: listing, displayPath: "") else { return nil }
     var first: [UInt8]?
@@ -443,7 +443,7 @@ extension Syscalls {
 
   /// Whether `identity` is the open folder or one of the folders above it, followed up through
   /// `..` to the root (at most 4,096 levels).
-  public static func isAncestor(_ identity: FileIdentity, ofFolder folder: FileDescriptor) -> Bool {
+  package static func isAncestor(_ identity: FileIdentity, ofFolder folder: FileDescriptor) -> Bool {
     guard case .success(let opened) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }) else { return false }
     var current = OwnedDescriptor(owning: opened)
     for _ in 0..<4096 {

@@ -20,7 +20,7 @@ extension Syscalls {
   }
 
   /// CLOCK_MONOTONIC, in nanoseconds (vDSO: no system call).
-  public static func monotonicNanoseconds() -> UInt64 {
+  package static func monotonicNanoseconds() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
@@ -30,12 +30,12 @@ extension Syscalls {
   /// and system, and the blocks its reads took from a disk. With `monotonicNanoseconds`, whether
   /// a stretch of work waited on the disk: its reads counted blocks (the page cache did not have
   /// them, whatever the disk's speed), or its wall-clock time ran ahead of its CPU time.
-  public struct ThreadUsage: Sendable {
-    public var cpuNanoseconds: UInt64
-    public var blocksRead: UInt64
+  package struct ThreadUsage: Sendable {
+    package var cpuNanoseconds: UInt64
+    package var blocksRead: UInt64
   }
 
-  public static func threadUsage() -> ThreadUsage {
+  package static func threadUsage() -> ThreadUsage {
     var usage = rusage()
     #if canImport(Glibc) && !DARWIN_CHECK
     let who = __rusage_who_t(1)  // RUSAGE_THREAD, which glibc declares only under _GNU_SOURCE
@@ -52,10 +52,10 @@ extension Syscalls {
   }
 
   /// The number of online CPUs (sysconf(_SC_NPROCESSORS_ONLN)).
-  public static var onlineProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+  package static var onlineProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
   /// Raises the soft open-file limit to the hard one, so a wide walk does not run out of descriptors.
-  public static func raiseOpenFileLimit() {
+  package static func raiseOpenFileLimit() {
     var limit = rlimit()
     #if canImport(Glibc) && !DARWIN_CHECK
     let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
@@ -74,22 +74,22 @@ extension Syscalls {
   }
 
   /// getenv(3).
-  public static func environment(_ name: String) -> String? {
+  package static func environment(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }
     return String(cString: value)
   }
 
   /// usleep(3).
-  public static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
+  package static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
 
   /// Ends the process at once with SIGKILL, as a crash or power loss would (test hook).
-  public static func killSelf() -> Never {
+  package static func killSelf() -> Never {
     kill(getpid(), SIGKILL)
     _exit(137)
   }
 
   /// exit(3): flushes stdio and ends the process with `status`.
-  public static func exit(_ status: Int32) -> Never {
+  package static func exit(_ status: Int32) -> Never {
     #if canImport(Glibc) && !DARWIN_CHECK
     Glibc.exit(status)
     #else
@@ -111,7 +111,7 @@ extension Syscalls {
   }
 
   /// _exit(2): ends the process at once, with `status` (130 after SIGINT, as shells report it).
-  public static func exitNow(_ status: Int32) -> Never {
+  package static func exitNow(_ status: Int32) -> Never {
     _exit(status)
   }
 }

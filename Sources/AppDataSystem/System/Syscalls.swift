@@ -57,29 +57,29 @@ package func withCName<R, E: Error>(_ name: [UInt8], _ body: (UnsafePointer<CCha
 }
 
 /// The open(2) flags the walk and the migration use, named for what they promise.
-public struct OpenOptions: OptionSet, Sendable {
-  public let rawValue: Int32
-  public init(rawValue: Int32) { self.rawValue = rawValue }
+package struct OpenOptions: OptionSet, Sendable {
+  package let rawValue: Int32
+  package init(rawValue: Int32) { self.rawValue = rawValue }
 
   /// O_DIRECTORY | O_NOFOLLOW | O_RDONLY: a folder, never through a symlink.
-  public static let directory = OpenOptions(rawValue: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+  package static let directory = OpenOptions(rawValue: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
   /// O_RDONLY | O_NOFOLLOW: read a file, never through a symlink.
-  public static let readFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+  package static let readFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
   /// O_WRONLY | O_APPEND | O_NOFOLLOW: add to an existing file (the journal).
-  public static let appendFile = OpenOptions(rawValue: O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+  package static let appendFile = OpenOptions(rawValue: O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
   /// O_RDONLY | O_NOFOLLOW | O_NONBLOCK: a file that may turn out not to be one (a FIFO in a
   /// backup): opening does not wait for a writer, and the caller checks what it opened.
-  public static let readMaybeFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+  package static let readMaybeFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
   /// O_WRONLY | O_NONBLOCK: write to a FIFO whose reader is there (fails with ENXIO when none is).
-  public static let writeToFIFO = OpenOptions(rawValue: O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+  package static let writeToFIFO = OpenOptions(rawValue: O_WRONLY | O_NONBLOCK | O_CLOEXEC)
   /// O_WRONLY | O_NOFOLLOW: write a file that exists (one appdata made), never through a symlink.
-  public static let writeExistingFile = OpenOptions(rawValue: O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+  package static let writeExistingFile = OpenOptions(rawValue: O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
   /// O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW: create a new file, never an existing one.
-  public static let createNewFile = OpenOptions(
+  package static let createNewFile = OpenOptions(
     rawValue: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
   /// O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW: create a new file to write and read back (an owner
   /// record, an output's hidden file).
-  public static let createNewReadWrite = OpenOptions(
+  package static let createNewReadWrite = OpenOptions(
     rawValue: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
 }
 
@@ -87,7 +87,7 @@ public struct OpenOptions: OptionSet, Sendable {
 
 /// The calls appdata makes, each a thin wrapper over one C function, by concern:
 /// Syscalls+Files.swift, Syscalls+Process.swift, Syscalls+Terminal.swift.
-public enum Syscalls {}
+package enum Syscalls {}
 
 @inline(__always) package func Glibc_or_Darwin_open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
   #if canImport(Glibc) && !DARWIN_CHECK

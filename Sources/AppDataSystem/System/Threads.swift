@@ -15,17 +15,17 @@ import Synchronization
 
 /// Threads that are joined: `join()` returns once every thread started in the group has ended,
 /// those started by its own threads while it waits included.
-public final class ThreadGroup: Sendable {
+package final class ThreadGroup: Sendable {
   /// The threads not yet joined. Glibc's pthread_t is an integer; Darwin's is a pointer, which
   /// is not Sendable, so it is kept as its bit pattern.
   private let running = Mutex<[UInt]>([])
 
-  public init() {}
+  package init() {}
 
   /// Runs `body` on a new thread of the group with a stack of `stackSize` bytes. False when the
   /// system will not make one (pthread_create fails with EAGAIN at the process's or the
   /// system's thread limit); the caller then does without it, and `body` never runs.
-  public func start(stackSize: Int, _ body: @escaping @Sendable () -> Void) -> Bool {
+  package func start(stackSize: Int, _ body: @escaping @Sendable () -> Void) -> Bool {
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
@@ -65,7 +65,7 @@ public final class ThreadGroup: Sendable {
   }
 
   /// Waits for every thread of the group, including those started while it waits.
-  public func join() {
+  package func join() {
     while let thread = running.withLock({ $0.popLast() }) {
       #if canImport(Glibc) && !DARWIN_CHECK
       pthread_join(thread, nil)
@@ -82,12 +82,12 @@ public final class ThreadGroup: Sendable {
 }
 
 /// A value shared between threads behind a `Mutex`, in a class so that closures can capture it.
-public final class Locked<Value>: Sendable {
+package final class Locked<Value>: Sendable {
   private let mutex: Mutex<Value>
 
-  public init(_ value: sending Value) { mutex = Mutex(value) }
+  package init(_ value: sending Value) { mutex = Mutex(value) }
 
-  public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+  package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
     try mutex.withLock(body)
   }
 }
@@ -106,7 +106,7 @@ public final class Locked<Value>: Sendable {
 // Unchecked Sendable: every stored var is read and written only while holding `mutex`; the
 // items cross threads only through `push` and `pop`, whose `sending` lets the compiler check
 // that the pushing thread keeps no reference.
-public final class WorkQueue<Item>: @unchecked Sendable {
+package final class WorkQueue<Item>: @unchecked Sendable {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   private let condition: UnsafeMutablePointer<pthread_cond_t>
   private var items: [Item] = []
@@ -119,7 +119,7 @@ public final class WorkQueue<Item>: @unchecked Sendable {
   private var busy = 0
   private var idle = 0
 
-  public init(capacity: Int = .max, lastInFirstOut: Bool = false, endsWhenIdle: Bool = false) {
+  package init(capacity: Int = .max, lastInFirstOut: Bool = false, endsWhenIdle: Bool = false) {
     self.capacity = max(1, capacity)
     self.lastInFirstOut = lastInFirstOut
     self.endsWhenIdle = endsWhenIdle
@@ -151,7 +151,7 @@ public final class WorkQueue<Item>: @unchecked Sendable {
   /// Queues `item`, waiting while the queue is full; hands it back when the queue was
   /// cancelled or closed (so that the caller closes what it holds), nil once it is queued.
   @discardableResult
-  public func push(_ item: sending Item) -> sending Item? {
+  package func push(_ item: sending Item) -> sending Item? {
     let refused: Item? = locked {
       while count >= capacity && !cancelled && !closed { pthread_cond_wait(condition, mutex) }
       guard !cancelled && !closed else { return item }
@@ -165,7 +165,7 @@ public final class WorkQueue<Item>: @unchecked Sendable {
 
   /// Queues several items at once, ignoring the bound (a walk's folders, pushed by a consumer
   /// that must not wait on itself). Popped last-in-first-out, the first of them comes out first.
-  public func push(contentsOf newItems: sending [Item]) {
+  package func push(contentsOf newItems: sending [Item]) {
     guard !newItems.isEmpty else { return }
     locked {
       guard !cancelled && !closed else { return }
@@ -177,7 +177,7 @@ public final class WorkQueue<Item>: @unchecked Sendable {
   /// The next item, waiting while none is queued; nil once the queue is closed and empty, or
   /// cancelled, or (`endsWhenIdle`) empty with no consumer busy. `finishedPrevious`: the caller
   /// is done with the item it popped before (with `endsWhenIdle`, it may have pushed more).
-  public func pop(finishedPrevious: Bool = false) -> sending Item? {
+  package func pop(finishedPrevious: Bool = false) -> sending Item? {
     let item: Item? = locked {
       if finishedPrevious {
         busy -= 1
@@ -211,10 +211,10 @@ public final class WorkQueue<Item>: @unchecked Sendable {
   }
 
   /// Whether a consumer waits and nothing is queued (a busy walk worker then shares its folders).
-  public var wantsWork: Bool { locked { idle > 0 && count == 0 } }
+  package var wantsWork: Bool { locked { idle > 0 && count == 0 } }
 
   /// No more items: consumers take what is left, then `pop` returns nil.
-  public func close() {
+  package func close() {
     locked {
       closed = true
       pthread_cond_broadcast(condition)
@@ -222,7 +222,7 @@ public final class WorkQueue<Item>: @unchecked Sendable {
   }
 
   /// Drops what is queued and hands it back; `push` refuses and `pop` returns nil from now on.
-  public func cancel() -> sending [Item] {
+  package func cancel() -> sending [Item] {
     let left: [Item] = locked {
       cancelled = true
       let left = Array(items[head...])
@@ -236,7 +236,7 @@ public final class WorkQueue<Item>: @unchecked Sendable {
   }
 
   /// Waits until nothing is queued and no consumer is busy (every item popped was finished).
-  public func waitUntilDone() {
+  package func waitUntilDone() {
     locked {
       while (count > 0 && !cancelled) || busy > 0 { pthread_cond_wait(condition, mutex) }
     }
@@ -246,7 +246,7 @@ public final class WorkQueue<Item>: @unchecked Sendable {
 /// Calls `tick` on a thread of its own, first after `delay` milliseconds, then every `interval`,
 /// until `stop()`: a progress line's clock. The thread sleeps in poll(2) on a pipe, which
 /// `stop()` writes to, so that stopping wakes it at once; once `stop()` returns, no tick runs.
-public final class Ticker: Sendable {
+package final class Ticker: Sendable {
   private let delay: Int32
   private let interval: Int32
   private let tick: @Sendable () -> Void
@@ -255,7 +255,7 @@ public final class Ticker: Sendable {
   /// has ended (so that its write never meets a closed read end: SIGPIPE).
   private let ends = Mutex<(read: Int32, write: Int32)>((-1, -1))
 
-  public init(delayMilliseconds delay: Int, intervalMilliseconds interval: Int, tick: @escaping @Sendable () -> Void) {
+  package init(delayMilliseconds delay: Int, intervalMilliseconds interval: Int, tick: @escaping @Sendable () -> Void) {
     self.delay = Int32(clamping: max(0, delay))
     self.interval = Int32(clamping: max(1, interval))
     self.tick = tick
@@ -263,7 +263,7 @@ public final class Ticker: Sendable {
 
   /// Starts the clock; false when no pipe or thread can be made (nothing then ticks).
   @discardableResult
-  public func start() -> Bool {
+  package func start() -> Bool {
     ends.withLock { open in
       guard open.write < 0 else { return true }
       var ends: [Int32] = [-1, -1]
@@ -291,7 +291,7 @@ public final class Ticker: Sendable {
   }
 
   /// Stops the clock and waits for a tick in progress to end.
-  public func stop() {
+  package func stop() {
     let pipe = ends.withLock { open in
       defer { open = (-1, -1) }
       return open

@@ -24,7 +24,7 @@ extension Syscalls {
   /// is gone. A folder whose mode leaves out the owner's write or search permission is given
   /// them first (appdata set that mode itself, from a backup's manifest).
   @discardableResult
-  public static func removeTree(_ name: [UInt8], in directory: FileDescriptor) -> Bool {
+  package static func removeTree(_ name: [UInt8], in directory: FileDescriptor) -> Bool {
     if (try? remove(name, in: directory, isDirectory: false, displayPath: "")) != nil { return true }
     guard case .success(let opened) = withCName(name, { open(cName: $0, in: directory, options: .directory) }) else { return false }
     let top = OwnedDescriptor(owning: opened)
@@ -34,7 +34,7 @@ extension Syscalls {
   /// Empties the folder open at `top` (a descriptor the caller proved is its own), then removes
   /// `name` in `directory` if it still names that folder. True when it is gone.
   @discardableResult
-  public static func removeFolder(_ name: [UInt8], in directory: FileDescriptor, opened top: FileDescriptor) -> Bool {
+  package static func removeFolder(_ name: [UInt8], in directory: FileDescriptor, opened top: FileDescriptor) -> Bool {
     guard let identity = try? status(of: top, displayPath: "").identity, emptyFolder(top) else { return false }
     guard (try? status(of: name, in: directory, displayPath: ""))?.identity == identity else { return false }
     return (try? remove(name, in: directory, isDirectory: true, displayPath: "")) != nil
@@ -42,7 +42,7 @@ extension Syscalls {
 
   /// Removes everything in the folder open at `top` (which stays open: the caller's); true when
   /// it is empty.
-  public static func emptyFolder(_ top: FileDescriptor) -> Bool {
+  package static func emptyFolder(_ top: FileDescriptor) -> Bool {
     guard let topIdentity = try? status(of: top, displayPath: "").identity,
           let start = try? reopen(top, displayPath: "") else { return false }
     // From the top folder down to the one being emptied: each one's name (the top's is empty),
