@@ -146,9 +146,8 @@ struct ExtractionWriter {
 
   private func writeSmallFile(_ name: [UInt8], in folder: FileDescriptor, bytes: [UInt8]) throws(Refusal) {
     do {
-      let file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o644, displayPath: display(name))
-      defer { file.close() }
-      try Syscalls.writeAll(file, bytes, displayPath: display(name))
+      let file = OwnedDescriptor(owning: try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o644, displayPath: display(name)))
+      try Syscalls.writeAll(file.descriptor, bytes, displayPath: display(name))
     } catch {
       throw failed(error)
     }
@@ -334,9 +333,8 @@ struct ExtractionWriter {
     if let why = links.verdict(row.path, target: target) {
       // Written as a file holding the target: a link out of the container is never made.
       do {
-        let file = try Syscalls.open(row.name, in: row.folder, options: .createNewFile, mode: 0o644, displayPath: display(row.path))
-        defer { file.close() }
-        try Syscalls.writeAll(file, target, displayPath: display(row.path))
+        let file = OwnedDescriptor(owning: try Syscalls.open(row.name, in: row.folder, options: .createNewFile, mode: 0o644, displayPath: display(row.path)))
+        try Syscalls.writeAll(file.descriptor, target, displayPath: display(row.path))
       } catch {
         try entryFailed(error, comparison: comparison, problem: problem)
         return
@@ -368,8 +366,8 @@ struct ExtractionWriter {
         return
       }
       do {
-        let file = try Syscalls.open(row.name, in: row.folder, options: .createNewFile, mode: 0o600, displayPath: display(row.path))
-        file.close()
+        // Made empty and closed at once: the second pass opens it again.
+        _ = OwnedDescriptor(owning: try Syscalls.open(row.name, in: row.folder, options: .createNewFile, mode: 0o600, displayPath: display(row.path)))
       } catch {
         try entryFailed(error, comparison: tree.comparison, problem: problem)
         return
