@@ -72,10 +72,50 @@ package enum AndroidFindings {
 
   package static func all(app: AndroidApp, tree: AndroidTree, rulesFiles: [AndroidRulesFile], cloud: AndroidOutcome,
                           transfer: AndroidOutcome, warnAt: Double?) -> [Finding] {
+    var findings = quota(cloud: cloud, tree: tree, warnAt: warnAt)
+    findings += misnamedRulesFiles(app: app, cloud: cloud, transfer: transfer)
+    findings += ruleProblems(in: rulesFiles, tree: tree)
+    findings += carried(cloud: cloud, transfer: transfer, tree: tree)
+    let transferIsWhole = transfer.scheme == nil && transfer.rules.contains("everything")
+    if transferIsWhole, let cloudScheme = cloud.scheme, !cloudScheme.excludes.isEmpty || !cloudScheme.includes.isEmpty {
+      let cloudSent = Set(cloud.entries.filter { !$0.isDirectory }.map(\.node))
+      let extra = transfer.entries.filter { !$0.isDirectory && !cloudSent.contains($0.node) }
+      if !extra.isEmpty, app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI, app.targetSdk >= AndroidFacts.dataExtractionRulesAPI {
+        findings.append(Finding(rule: .androidTransferCarriesExcluded, path: root,
+                                message: "with no <device-transfer> section, device-to-device transfer carries \(Plural.counted(extra.count, "file")) (\(ByteSize.human(extra.reduce(0) { $0 + $1.size }))) that the cloud backup's rules leave out. Add a <device-transfer> section to android:dataExtractionRules with the excludes that should hold there too",
+                                bytes: extra.reduce(0) { $0 + $1.size }))
+      }
+    }
+    if !app.allowBackup, transfer.carried, app.targetSdk >= AndroidFacts.dataExtractionRulesAPI, app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI {
+      findings.append(Finding(rule: .androidAllowBackupIgnored, path: root,
+                              message: "android:allowBackup is false, yet device-to-device transfer carries \(Plural.counted(transfer.files, "file")) (\(ByteSize.human(transfer.bytes))). Exclude what must not move in a <device-transfer> section of android:dataExtractionRules",
+                              bytes: transfer.bytes))
+    }
+    // Cache-like folders the cloud backup carries.
+    if cloud.reason == nil || cloud.overQuota {
+      var reported: [AndroidPath] = []
+      for entry in cloud.entries where entry.isDirectory {
+        let name = String(decoding: tree.name(of: entry.node), as: UTF8.self).lowercased()
+        guard cacheLikeNames.contains(name) else { continue }
+        let place = tree.place(entry.node)
+        guard !reported.contains(where: { place.isWithin($0) }) else { continue }
+        reported.append(place)
+        let files = filesUnder(place, in: tree, skippingDomainFolders: false)
+        findings.append(Finding(rule: .androidCacheInBackup, path: AndroidAnalysis.reportPath(place),
+                                message: "named like a cache, and the cloud backup carries it: \(Plural.counted(files.count, "file")), \(ByteSize.human(files.bytes)). Keep it under getCacheDir(), or exclude it in the backup rules",
+                                bytes: files.bytes))
+      }
+    }
+    return findings
+  }
+
+  /// The report's path for the app as a whole.
+  private static let root: [UInt8] = [0x2E]
+
+  /// The quota: only for an app the cloud backup would take but for its size (on a device
+  /// without Auto Backup, or an app it is not eligible for, the quota never comes into it).
+  private static func quota(cloud: AndroidOutcome, tree: AndroidTree, warnAt: Double?) -> [Finding] {
     var findings: [Finding] = []
-    let root: [UInt8] = [0x2E]
-    // The quota: only for an app the cloud backup would take but for its size (on a device
-    // without Auto Backup, or an app it is not eligible for, the quota never comes into it).
     if let quota = cloud.quota, cloud.reason == nil || cloud.overQuota {
       let largest = cloud.entries.filter { !$0.isDirectory }.sorted { $0.measured > $1.measured }.prefix(3)
         .map { "\(display(AndroidAnalysis.reportPath(tree.place($0.node)))) (\(ByteSize.human($0.measured)))" }.joined(separator: ", ")
@@ -89,8 +129,13 @@ package enum AndroidFindings {
                                 bytes: cloud.measured))
       }
     }
-    // A manifest attribute naming a file of the other kind: Android refuses it, where it reads
-    // it (dataExtractionRules from Android 12; fullBackupContent where no section decides).
+    return findings
+  }
+
+  /// A manifest attribute naming a file of the other kind: Android refuses it, where it reads
+  /// it (dataExtractionRules from Android 12; fullBackupContent where no section decides).
+  private static func misnamedRulesFiles(app: AndroidApp, cloud: AndroidOutcome, transfer: AndroidOutcome) -> [Finding] {
+    var findings: [Finding] = []
     for entry in app.misnamed {
       let refusing = [cloud, transfer].filter { $0.rules == entry.file.name && $0.scheme?.abort != nil }
       guard !refusing.isEmpty else { continue }
@@ -100,7 +145,13 @@ package enum AndroidFindings {
                               message: "android:\(attribute) names \(entry.file.name), whose root is <\(entry.file.kind.rawValue)>: Android's BackupScheme refuses it (verifyTopLevelTag), so \(who) nothing. Point android:\(attribute) at a <\(entry.attribute.rawValue)> file\(entry.file.kind == .fullBackupContent ? ", and this file at android:fullBackupContent" : ", and this file at android:dataExtractionRules")",
                               bytes: nil))
     }
-    // The rules themselves.
+    return findings
+  }
+
+  /// The rules themselves, each file's each section: what makes Android back up nothing, what it
+  /// drops without a word, what matches nothing, and an include an exclude above it cancels.
+  private static func ruleProblems(in rulesFiles: [AndroidRulesFile], tree: AndroidTree) -> [Finding] {
+    var findings: [Finding] = []
     var schemes: [(AndroidScheme, String)] = []
     for file in rulesFiles {
       if let legacy = file.legacy { schemes.append((legacy, file.name)) }
@@ -131,7 +182,13 @@ package enum AndroidFindings {
         }
       }
     }
-    // What each destination carries.
+    return findings
+  }
+
+  /// What each destination carries that its rules meant to leave out: a database's -shm beside
+  /// the excluded database, and the domains an include-only scheme drops.
+  private static func carried(cloud: AndroidOutcome, transfer: AndroidOutcome, tree: AndroidTree) -> [Finding] {
+    var findings: [Finding] = []
     for outcome in [cloud, transfer] {
       guard let scheme = outcome.scheme else { continue }
       let sent = Set(outcome.entries.map(\.node))
@@ -157,36 +214,6 @@ package enum AndroidFindings {
                                   message: "\(outcome.destination.words)'s rules include only \(included.map(\.rawValue).sorted().joined(separator: ", ")), so these carry nothing: \(dropped.joined(separator: ", ")). Add includes for what must still go, or use excludes only",
                                   bytes: nil))
         }
-      }
-    }
-    let transferIsWhole = transfer.scheme == nil && transfer.rules.contains("everything")
-    if transferIsWhole, let cloudScheme = cloud.scheme, !cloudScheme.excludes.isEmpty || !cloudScheme.includes.isEmpty {
-      let cloudSent = Set(cloud.entries.filter { !$0.isDirectory }.map(\.node))
-      let extra = transfer.entries.filter { !$0.isDirectory && !cloudSent.contains($0.node) }
-      if !extra.isEmpty, app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI, app.targetSdk >= AndroidFacts.dataExtractionRulesAPI {
-        findings.append(Finding(rule: .androidTransferCarriesExcluded, path: root,
-                                message: "with no <device-transfer> section, device-to-device transfer carries \(Plural.counted(extra.count, "file")) (\(ByteSize.human(extra.reduce(0) { $0 + $1.size }))) that the cloud backup's rules leave out. Add a <device-transfer> section to android:dataExtractionRules with the excludes that should hold there too",
-                                bytes: extra.reduce(0) { $0 + $1.size }))
-      }
-    }
-    if !app.allowBackup, transfer.carried, app.targetSdk >= AndroidFacts.dataExtractionRulesAPI, app.deviceAPI >= AndroidFacts.dataExtractionRulesAPI {
-      findings.append(Finding(rule: .androidAllowBackupIgnored, path: root,
-                              message: "android:allowBackup is false, yet device-to-device transfer carries \(Plural.counted(transfer.files, "file")) (\(ByteSize.human(transfer.bytes))). Exclude what must not move in a <device-transfer> section of android:dataExtractionRules",
-                              bytes: transfer.bytes))
-    }
-    // Cache-like folders the cloud backup carries.
-    if cloud.reason == nil || cloud.overQuota {
-      var reported: [AndroidPath] = []
-      for entry in cloud.entries where entry.isDirectory {
-        let name = String(decoding: tree.name(of: entry.node), as: UTF8.self).lowercased()
-        guard cacheLikeNames.contains(name) else { continue }
-        let place = tree.place(entry.node)
-        guard !reported.contains(where: { place.isWithin($0) }) else { continue }
-        reported.append(place)
-        let files = filesUnder(place, in: tree, skippingDomainFolders: false)
-        findings.append(Finding(rule: .androidCacheInBackup, path: AndroidAnalysis.reportPath(place),
-                                message: "named like a cache, and the cloud backup carries it: \(Plural.counted(files.count, "file")), \(ByteSize.human(files.bytes)). Keep it under getCacheDir(), or exclude it in the backup rules",
-                                bytes: files.bytes))
       }
     }
     return findings

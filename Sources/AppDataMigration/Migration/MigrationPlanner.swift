@@ -14,6 +14,27 @@ struct MigrationPlanner {
     return nil
   }
 
+  /// What a plan holds while it is worked out: its steps, and the entries that stay and that
+  /// conflict.
+  private struct Draft {
+    var steps: [MigrationStep] = []
+    var skipped: [SkippedEntry] = []
+    var conflicts: [SkippedEntry] = []
+
+    /// A step that moves nothing (a folder made, the defaults key updated), after the others.
+    mutating func add(_ kind: MigrationStep.Kind, source: [[UInt8]] = [], destination: [[UInt8]], mark: Bool, key: String? = nil) {
+      steps.append(MigrationStep(id: steps.count + 1, kind: kind, source: source, destination: destination, mark: mark, files: 0, bytes: 0, key: key))
+    }
+  }
+
+  /// Where the entries land: the destination itself, or the --into folder in it; `exists` when
+  /// there are names in it already to collide with.
+  private enum Landing {
+    case folder([[UInt8]], exists: Bool)
+    /// --on-conflict skip and an existing --into folder: the plan is that the source stays.
+    case sourceStays(SkippedEntry)
+  }
+
   func plan() throws(MigrationError) -> MigrationPlan {
     let source = options.source
     let destination = options.destination
@@ -23,30 +44,13 @@ struct MigrationPlanner {
 
     // The source must be a real folder inside the container.
     let sourceFolder = try open(source, role: "source")
-    let sourceNames: [[UInt8]]
-    do {
-      sourceNames = try DirectoryStream(taking: Syscalls.reopen(sourceFolder.descriptor, displayPath: display(source)), displayPath: display(source)).names()
-        .sorted { $0.lexicographicallyPrecedes($1) }
-    } catch {
-      throw .cannotReadFolder(path: display(source), error)
-    }
+    let sourceNames = try sortedNames(in: sourceFolder.descriptor, at: source)
 
-    var steps: [MigrationStep] = []
-    func addStep(_ kind: MigrationStep.Kind, source: [[UInt8]] = [], destination: [[UInt8]], mark: Bool, files: UInt64 = 0, bytes: UInt64 = 0, key: String? = nil) {
-      steps.append(MigrationStep(id: steps.count + 1, kind: kind, source: source, destination: destination, mark: mark, files: files, bytes: bytes, key: key))
-    }
-
+    var draft = Draft()
     // The destination exists, or its missing folders are created (as journaled steps).
-    var existingDepth = 0
-    for depth in 1...destination.count {
-      guard let status = try statusOrFail(Array(destination.prefix(depth))) else { break }
-      guard status.isDirectory else {
-        throw .destinationNotAFolder(path: display(Array(destination.prefix(depth))), isSymlink: status.kind == .symbolicLink)
-      }
-      existingDepth = depth
-    }
+    let existingDepth = try existingDepth(of: destination)
     for depth in (existingDepth + 1)..<(destination.count + 1) where depth > existingDepth {
-      addStep(.createFolder, destination: Array(destination.prefix(depth)), mark: false)
+      draft.add(.createFolder, destination: Array(destination.prefix(depth)), mark: false)
     }
     let destinationExists = existingDepth == destination.count
     // Names are compared as the destination's filesystem compares them (a case-insensitive one
@@ -57,54 +61,111 @@ struct MigrationPlanner {
     // Where entries land: the destination, or the --into folder inside it.
     var target = destination
     var targetExists = destinationExists
-    var skipped: [SkippedEntry] = []
-    var conflicts: [SkippedEntry] = []
     let bundleID = options.bundleID ?? readBundleID()
-    // Why an entry of the source stays where it is (the system's, or left out by --only or
-    // --skip), or nil when it is to move.
-    func staysBecause(_ name: [UInt8]) -> String? {
-      if let reason = Self.systemReason(for: name, bundleID: bundleID) { return reason }
-      // Named as appdata's own files are (a partial copy, an owner record, a hidden output):
-      // moved, it would stand in the destination where appdata looks for its own.
-      if OwnedArtifact.isReserved(name) { return "named as appdata's own files are (.appdata-*, .NAME.appdata-*); left where it is" }
-      if !options.only.isEmpty && !options.only.contains(where: { $0.matches(name) }) { return "not selected by --only" }
-      if let glob = options.skip.first(where: { $0.matches(name) }) { return "excluded by --skip \(glob.pattern)" }
-      return nil
-    }
     // With nothing to move, an existing --into folder is no conflict: a finished migration run
     // again has nothing left to do (exit 0), and nothing would go into the folder.
-    if let into = options.into, sourceNames.contains(where: { staysBecause($0) == nil }) {
-      var name = into
-      let existing = FolderNames(comparison, names: destinationExists ? try names(in: destination) : [])
-      if let other = existing.existing(name) {
-        name = other
-        switch options.onConflict {
-        case .fail:
-          conflicts.append(measured(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name])))
-        case .skip:
-          return MigrationPlan(source: source, destination: destination, into: into, markers: options.markers, onConflict: options.onConflict,
-                               steps: [], skipped: [measured(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name]))], conflicts: [])
-        case .keepBoth:
-          name = Self.freeName(for: into, avoiding: existing.contains)
-        case .merge:
-          guard try statusOrFail(destination + [name])?.isDirectory == true else {
-            throw .cannotMergeInto(path: display(destination + [name]))
-          }
-          targetExists = true
-        }
-      }
-      target = destination + [name]
-      if !(options.onConflict == .merge && existing.contains(into)) {
-        addStep(.createFolder, destination: target, mark: true)
-        targetExists = false
+    if let into = options.into, sourceNames.contains(where: { staysBecause($0, bundleID: bundleID) == nil }) {
+      switch try landing(into: into, destinationExists: destinationExists, comparison: comparison, draft: &draft) {
+      case .sourceStays(let entry):
+        return MigrationPlan(source: source, destination: destination, into: into, markers: options.markers, onConflict: options.onConflict,
+                             steps: [], skipped: [entry], conflicts: [])
+      case .folder(let folder, let exists):
+        target = folder
+        targetExists = exists
       }
     }
 
+    try planEntries(sourceNames, into: target, targetExists: targetExists, comparison: comparison, bundleID: bundleID, draft: &draft)
+
+    if let key = options.defaultsKey {
+      draft.add(.updateDefaults, source: defaultsPlistPath(bundleID: bundleID), destination: [], mark: false, key: key)
+    }
+    // A plan that moves nothing needs no folders created.
+    if !draft.steps.contains(where: { $0.kind == .move }) { draft.steps.removeAll() }
+    for index in draft.steps.indices { draft.steps[index].id = index + 1 }
+    return MigrationPlan(source: source, destination: destination, into: options.into, markers: options.markers,
+                         onConflict: options.onConflict, steps: draft.steps, skipped: draft.skipped, conflicts: draft.conflicts)
+  }
+
+  /// The names in the source folder (`folder`, at `source`), in byte order.
+  private func sortedNames(in folder: FileDescriptor, at source: [[UInt8]]) throws(MigrationError) -> [[UInt8]] {
+    do {
+      return try DirectoryStream(taking: Syscalls.reopen(folder, displayPath: display(source)), displayPath: display(source)).names()
+        .sorted { $0.lexicographicallyPrecedes($1) }
+    } catch {
+      throw .cannotReadFolder(path: display(source), error)
+    }
+  }
+
+  /// How many of the destination's leading components exist, each a folder (anything else there
+  /// is refused).
+  private func existingDepth(of destination: [[UInt8]]) throws(MigrationError) -> Int {
+    var existingDepth = 0
+    for depth in 1...destination.count {
+      guard let status = try statusOrFail(Array(destination.prefix(depth))) else { break }
+      guard status.isDirectory else {
+        throw .destinationNotAFolder(path: display(Array(destination.prefix(depth))), isSymlink: status.kind == .symbolicLink)
+      }
+      existingDepth = depth
+    }
+    return existingDepth
+  }
+
+  /// Why an entry of the source stays where it is (the system's, or left out by --only or
+  /// --skip), or nil when it is to move.
+  private func staysBecause(_ name: [UInt8], bundleID: String?) -> String? {
+    if let reason = Self.systemReason(for: name, bundleID: bundleID) { return reason }
+    // Named as appdata's own files are (a partial copy, an owner record, a hidden output):
+    // moved, it would stand in the destination where appdata looks for its own.
+    if OwnedArtifact.isReserved(name) { return "named as appdata's own files are (.appdata-*, .NAME.appdata-*); left where it is" }
+    if !options.only.isEmpty && !options.only.contains(where: { $0.matches(name) }) { return "not selected by --only" }
+    if let glob = options.skip.first(where: { $0.matches(name) }) { return "excluded by --skip \(glob.pattern)" }
+    return nil
+  }
+
+  /// The --into folder `into` in the destination, made by a step of the plan unless it is
+  /// merged into. One that exists already is what --on-conflict says: a conflict (fail), the
+  /// whole plan (skip), another name (keep-both), or the folder the entries merge into (merge).
+  private func landing(into: [UInt8], destinationExists: Bool, comparison: NameComparison, draft: inout Draft) throws(MigrationError) -> Landing {
+    let source = options.source
+    let destination = options.destination
+    var targetExists = destinationExists
+    var name = into
+    let existing = FolderNames(comparison, names: destinationExists ? try names(in: destination) : [])
+    if let other = existing.existing(name) {
+      name = other
+      switch options.onConflict {
+      case .fail:
+        draft.conflicts.append(measured(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name])))
+      case .skip:
+        return .sourceStays(measured(SkippedEntry(source: source, reason: "the --into folder already exists", conflictWith: destination + [name])))
+      case .keepBoth:
+        name = Self.freeName(for: into, avoiding: existing.contains)
+      case .merge:
+        guard try statusOrFail(destination + [name])?.isDirectory == true else {
+          throw .cannotMergeInto(path: display(destination + [name]))
+        }
+        targetExists = true
+      }
+    }
+    let target = destination + [name]
+    if !(options.onConflict == .merge && existing.contains(into)) {
+      draft.add(.createFolder, destination: target, mark: true)
+      targetExists = false
+    }
+    return .folder(target, exists: targetExists)
+  }
+
+  /// Each entry of the source: left where it is (with why), or moved into `target`; one whose
+  /// name is taken there is what --on-conflict says: a conflict, left, moved under a free name,
+  /// or merged.
+  private func planEntries(_ sourceNames: [[UInt8]], into target: [[UInt8]], targetExists: Bool, comparison: NameComparison,
+                           bundleID: String?, draft: inout Draft) throws(MigrationError) {
     var taken = FolderNames(comparison, names: targetExists ? try names(in: target) : [])
     for name in sourceNames {
-      let from = source + [name]
-      if let reason = staysBecause(name) {
-        skipped.append(measured(SkippedEntry(source: from, reason: reason)))
+      let from = options.source + [name]
+      if let reason = staysBecause(name, bundleID: bundleID) {
+        draft.skipped.append(measured(SkippedEntry(source: from, reason: reason)))
         continue
       }
       // With --into, the entries are marked through their folder.
@@ -115,32 +176,23 @@ struct MigrationPlanner {
       if other == nil && comparison != .bytes && targetExists, try statusOrFail(target + [name]) != nil { other = name }
       guard let other else {
         taken.insert(name)
-        try addMove(from: from, to: target + [name], mark: markEach, into: &steps)
+        try addMove(from: from, to: target + [name], mark: markEach, into: &draft.steps)
         continue
       }
       let reason = other == name ? "destination exists" : "destination exists as \(display(target + [other])) (this filesystem \(comparison.phrase))"
       switch options.onConflict {
       case .fail:
-        conflicts.append(measured(SkippedEntry(source: from, reason: reason, conflictWith: target + [other])))
+        draft.conflicts.append(measured(SkippedEntry(source: from, reason: reason, conflictWith: target + [other])))
       case .skip:
-        skipped.append(measured(SkippedEntry(source: from, reason: reason, conflictWith: target + [other])))
+        draft.skipped.append(measured(SkippedEntry(source: from, reason: reason, conflictWith: target + [other])))
       case .keepBoth:
         let free = Self.freeName(for: name, avoiding: taken.contains)
         taken.insert(free)
-        try addMove(from: from, to: target + [free], mark: markEach, into: &steps)
+        try addMove(from: from, to: target + [free], mark: markEach, into: &draft.steps)
       case .merge:
-        try planMerge(from: from, to: target + [other], mark: true, comparison: comparison, into: &steps)
+        try planMerge(from: from, to: target + [other], mark: true, comparison: comparison, into: &draft.steps)
       }
     }
-
-    if let key = options.defaultsKey {
-      addStep(.updateDefaults, source: defaultsPlistPath(bundleID: bundleID), destination: [], mark: false, key: key)
-    }
-    // A plan that moves nothing needs no folders created.
-    if !steps.contains(where: { $0.kind == .move }) { steps.removeAll() }
-    for index in steps.indices { steps[index].id = index + 1 }
-    return MigrationPlan(source: source, destination: destination, into: options.into, markers: options.markers,
-                         onConflict: options.onConflict, steps: steps, skipped: skipped, conflicts: conflicts)
   }
 
   /// Merges folder `from` into existing folder `to`: what is new moves, folders on both sides

@@ -66,29 +66,9 @@ package struct BackupManifest: Sendable {
     let path = TerminalText.escaped(folder.path)
     // Why a plist that is there could not be read, by name: said when the audit needs it.
     var unreadable: [String: String] = [:]
-    func plist(_ name: String) -> [PlistKey: PropertyList] {
-      let bytes: [UInt8]?
-      do {
-        bytes = try folder.readPlist(name)
-      } catch {
-        unreadable[name] = error.message
-        return [:]
-      }
-      guard let bytes else { return [:] }
-      do {
-        guard let members = try PropertyList.parse(bytes).dictionaryValue else {
-          unreadable[name] = "not a property list holding a dictionary"
-          return [:]
-        }
-        return members
-      } catch {
-        unreadable[name] = "not a property list appdata reads: \(error.reason)"
-        return [:]
-      }
-    }
-    let manifest = plist("Manifest.plist")
-    let status = plist("Status.plist")
-    let info = plist("Info.plist")
+    let manifest = plist("Manifest.plist", in: folder, unreadable: &unreadable)
+    let status = plist("Status.plist", in: folder, unreadable: &unreadable)
+    let info = plist("Info.plist", in: folder, unreadable: &unreadable)
     let lockdown = manifest["Lockdown"]?.dictionaryValue ?? [:]
 
     if !folder.isFile(databaseName) {
@@ -101,34 +81,7 @@ package struct BackupManifest: Sendable {
     let encryptedFlag = flag(manifest["IsEncrypted"]) ?? false
     let databasePath = folder.childPath(databaseName)
     let head = try folder.databaseHead()
-    // The database's first bytes decide: SQLite is read as it is (also in an encrypted backup
-    // from before iOS 10.2, whose stored files alone are encrypted); anything else is decrypted
-    // when Manifest.plist holds the key to it.
-    let encryption: Encryption
-    if head == sqliteHeader {
-      encryption = encryptedFlag ? .storedFiles : .none
-    } else if head.isEmpty {
-      throw Refusal(.damaged, path: databasePath, "empty; the backup's list of files is missing, so the backup is incomplete")
-    } else if let problem = unreadable["Manifest.plist"] {
-      // The plist holding the key (if the database is encrypted) is what is wrong: say that.
-      throw Refusal(.damaged, "\(TerminalText.escaped(folder.childPath("Manifest.plist"))): \(problem); Manifest.db is not a plain SQLite database, and the key to it would be there")
-    } else if let keyData = manifest["ManifestKey"]?.dataValue {
-      guard let key = ManifestKey(keyData) else {
-        throw Refusal(.damaged, "\(path): an encrypted backup whose Manifest.plist has a ManifestKey of \(Plural.counted(UInt64(keyData.count), "byte")), too short to hold a key; it is damaged")
-      }
-      guard let keybagData = manifest["BackupKeyBag"]?.dataValue else {
-        throw Refusal(.damaged, "\(path): an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged")
-      }
-      do throws(BackupKeybag.Malformed) {
-        encryption = .database(try BackupKeybag(keybagData), key)
-      } catch {
-        throw Refusal(.damaged, "\(path): an encrypted backup whose Manifest.plist's BackupKeyBag is damaged: \(error.reason)")
-      }
-    } else if encryptedFlag {
-      throw Refusal(.damaged, path: databasePath, "not a SQLite database, and Manifest.plist has no ManifestKey to decrypt it with; the encrypted backup is damaged")
-    } else {
-      throw Refusal(.damaged, path: databasePath, "not a SQLite database (it does not start with \"SQLite format 3\"); it is damaged, or not from an iOS backup")
-    }
+    let encryption = try Self.encryption(head: head, manifest: manifest, isEncrypted: encryptedFlag, unreadable: unreadable, folder: folder)
 
     func text(_ value: PropertyList?) -> String? { value?.stringValue ?? value?.dateText }
     // A date is a plist date, or text that reads as ISO 8601 (`2024-05-01T09:30:00Z`, written
@@ -167,5 +120,64 @@ package struct BackupManifest: Sendable {
     loaded.info.unreadablePlists = plistNames.compactMap { name in unreadable[name].map { name + ": " + $0 } }
     if backupDate == nil { loaded.info.unreadablePlists += dateProblems }
     return loaded
+  }
+
+  /// A dictionary plist of the backup's, or an empty one: missing, or (said in `unreadable`, by
+  /// name) unreadable or not a dictionary.
+  private static func plist(_ name: String, in folder: some BackupContents, unreadable: inout [String: String]) -> [PlistKey: PropertyList] {
+    let bytes: [UInt8]?
+    do {
+      bytes = try folder.readPlist(name)
+    } catch {
+      unreadable[name] = error.message
+      return [:]
+    }
+    guard let bytes else { return [:] }
+    do {
+      guard let members = try PropertyList.parse(bytes).dictionaryValue else {
+        unreadable[name] = "not a property list holding a dictionary"
+        return [:]
+      }
+      return members
+    } catch {
+      unreadable[name] = "not a property list appdata reads: \(error.reason)"
+      return [:]
+    }
+  }
+
+  /// How the backup is encrypted, from Manifest.db's first bytes (`head`) and Manifest.plist
+  /// (`manifest`, its `IsEncrypted`: `isEncrypted`); the refusal when Manifest.db is neither
+  /// SQLite nor something it holds the key to.
+  private static func encryption(head: [UInt8], manifest: [PlistKey: PropertyList], isEncrypted encryptedFlag: Bool,
+                                 unreadable: [String: String], folder: some BackupContents) throws(Refusal) -> Encryption {
+    let path = TerminalText.escaped(folder.path)
+    let databasePath = folder.childPath(databaseName)
+    // The database's first bytes decide: SQLite is read as it is (also in an encrypted backup
+    // from before iOS 10.2, whose stored files alone are encrypted); anything else is decrypted
+    // when Manifest.plist holds the key to it.
+    if head == sqliteHeader {
+      return encryptedFlag ? .storedFiles : .none
+    } else if head.isEmpty {
+      throw Refusal(.damaged, path: databasePath, "empty; the backup's list of files is missing, so the backup is incomplete")
+    } else if let problem = unreadable["Manifest.plist"] {
+      // The plist holding the key (if the database is encrypted) is what is wrong: say that.
+      throw Refusal(.damaged, "\(TerminalText.escaped(folder.childPath("Manifest.plist"))): \(problem); Manifest.db is not a plain SQLite database, and the key to it would be there")
+    } else if let keyData = manifest["ManifestKey"]?.dataValue {
+      guard let key = ManifestKey(keyData) else {
+        throw Refusal(.damaged, "\(path): an encrypted backup whose Manifest.plist has a ManifestKey of \(Plural.counted(UInt64(keyData.count), "byte")), too short to hold a key; it is damaged")
+      }
+      guard let keybagData = manifest["BackupKeyBag"]?.dataValue else {
+        throw Refusal(.damaged, "\(path): an encrypted backup whose Manifest.plist has no BackupKeyBag (the keys the password unlocks); it is damaged")
+      }
+      do throws(BackupKeybag.Malformed) {
+        return .database(try BackupKeybag(keybagData), key)
+      } catch {
+        throw Refusal(.damaged, "\(path): an encrypted backup whose Manifest.plist's BackupKeyBag is damaged: \(error.reason)")
+      }
+    } else if encryptedFlag {
+      throw Refusal(.damaged, path: databasePath, "not a SQLite database, and Manifest.plist has no ManifestKey to decrypt it with; the encrypted backup is damaged")
+    } else {
+      throw Refusal(.damaged, path: databasePath, "not a SQLite database (it does not start with \"SQLite format 3\"); it is damaged, or not from an iOS backup")
+    }
   }
 }

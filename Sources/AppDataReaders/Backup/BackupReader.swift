@@ -147,70 +147,36 @@ package struct BackupReader {
     keeping keep: (_ id: String?) -> Bool, visitor makeVisitor: (Domain) -> V
   ) throws(Refusal) -> (domains: [(Domain, V)], available: [String]) {
     let database = try open()
-    let base = manifest.info.path
     var states: [DomainState] = []
     var visitors: [V] = []
-    // Each domain's bytes to its state's index (`ByteKeyTable`'s index → `stateOfKey`): rows come
-    // in no domain order, so a lookup per row, without a copy or a per-byte `Hasher`.
-    var domainKeys = ByteKeyTable()
-    var stateOfKey: [Int] = []
-    func remember(_ key: UnsafeBufferPointer<UInt8>, state: Int) {
-      let index = domainKeys.index(of: key, hash: ByteKeyTable.hash(key))
-      if index == stateOfKey.count { stateOfKey.append(state) } else { stateOfKey[index] = state }
-    }
-    func domain(_ name: String) -> Domain {
-      let app = Self.appDomain(name)
-      let isSummedSystem = app == nil && !allDomains
-      return Domain(
-        name: isSummedSystem ? Self.systemDomainsName : name, id: app?.id ?? (isSummedSystem ? nil : name),
-        kind: app?.kind ?? .system, layout: ContainerLayout.forKind(app?.kind ?? .system),
-        container: base + "//" + (isSummedSystem ? Self.systemDomainsName : name), kept: keep(app?.id))
-    }
+    var keys = DomainKeys()
     // Apps the backup was made with but that hold no row are containers with no files too.
     for identifier in manifest.applications {
       let name = "AppDomain-" + identifier
-      Array(name.utf8).withUnsafeBufferPointer { remember($0, state: states.count) }
-      let made = domain(name)
+      Array(name.utf8).withUnsafeBufferPointer { keys.remember($0, state: states.count) }
+      let made = domain(name, keeping: keep)
       states.append(DomainState(domain: made))
       visitors.append(makeVisitor(made))
     }
 
     var tooManyDomains = false
-    var verifier: StoredFileVerifier?
-    if verify {
-      if case .archive(let archived) = manifest.store {
-        verifier = StoredFileVerifier(storedSizes: archived.storedSizes, isEncrypted: manifest.info.isEncrypted)
-      } else {
-        verifier = StoredFileVerifier(folderPath: folderPath, isEncrypted: manifest.info.isEncrypted)
-      }
-    }
+    let verifier = verify ? storedFileVerifier() : nil
     var decoder = MBFile.Decoder()
     do {
       let statement = try database.prepare("SELECT domain, relativePath, flags, file, fileID FROM Files")
       var scratch: [UInt8] = []
-      // The last row's domain and its key: runs of rows from one domain skip the hash.
-      var lastDomain: [UInt8] = []
-      var lastKey = -1
       // A small manifest is read on this thread: starting SQLite's own costs more than it saves
       // (a folder of 10,000 small backups started 10,000 threads).
       let pages = (try? database.prepare("PRAGMA page_count")).flatMap { page in (try? page.step()) == true ? page.integer(0) : nil } ?? .max
       let pipelined = pages > ManifestRows.pagesWorthAThread ? threads : 1
       try ManifestRows.forEach(statement, withFileID: verifier != nil, threads: pipelined) { row in
         let domainBytes = row.domain
-        let isLast = lastKey >= 0 && lastDomain.count == domainBytes.count && lastDomain.withUnsafeBufferPointer {
-          domainBytes.isEmpty || Syscalls.compareBytes($0.baseAddress!, domainBytes.baseAddress!, count: domainBytes.count) == 0
-        }
-        let key = isLast ? lastKey : domainKeys.index(of: domainBytes, hash: ByteKeyTable.hash(domainBytes))
-        if !isLast {
-          lastDomain.removeAll(keepingCapacity: true)
-          lastDomain.append(contentsOf: domainBytes)
-          lastKey = key
-        }
+        let key = keys.key(of: domainBytes)
         let current: Int
-        if key < stateOfKey.count {
-          current = stateOfKey[key]
+        if key < keys.stateOfKey.count {
+          current = keys.stateOfKey[key]
         } else {
-          let made = domain(String(decoding: domainBytes, as: UTF8.self))
+          let made = domain(String(decoding: domainBytes, as: UTF8.self), keeping: keep)
           // The system domains share one state unless --all-domains lists them one by one.
           if made.kind == .system && !allDomains, let shared = states.firstIndex(where: { $0.domain.name == Self.systemDomainsName }) {
             current = shared
@@ -220,7 +186,7 @@ package struct BackupReader {
             states.append(DomainState(domain: made))
             visitors.append(makeVisitor(made))
           }
-          stateOfKey.append(current)
+          keys.stateOfKey.append(current)
         }
         guard states[current].domain.kept else { return true }
         let relative = row.relativePath
@@ -248,6 +214,65 @@ package struct BackupReader {
       throw Refusal(.tooLarge, path: manifest.database, "holds more than \(Self.maximumDomains) domains (a real backup holds a few hundred); refusing to build a report for each")
     }
 
+    let kept = withBackupFindings(states, visitors)
+    // The ids --app can name: app, group and extension domains (never the summed system domains).
+    return (kept, states.compactMap { $0.domain.kind == .system ? nil : $0.domain.id })
+  }
+
+  /// Each domain's bytes to its state's index (`ByteKeyTable`'s index → `stateOfKey`): rows come
+  /// in no domain order, so a lookup per row, without a copy or a per-byte `Hasher`.
+  private struct DomainKeys {
+    var table = ByteKeyTable()
+    var stateOfKey: [Int] = []
+    /// The last row's domain and its key: runs of rows from one domain skip the hash.
+    var lastDomain: [UInt8] = []
+    var lastKey = -1
+
+    /// `key` (a domain's bytes) is the domain of the state at `state`.
+    mutating func remember(_ key: UnsafeBufferPointer<UInt8>, state: Int) {
+      let index = table.index(of: key, hash: ByteKeyTable.hash(key))
+      if index == stateOfKey.count { stateOfKey.append(state) } else { stateOfKey[index] = state }
+    }
+
+    /// The key of a row's domain (`domainBytes`), added when it is new: `stateOfKey` has no
+    /// entry for it yet then.
+    mutating func key(of domainBytes: UnsafeBufferPointer<UInt8>) -> Int {
+      let isLast = lastKey >= 0 && lastDomain.count == domainBytes.count && lastDomain.withUnsafeBufferPointer {
+        domainBytes.isEmpty || Syscalls.compareBytes($0.baseAddress!, domainBytes.baseAddress!, count: domainBytes.count) == 0
+      }
+      let key = isLast ? lastKey : table.index(of: domainBytes, hash: ByteKeyTable.hash(domainBytes))
+      if !isLast {
+        lastDomain.removeAll(keepingCapacity: true)
+        lastDomain.append(contentsOf: domainBytes)
+        lastKey = key
+      }
+      return key
+    }
+  }
+
+  /// The domain named `name` (`AppDomain-…`; a system domain is one of the summed system domains
+  /// unless --all-domains lists them one by one), kept when `keep` takes its app's id.
+  private func domain(_ name: String, keeping keep: (_ id: String?) -> Bool) -> Domain {
+    let app = Self.appDomain(name)
+    let isSummedSystem = app == nil && !allDomains
+    return Domain(
+      name: isSummedSystem ? Self.systemDomainsName : name, id: app?.id ?? (isSummedSystem ? nil : name),
+      kind: app?.kind ?? .system, layout: ContainerLayout.forKind(app?.kind ?? .system),
+      container: manifest.info.path + "//" + (isSummedSystem ? Self.systemDomainsName : name), kept: keep(app?.id))
+  }
+
+  /// `--verify`'s look at each file row's stored copy: in the backup folder, or in the archive
+  /// it was read from.
+  private func storedFileVerifier() -> StoredFileVerifier {
+    if case .archive(let archived) = manifest.store {
+      return StoredFileVerifier(storedSizes: archived.storedSizes, isEncrypted: manifest.info.isEncrypted)
+    }
+    return StoredFileVerifier(folderPath: folderPath, isEncrypted: manifest.info.isEncrypted)
+  }
+
+  /// The kept domains and their visitors, each told the backup's own findings: the files it holds
+  /// from each location appdata predicts is left out, and a snapshot that did not finish.
+  private func withBackupFindings<V: EntryVisitor>(_ states: [DomainState], _ visitors: [V]) -> [(Domain, V)] {
     var kept: [(Domain, V)] = []
     for (state, var visitor) in zip(states, visitors) where state.domain.kept {
       let layout = state.domain.layout
@@ -266,8 +291,7 @@ package struct BackupReader {
       }
       kept.append((state.domain, visitor))
     }
-    // The ids --app can name: app, group and extension domains (never the summed system domains).
-    return (kept, states.compactMap { $0.domain.kind == .system ? nil : $0.domain.id })
+    return kept
   }
 
   /// One manifest row into its domain's visitor: its path split, placed and counted from its

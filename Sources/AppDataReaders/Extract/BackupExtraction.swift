@@ -177,38 +177,10 @@ public enum BackupExtraction {
     var report = Report(backup: source.source, output: Syscalls.absolutePath(ExtractionOutput.normalized(request.output)), isPackage: isPackage,
                         dryRun: request.dryRun)
     report.chosenID = chosen
-    // Each container's folder in OUT: with --with-extensions its id, which must be one name.
-    var containers: [Plan] = []
-    for (domain, kind, id) in domains {
-      let root = request.withExtensions ? id : isPackage ? ExtractionWriter.packageContainerName : "."
-      if request.withExtensions, let why = Plan.unsafeName(Array(id.utf8)) {
-        report.problems.append(Report.Problem(domain: domain, path: [], message: "not written: its id \(why), so it cannot name a folder", isError: true))
-        continue
-      }
-      // Two domains with one id (`AppDomain-X` and `AppDomainGroup-X`) would be one folder: the
-      // first (the app) is written, the other is named, never written into it.
-      if let first = containers.first(where: { $0.root.utf8.elementsEqual(root.utf8) }) {
-        let place = root == "." ? "OUT" : isPackage ? "OUT's \(root)" : "OUT's folder \(root)"
-        report.problems.append(Report.Problem(domain: domain, path: [],
-                                              message: "not written: \(place) holds \(first.domain), which has the same id, and a folder holds one container",
-                                              isError: true))
-        continue
-      }
-      containers.append(Plan(domain: domain, kind: kind, id: id, root: root, backup: source.source))
-    }
+    let containers = plans(of: domains, request: request, isPackage: isPackage, backup: source.source, problems: &report.problems)
     let shared = try Plan.sharedFileIDs(database, backup: source.source)
     if request.dryRun {
-      for plan in containers {
-        var container = plan.summary
-        try plan.each(database, sharedFileIDs: shared) { entry throws(Refusal) in
-          switch entry.kind {
-          case .folder: container.folders += 1
-          case .file: container.files += 1; container.bytes = container.bytes.saturatingSum(entry.record?.size ?? 0)
-          case .symlink: container.symlinks += 1
-          }
-        } problem: { report.problems.append($0) }
-        report.containers.append(container)
-      }
+      report.containers = try counted(containers, in: database, sharedFileIDs: shared, problems: &report.problems)
       return report
     }
     var archived: ArchivedBackup?
@@ -250,6 +222,51 @@ public enum BackupExtraction {
     }
     report.unwrappedClasses = keys.value?.unwrappedClasses ?? []
     return report
+  }
+
+  /// Each container's plan, its folder in OUT (`.`, a package's `AppData`, or with
+  /// --with-extensions its id, which must be one name); a domain that cannot have one of its own
+  /// is a problem, never written.
+  private static func plans(of domains: [(domain: String, kind: ContainerKind, id: String)], request: Request, isPackage: Bool, backup: String,
+                            problems: inout [Report.Problem]) -> [Plan] {
+    var containers: [Plan] = []
+    for (domain, kind, id) in domains {
+      let root = request.withExtensions ? id : isPackage ? ExtractionWriter.packageContainerName : "."
+      if request.withExtensions, let why = Plan.unsafeName(Array(id.utf8)) {
+        problems.append(Report.Problem(domain: domain, path: [], message: "not written: its id \(why), so it cannot name a folder", isError: true))
+        continue
+      }
+      // Two domains with one id (`AppDomain-X` and `AppDomainGroup-X`) would be one folder: the
+      // first (the app) is written, the other is named, never written into it.
+      if let first = containers.first(where: { $0.root.utf8.elementsEqual(root.utf8) }) {
+        let place = root == "." ? "OUT" : isPackage ? "OUT's \(root)" : "OUT's folder \(root)"
+        problems.append(Report.Problem(domain: domain, path: [],
+                                       message: "not written: \(place) holds \(first.domain), which has the same id, and a folder holds one container",
+                                       isError: true))
+        continue
+      }
+      containers.append(Plan(domain: domain, kind: kind, id: id, root: root, backup: backup))
+    }
+    return containers
+  }
+
+  /// `--dry-run`: each container's folders, files, symlinks and bytes as the manifest records
+  /// them, and the rows that would not be written; nothing is made.
+  private static func counted(_ containers: [Plan], in database: SQLiteDatabase, sharedFileIDs shared: Set<String>,
+                              problems: inout [Report.Problem]) throws(Refusal) -> [Report.Container] {
+    var counted: [Report.Container] = []
+    for plan in containers {
+      var container = plan.summary
+      try plan.each(database, sharedFileIDs: shared) { entry throws(Refusal) in
+        switch entry.kind {
+        case .folder: container.folders += 1
+        case .file: container.files += 1; container.bytes = container.bytes.saturatingSum(entry.record?.size ?? 0)
+        case .symlink: container.symlinks += 1
+        }
+      } problem: { problems.append($0) }
+      counted.append(container)
+    }
+    return counted
   }
 }
 

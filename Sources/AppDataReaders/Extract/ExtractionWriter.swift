@@ -146,9 +146,8 @@ struct ExtractionWriter {
 
   private func writeSmallFile(_ name: [UInt8], in folder: FileDescriptor, bytes: [UInt8]) throws(Refusal) {
     do {
-      let file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o644, displayPath: display(name))
-      defer { file.close() }
-      try Syscalls.writeAll(file, bytes, displayPath: display(name))
+      let file = OwnedDescriptor(owning: try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o644, displayPath: display(name)))
+      try Syscalls.writeAll(file.descriptor, bytes, displayPath: display(name))
     } catch {
       throw failed(error)
     }
@@ -260,97 +259,125 @@ struct ExtractionWriter {
       problem("not written: its name is the same as \(TerminalText.escaped(other)), made from another row, on this filesystem (it \(tree.comparison.phrase))")
       return
     }
-    let folder = tree.descriptor
-    let mode = entry.record?.mode.map { $0 & 0o777 }
-    func entryFailed(_ error: SystemError) throws(Refusal) {
-      if error.errno == .fileExists {
-        // Where names are folded, the filesystem may take two names for one that the key above
-        // did not (ß and ss): its EEXIST says so.
-        problem(tree.comparison == .bytes ? "not written: another row already made this path"
-          : "not written: another row made this path, or a name this filesystem takes for it (it \(tree.comparison.phrase))")
-        return
-      }
-      if error.errno.isCausedByEntry { problem("not written: \(error.reason)"); return }
-      throw failed(error)
-    }
+    let row = Row(entry: entry, name: name, folder: tree.descriptor, mode: entry.record?.mode.map { $0 & 0o777 })
     switch entry.kind {
-    case .folder:
-      if links.isLink(path) {
-        problem("not written: a symlink row has the same path")
+    case .folder: try makeFolder(row, tree: tree, links: links, container: &container, problem: problem)
+    case .symlink: try makeSymlink(row, comparison: tree.comparison, links: links, container: &container, problem: problem)
+    case .file: try makeFile(row, index: index, tree: tree, domain: plan.domain, containerIndex: containerIndex, problem: problem)
+    }
+  }
+
+  /// A row at its place: its name, the folder it is made in (the stack's deepest), and the mode
+  /// its record gives (the permission bits; nil without a record).
+  private struct Row {
+    let entry: BackupExtraction.Plan.Entry
+    let name: [UInt8]
+    let folder: FileDescriptor
+    let mode: UInt32?
+    var path: [UInt8] { entry.path }
+  }
+
+  /// A call making the row that failed: a finding when the row is the cause (EEXIST: another row
+  /// made the path, or a name the filesystem takes for it), else a failure of OUT, thrown.
+  private func entryFailed(_ error: SystemError, comparison: NameComparison, problem: (String, Bool) -> Void) throws(Refusal) {
+    if error.errno == .fileExists {
+      // Where names are folded, the filesystem may take two names for one that the stack's key
+      // did not (`FolderStack.claim`; ß and ss): its EEXIST says so.
+      problem(comparison == .bytes ? "not written: another row already made this path"
+        : "not written: another row made this path, or a name this filesystem takes for it (it \(comparison.phrase))", true)
+      return
+    }
+    if error.errno.isCausedByEntry { problem("not written: \(error.reason)", true); return }
+    throw failed(error)
+  }
+
+  /// A folder row: made (0700 until the rows leave it), given its extended attributes but
+  /// appdata's own, and entered; its mode and time are set when the stack leaves it.
+  private func makeFolder(_ row: Row, tree: FolderStack, links: SymlinkCheck, container: inout BackupExtraction.Report.Container,
+                          problem: (String, Bool) -> Void) throws(Refusal) {
+    if links.isLink(row.path) {
+      problem("not written: a symlink row has the same path", true)
+      return
+    }
+    do {
+      try Syscalls.makeDirectory(row.name, in: row.folder, mode: 0o700, displayPath: display(row.path))
+    } catch {
+      try entryFailed(error, comparison: tree.comparison, problem: problem)
+      return
+    }
+    let made: FileDescriptor
+    do { made = try Syscalls.open(row.name, in: row.folder, options: .directory, displayPath: display(row.path)) } catch { throw failed(error) }
+    for attribute in row.entry.record?.extendedAttributes ?? [] {
+      // appdata's own attribute, which proves OUT an extraction --force may replace, is
+      // never taken from a manifest.
+      if MarkerTable.platformAttributeName(attribute.name) == ExtractionOutput.markerName {
+        problem("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: it is appdata's own", false)
+        continue
+      }
+      do {
+        try ExtendedAttributes.setValue(attribute.value, of: MarkerTable.platformAttributeName(attribute.name), on: made, displayPath: display(row.path))
+      } catch {
+        problem("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: \(error.reason)", false)
+      }
+    }
+    // The stack owns it from here, and closes it when it leaves the folder.
+    tree.enter(row.name, descriptor: made, setting: FolderStack.Setting(mode: row.mode ?? 0o755, time: row.entry.record?.lastModified))
+    container.folders += 1
+  }
+
+  /// A symlink row: made as it is, or, when it resolves out of the container (`SymlinkCheck`), a
+  /// file holding its target.
+  private func makeSymlink(_ row: Row, comparison: NameComparison, links: SymlinkCheck, container: inout BackupExtraction.Report.Container,
+                           problem: (String, Bool) -> Void) throws(Refusal) {
+    let target = row.entry.record?.target ?? []
+    if let why = links.verdict(row.path, target: target) {
+      // Written as a file holding the target: a link out of the container is never made.
+      do {
+        let file = OwnedDescriptor(owning: try Syscalls.open(row.name, in: row.folder, options: .createNewFile, mode: 0o644, displayPath: display(row.path)))
+        try Syscalls.writeAll(file.descriptor, target, displayPath: display(row.path))
+      } catch {
+        try entryFailed(error, comparison: comparison, problem: problem)
+        return
+      }
+      problem("a symlink to '\(TerminalText.escaped(target))', which \(why): written as a file holding its target", false)
+      container.files += 1
+      return
+    }
+    do {
+      try Syscalls.makeSymbolicLink(row.name, in: row.folder, target: target, displayPath: display(row.path))
+    } catch {
+      try entryFailed(error, comparison: comparison, problem: problem)
+      return
+    }
+    if let time = row.entry.record?.lastModified {
+      try? Syscalls.setTimes(row.name, in: row.folder, access: Self.fileTime(time), modification: Self.fileTime(time), displayPath: display(row.path))
+    }
+    container.symlinks += 1
+  }
+
+  /// A file row: from a backup folder, a job for the writing threads; inside an archive, made
+  /// empty now, in row order, and written when the second pass meets its payload.
+  private mutating func makeFile(_ row: Row, index: Int, tree: FolderStack, domain: String, containerIndex: Int,
+                                 problem: (String, Bool) -> Void) throws(Refusal) {
+    let folderPath = tree.path
+    if backup == nil {
+      if case .failure(let why) = decryptor(for: row.entry, payloadSize: nil) {
+        problem("not written: \(why.message)", true)
         return
       }
       do {
-        try Syscalls.makeDirectory(name, in: folder, mode: 0o700, displayPath: display(path))
+        // Made empty and closed at once: the second pass opens it again.
+        _ = OwnedDescriptor(owning: try Syscalls.open(row.name, in: row.folder, options: .createNewFile, mode: 0o600, displayPath: display(row.path)))
       } catch {
-        try entryFailed(error)
+        try entryFailed(error, comparison: tree.comparison, problem: problem)
         return
       }
-      let made: FileDescriptor
-      do { made = try Syscalls.open(name, in: folder, options: .directory, displayPath: display(path)) } catch { throw failed(error) }
-      for attribute in entry.record?.extendedAttributes ?? [] {
-        // appdata's own attribute, which proves OUT an extraction --force may replace, is
-        // never taken from a manifest.
-        if MarkerTable.platformAttributeName(attribute.name) == ExtractionOutput.markerName {
-          problem("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: it is appdata's own", isError: false)
-          continue
-        }
-        do {
-          try ExtendedAttributes.setValue(attribute.value, of: MarkerTable.platformAttributeName(attribute.name), on: made, displayPath: display(path))
-        } catch {
-          problem("its extended attribute \(TerminalText.escaped(attribute.name)) was not kept: \(error.reason)", isError: false)
-        }
-      }
-      tree.enter(name, descriptor: made, setting: FolderStack.Setting(mode: mode ?? 0o755, time: entry.record?.lastModified))
-      container.folders += 1
-    case .symlink:
-      let target = entry.record?.target ?? []
-      if let why = links.verdict(path, target: target) {
-        // Written as a file holding the target: a link out of the container is never made.
-        do {
-          let file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o644, displayPath: display(path))
-          defer { file.close() }
-          try Syscalls.writeAll(file, target, displayPath: display(path))
-        } catch {
-          try entryFailed(error)
-          return
-        }
-        problem("a symlink to '\(TerminalText.escaped(target))', which \(why): written as a file holding its target", isError: false)
-        container.files += 1
-        return
-      }
-      do {
-        try Syscalls.makeSymbolicLink(name, in: folder, target: target, displayPath: display(path))
-      } catch {
-        try entryFailed(error)
-        return
-      }
-      if let time = entry.record?.lastModified {
-        try? Syscalls.setTimes(name, in: folder, access: Self.fileTime(time), modification: Self.fileTime(time), displayPath: display(path))
-      }
-      container.symlinks += 1
-    case .file:
-      let folderPath = tree.path
-      if backup == nil {
-        // Inside an archive: made now, in row order; its bytes when the second pass meets its
-        // payload.
-        if case .failure(let why) = decryptor(for: entry, payloadSize: nil) {
-          problem("not written: \(why.message)")
-          return
-        }
-        do {
-          let file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
-          file.close()
-        } catch {
-          try entryFailed(error)
-          return
-        }
-        deferred[entry.fileID] = Deferred(container: containerIndex, domain: plan.domain, entry: entry, folder: folderPath, name: name)
-        return
-      }
-      switch try startFile(entry, index: index, name: name, in: folder, folderPath: folderPath, path: path, mode: mode ?? 0o644) {
-      case .success(let job): try writers.submit(job)
-      case .failure(let why): problem("not written: \(why.message)")
-      }
+      deferred[row.entry.fileID] = Deferred(container: containerIndex, domain: domain, entry: row.entry, folder: folderPath, name: row.name)
+      return
+    }
+    switch try startFile(row.entry, index: index, name: row.name, in: row.folder, folderPath: folderPath, path: row.path, mode: row.mode ?? 0o644) {
+    case .success(let job): try writers.submit(job)
+    case .failure(let why): problem("not written: \(why.message)", true)
     }
   }
 
