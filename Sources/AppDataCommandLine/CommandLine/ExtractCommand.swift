@@ -4,7 +4,7 @@ import Synchronization
 /// `appdata extract BACKUP --app ID [-o OUT]`: options to `ExtractOptions`, the library's
 /// `extract` call, the report to the chosen format, an interrupt to a clean exit with nothing
 /// left behind.
-struct ExtractCommand {
+struct ExtractCommand: RefusingCommand {
   let path: String
   let id: String
   let output: String

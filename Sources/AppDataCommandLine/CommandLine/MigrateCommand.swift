@@ -1,7 +1,7 @@
 import AppDataSystem
 import AppDataKit
 /// `appdata migrate`: options to `MigrationOptions`, the report to the chosen format.
-struct MigrateCommand {
+struct MigrateCommand: RefusingCommand {
   let path: String
   let options: MigrationOptions
   let json: Bool

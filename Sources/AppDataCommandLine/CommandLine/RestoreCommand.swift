@@ -2,7 +2,7 @@ import AppDataSystem
 import AppDataKit
 /// `appdata restore SOURCE --simulator DEVICE --app ID` and `appdata restore --undo DEVICE
 /// --app ID`: options to `RestoreOptions`, the library's `Restore` call, the report.
-struct RestoreCommand {
+struct RestoreCommand: RefusingCommand {
   let source: String?
   let device: String
   let id: String
