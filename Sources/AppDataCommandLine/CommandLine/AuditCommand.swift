@@ -4,7 +4,7 @@ import Synchronization
 
 /// `appdata audit`: options to an `AuditConfiguration`, the library's `audit` call, the report
 /// to each chosen format and destination, findings to the exit status.
-struct AuditCommand {
+struct AuditCommand: RefusingCommand {
   var paths: [String]
   /// What the command line sets; the policy file and the baseline are read when it runs.
   var configuration = AuditConfiguration()

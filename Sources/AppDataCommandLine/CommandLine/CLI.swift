@@ -1,5 +1,12 @@
 import AppDataSystem
 import AppDataKit
+/// A command built from its parsed options, whose run may refuse (audit, migrate, extract,
+/// restore, init-config): `CLI` builds it, runs it, and turns its refusal into exit 2.
+protocol RefusingCommand {
+  init(_ parsed: ParsedArguments) throws(UsageError)
+  func run(io: CommandIO) throws(Refusal) -> ExitCode
+}
+
 /// The command line: parse, dispatch to a command, map the outcome to an exit status.
 /// `main.swift` is `exit(CLI.run(CommandLine.arguments, io: .standard()).rawValue)`.
 package enum CLI {
@@ -79,10 +86,13 @@ package enum CLI {
 
   /// Builds (and so checks) the command; the closure does the work.
   private static func runner(for command: CommandSpec, _ parsed: ParsedArguments) throws(UsageError) -> (CommandIO) -> ExitCode {
-    func guarded(_ body: @escaping (CommandIO) throws(Refusal) -> ExitCode) -> (CommandIO) -> ExitCode {
-      { io in
+    // The command built now (its usage errors thrown); its refusal, when it runs, is its
+    // message and exit 2.
+    func guarded<Command: RefusingCommand>(_: Command.Type) throws(UsageError) -> (CommandIO) -> ExitCode {
+      let built = try Command(parsed)
+      return { io in
         do throws(Refusal) {
-          return try body(io)
+          return try built.run(io: io)
         } catch {
           io.error(error.message)
           return .usage
@@ -90,24 +100,14 @@ package enum CLI {
       }
     }
     switch command.name {
-    case "audit":
-      let audit = try AuditCommand(parsed)
-      return guarded { io throws(Refusal) in try audit.run(io: io) }
-    case "migrate":
-      let migrate = try MigrateCommand(parsed)
-      return guarded { io throws(Refusal) in try migrate.run(io: io) }
-    case "extract":
-      let extract = try ExtractCommand(parsed)
-      return guarded { io throws(Refusal) in try extract.run(io: io) }
-    case "restore":
-      let restore = try RestoreCommand(parsed)
-      return guarded { io throws(Refusal) in try restore.run(io: io) }
+    case "audit": return try guarded(AuditCommand.self)
+    case "migrate": return try guarded(MigrateCommand.self)
+    case "extract": return try guarded(ExtractCommand.self)
+    case "restore": return try guarded(RestoreCommand.self)
     case "exclude": return { io in MarkerCommands.exclude(parsed, io: io) }
     case "include": return { io in MarkerCommands.include(parsed, io: io) }
     case "status": return { io in MarkerCommands.status(parsed, io: io) }
-    case "init-config":
-      let initConfig = try InitConfigCommand(parsed)
-      return guarded { io throws(Refusal) in try initConfig.run(io: io) }
+    case "init-config": return try guarded(InitConfigCommand.self)
     default:
       guard let script = CompletionScripts.script(for: parsed.operands[0]) else {
         var message = "unknown shell '\(TerminalText.escaped(parsed.operands[0]))': expected bash, zsh or fish"

@@ -19,28 +19,16 @@ extension Commands {
       .flag(.withExtensions, help: "Also extract the app's groups and plugins: OUT is then a folder of containers, one per id."),
       .flag(.force, help: "Replace an existing OUT that an earlier extract made (or an empty folder), once the new one is complete."),
       .flag(.dryRun, short: "n", help: "Print what would be written, and write nothing."),
-      .value(.format, short: "f", metavar: "FORMAT", choices: ["table", "json"], help: "Output format: table (default) or json."),
-      .flag(.json, help: "Same as --format json."),
-      .flag(.quiet, short: "q", help: "Print no table and no progress line; what was not written still goes to stderr."),
-      .value(.root, metavar: "PATH-IN", help: "In a folder of backups, the backup to extract from (its folder's name)."),
+    ] + backupWritingOutput + [
+      backupRoot(to: "extract"),
       .value(.failOn, metavar: "LEVEL", choices: ["error", "warning", "never"],
              help: "Exit 1 when something was not written (error, the default), also when something was written otherwise than recorded (warning), or never."),
-      .value(.passwordFile, metavar: "FILE",
-             help: "An encrypted backup's password is the first line of FILE, or of standard input for - (else: --password-stdin, APPDATA_BACKUP_PASSWORD, or a prompt at a terminal)."),
-      .flag(.passwordStdin, help: "Read an encrypted backup's password from the first line of standard input (without echo when it is a terminal)."),
-      .value(.maxKeyRounds, metavar: "N",
-             help: "Refuse an encrypted backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000)."),
-      .value(.maxNameBytes, metavar: "SIZE",
-             help: "Refuse a BACKUP inside an archive once the names of its entries that appdata keeps while reading pass SIZE in all (default 64MiB)."),
-      .value(.testStopAfter, metavar: "N", help: "Testing only: SIGKILL itself at the Nth checkpoint.", hidden: true),
-    ],
+    ] + backupWritingInput("BACKUP"),
     exitStatus: [
       "0  everything was extracted",
       "1  some entries were not written (named in the report and on stderr); the rest are in OUT",
       "2  nothing was written: a usage error, no such backup or app, a wrong password, an existing OUT (or one --force may not replace), OUT that is or holds the backup, a full disk",
       "130  interrupted (Ctrl-C; SIGTERM 143, SIGHUP 129): nothing was written, OUT does not exist",
     ],
-    rules: [
-      .exclusive(.passwordFile, .passwordStdin, because: "the password comes from one place"),
-    ])
+    rules: [onePasswordSource])
 }

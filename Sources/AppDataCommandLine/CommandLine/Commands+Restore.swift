@@ -17,26 +17,48 @@ extension Commands {
       .flag(.withExtensions, help: "Also the app's groups and plugins installed on the device."),
       .flag(.undo, help: "Put back the contents the last restore of the app's container kept (no SOURCE; DEVICE may be the operand)."),
       .flag(.dryRun, short: "n", help: "Print the plan (the target container, files and bytes written, what is replaced) and change nothing."),
-      .value(.format, short: "f", metavar: "FORMAT", choices: ["table", "json"], help: "Output format: table (default) or json."),
-      .flag(.json, help: "Same as --format json."),
-      .flag(.quiet, short: "q", help: "Print no table and no progress line; what was not written still goes to stderr."),
-      .value(.root, metavar: "PATH-IN", help: "In a folder of backups, the backup to restore from (its folder's name)."),
-      .value(.passwordFile, metavar: "FILE",
-             help: "An encrypted backup's password is the first line of FILE, or of standard input for - (else: --password-stdin, APPDATA_BACKUP_PASSWORD, or a prompt at a terminal)."),
-      .flag(.passwordStdin, help: "Read an encrypted backup's password from the first line of standard input (without echo when it is a terminal)."),
-      .value(.maxKeyRounds, metavar: "N",
-             help: "Refuse an encrypted backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000)."),
-      .value(.maxNameBytes, metavar: "SIZE",
-             help: "Refuse a SOURCE inside an archive once the names of its entries that appdata keeps while reading pass SIZE in all (default 64MiB)."),
-      .value(.testStopAfter, metavar: "N", help: "Testing only: SIGKILL itself at the Nth checkpoint.", hidden: true),
-    ],
+    ] + backupWritingOutput + [
+      backupRoot(to: "restore"),
+    ] + backupWritingInput("SOURCE"),
     exitStatus: [
       "0  the container holds the backup's data (or, with --undo, its previous contents again)",
       "1  some entries of the backup were not written (named in the report and on stderr); the rest were restored",
       "2  nothing was changed: a usage error, a booted device, an app not installed, a missing or damaged metadata plist, no such backup or app in it, a wrong password, nothing to undo, a full disk",
       "130  interrupted (Ctrl-C; SIGTERM 143, SIGHUP 129): the device was left as it was",
     ],
-    rules: [
-      .exclusive(.passwordFile, .passwordStdin, because: "the password comes from one place"),
-    ])
+    rules: [onePasswordSource])
+}
+
+// MARK: - What extract and restore both take
+
+extension Commands {
+  /// `--format table|json`, `--json` and `-q`, as extract and restore take them.
+  static let backupWritingOutput: [OptionSpec] = [
+    .value(.format, short: "f", metavar: "FORMAT", choices: ["table", "json"], help: "Output format: table (default) or json."),
+    .flag(.json, help: "Same as --format json."),
+    .flag(.quiet, short: "q", help: "Print no table and no progress line; what was not written still goes to stderr."),
+  ]
+
+  /// `--root`: in a folder of backups, the one to `verb` from.
+  static func backupRoot(to verb: String) -> OptionSpec {
+    .value(.root, metavar: "PATH-IN", help: "In a folder of backups, the backup to \(verb) from (its folder's name).")
+  }
+
+  /// Where an encrypted backup's password comes from, the bounds on reading the backup
+  /// (`operand`, the name help gives it), and the test hook: extract's and restore's last options.
+  static func backupWritingInput(_ operand: String) -> [OptionSpec] {
+    [
+      .value(.passwordFile, metavar: "FILE",
+             help: "An encrypted backup's password is the first line of FILE, or of standard input for - (else: --password-stdin, APPDATA_BACKUP_PASSWORD, or a prompt at a terminal)."),
+      .flag(.passwordStdin, help: "Read an encrypted backup's password from the first line of standard input (without echo when it is a terminal)."),
+      .value(.maxKeyRounds, metavar: "N",
+             help: "Refuse an encrypted backup whose keybag asks for more than N key-derivation rounds, DPIC and ITER together (default 100000000)."),
+      .value(.maxNameBytes, metavar: "SIZE",
+             help: "Refuse a \(operand) inside an archive once the names of its entries that appdata keeps while reading pass SIZE in all (default 64MiB)."),
+      .value(.testStopAfter, metavar: "N", help: "Testing only: SIGKILL itself at the Nth checkpoint.", hidden: true),
+    ]
+  }
+
+  /// audit's, extract's and restore's: `--password-file` and `--password-stdin` not both.
+  static let onePasswordSource = OptionRule.exclusive(.passwordFile, .passwordStdin, because: "the password comes from one place")
 }

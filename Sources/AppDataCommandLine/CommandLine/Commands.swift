@@ -104,7 +104,7 @@ package enum Commands {
     ],
     rules: [
       .exclusive(.config, .noConfig, because: "--no-config reads no policy file, and --config names one to read"),
-      .exclusive(.passwordFile, .passwordStdin, because: "the password comes from one place"),
+      onePasswordSource,
       .requires(.backupDomain, .backup, because: "it names the domain of the backup to compare with"),
       .requires(.maxGrowth, .baseline, because: "growth is measured against a baseline"),
       .requires(.maxGrowthPercent, .baseline, because: "growth is measured against a baseline"),

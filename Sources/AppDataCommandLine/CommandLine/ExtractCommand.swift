@@ -4,7 +4,7 @@ import Synchronization
 /// `appdata extract BACKUP --app ID [-o OUT]`: options to `ExtractOptions`, the library's
 /// `extract` call, the report to the chosen format, an interrupt to a clean exit with nothing
 /// left behind.
-struct ExtractCommand {
+struct ExtractCommand: RefusingCommand {
   let path: String
   let id: String
   let output: String
@@ -28,9 +28,7 @@ struct ExtractCommand {
     json = parsed.asksForJSON
     quiet = parsed.flag(.quiet)
     failOn = parsed.value(.failOn) ?? "error"
-    options.maximumKeyRounds = try parsed.integer(.maxKeyRounds, minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
-    if let maximumNameBytes = try parsed.size(.maxNameBytes) { options.maximumNameBytes = maximumNameBytes }
-    options.root = try parsed.root(inside: "a backup's folder inside BACKUP")
+    try options.readBounds(parsed, operand: "BACKUP")
     password = try BackupPassword(parsed)
     options.stopAfter = try parsed.integer(.testStopAfter, minimum: 1)
   }
@@ -38,32 +36,19 @@ struct ExtractCommand {
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     // Ctrl-C, SIGTERM, SIGHUP: the extraction stops at its next file or chunk and removes what
     // it wrote; then the process ends with 128 + the signal's number.
-    let caught = SignalFlag()
-    let registration = SignalCatcher.shared.register { caught.set($0) }
-    defer { registration.cancel() }
-    var options = self.options
-    options.isInterrupted = { caught.number != nil }
-    if io.isErrorTerminal && !quiet && !json {
-      let progress = ExtractProgress(io: io)
-      options.progress = { done, total in progress.show(done, total) }
+    try password.runWriting(options, io: io, verb: "Extracting", showsProgress: !quiet && !json) { options, source throws(ExtractFailure) in
+      try extract(backup: path, app: id, output: output, options: options, password: source)
+    } then: { report, _ throws(Refusal) in
+      show(report, io: io)
     }
-    let report: ExtractReport
-    do {
-      report = try password.retrying(io: io, caught: caught) { source throws(ExtractFailure) in
-        try extract(backup: path, app: id, output: output, options: options, password: source)
-      }
-    } catch {
-      throw BackupPassword.ending(error, caught: caught, io: io, erasing: io.isErrorTerminal && options.progress != nil)
-    }
-    if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
+  }
+
+  /// The report, the entries not written, and the exit status `--fail-on` gives.
+  private func show(_ report: ExtractReport, io: CommandIO) -> ExitCode {
     if let chosen = report.chosenID {
       io.warning("--app '\(TerminalText.escaped(id))' is \(TerminalText.escaped(chosen)), the one id that fits it")
     }
-    if json {
-      io.writeOutput(report.jsonDocument().serialized(pretty: true) + "\n")
-    } else if !quiet {
-      io.writeOutput(TextTable.wrapped(TextTable.$width.withValue(io.outputWidth) { report.table() }, width: io.outputWidth))
-    }
+    io.writeReport(json: json, quiet: quiet, document: report.jsonDocument, table: report.table)
     let notWritten = report.problems.filter(\.isError)
     let fails = report.fails(at: failOn)
     if !notWritten.isEmpty {

@@ -1,7 +1,7 @@
 import AppDataSystem
 import AppDataKit
 /// `appdata init-config`: a starting policy file from the container's current figures.
-struct InitConfigCommand {
+struct InitConfigCommand: RefusingCommand {
   let path: String
   let output: String
   let headroom: Int

@@ -1,7 +1,7 @@
 import AppDataSystem
 import AppDataKit
 /// `appdata migrate`: options to `MigrationOptions`, the report to the chosen format.
-struct MigrateCommand {
+struct MigrateCommand: RefusingCommand {
   let path: String
   let options: MigrationOptions
   let json: Bool
@@ -123,11 +123,7 @@ struct MigrateCommand {
       throw error.refusal
     }
     for line in outcome.preCheckErrors { io.error(line) }
-    if json {
-      io.writeOutput(outcome.report.jsonDocument().serialized(pretty: true) + "\n")
-    } else if !quiet {
-      io.writeOutput(TextTable.wrapped(TextTable.$width.withValue(io.outputWidth) { outcome.report.table() }, width: io.outputWidth))
-    }
+    io.writeReport(json: json, quiet: quiet, document: outcome.report.jsonDocument, table: outcome.report.table)
     if outcome.status == .failure {
       let failed = outcome.report.entries.filter { $0.action == .failed || $0.action == .conflict }.count
       io.error("\(TerminalText.escaped(path)): \(Plural.counted(failed, "entry", "entries")) not migrated\(outcome.report.errors.isEmpty ? "" : " and " + Plural.counted(outcome.report.errors.count, "error")); the journal is kept, fix the cause and run 'appdata migrate' again")

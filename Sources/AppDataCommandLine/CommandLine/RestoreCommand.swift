@@ -2,7 +2,7 @@ import AppDataSystem
 import AppDataKit
 /// `appdata restore SOURCE --simulator DEVICE --app ID` and `appdata restore --undo DEVICE
 /// --app ID`: options to `RestoreOptions`, the library's `Restore` call, the report.
-struct RestoreCommand {
+struct RestoreCommand: RefusingCommand {
   let source: String?
   let device: String
   let id: String
@@ -37,9 +37,7 @@ struct RestoreCommand {
     options.dryRun = parsed.flag(.dryRun)
     json = parsed.asksForJSON
     quiet = parsed.flag(.quiet)
-    options.maximumKeyRounds = try parsed.integer(.maxKeyRounds, minimum: 1).map { UInt64($0) } ?? BackupKeybag.defaultMaximumRounds
-    if let maximumNameBytes = try parsed.size(.maxNameBytes) { options.maximumNameBytes = maximumNameBytes }
-    options.root = try parsed.root(inside: "a backup's folder inside SOURCE")
+    try options.readBounds(parsed, operand: "SOURCE")
     password = try BackupPassword(parsed)
     options.stopAfter = try parsed.integer(.testStopAfter, minimum: 1)
   }
@@ -47,35 +45,22 @@ struct RestoreCommand {
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     // Ctrl-C, SIGTERM, SIGHUP: the restore stops at its next file and removes what it wrote (the
     // device is left as it was); then the process ends with 128 + the signal's number.
-    let caught = SignalFlag()
-    let registration = SignalCatcher.shared.register { caught.set($0) }
-    defer { registration.cancel() }
-    var options = self.options
-    options.isInterrupted = { caught.number != nil }
-    if io.isErrorTerminal && !quiet && !json {
-      let progress = ExtractProgress(io: io, verb: "Restoring")
-      options.progress = { done, total in progress.show(done, total) }
-    }
-    let report: RestoreReport
-    do {
-      report = try password.retrying(io: io, caught: caught) { passwordSource throws(RestoreFailure) in
-        if let source {
-          return try restore(source: source, simulator: device, app: id, options: options, password: passwordSource)
-        }
-        return try undoRestore(simulator: device, app: id, options: options)
+    try password.runWriting(options, io: io, verb: "Restoring", showsProgress: !quiet && !json) { options, passwordSource throws(RestoreFailure) in
+      if let source {
+        return try restore(source: source, simulator: device, app: id, options: options, password: passwordSource)
       }
-    } catch {
-      throw BackupPassword.ending(error, caught: caught, io: io, erasing: io.isErrorTerminal && options.progress != nil)
+      return try undoRestore(simulator: device, app: id, options: options)
+    } then: { report, caught throws(Refusal) in
+      show(report, caught: caught, io: io)
     }
-    if io.isErrorTerminal && options.progress != nil { io.writeError("\r\u{1B}[2K") }
+  }
+
+  /// The report, then an interrupt's line and status, or the entries not written.
+  private func show(_ report: RestoreReport, caught: SignalFlag, io: CommandIO) -> ExitCode {
     if let chosen = report.chosenID {
       io.warning("--app '\(TerminalText.escaped(id))' is \(TerminalText.escaped(chosen)), the one installed id that fits it")
     }
-    if json {
-      io.writeOutput(report.jsonDocument().serialized(pretty: true) + "\n")
-    } else if !quiet {
-      io.writeOutput(TextTable.wrapped(TextTable.$width.withValue(io.outputWidth) { report.table() }, width: io.outputWidth))
-    }
+    io.writeReport(json: json, quiet: quiet, document: report.jsonDocument, table: report.table)
     // Interrupted after some containers were swapped in (--with-extensions): those stay, the
     // report names the rest, and the run ends with the signal's status.
     if let number = caught.number {

@@ -1,7 +1,8 @@
 /// An XML reference (`&name;`), as both XML readers (`XMLPropertyList`, `XMLEvents`) decode it:
 /// the five predefined entities and character references (`&#N;`, `&#xN;`). No entity is ever
-/// declared, so no other name is known; each reader words the refusal in its own terms.
-enum XMLReference {
+/// declared, so no other name is known; each reader words the refusal in its own terms. And
+/// the references both XML writers (a migrated rules file, a JUnit report) write.
+package enum XMLReference {
   enum Failure { case unknownEntity, invalidCharacter }
 
   /// Appends what `name` (the bytes between `&` and `;`) stands for to `output`; nil when done.
@@ -20,5 +21,22 @@ enum XMLReference {
       output.append(contentsOf: Array(String(scalar).utf8))
     }
     return nil
+  }
+
+  /// `text` with `&`, `<`, `>` and `"` written as references, and each other scalar as `other`
+  /// writes it (nil: as it is), where the two writers differ (line breaks, `'`, controls).
+  package static func escaped(_ text: String, other: (Unicode.Scalar) -> String?) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": result += "&amp;"
+      case "<": result += "&lt;"
+      case ">": result += "&gt;"
+      case "\"": result += "&quot;"
+      default:
+        if let written = other(scalar) { result += written } else { result.unicodeScalars.append(scalar) }
+      }
+    }
+    return result
   }
 }

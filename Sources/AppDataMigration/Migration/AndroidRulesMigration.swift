@@ -136,20 +136,14 @@ public enum AndroidRulesMigration {
   /// is a character reference: written raw, an XML reader takes each for a space (attribute
   /// value normalization), and the rule would name another path.
   static func xmlEscaped(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
+    XMLReference.escaped(text) { scalar in
       switch scalar {
-      case "&": result += "&amp;"
-      case "\"": result += "&quot;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\n": result += "&#10;"
-      case "\r": result += "&#13;"
-      case "\t": result += "&#9;"
-      default: result.unicodeScalars.append(scalar)
+      case "\n": "&#10;"
+      case "\r": "&#13;"
+      case "\t": "&#9;"
+      default: nil
       }
     }
-    return result
   }
 
   /// Text safe inside `<!-- -->`: no `--`, and no control characters.

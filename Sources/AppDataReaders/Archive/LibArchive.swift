@@ -64,35 +64,37 @@ final class LibArchive {
   /// byte-by-byte conversion to ASCII (and lossy). Names in archives are UTF-8: say so, once.
   private static let utf8Locale: Void = { Syscalls.useUTF8CharacterType() }()
 
-  init(path: String) throws(Failure) {
-    _ = Self.utf8Locale
-    let c = try Self.functions.get()
-    guard let archive = c.archive_read_new() else { throw Failure(message: "cannot start libarchive") }
-    self.c = c
-    self.archive = archive
-    self.path = path
-    _ = c.archive_read_support_filter_all(archive)
-    _ = c.archive_read_support_format_all(archive)
-    // Every stored property is set, so deinit frees the reader if opening fails.
-    if c.archive_read_open_filename(archive, path, 64 * 1024) != ARCHIVE_OK {
-      throw failure()
-    }
+  /// Reads the archive at `path`.
+  convenience init(path: String) throws(Failure) {
+    try self.init(path: path, bytes: nil)
   }
 
   /// Reads an archive held in memory (`bytes` is copied); `path` names it in messages.
-  init(bytes: [UInt8], path: String) throws(Failure) {
+  convenience init(bytes: [UInt8], path: String) throws(Failure) {
+    try self.init(path: path, bytes: bytes)
+  }
+
+  /// A reader of every format and filter, opened on `bytes` when given, else on the file at `path`.
+  private init(path: String, bytes: [UInt8]?) throws(Failure) {
     _ = Self.utf8Locale
     let c = try Self.functions.get()
     guard let archive = c.archive_read_new() else { throw Failure(message: "cannot start libarchive") }
     self.c = c
     self.archive = archive
     self.path = path
-    let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
-    copy.copyBytes(from: bytes)
-    memory = copy
     _ = c.archive_read_support_filter_all(archive)
     _ = c.archive_read_support_format_all(archive)
-    if c.archive_read_open_memory(archive, copy.baseAddress, bytes.count) != ARCHIVE_OK {
+    // Every stored property is set, so deinit frees the reader (and the copy) if opening fails.
+    let opened: Int32
+    if let bytes {
+      let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+      copy.copyBytes(from: bytes)
+      memory = copy
+      opened = c.archive_read_open_memory(archive, copy.baseAddress, bytes.count)
+    } else {
+      opened = c.archive_read_open_filename(archive, path, 64 * 1024)
+    }
+    if opened != ARCHIVE_OK {
       throw failure()
     }
   }

@@ -31,21 +31,30 @@ enum AnyAndroidDataFolder: FolderInputKind {
   }
 }
 
-/// An Android data folder, audited as Android's backup would walk it (`AndroidAnalysis`).
-struct AndroidSource: ContainerSource {
-  let source: String
-  /// The folder as typed.
-  let path: String
-  /// `--max-name-bytes`: what an archive (the storages given as archives) or the Android backup
-  /// (`--backup`) read beside the folder may keep of their names.
-  let maximumNameBytes: UInt64
+/// An Android app's data, a folder or an archive of one: one input, read whole, which
+/// `--backup` compares with an Android backup.
+protocol AndroidInput: ContainerSource {
+  /// The folder or archive as typed.
+  var path: String { get }
+}
 
+extension AndroidInput {
   var isCollection: Bool { false }
   var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
   func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
 
   /// `--backup` is an Android backup to compare with (`AndroidSettings.backupPath`).
   func ownBackup(atPath path: String) -> OwnBackup? { OwnBackup(needsPassword: AndroidBackupStream.isEncrypted(atPath: path)) }
+}
+
+/// An Android data folder, audited as Android's backup would walk it (`AndroidAnalysis`).
+struct AndroidSource: AndroidInput {
+  let source: String
+  /// The folder as typed.
+  let path: String
+  /// `--max-name-bytes`: what an archive (the storages given as archives) or the Android backup
+  /// (`--backup`) read beside the folder may keep of their names.
+  let maximumNameBytes: UInt64
 
   func folders() throws(Refusal) -> [ContainerRef] {
     throw Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): an Android app's data folder; appdata migrate moves an iOS container's Library/Caches, which Android has no need of")
@@ -166,19 +175,12 @@ struct AndroidSource: ContainerSource {
 /// a tgz or zip of one), read with libarchive without extracting it: the names, kinds and
 /// sizes are all the model needs. Taken for one by its shape (`AndroidDataFolder`'s, on the
 /// top-level names of its first headers: `ArchiveKind`) or with `--platform android`.
-struct AndroidArchiveSource: ContainerSource {
+struct AndroidArchiveSource: AndroidInput {
   let source: String
   let path: String
   /// `--max-name-bytes`: the most bytes of names its tree (and the Android backup, `--backup`)
   /// may keep.
   let maximumNameBytes: UInt64
-
-  var isCollection: Bool { false }
-  var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
-  func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
-
-  /// `--backup` is an Android backup to compare with (`AndroidSettings.backupPath`).
-  func ownBackup(atPath path: String) -> OwnBackup? { OwnBackup(needsPassword: AndroidBackupStream.isEncrypted(atPath: path)) }
 
   func folders() throws(Refusal) -> [ContainerRef] {
     throw Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): an archive of an Android app's data; appdata migrate changes only folders")

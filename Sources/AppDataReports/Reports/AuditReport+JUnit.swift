@@ -84,20 +84,13 @@ extension AuditReport {
   static func xml(_ text: String) -> String {
     // Most text is printable ASCII with no markup character: as it is.
     if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x26 && $0 != 0x3C && $0 != 0x3E && $0 != 0x22 && $0 != 0x27 }) { return text }
-    var output = ""
-    for scalar in text.unicodeScalars {
+    return XMLReference.escaped(text) { scalar in
       switch scalar {
-      case "&": output += "&amp;"
-      case "<": output += "&lt;"
-      case ">": output += "&gt;"
-      case "\"": output += "&quot;"
-      case "'": output += "&apos;"
-      case "\n", "\t": output.unicodeScalars.append(scalar)
-      case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
-        output += TerminalText.escaped(String(scalar))
-      default: output.unicodeScalars.append(scalar)
+      case "'": "&apos;"
+      case "\n", "\t": nil
+      case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: TerminalText.escaped(String(scalar))
+      default: nil
       }
     }
-    return output
   }
 }

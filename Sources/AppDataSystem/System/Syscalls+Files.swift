@@ -224,16 +224,54 @@ extension Syscalls {
     #endif
   }
 
+  // MARK: - Calls on names
+
+  // Each wrapper below checks its names itself (`checkName`, before anything else), so that
+  // the check stands where a reader of the wrapper sees it (PortabilityTests holds them to it).
+
+  /// `body` with `name` as a C string, its -1/errno a `SystemError` of `operation`.
+  private static func call<I: FixedWidthInteger>(
+    _ operation: SystemError.Operation, on name: [UInt8], displayPath: () -> String,
+    _ body: (UnsafePointer<CChar>) -> I
+  ) throws(SystemError) {
+    try withCName(name) { cName throws(SystemError) in
+      _ = try valueOrErrno(operation, path: displayPath()) { body(cName) }
+    }
+  }
+
+  /// `body` with both names as C strings (a rename, a link), its -1/errno a `SystemError` of
+  /// `operation`.
+  private static func call(
+    _ operation: SystemError.Operation, on name: [UInt8], and otherName: [UInt8], displayPath: () -> String,
+    _ body: (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
+  ) throws(SystemError) {
+    try withCName(name) { old throws(SystemError) in
+      try withCName(otherName) { new throws(SystemError) in
+        _ = try valueOrErrno(operation, path: displayPath()) { body(old, new) }
+      }
+    }
+  }
+
+  /// renameat2(2) with RENAME_NOREPLACE, or with `exchanging` RENAME_EXCHANGE; on Darwin
+  /// renameatx_np with RENAME_EXCL or RENAME_SWAP.
+  private static func rename(
+    _ old: UnsafePointer<CChar>, in source: FileDescriptor, to new: UnsafePointer<CChar>, in destination: FileDescriptor,
+    exchanging: Bool
+  ) -> Int32 {
+    #if canImport(Glibc) && !DARWIN_CHECK
+    if exchanging { return appdata_rename_exchange(source.rawValue, old, destination.rawValue, new) }
+    return appdata_rename_noreplace(source.rawValue, old, destination.rawValue, new)
+    #else
+    return renameatx_np(source.rawValue, old, destination.rawValue, new, UInt32(exchanging ? RENAME_SWAP : RENAME_EXCL))
+    #endif
+  }
+
   /// mkdirat(2).
   package static func makeDirectory(
     _ name: [UInt8], in directory: FileDescriptor, mode: UInt32 = 0o755, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     try checkName(name, .createFolder, path: displayPath())
-    try withCName(name) { cName throws(SystemError) in
-      _ = try valueOrErrno(.createFolder, path: displayPath()) {
-        mkdirat(directory.rawValue, cName, mode_t(mode))
-      }
-    }
+    try call(.createFolder, on: name, displayPath: displayPath) { mkdirat(directory.rawValue, $0, mode_t(mode)) }
   }
 
   /// unlinkat(2) of a file or (with `isDirectory`) an empty folder.
@@ -241,11 +279,7 @@ extension Syscalls {
     _ name: [UInt8], in directory: FileDescriptor, isDirectory: Bool, displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     try checkName(name, .remove, path: displayPath())
-    try withCName(name) { cName throws(SystemError) in
-      _ = try valueOrErrno(.remove, path: displayPath()) {
-        unlinkat(directory.rawValue, cName, isDirectory ? AT_REMOVEDIR : 0)
-      }
-    }
+    try call(.remove, on: name, displayPath: displayPath) { unlinkat(directory.rawValue, $0, isDirectory ? AT_REMOVEDIR : 0) }
   }
 
   /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of overwriting. Darwin:
@@ -256,16 +290,8 @@ extension Syscalls {
   ) throws(SystemError) {
     try checkName(name, .move, path: displayPath())
     try checkName(newName, .move, path: displayPath())
-    try withCName(name) { old throws(SystemError) in
-      try withCName(newName) { new throws(SystemError) in
-        _ = try valueOrErrno(.move, path: displayPath()) {
-          #if canImport(Glibc) && !DARWIN_CHECK
-          return appdata_rename_noreplace(source.rawValue, old, destination.rawValue, new)
-          #else
-          return renameatx_np(source.rawValue, old, destination.rawValue, new, UInt32(RENAME_EXCL))
-          #endif
-        }
-      }
+    try call(.move, on: name, and: newName, displayPath: displayPath) { old, new in
+      rename(old, in: source, to: new, in: destination, exchanging: false)
     }
   }
 
@@ -276,16 +302,8 @@ extension Syscalls {
   ) throws(SystemError) {
     try checkName(name, .move, path: displayPath())
     try checkName(otherName, .move, path: displayPath())
-    try withCName(name) { old throws(SystemError) in
-      try withCName(otherName) { new throws(SystemError) in
-        _ = try valueOrErrno(.move, path: displayPath()) {
-          #if canImport(Glibc) && !DARWIN_CHECK
-          return appdata_rename_exchange(directory.rawValue, old, directory.rawValue, new)
-          #else
-          return renameatx_np(directory.rawValue, old, directory.rawValue, new, UInt32(RENAME_SWAP))
-          #endif
-        }
-      }
+    try call(.move, on: name, and: otherName, displayPath: displayPath) { old, new in
+      rename(old, in: directory, to: new, in: directory, exchanging: true)
     }
   }
 
@@ -298,12 +316,8 @@ extension Syscalls {
   ) throws(SystemError) {
     try checkName(name, .createLink, path: displayPath())
     try checkName(newName, .createLink, path: displayPath())
-    try withCName(name) { old throws(SystemError) in
-      try withCName(newName) { new throws(SystemError) in
-        _ = try valueOrErrno(.createLink, path: displayPath()) {
-          linkat(source.rawValue, old, destination.rawValue, new, 0)
-        }
-      }
+    try call(.createLink, on: name, and: newName, displayPath: displayPath) { old, new in
+      linkat(source.rawValue, old, destination.rawValue, new, 0)
     }
   }
 
@@ -315,10 +329,8 @@ extension Syscalls {
   ) throws(SystemError) {
     try checkName(name, .move, path: displayPath())
     try checkName(newName, .move, path: displayPath())
-    try withCName(name) { old throws(SystemError) in
-      try withCName(newName) { new throws(SystemError) in
-        _ = try valueOrErrno(.replace, path: displayPath()) { renameat(source.rawValue, old, destination.rawValue, new) }
-      }
+    try call(.replace, on: name, and: newName, displayPath: displayPath) { old, new in
+      renameat(source.rawValue, old, destination.rawValue, new)
     }
   }
 
@@ -361,24 +373,22 @@ extension Syscalls {
     displayPath: @autoclosure () -> String
   ) throws(SystemError) {
     try checkName(name, .setTimes, path: displayPath())
-    var times = [
-      timespec(tv_sec: access.seconds, tv_nsec: access.nanoseconds),
-      timespec(tv_sec: modification.seconds, tv_nsec: modification.nanoseconds),
-    ]
-    try withCName(name) { cName throws(SystemError) in
-      _ = try valueOrErrno(.setTimes, path: displayPath()) {
-        utimensat(directory.rawValue, cName, &times, AT_SYMLINK_NOFOLLOW)
-      }
-    }
+    var times = timespecs(access: access, modification: modification)
+    try call(.setTimes, on: name, displayPath: displayPath) { utimensat(directory.rawValue, $0, &times, AT_SYMLINK_NOFOLLOW) }
   }
 
   /// futimens(2): the access and modification times of an open file.
   package static func setTimes(_ descriptor: FileDescriptor, access: FileTime, modification: FileTime, displayPath: @autoclosure () -> String) throws(SystemError) {
-    var times = [
+    var times = timespecs(access: access, modification: modification)
+    _ = try valueOrErrno(.setTimes, path: displayPath()) { futimens(descriptor.rawValue, &times) }
+  }
+
+  /// The two `timespec`s utimensat(2) and futimens(2) take: access, then modification.
+  private static func timespecs(access: FileTime, modification: FileTime) -> [timespec] {
+    [
       timespec(tv_sec: access.seconds, tv_nsec: access.nanoseconds),
       timespec(tv_sec: modification.seconds, tv_nsec: modification.nanoseconds),
     ]
-    _ = try valueOrErrno(.setTimes, path: displayPath()) { futimens(descriptor.rawValue, &times) }
   }
 
   /// realpath(3) of a path the user typed, nil when it cannot be resolved (a dangling link).
@@ -416,9 +426,15 @@ extension Syscalls {
   /// The names in the open folder (`.` and `..` left out), read through a descriptor of its own;
   /// none when it cannot be read.
   package static func entryNames(of folder: FileDescriptor) -> [[UInt8]] {
-    guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }),
-          let stream = try? DirectoryStream(taking: listing, displayPath: "") else { return [] }
+    guard let stream = listing(of: folder) else { return [] }
     return (try? stream.names()) ?? []
+  }
+
+  /// A stream over the open folder's entries, through a descriptor of its own (`.` opened
+  /// again), so the caller's descriptor keeps its place; nil when it cannot be opened.
+  private static func listing(of folder: FileDescriptor) -> DirectoryStream? {
+    guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }) else { return nil }
+    return try? DirectoryStream(taking: listing, displayPath: "")
   }
 
   /// The folder part of a path the user typed: `.` for a bare name, `/` for `/name`.
@@ -430,8 +446,7 @@ extension Syscalls {
   /// The first name in the open folder (`.` and `..` left out), or nil when it is empty or
   /// cannot be read.
   package static func firstEntry(of folder: FileDescriptor) -> [UInt8]? {
-    guard case .success(let listing) = withCName([0x2E], { open(cName: $0, in: folder, options: .directory) }),
-          let stream = try? DirectoryStream(taking: listing, displayPath: "") else { return nil }
+    guard let stream = listing(of: folder) else { return nil }
     var first: [UInt8]?
     _ = stream.forEachEntry { cName, length, _ in
       guard first == nil else { return }

@@ -1,5 +1,6 @@
 import AppDataSystem
 import AppDataCore
+import AppDataReaders
 
 extension BackupExtraction.Report {
   /// The table: each container's folders, files, symlinks and bytes, then what was not written.
@@ -22,22 +23,14 @@ extension BackupExtraction.Report {
       }
     }
     lines.append("")
-    let errors = problems.filter(\.isError)
-    lines.append(errors.isEmpty && problems.isEmpty ? "Not written: none" : "Not written: \(errors.count); warnings: \(problems.count - errors.count)")
-    for problem in problems {
-      // A domain's own finding (no path: the domain is not written at all) names the domain alone.
-      let path = problem.path.isEmpty ? "" : "\(TerminalText.escaped(RelativePath.display(problem.path))): "
-      lines.append("  \(problem.isError ? "error  " : "warning") \(TerminalText.escaped(problem.domain)): \(path)\(TerminalText.controlsEscaped(problem.message))")
-    }
+    lines += problems.tableLines()
     return lines.joined(separator: "\n") + "\n"
   }
 
   /// `{schemaVersion, tool, backup, output, package, dryRun, containers, problems}`
   /// (Docs/extract.schema.json).
   public func jsonDocument() -> JSONValue {
-    .object([
-      "schemaVersion": .integer(1),
-      "tool": AppDataVersion.toolJSON,
+    problems.document([
       "backup": .string(backup),
       "output": .string(output),
       "package": .bool(isPackage),
@@ -55,13 +48,6 @@ extension BackupExtraction.Report {
           }),
         ])
       }),
-      "problems": .array(problems.map { problem in
-        var object = JSONValue.pathFields(problem.path)
-        object["domain"] = .string(problem.domain)
-        object["message"] = .string(problem.message)
-        object["severity"] = .string(problem.isError ? "error" : "warning")
-        return .object(object)
-      }),
     ])
   }
 
@@ -74,5 +60,37 @@ extension BackupExtraction.Report {
     case "warning": return problems.count > 0
     default: return errors > 0
     }
+  }
+}
+
+// MARK: - What was not written, as extract and restore show it
+
+extension [ExtractReport.Problem] {
+  /// `Not written: none`, or the errors and warnings counted, then a line each.
+  func tableLines() -> [String] {
+    let errors = filter(\.isError)
+    var lines = [isEmpty ? "Not written: none" : "Not written: \(errors.count); warnings: \(count - errors.count)"]
+    for problem in self {
+      // A domain's own finding (no path: the domain is not written at all) names the domain alone.
+      let path = problem.path.isEmpty ? "" : "\(TerminalText.escaped(RelativePath.display(problem.path))): "
+      lines.append("  \(problem.isError ? "error  " : "warning") \(TerminalText.escaped(problem.domain)): \(path)\(TerminalText.controlsEscaped(problem.message))")
+    }
+    return lines
+  }
+
+  /// The JSON document: `fields`, with its schema's version (1), the tool, and these problems,
+  /// each with its path fields, domain, message and severity.
+  func document(_ fields: [JSONKey: JSONValue]) -> JSONValue {
+    var document = fields
+    document["schemaVersion"] = .integer(1)
+    document["tool"] = AppDataVersion.toolJSON
+    document["problems"] = .array(map { problem in
+      var object = JSONValue.pathFields(problem.path)
+      object["domain"] = .string(problem.domain)
+      object["message"] = .string(problem.message)
+      object["severity"] = .string(problem.isError ? "error" : "warning")
+      return .object(object)
+    })
+    return .object(document)
   }
 }

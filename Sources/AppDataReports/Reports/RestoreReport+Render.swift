@@ -1,5 +1,6 @@
 import AppDataSystem
 import AppDataCore
+import AppDataReaders
 
 extension RestoreReport {
   /// The table: per container, what it holds now and what it held, where the previous
@@ -24,12 +25,7 @@ extension RestoreReport {
     }
     if !isUndo {
       lines.append("")
-      let errors = problems.filter(\.isError)
-      lines.append(problems.isEmpty ? "Not written: none" : "Not written: \(errors.count); warnings: \(problems.count - errors.count)")
-      for problem in problems {
-        let path = problem.path.isEmpty ? "" : "\(TerminalText.escaped(RelativePath.display(problem.path))): "
-        lines.append("  \(problem.isError ? "error  " : "warning") \(TerminalText.escaped(problem.domain)): \(path)\(TerminalText.controlsEscaped(problem.message))")
-      }
+      lines += problems.tableLines()
     }
     return lines.joined(separator: "\n") + "\n"
   }
@@ -37,9 +33,7 @@ extension RestoreReport {
   /// `{schemaVersion, tool, source, device, udid, undo, dryRun, containers, problems}`
   /// (Docs/restore.schema.json).
   public func jsonDocument() -> JSONValue {
-    .object([
-      "schemaVersion": .integer(1),
-      "tool": AppDataVersion.toolJSON,
+    problems.document([
       "source": isUndo ? .null : .string(source),
       "device": .string(device),
       "udid": .string(udid),
@@ -53,13 +47,6 @@ extension RestoreReport {
           "replacedBytes": .unsigned(container.replacedBytes),
           "keptCopy": container.keptCopy.map { .string($0) } ?? .null, "keptBytes": .unsigned(container.keptBytes),
         ])
-      }),
-      "problems": .array(problems.map { problem in
-        var object = JSONValue.pathFields(problem.path)
-        object["domain"] = .string(problem.domain)
-        object["message"] = .string(problem.message)
-        object["severity"] = .string(problem.isError ? "error" : "warning")
-        return .object(object)
       }),
     ])
   }
