@@ -1,3 +1,6 @@
+// Android's rules applied: for each destination, which rules apply, what its walk sends, its
+// measure and its quota (AndroidBackupModel); what the rules files say is AndroidRulesFile.swift.
+
 /// What the manifest and the device say about an app's backup.
 package struct AndroidApp: Sendable {
   package enum LegacyRules: Sendable, Equatable {
