@@ -98,9 +98,9 @@ extension AuditConfiguration {
     if file.lowercased().hasSuffix(".json") { return true }
     guard let status = try? Syscalls.status(ofPath: file) else { return true }
     guard status.kind == .regular else { return false }
-    guard let descriptor = try? Syscalls.openFile(atPath: file) else { return true }
-    defer { descriptor.close() }
-    let head = (try? Syscalls.readUpTo(descriptor, 4096, displayPath: file)) ?? []
+    guard let opened = try? Syscalls.openFile(atPath: file) else { return true }
+    let descriptor = OwnedDescriptor(owning: opened)
+    let head = (try? Syscalls.readUpTo(descriptor.descriptor, 4096, displayPath: file)) ?? []
     let first = head.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }.first
     return first == 0x7B || head.isEmpty
   }

@@ -115,9 +115,8 @@ struct AuditOutput {
   /// Appends the GitHub job summary; a failure is a warning (the report itself was written).
   static func appendSummary(_ text: String, to summaryFile: String, io: CommandIO) {
     do {
-      let descriptor = try Syscalls.openForAppending(atPath: summaryFile)
-      defer { descriptor.close() }
-      try Syscalls.writeAll(descriptor, Array(text.utf8), displayPath: summaryFile)
+      let summary = OwnedDescriptor(owning: try Syscalls.openForAppending(atPath: summaryFile))
+      try Syscalls.writeAll(summary.descriptor, Array(text.utf8), displayPath: summaryFile)
     } catch {
       io.warning("\(TerminalText.escaped(summaryFile)): cannot append the job summary: \(error.reason)")
     }

@@ -44,18 +44,19 @@ struct BackupPassword: Sendable {
       try readLine(into: secret, from: FileDescriptor(rawValue: 0), source: source)
     } else if let file {
       source = "\(TerminalText.escaped(file)): its first line"
-      let descriptor: FileDescriptor
+      let descriptor: OwnedDescriptor
       let status: FileStatus
       do {
-        (descriptor, status) = try Syscalls.openWithoutWaiting(atPath: file)
+        let (opened, openedStatus) = try Syscalls.openWithoutWaiting(atPath: file)
+        descriptor = OwnedDescriptor(owning: opened)
+        status = openedStatus
       } catch {
         throw Refusal(.unreadable, path: file, "cannot read the password file: \(error.reason)")
       }
-      defer { descriptor.close() }
       guard status.kind == .regular else {
         throw Refusal(.notAnInput, path: file, "\(FileReading.notRegular); give a password from a pipe on standard input (--password-file - or --password-stdin)")
       }
-      try readLine(into: secret, from: descriptor, source: source)
+      try readLine(into: secret, from: descriptor.descriptor, source: source)
     } else if let environment = Syscalls.takeSecretEnvironment(Self.environmentVariable) {
       guard environment.count > 0 else {
         throw Refusal(.emptyPassword, "\(Self.environmentVariable) is set but empty (a CI secret that is not defined here?); \(TerminalText.escaped(backup)) needs its password")

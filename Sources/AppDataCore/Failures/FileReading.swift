@@ -22,12 +22,12 @@ package enum FileReading {
       // Opened without waiting and checked for what it is: a FIFO (even one named
       // ./appdata.json, read by default) never blocks the run.
       let (descriptor, opened) = try Syscalls.openWithoutWaiting(atPath: path)
-      defer { descriptor.close() }
+      let file = OwnedDescriptor(owning: descriptor)
       guard opened.kind == .regular else { throw Failure(message: notRegular) }
       if opened.size > UInt64(limit) {
         throw Failure(message: "\(opened.size) bytes, larger than the \(ByteSize.human(UInt64(limit))) appdata reads from such a file")
       }
-      data = try Syscalls.readUpTo(descriptor, limit + 1, displayPath: path)
+      data = try Syscalls.readUpTo(file.descriptor, limit + 1, displayPath: path)
     } catch let failure as Failure {
       throw failure
     } catch let error as SystemError {

@@ -38,10 +38,9 @@ struct AndroidBackupStream {
   /// `maximumNameBytes` together (`--max-name-bytes`).
   static func entries(atPath path: String, password: SecretBuffer? = nil, maximumRounds: UInt64 = BackupKeybag.defaultMaximumRounds,
                       maximumNameBytes: UInt64 = NameBudget.defaultMaximum) throws(Failure) -> [Entry] {
-    let file: FileDescriptor
-    do { file = try Syscalls.openFile(atPath: path) } catch { throw Failure(message: "cannot \(error.action): \(error.reason)") }
-    defer { file.close() }
-    var source = ByteSource(file: file)
+    let file: OwnedDescriptor
+    do { file = OwnedDescriptor(owning: try Syscalls.openFile(atPath: path)) } catch { throw Failure(message: "cannot \(error.action): \(error.reason)") }
+    var source = ByteSource(file: file.descriptor)
     return try entries(from: &source, password: password, maximumRounds: maximumRounds, maximumNameBytes: maximumNameBytes)
   }
 
@@ -153,9 +152,9 @@ struct AndroidBackupStream {
 
   /// Whether the file at `path` is an encrypted adb backup, which needs a password.
   static func isEncrypted(atPath path: String) -> Bool {
-    guard let file = try? Syscalls.openFile(atPath: path) else { return false }
-    defer { file.close() }
-    var source = ByteSource(file: file)
+    guard let opened = try? Syscalls.openFile(atPath: path) else { return false }
+    let file = OwnedDescriptor(owning: opened)
+    var source = ByteSource(file: file.descriptor)
     guard (try? source.peek(15)) == Array("ANDROID BACKUP\n".utf8) else { return false }
     return (try? (source.line(), source.line(), source.line(), source.line()).3) == "AES-256"
   }

@@ -284,8 +284,9 @@ package struct ArchiveAuditor {
 
     /// Whether the file's last 1,024 bytes are zero (a tar archive's end marker, padding included).
     private func endsWithZeroBlocks() -> Bool {
-      guard let file = try? Syscalls.openFile(atPath: auditor.archivePath) else { return false }
-      defer { file.close() }
+      guard let opened = try? Syscalls.openFile(atPath: auditor.archivePath) else { return false }
+      let owner = OwnedDescriptor(owning: opened)
+      let file = owner.descriptor
       guard let status = try? Syscalls.status(of: file, displayPath: auditor.archivePath), status.size >= 1024 else { return false }
       var tail = [UInt8](repeating: 1, count: 1024)
       let count = tail.withUnsafeMutableBytes { raw in Syscalls.readAt(file, into: raw, offset: status.size - 1024) }
@@ -296,9 +297,8 @@ package struct ArchiveAuditor {
       // Zip archives are seekable; a second reader collects their AppleDouble entries.
       let bytes: [UInt8]
       do {
-        let file = try Syscalls.openFile(atPath: auditor.archivePath)
-        defer { file.close() }
-        bytes = (try? Syscalls.readUpTo(file, 4, displayPath: auditor.archivePath)) ?? []
+        let file = OwnedDescriptor(owning: try Syscalls.openFile(atPath: auditor.archivePath))
+        bytes = (try? Syscalls.readUpTo(file.descriptor, 4, displayPath: auditor.archivePath)) ?? []
       } catch {
         throw Failure(.unreadable, message: "cannot read the archive: \(error.reason)")
       }

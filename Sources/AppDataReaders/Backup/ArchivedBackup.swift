@@ -24,9 +24,8 @@ extension ProbedFolder: BackupContents {
   func databaseHead() throws(Refusal) -> [UInt8] {
     let databasePath = childPath(BackupManifest.databaseName)
     do {
-      let file = try Syscalls.openFile(atPath: databasePath)
-      defer { file.close() }
-      return try Syscalls.readUpTo(file, 16, displayPath: databasePath)
+      let file = OwnedDescriptor(owning: try Syscalls.openFile(atPath: databasePath))
+      return try Syscalls.readUpTo(file.descriptor, 16, displayPath: databasePath)
     } catch {
       throw Refusal(.unreadable, path: databasePath, "cannot read: \(error.reason)")
     }

@@ -192,15 +192,17 @@ enum BackupDecryption {
   /// AES-256-CBC decryption of the file, chunk by chunk (each chunk's IV is the ciphertext block
   /// before it), into one buffer: memory is the database's size plus one chunk.
   private static func decrypt(path: String, key: SymmetricKey) throws(Failure) -> SecretBuffer {
-    let file: FileDescriptor
+    let owner: OwnedDescriptor
     let size: Int
     do {
-      file = try Syscalls.openFile(atPath: path)
-      size = Int(try Syscalls.status(of: file, displayPath: path).size)
+      // Closed here when its status cannot be had, else on return.
+      let opened = OwnedDescriptor(owning: try Syscalls.openFile(atPath: path))
+      size = Int(try Syscalls.status(of: opened.descriptor, displayPath: path).size)
+      owner = opened
     } catch {
       throw .damaged("cannot read \(TerminalText.escaped(path)): \(error.reason)")
     }
-    defer { file.close() }
+    let file = owner.descriptor
     return try decrypt(size: size, displayPath: path, key: key) { buffer, offset in
       Syscalls.readAt(file, into: buffer, offset: UInt64(offset))
     }

@@ -59,19 +59,18 @@ final class ExtractionOutput {
     }
     name = last
     let parentPath = Syscalls.folderPart(of: bytes)
+    // Closed when a check below refuses or the partial folder cannot be made; then this value
+    // owns it (`closeParent`).
+    let parentOwner: OwnedDescriptor
     do {
-      parent = try Syscalls.openDirectory(atPath: parentPath)
+      parentOwner = OwnedDescriptor(owning: try Syscalls.openDirectory(atPath: parentPath))
     } catch {
       throw Refusal(.cannotWrite, path: parentPath, "cannot open the folder OUT goes in: \(error.reason)")
     }
+    let parent = parentOwner.descriptor
     let existing = try? Syscalls.status(of: last, in: parent, displayPath: typed)
-    do {
-      try Self.checkApart(parent: parent, existing: existing, backupPath: backupPath, output: typed)
-      if let existing { try Self.checkReplaceable(existing, name: last, in: parent, force: force, output: typed) }
-    } catch {
-      parent.close()
-      throw error
-    }
+    try Self.checkApart(parent: parent, existing: existing, backupPath: backupPath, output: typed)
+    if let existing { try Self.checkReplaceable(existing, name: last, in: parent, force: force, output: typed) }
     Self.removeLeftovers(of: last, in: parent)
     // This run's partial folder: a name no other run has, its owner record locked before the
     // folder exists and for as long as the run lives.
@@ -79,9 +78,9 @@ final class ExtractionOutput {
       artifact = try OwnedArtifact.make(.folder, prefix: Self.partialPrefix(of: last), in: parent, mode: 0o700,
                                         displayPath: parentPath)
     } catch {
-      parent.close()
       throw Refusal(.cannotWrite, path: parentPath, "cannot create the output there: \(error.reason)")
     }
+    self.parent = parentOwner.release()
     partialIdentity = artifact.identity
     try? ExtendedAttributes.setValue(Self.markerValue, of: Self.markerName, on: artifact.descriptor, displayPath: typed)
   }
@@ -107,9 +106,9 @@ final class ExtractionOutput {
       // The backup's own folder (or the backup itself, a folder), reached through every link.
       let holder = (try? Syscalls.status(ofPath: resolvedBackup))?.isDirectory == true ? resolvedBackup
         : Syscalls.folderPart(of: Array(resolvedBackup.utf8))
-      if let folder = try? Syscalls.openDirectory(atPath: holder) {
-        holds = Syscalls.isAncestor(existing.identity, ofFolder: folder)
-        folder.close()
+      if let opened = try? Syscalls.openDirectory(atPath: holder) {
+        let folder = OwnedDescriptor(owning: opened)
+        holds = Syscalls.isAncestor(existing.identity, ofFolder: folder.descriptor)
       }
     }
     if holds {
@@ -132,12 +131,12 @@ final class ExtractionOutput {
     var replaceable = false
     switch existing.kind {
     case .directory:
-      guard let folder = try? Syscalls.open(name, in: parent, options: .directory, displayPath: output) else {
+      guard let opened = try? Syscalls.open(name, in: parent, options: .directory, displayPath: output) else {
         throw Refusal(.conflict, "\(out): already exists and cannot be opened; appdata extract never writes over it")
       }
-      defer { folder.close() }
-      replaceable = isReplaceable(folder)
-      let first = Syscalls.firstEntry(of: folder).map { TerminalText.escaped(RelativePath.display($0)) } ?? ""
+      let folder = OwnedDescriptor(owning: opened)
+      replaceable = isReplaceable(folder.descriptor)
+      let first = Syscalls.firstEntry(of: folder.descriptor).map { TerminalText.escaped(RelativePath.display($0)) } ?? ""
       what = "holds what appdata did not make ('\(first)')"
     case .symbolicLink: what = "is a symlink"
     case .regular: what = "is a file"
@@ -243,21 +242,11 @@ final class ExtractionOutput {
     Syscalls.waitForExclusiveLock(partial)
     // Each turn that finds OUT changed was another run's swap: at most one a run.
     for _ in 0..<4096 {
-      guard let old = try? Syscalls.open(name, in: parent, options: .directory, displayPath: typed),
-            let oldIdentity = try? Syscalls.status(of: old, displayPath: typed).identity else {
-        // OUT went (a user removed it): put this one in place as if it never was.
-        do {
-          try Syscalls.renameWithoutReplacing(partialName, in: parent, to: name, in: parent, displayPath: typed)
-        } catch {
-          abandon()
-          throw Refusal(.conflict, "\(out): is no longer a folder appdata may replace; nothing was written")
-        }
-        isClosed = true
-        artifact.relinquish()
-        closeParent()
-        return
-      }
-      defer { old.close() }
+      guard let opened = try? Syscalls.open(name, in: parent, options: .directory, displayPath: typed) else { return try putInPlaceWhereOUTWent() }
+      // The old OUT, held (and its lock, once taken) to the end of this turn.
+      let oldOwner = OwnedDescriptor(owning: opened)
+      let old = oldOwner.descriptor
+      guard let oldIdentity = try? Syscalls.status(of: old, displayPath: typed).identity else { return try putInPlaceWhereOUTWent() }
       // Waits while another run swaps (it holds the lock for its swap and the removal after).
       if !Syscalls.lockExclusively(old) {
         TestHooks.announce("waiting-for-turn")
@@ -304,5 +293,19 @@ final class ExtractionOutput {
     }
     abandon()
     throw Refusal(.conflict, "\(out): changed while it was being replaced; it was left as it is and nothing was written")
+  }
+
+  /// OUT went (a user removed it) while `replace` ran: this run's folder is put in place as if
+  /// it never was.
+  private func putInPlaceWhereOUTWent() throws(Refusal) {
+    do {
+      try Syscalls.renameWithoutReplacing(partialName, in: parent, to: name, in: parent, displayPath: typed)
+    } catch {
+      abandon()
+      throw Refusal(.conflict, "\(TerminalText.escaped(typed)): is no longer a folder appdata may replace; nothing was written")
+    }
+    isClosed = true
+    artifact.relinquish()
+    closeParent()
   }
 }

@@ -66,13 +66,13 @@ extension ExtractionWriter {
     let name = "\(entry.fileID.prefix(2))/\(entry.fileID)"
     guard let shard = shard(Array(fileID.prefix(2))) else { return .success(nil) }
     do {
-      let opened = try Syscalls.open(fileID, in: shard, options: .readMaybeFile, displayPath: entry.fileID)
-      let status = try Syscalls.status(of: opened, displayPath: entry.fileID)
+      // Closed here unless it is returned, its status not had among the ways out.
+      let opened = OwnedDescriptor(owning: try Syscalls.open(fileID, in: shard, options: .readMaybeFile, displayPath: entry.fileID))
+      let status = try Syscalls.status(of: opened.descriptor, displayPath: entry.fileID)
       guard status.kind == .regular else {
-        opened.close()
         return .failure(ExtractionProblem("its payload \(name) is not a regular file"))
       }
-      return .success((opened, status.size))
+      return .success((opened.release(), status.size))
     } catch {
       return error.errno == .noSuchFileOrDirectory ? .success(nil) : .failure(ExtractionProblem("its payload cannot be read: \(error.reason)"))
     }
@@ -87,11 +87,12 @@ extension ExtractionWriter {
                          existing: FileDescriptor? = nil) throws(Refusal) -> Result<PayloadJob, ExtractionProblem> {
     var source = given
     var payloadSize = givenSize
-    var opened: FileDescriptor?
+    // The payload file opened here: closed on the ways out before the job holds it.
+    var opened: OwnedDescriptor?
     if source == nil && backup != nil {
       switch openPayload(entry) {
       case .success(let (descriptor, size)?):
-        opened = descriptor
+        opened = OwnedDescriptor(owning: descriptor)
         payloadSize = size
         source = .file(descriptor)
       case .success(nil):
@@ -103,7 +104,6 @@ extension ExtractionWriter {
     switch self.decryptor(for: entry, payloadSize: payloadSize) {
     case .success(let made): decryptor = made
     case .failure(let problem):
-      opened?.close()
       return .failure(problem)
     }
     let file: FileDescriptor
@@ -113,13 +113,14 @@ extension ExtractionWriter {
       do {
         file = try Syscalls.open(name, in: folder, options: .createNewFile, mode: 0o600, displayPath: display(path))
       } catch {
-        opened?.close()
         if error.errno == .fileExists { return .failure(ExtractionProblem("another row already made this path")) }
         if error.errno.isCausedByEntry { return .failure(ExtractionProblem(error.reason)) }
         throw failed(error)
       }
     }
-    return .success(PayloadJob(index: index, source: source, payloadSize: opened == nil ? nil : payloadSize, file: file, decryptor: decryptor,
+    let opensPayload = opened != nil
+    _ = opened.take()?.release()  // the job closes it
+    return .success(PayloadJob(index: index, source: source, payloadSize: opensPayload ? payloadSize : nil, file: file, decryptor: decryptor,
                                mode: mode, record: entry.record, path: path, folder: folderPath, name: name))
   }
 
@@ -180,17 +181,20 @@ extension ExtractionWriter {
       return
     }
     let folder = opened.descriptor
-    let file: FileDescriptor
+    // Closed here unless the job holds it.
+    let file: OwnedDescriptor
     do {
-      file = try Syscalls.open(item.name, in: folder, options: .writeExistingFile, displayPath: display(item.entry.path))
+      file = OwnedDescriptor(owning: try Syscalls.open(item.name, in: folder, options: .writeExistingFile, displayPath: display(item.entry.path)))
     } catch {
       throw failed(error)
     }
     switch try startFile(item.entry, index: 0, name: item.name, in: folder, folderPath: item.folder, path: item.entry.path,
-                         mode: item.entry.record?.mode.map { $0 & 0o777 } ?? 0o644, source: source, payloadSize: size, existing: file) {
-    case .success(let job): Self.note(try local.write(job, archive: archive), in: &containers[item.container], removals: &removals, problem: problem)
+                         mode: item.entry.record?.mode.map { $0 & 0o777 } ?? 0o644, source: source, payloadSize: size, existing: file.descriptor) {
+    case .success(let job):
+      _ = file.release()  // the job closes it
+      Self.note(try local.write(job, archive: archive), in: &containers[item.container], removals: &removals, problem: problem)
     case .failure(let why):
-      file.close()
+      _ = consume file  // closed before the file is named for removal
       removals.append((item.folder, item.name))
       problem("not written: \(why.message)", true)
     }

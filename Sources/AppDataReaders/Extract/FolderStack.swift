@@ -113,7 +113,11 @@ final class FolderStack {
 
   /// Sets the deepest folder's mode and time and goes up to its parent.
   private func leave() throws(SystemError) {
-    guard let folder = current else { return }
+    guard let deepest = current else { return }
+    // Taken from the stack: closed once its parent is open (through it), or when that fails.
+    let owner = OwnedDescriptor(owning: deepest)
+    current = nil
+    let folder = owner.descriptor
     let setting = settings.removeLast()
     if let mode = setting.mode {
       try? Syscalls.setMode(folder, mode | 0o700, displayPath: "")
@@ -125,8 +129,6 @@ final class FolderStack {
     ends.removeLast()
     if comparison != .bytes { levels.removeLast() }
     joined.removeLast(joined.count - max(0, (ends.last ?? 0)))
-    current = nil
-    defer { folder.close() }
     if !ends.isEmpty { current = try Syscalls.openParent(of: folder, displayPath: "..") }
   }
 

@@ -118,10 +118,12 @@ public enum RestoreFailure: Error, Sendable {
   }
 }
 
-/// A Simulator device folder: its plist read, its places' containers listed by id.
-struct SimulatorDeviceFolder {
+/// A Simulator device folder: its plist read, its places' containers listed by id. Not
+/// copyable: the folder is closed when its one owner (a restore, an undo) ends.
+struct SimulatorDeviceFolder: ~Copyable {
   let path: String
-  let folder: FileDescriptor
+  private let owner: OwnedDescriptor
+  var folder: FileDescriptor { owner.descriptor }
   let udid: String
   struct Installed {
     var place: ContainerPlace
@@ -149,46 +151,44 @@ struct SimulatorDeviceFolder {
         base = home + "/" + SimulatorFacts.devicesFolder.joined(separator: "/")
       }
       shown = base + "/" + typed
-      guard Beneath.isPlainName(Array(typed.utf8)), let devicesFolder = try? Syscalls.openDirectory(atPath: base) else {
+      guard Beneath.isPlainName(Array(typed.utf8)), let devicesDescriptor = try? Syscalls.openDirectory(atPath: base) else {
         throw Refusal(.notFound, path: typed, message: "\(escaped): no such Simulator device (not a folder, nor a device in \(TerminalText.escaped(base)))")
       }
-      defer { devicesFolder.close() }
-      do { opened = try Syscalls.open(Array(typed.utf8), in: devicesFolder, options: .directory, displayPath: shown) } catch {
+      let devicesFolder = OwnedDescriptor(owning: devicesDescriptor)
+      do { opened = try Syscalls.open(Array(typed.utf8), in: devicesFolder.descriptor, options: .directory, displayPath: shown) } catch {
         throw Refusal(.notFound, path: typed, message: "\(escaped): no such Simulator device in \(TerminalText.escaped(base)) (\(error.reason))")
       }
     }
-    folder = opened!
-    path = shown
+    // Closed when a check below refuses; once they pass, this value owns it.
+    let device = OwnedDescriptor(owning: opened!)
     // The device's plist: its UDID and state.
     let plist: PropertyList
     do {
       // Without blocking: a FIFO in its place is refused as not a file, never waited on.
-      let bytes = try Beneath.open([Array(SimulatorFacts.devicePlist.utf8)], below: folder, options: .readMaybeFile, displayPath: shown)
-      defer { bytes.close() }
-      let data = try Syscalls.status(of: bytes, displayPath: shown).kind == .regular
-        ? Syscalls.readUpTo(bytes, PropertyList.Limits.maximumFileSize, displayPath: shown) : []
+      let bytes = OwnedDescriptor(owning: try Beneath.open([Array(SimulatorFacts.devicePlist.utf8)], below: device.descriptor, options: .readMaybeFile, displayPath: shown))
+      let data = try Syscalls.status(of: bytes.descriptor, displayPath: shown).kind == .regular
+        ? Syscalls.readUpTo(bytes.descriptor, PropertyList.Limits.maximumFileSize, displayPath: shown) : []
       plist = try PropertyList.parse(data)
     } catch let error as SystemError {
-      folder.close()
       throw Refusal(.notAnInput, path: shown, message: "\(TerminalText.escaped(shown)): not a Simulator device (its \(SimulatorFacts.devicePlist) cannot be read: \(error.reason))")
     } catch {
-      folder.close()
       throw Refusal(.damaged, path: shown, message: "\(TerminalText.escaped(shown)): its \(SimulatorFacts.devicePlist) is not a property list appdata reads")
     }
     let lastComponent = RelativePath.components(Array(Syscalls.absolutePath(shown).utf8)).last.map { String(decoding: $0, as: UTF8.self) } ?? typed
-    udid = plist["UDID"]?.stringValue ?? lastComponent
+    let udid = plist["UDID"]?.stringValue ?? lastComponent
     guard let state = plist[SimulatorFacts.stateKey]?.integerValue else {
-      folder.close()
       throw Refusal(.damaged, path: shown, message: "\(TerminalText.escaped(shown)): its \(SimulatorFacts.devicePlist) has no integer '\(SimulatorFacts.stateKey)', so whether the device is shut down cannot be told; appdata changes only a device that is")
     }
     if state != SimulatorFacts.shutdown {
-      folder.close()
       let name = SimulatorFacts.states[state].map { "\($0), state \(state)" } ?? "state \(state)"
       throw Refusal(.conflict, path: shown, message: "\(TerminalText.escaped(shown)): the device is not shut down (\(name)); run 'xcrun simctl shutdown \(TerminalText.escaped(udid))' first")
     }
+    // Every check passed: the value is made whole at once (a noncopyable one cannot be left
+    // half made by a refusal).
+    path = shown
+    self.udid = udid
+    owner = device
   }
-
-  func close() { folder.close() }
 
   /// The components of a place's folder below the device folder.
   static func components(of place: ContainerPlace) -> [[UInt8]] {
@@ -203,8 +203,9 @@ struct SimulatorDeviceFolder {
   /// Every container of `place`, with the id its metadata plist names (hidden names are appdata's
   /// or a user's, never a container).
   func installed(_ place: ContainerPlace) -> [Installed] {
-    guard let placeFolder = open(place) else { return [] }
-    defer { placeFolder.close() }
+    guard let opened = open(place) else { return [] }
+    let owner = OwnedDescriptor(owning: opened)
+    let placeFolder = owner.descriptor
     var result: [Installed] = []
     for name in Syscalls.entryNames(of: placeFolder).sorted(by: RelativePath.precedes) where name.first != 0x2E {
       guard (try? Syscalls.status(of: name, in: placeFolder, displayPath: ""))?.isDirectory == true else { continue }
@@ -223,10 +224,9 @@ struct SimulatorDeviceFolder {
     let file = ContainerLayout.metadataFileName
     let bytes: [UInt8]
     do {
-      let opened = try Beneath.open([name, Array(file.utf8)], below: placeFolder, options: .readMaybeFile, displayPath: file)
-      defer { opened.close() }
-      guard try Syscalls.status(of: opened, displayPath: file).kind == .regular else { return .failure(Refusal(.damaged, "\(file) is not a file")) }
-      bytes = try Syscalls.readUpTo(opened, PropertyList.Limits.maximumFileSize, displayPath: file)
+      let opened = OwnedDescriptor(owning: try Beneath.open([name, Array(file.utf8)], below: placeFolder, options: .readMaybeFile, displayPath: file))
+      guard try Syscalls.status(of: opened.descriptor, displayPath: file).kind == .regular else { return .failure(Refusal(.damaged, "\(file) is not a file")) }
+      bytes = try Syscalls.readUpTo(opened.descriptor, PropertyList.Limits.maximumFileSize, displayPath: file)
     } catch {
       return .failure(error.errno == .noSuchFileOrDirectory ? Refusal(.damaged, "its \(file) is missing") : Refusal(.unreadable, "its \(file) cannot be read (\(error.reason))"))
     }
@@ -251,7 +251,7 @@ extension Restore {
   /// The containers to act on: the app's, found by id (a unique match chosen as `--app` is
   /// elsewhere), and with `withExtensions` its groups and plugins. Refuses, naming the ids that
   /// are installed, best match first, and the containers whose metadata plist names none.
-  static func targets(_ device: SimulatorDeviceFolder, app: String, withExtensions: Bool) throws(Refusal) -> (targets: [RestoreTarget], chosen: String?) {
+  static func targets(_ device: borrowing SimulatorDeviceFolder, app: String, withExtensions: Bool) throws(Refusal) -> (targets: [RestoreTarget], chosen: String?) {
     let appPlace = ContainerPlaces.places.first { $0.kind == .app }!
     let apps = device.installed(appPlace)
     let ids = apps.compactMap(\.id)
@@ -302,9 +302,9 @@ extension Restore {
     // What appdata writes is the running user's: into another user's container it would make
     // files the Simulator (run as that user) cannot change.
     for target in targets {
-      guard let place = device.open(target.place) else { continue }
-      defer { place.close() }
-      if let owner = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.owner, owner != Syscalls.effectiveUserID {
+      guard let opened = device.open(target.place) else { continue }
+      let place = OwnedDescriptor(owning: opened)
+      if let owner = (try? Syscalls.status(of: target.name, in: place.descriptor, displayPath: ""))?.owner, owner != Syscalls.effectiveUserID {
         throw Refusal(.cannotWrite, path: target.path, message: "\(TerminalText.escaped(target.path)): the container is user \(owner)'s, not this user's (\(Syscalls.effectiveUserID)); run appdata restore as the user the Simulator runs as")
       }
     }
@@ -336,9 +336,9 @@ package enum Restore {
         switch status.kind {
         case .directory:
           totals.folders += 1
-          guard depth < 4096, let inner = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") else { continue }
-          walk(inner, depth: depth + 1, top: false)
-          inner.close()
+          guard depth < 4096, let opened = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") else { continue }
+          let inner = OwnedDescriptor(owning: opened)
+          walk(inner.descriptor, depth: depth + 1, top: false)
         case .symbolicLink: totals.symlinks += 1
         default:
           totals.files += 1
@@ -398,13 +398,12 @@ package enum Restore {
                          password: PasswordSource? = nil) throws(RestoreFailure) -> RestoreReport {
     let simulator: SimulatorDeviceFolder
     do { simulator = try SimulatorDeviceFolder(device, devices: options.devicesFolder) } catch { throw .refused(error) }
-    defer { simulator.close() }
     let (targets, chosen): ([RestoreTarget], String?)
     do { (targets, chosen) = try Self.targets(simulator, app: app, withExtensions: options.withExtensions) } catch { throw .refused(error) }
     // A container folder or an .xcappdata package: copied, not extracted.
-    if let (root, folder) = RestoreFromFolder.containerRoot(of: source) {
-      defer { folder.close() }
-      return try fromFolder(root, folder: folder, simulator: simulator, target: targets[0], chosen: chosen,
+    if let (root, opened) = RestoreFromFolder.containerRoot(of: source) {
+      let folder = OwnedDescriptor(owning: opened)
+      return try fromFolder(root, folder: folder.descriptor, simulator: simulator, target: targets[0], chosen: chosen,
                             extensions: targets.count - 1, options: options)
     }
     let backup = try Self.backup(at: source, options: options)
@@ -467,25 +466,29 @@ package enum Restore {
   /// `dryRun`, which only counts); each target's own leftovers settled first. An extension the
   /// backup does not hold is left as it is; the app must be there.
   private static func build(_ targets: [RestoreTarget], from backup: BackupSource, opened: BackupExtraction.Opened, secret: SecretBuffer?,
-                            simulator: SimulatorDeviceFolder, options: RestoreOptions, report: inout RestoreReport) throws(RestoreFailure) -> [Built] {
+                            simulator: borrowing SimulatorDeviceFolder, options: RestoreOptions, report: inout RestoreReport) throws(RestoreFailure) -> [Built] {
     var built: [Built] = []
     var checkpoints = 0
     for target in targets {
-      guard let place = simulator.open(target.place) else {
+      guard let placeFolder = simulator.open(target.place) else {
         abandon(built[...])
         throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened"))
       }
+      // Closed at the end of this turn (a refusal, a container the backup lacks, a dry run),
+      // unless handed to its `Built`.
+      let placeOwner = OwnedDescriptor(owning: placeFolder)
+      let place = placeOwner.descriptor
       // What killed runs left, settled first: a kept copy stays (its lock released). A dry run
       // changes nothing, their leftovers included.
       for kept in settle(target, in: place, removing: !options.dryRun) { kept.keep() }
       var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
-      guard let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) else {
-        place.close()
+      guard let currentFolder = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) else {
         abandon(built[...])
         throw .refused(Refusal(.unreadable, "\(display(target)): the container cannot be opened"))
       }
-      let before = measure(current, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
-      current.close()
+      let current = OwnedDescriptor(owning: currentFolder)
+      let before = measure(current.descriptor, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
+      _ = consume current  // closed before the extraction, as it is not read again
       summary.replacedFiles = before.files + before.symlinks
       summary.replacedBytes = before.bytes
       let handoff = RestoreHandoff(folder: place, name: target.name, displayPath: target.path)
@@ -502,7 +505,6 @@ package enum Restore {
       do {
         extracted = try BackupExtraction.run(backup, request: request, opened: opened)
       } catch {
-        place.close()
         if target.kind != .app && error.cause == .notMatched && !options.isInterrupted() {
           report.problems.append(ExtractReport.Problem(domain: target.id, path: [], message: "not restored: the backup holds no container '\(TerminalText.escaped(target.id))'; it was left as it is", isError: false))
           continue
@@ -518,11 +520,9 @@ package enum Restore {
         summary.symlinks = written.symlinks
         summary.bytes = written.bytes
       }
-      if options.dryRun {
-        place.close()
-      } else {
+      if !options.dryRun {
         checkpoints += handoff.result?.checkpoints ?? 0
-        built.append(Built(target: target, place: place, handoff: handoff, container: summary))
+        built.append(Built(target: target, place: placeOwner.release(), handoff: handoff, container: summary))
       }
       report.containers.append(summary)
     }
@@ -530,7 +530,7 @@ package enum Restore {
   }
 
   /// Every new tree is complete: each is completed and swapped in, one container at a time.
-  private static func swapIn(_ built: [Built], simulator: SimulatorDeviceFolder, options: RestoreOptions,
+  private static func swapIn(_ built: [Built], simulator: borrowing SimulatorDeviceFolder, options: RestoreOptions,
                              report: inout RestoreReport) throws(RestoreFailure) {
     var steps = Checkpoints(passed: built.reduce(0) { $0 + ($1.handoff.result?.checkpoints ?? 0) }, stopAfter: options.stopAfter)
     for (index, item) in built.enumerated() {
@@ -558,21 +558,22 @@ package enum Restore {
   }
 
   /// Restores from a container folder (or a package's `AppData`) at `root`, open at `folder`.
-  static func fromFolder(_ root: String, folder: FileDescriptor, simulator: SimulatorDeviceFolder, target: RestoreTarget, chosen: String?,
+  static func fromFolder(_ root: String, folder: FileDescriptor, simulator: borrowing SimulatorDeviceFolder, target: RestoreTarget, chosen: String?,
                          extensions: Int, options: RestoreOptions) throws(RestoreFailure) -> RestoreReport {
     if options.withExtensions {
       throw .refused(Refusal(.notMatched, path: root, message: "\(TerminalText.escaped(root)): a folder holds one container; --with-extensions restores an app's groups and plugins from a device backup"))
     }
     var report = RestoreReport(source: Syscalls.absolutePath(root), device: simulator.path, udid: simulator.udid, dryRun: options.dryRun)
     report.chosenID = chosen
-    guard let place = simulator.open(target.place) else { throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened")) }
-    defer { place.close() }
+    guard let opened = simulator.open(target.place) else { throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened")) }
+    let placeOwner = OwnedDescriptor(owning: opened)
+    let place = placeOwner.descriptor
     for kept in settle(target, in: place, removing: !options.dryRun) { kept.keep() }
     var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
     let metadata = Set(ContainerPlaces.metadataFileNames.map { Array($0.utf8) })
-    if let current = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) {
-      let before = measure(current, skipping: metadata)
-      current.close()
+    if let currentFolder = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) {
+      let current = OwnedDescriptor(owning: currentFolder)
+      let before = measure(current.descriptor, skipping: metadata)
       summary.replacedFiles = before.files + before.symlinks
       summary.replacedBytes = before.bytes
     }
@@ -618,16 +619,18 @@ package enum Restore {
     guard let artifact = handoff.result?.artifact else { throw Refusal(.cannotWrite, "\(display(target)): the new contents were not built") }
     var summary = summary
     let shown = display(target)
-    let current: FileDescriptor
+    let currentOwner: OwnedDescriptor
     let currentStatus: FileStatus
     do {
-      current = try Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path)
-      currentStatus = try Syscalls.status(of: current, displayPath: target.path)
+      // Closed here when its status cannot be had, else on return.
+      let opened = OwnedDescriptor(owning: try Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path))
+      currentStatus = try Syscalls.status(of: opened.descriptor, displayPath: target.path)
+      currentOwner = opened
     } catch {
       artifact.discard()
       throw Refusal(.unreadable, "\(shown): the container cannot be opened: \(error.reason); nothing was changed")
     }
-    defer { current.close() }
+    let current = currentOwner.descriptor
     let metadata = Array(ContainerLayout.metadataFileName.utf8)
     do {
       // The same file: the metadata plist is never rewritten.
@@ -678,7 +681,6 @@ package enum Restore {
   package static func undo(simulator device: String, app: String, options: RestoreOptions = RestoreOptions()) throws(RestoreFailure) -> RestoreReport {
     let simulator: SimulatorDeviceFolder
     do { simulator = try SimulatorDeviceFolder(device, devices: options.devicesFolder) } catch { throw .refused(error) }
-    defer { simulator.close() }
     let (targets, chosen): ([RestoreTarget], String?)
     do { (targets, chosen) = try Self.targets(simulator, app: app, withExtensions: options.withExtensions) } catch { throw .refused(error) }
     var report = RestoreReport(source: "", device: simulator.path, udid: simulator.udid, isUndo: true, dryRun: options.dryRun)
@@ -686,8 +688,9 @@ package enum Restore {
     var steps = Checkpoints(passed: 0, stopAfter: options.stopAfter)
     var found = 0
     for target in targets {
-      guard let place = simulator.open(target.place) else { continue }
-      defer { place.close() }
+      guard let opened = simulator.open(target.place) else { continue }
+      let placeOwner = OwnedDescriptor(owning: opened)
+      let place = placeOwner.descriptor
       let kept = settle(target, in: place, removing: !options.dryRun)
       guard let current = try? Syscalls.status(of: target.name, in: place, displayPath: "") else {
         for copy in kept { copy.keep() }
@@ -704,11 +707,11 @@ package enum Restore {
       }
       found += 1
       var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
-      if let opened = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: "") {
-        let now = measure(opened, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
+      if let containerFolder = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: "") {
+        let container = OwnedDescriptor(owning: containerFolder)
+        let now = measure(container.descriptor, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
         summary.replacedFiles = now.files + now.symlinks
         summary.replacedBytes = now.bytes
-        opened.close()
       }
       let back = measure(last.descriptor, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
       (summary.folders, summary.files, summary.symlinks, summary.bytes) = back
@@ -730,11 +733,16 @@ package enum Restore {
         _ = try? ExtendedAttributes.removeValue(of: markerAttribute, onEntry: target.name, in: place, displayPath: target.path)
         _ = try? ExtendedAttributes.removeValue(of: markedAttribute, onEntry: target.name, in: place, displayPath: target.path)
       }
-      // The restored tree now has the hidden name: the record says so, then it goes.
-      if let restored = try? Syscalls.open(last.name, in: place, options: .directory, displayPath: ""),
-         let identity = try? Syscalls.status(of: restored, displayPath: "").identity, identity == current.identity {
-        last.nowNames(identity, descriptor: restored)
-        last.discard()
+      // The restored tree now has the hidden name: the record says so (and owns its
+      // descriptor), then it goes. One that is not the tree checked is closed here.
+      if let restoredFolder = try? Syscalls.open(last.name, in: place, options: .directory, displayPath: "") {
+        let restored = OwnedDescriptor(owning: restoredFolder)
+        if let identity = try? Syscalls.status(of: restored.descriptor, displayPath: "").identity, identity == current.identity {
+          last.nowNames(identity, descriptor: restored.release())
+          last.discard()
+        } else {
+          last.keep()
+        }
       } else {
         last.keep()
       }

@@ -23,17 +23,18 @@ struct RestoreFromFolder {
   /// when it looks like a container (Documents, Library, tmp or a metadata plist at its top).
   /// nil when it is neither (then it is read as a backup).
   static func containerRoot(of source: String) -> (root: String, folder: FileDescriptor)? {
-    guard (try? Syscalls.status(ofPath: source))?.isDirectory == true, let folder = try? Syscalls.openDirectory(atPath: source) else { return nil }
+    guard (try? Syscalls.status(ofPath: source))?.isDirectory == true, let opened = try? Syscalls.openDirectory(atPath: source) else { return nil }
+    // Closed on every way out but the last, which hands it to the caller.
+    let folder = OwnedDescriptor(owning: opened)
     if ExtractionOutput.normalized(source).hasSuffix(ContainerPlaces.packageExtension) {
-      defer { folder.close() }
-      guard let inner = try? Syscalls.open(Array(ContainerPlaces.packageContainerName.utf8), in: folder, options: .directory, displayPath: source) else { return nil }
+      guard let inner = try? Syscalls.open(Array(ContainerPlaces.packageContainerName.utf8), in: folder.descriptor, options: .directory, displayPath: source) else { return nil }
       return (ExtractionOutput.normalized(source) + "/" + ContainerPlaces.packageContainerName, inner)
     }
-    let names = Set(Syscalls.entryNames(of: folder))
-    if names.contains(Array("Manifest.db".utf8)) { folder.close(); return nil }
+    let names = Set(Syscalls.entryNames(of: folder.descriptor))
+    if names.contains(Array("Manifest.db".utf8)) { return nil }
     let marks = ["Documents", "Library", "tmp"] + ContainerPlaces.metadataFileNames
-    guard marks.contains(where: { names.contains(Array($0.utf8)) }) else { folder.close(); return nil }
-    return (source, folder)
+    guard marks.contains(where: { names.contains(Array($0.utf8)) }) else { return nil }
+    return (source, folder.release())
   }
 
   /// Every symlink below `folder`, path and target, for `SymlinkCheck`.
@@ -44,9 +45,9 @@ struct RestoreFromFolder {
       if status.kind == .symbolicLink, let target = try? Syscalls.readLink(name, in: folder, displayPath: "") {
         links.append((entry, target))
       } else if status.kind == .directory, depth < maximumDepth,
-                let inner = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") {
-        symlinks(in: inner, path: entry, depth: depth + 1, into: &links)
-        inner.close()
+                let opened = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") {
+        let inner = OwnedDescriptor(owning: opened)
+        symlinks(in: inner.descriptor, path: entry, depth: depth + 1, into: &links)
       }
     }
   }
@@ -111,19 +112,20 @@ struct RestoreFromFolder {
       problem(item.entry, "not written: deeper than \(Self.maximumDepth) folders")
       return
     }
-    guard let inner = try? Syscalls.open(item.name, in: item.source, options: .directory, displayPath: display(item.entry)) else {
+    guard let opened = try? Syscalls.open(item.name, in: item.source, options: .directory, displayPath: display(item.entry)) else {
       problem(item.entry, "not written: the folder cannot be opened without following a symlink")
       return
     }
-    defer { inner.close() }
-    let made: FileDescriptor
+    let innerOwner = OwnedDescriptor(owning: opened)
+    let inner = innerOwner.descriptor
+    let madeOwner: OwnedDescriptor
     do {
       try Syscalls.makeDirectory(item.name, in: item.target, mode: 0o700, displayPath: container.path)
-      made = try Syscalls.open(item.name, in: item.target, options: .directory, displayPath: container.path)
+      madeOwner = OwnedDescriptor(owning: try Syscalls.open(item.name, in: item.target, options: .directory, displayPath: container.path))
     } catch {
       throw failed(error, item.entry)
     }
-    defer { made.close() }
+    let made = madeOwner.descriptor
     try copy(inner, into: made, path: item.entry, depth: depth + 1)
     try? ExtendedAttributes.copyAll(from: inner, to: made, displayPath: container.path)
     try? Syscalls.setMode(made, item.status.permissions, displayPath: container.path)
@@ -139,9 +141,8 @@ struct RestoreFromFolder {
     }
     if let why = links.verdict(item.entry, target: text) {
       do {
-        let file = try Syscalls.open(item.name, in: item.target, options: .createNewFile, mode: 0o644, displayPath: container.path)
-        defer { file.close() }
-        try Syscalls.writeAll(file, text, displayPath: container.path)
+        let file = OwnedDescriptor(owning: try Syscalls.open(item.name, in: item.target, options: .createNewFile, mode: 0o644, displayPath: container.path))
+        try Syscalls.writeAll(file.descriptor, text, displayPath: container.path)
       } catch {
         throw failed(error, item.entry)
       }
@@ -157,19 +158,24 @@ struct RestoreFromFolder {
   /// A regular file (opened without following a symlink, and checked to be one once open),
   /// with its attributes, mode and times.
   private mutating func copyFile(_ item: Item) throws(Refusal) {
-    guard let file = try? Syscalls.open(item.name, in: item.source, options: .readMaybeFile, displayPath: display(item.entry)),
-          let opened = try? Syscalls.status(of: file, displayPath: display(item.entry)) else {
+    guard let descriptor = try? Syscalls.open(item.name, in: item.source, options: .readMaybeFile, displayPath: display(item.entry)) else {
       problem(item.entry, "not written: it cannot be opened")
       return
     }
-    defer { file.close() }
+    // Closed on every way out, its status not had among them.
+    let owner = OwnedDescriptor(owning: descriptor)
+    let file = owner.descriptor
+    guard let opened = try? Syscalls.status(of: file, displayPath: display(item.entry)) else {
+      problem(item.entry, "not written: it cannot be opened")
+      return
+    }
     guard opened.kind == .regular else {
       problem(item.entry, "not written: not a regular file")
       return
     }
     do {
-      let copy = try Syscalls.open(item.name, in: item.target, options: .createNewReadWrite, mode: 0o600, displayPath: container.path)
-      defer { copy.close() }
+      let copyOwner = OwnedDescriptor(owning: try Syscalls.open(item.name, in: item.target, options: .createNewReadWrite, mode: 0o600, displayPath: container.path))
+      let copy = copyOwner.descriptor
       let bytes = try Syscalls.copyData(from: file, to: copy, displayPath: container.path, sourceSize: opened.size, context: context)
       try? ExtendedAttributes.copyAll(from: file, to: copy, displayPath: container.path)
       try Syscalls.setMode(copy, opened.permissions, displayPath: container.path)

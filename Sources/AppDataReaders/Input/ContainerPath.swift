@@ -8,9 +8,9 @@ enum ContainerPath {
     do {
       var status = try Syscalls.status(ofPath: path)
       if status.kind == .symbolicLink {
-        let descriptor = try Syscalls.openDirectory(atPath: path)
-        status = try Syscalls.status(of: descriptor, displayPath: path)
-        descriptor.close()
+        // Closed at the end of this block, whether the status is had or not.
+        let folder = OwnedDescriptor(owning: try Syscalls.openDirectory(atPath: path))
+        status = try Syscalls.status(of: folder.descriptor, displayPath: path)
       }
       guard status.isDirectory else {
         throw Refusal(.notAnInput, path: path, "not a folder; give the container root, the folder holding Documents, Library and tmp")

@@ -117,9 +117,10 @@ package final class OwnedArtifact: Sendable {
       let token = newToken()
       let name = prefix + token + suffix
       let recordName = name + recordSuffix
-      let record: FileDescriptor
+      // Ours, and closed when this turn ends, unless handed to the artifact.
+      let record: OwnedDescriptor
       do {
-        record = try makeRecord(recordName, token: token, kind: kind, in: folder, mark: mark, displayPath: displayPath())
+        record = OwnedDescriptor(owning: try makeRecord(recordName, token: token, kind: kind, in: folder, mark: mark, displayPath: displayPath()))
       } catch {
         last = error
         if error.errno == .fileExists { continue }
@@ -137,13 +138,12 @@ package final class OwnedArtifact: Sendable {
         mark?(descriptor.descriptor)
         let status = try Syscalls.status(of: descriptor.descriptor, displayPath: displayPath())
         let artifact = OwnedArtifact(kind: kind, name: name, recordName: recordName, descriptor: descriptor.release(),
-                                     identity: status.identity, folder: folder, record: record, token: token)
+                                     identity: status.identity, folder: folder, record: record.release(), token: token)
         artifact.writeRecord()
         return artifact
       } catch {
         // The record is ours (we made and hold it): it goes; the name that was taken stays.
-        unlinkIfSame(recordName, as: record, in: folder)
-        record.close()
+        unlinkIfSame(recordName, as: record.descriptor, in: folder)
         last = error
         if error.errno == .fileExists { continue }
         throw error
