@@ -104,7 +104,7 @@ public struct AuditConfiguration: Sendable {
 
 /// Why an audit could not run. Each case carries the paths it is about as given; `message` is
 /// the one line a terminal shows, escaped.
-public enum AuditFailure: Error, Sendable {
+public enum AuditFailure: JobFailure {
   /// PATH (or a part of it) could not be read as containers; the refusal says why and where.
   case input(Refusal)
   /// The password of an encrypted backup could not be had (the closure's own failure).
@@ -127,40 +127,28 @@ public enum AuditFailure: Error, Sendable {
   /// The backup holds no domain of that name.
   case backupHasNoDomain(backup: String, domain: String)
 
-  /// The line shown after `appdata: error: `.
-  public var message: String {
-    switch self {
-    case .input(let refusal), .password(let refusal), .backup(let refusal):
-      return refusal.message
-    case .notABackup(let path):
-      return "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); --backup takes the backup folder"
-    case .baseline(let path, let reason):
-      return "\(TerminalText.escaped(path)): \(reason)"
-    case .noMatchingApp(let ids, let source, let candidates, let largest):
-      return AppFilter.noMatch(ids, source: source, candidates: candidates, largest: largest.map { ($0.id, $0.bytes) }).message
-    case .baselineHasNoSuchContainer(let baseline, let count, let id):
-      let id = id.map { "'\(TerminalText.escaped($0))'" } ?? "(it has none)"
-      return "\(TerminalText.escaped(baseline)): a baseline of \(count) containers, none with this container's id \(id); give --baseline a report of this container, or audit the folder it was made from"
-    case .backupDomainNeedsOneContainer(let count):
-      return "'--backup-domain' names the domain of one container; PATH holds \(Plural.counted(count, "container")): choose one with --app"
-    case .containerHasNoID(let container):
-      return "\(TerminalText.escaped(container)): has no id (no metadata plist); name its domain in the backup with --backup-domain AppDomain-BUNDLE-ID"
-    case .backupHasNoDomain(let backup, let domain):
-      return "\(TerminalText.escaped(backup)): the backup holds no domain \(TerminalText.escaped(domain)); --backup-domain names another"
-    }
-  }
-
-  /// The failure as a `Refusal` (exit status 2), for a caller that does not tell causes apart.
+  /// The failure as a `Refusal` (exit status 2), for a caller that does not tell causes apart;
+  /// `message` is its line.
   public var refusal: Refusal {
     switch self {
-    case .input(let refusal), .password(let refusal), .backup(let refusal): return refusal
-    case .notABackup(let path): return Refusal(.notAnInput, path: path, message: message)
-    case .baseline(let path, _): return Refusal(.damaged, path: path, message: message)
-    case .noMatchingApp(_, let source, _, _): return Refusal(.notMatched, path: source, message: message)
-    case .baselineHasNoSuchContainer(let baseline, _, _): return Refusal(.notMatched, path: baseline, message: message)
-    case .backupDomainNeedsOneContainer: return Refusal(.conflict, path: nil, message: message)
-    case .containerHasNoID(let container): return Refusal(.notMatched, path: container, message: message)
-    case .backupHasNoDomain(let backup, _): return Refusal(.notMatched, path: backup, message: message)
+    case .input(let refusal), .password(let refusal), .backup(let refusal):
+      return refusal
+    case .notABackup(let path):
+      return Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); --backup takes the backup folder")
+    case .baseline(let path, let reason):
+      return Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(reason)")
+    case .noMatchingApp(let ids, let source, let candidates, let largest):
+      return Refusal(.notMatched, path: source,
+                     message: AppFilter.noMatch(ids, source: source, candidates: candidates, largest: largest.map { ($0.id, $0.bytes) }).message)
+    case .baselineHasNoSuchContainer(let baseline, let count, let id):
+      let id = id.map { "'\(TerminalText.escaped($0))'" } ?? "(it has none)"
+      return Refusal(.notMatched, path: baseline, message: "\(TerminalText.escaped(baseline)): a baseline of \(count) containers, none with this container's id \(id); give --baseline a report of this container, or audit the folder it was made from")
+    case .backupDomainNeedsOneContainer(let count):
+      return Refusal(.conflict, path: nil, message: "'--backup-domain' names the domain of one container; PATH holds \(Plural.counted(count, "container")): choose one with --app")
+    case .containerHasNoID(let container):
+      return Refusal(.notMatched, path: container, message: "\(TerminalText.escaped(container)): has no id (no metadata plist); name its domain in the backup with --backup-domain AppDomain-BUNDLE-ID")
+    case .backupHasNoDomain(let backup, let domain):
+      return Refusal(.notMatched, path: backup, message: "\(TerminalText.escaped(backup)): the backup holds no domain \(TerminalText.escaped(domain)); --backup-domain names another")
     }
   }
 }

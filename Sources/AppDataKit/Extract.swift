@@ -28,7 +28,7 @@ public struct ExtractOptions: Sendable {
 }
 
 /// Why an extraction could not run. `message` is the one line a terminal shows, escaped.
-public enum ExtractFailure: Error, Sendable {
+public enum ExtractFailure: JobFailure {
   /// BACKUP could not be read (the refusal says why and where).
   case input(Refusal)
   /// BACKUP is not a device backup and holds none.
@@ -43,25 +43,18 @@ public enum ExtractFailure: Error, Sendable {
   /// `isInterrupted` said stop; nothing was written.
   case interrupted(output: String)
 
-  public var message: String {
-    switch self {
-    case .input(let refusal), .password(let refusal), .refused(let refusal): return refusal.message
-    case .notABackup(let path):
-      return "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); appdata extract reads backups"
-    case .severalBackups(let path, let names):
-      return "\(TerminalText.escaped(path)): holds \(Plural.counted(names.count, "backup")); name the one to extract from with --root (\(Plural.listed(names.map(TerminalText.escaped), limit: 10)))"
-    case .interrupted(let output):
-      return "\(TerminalText.escaped(output)): interrupted; nothing was written"
-    }
-  }
-
-  /// The failure as a `Refusal` (exit status 2), for a caller that does not tell causes apart.
+  /// The failure as a `Refusal` (exit status 2), for a caller that does not tell causes apart;
+  /// `message` is its line.
   public var refusal: Refusal {
     switch self {
-    case .input(let refusal), .password(let refusal), .refused(let refusal): return refusal
-    case .notABackup(let path): return Refusal(.notAnInput, path: path, message: message)
-    case .severalBackups(let path, _): return Refusal(.notMatched, path: path, message: message)
-    case .interrupted(let output): return Refusal(.interrupted, path: output, message: message)
+    case .input(let refusal), .password(let refusal), .refused(let refusal):
+      return refusal
+    case .notABackup(let path):
+      return Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); appdata extract reads backups")
+    case .severalBackups(let path, let names):
+      return Refusal(.notMatched, path: path, message: "\(TerminalText.escaped(path)): holds \(Plural.counted(names.count, "backup")); name the one to extract from with --root (\(Plural.listed(names.map(TerminalText.escaped), limit: 10)))")
+    case .interrupted(let output):
+      return Refusal(.interrupted, path: output, message: "\(TerminalText.escaped(output)): interrupted; nothing was written")
     }
   }
 }

@@ -97,25 +97,24 @@ struct BackupPassword: Sendable {
   }
 }
 
-/// A job's failure that carries a `Refusal` (`AuditFailure`, `ExtractFailure`, `RestoreFailure`),
-/// and says whether it is an interrupt's.
-protocol JobFailure: Error {
-  var refusal: Refusal { get }
+/// A job's failure (`AuditFailure`, `ExtractFailure`, `RestoreFailure`) that says whether it is
+/// an interrupt's.
+protocol CommandFailure: JobFailure {
   var isInterrupted: Bool { get }
 }
 
-extension AuditFailure: JobFailure {
+extension AuditFailure: CommandFailure {
   var isInterrupted: Bool { false }
 }
 
-extension ExtractFailure: JobFailure {
+extension ExtractFailure: CommandFailure {
   var isInterrupted: Bool {
     if case .interrupted = self { return true }
     return false
   }
 }
 
-extension RestoreFailure: JobFailure {
+extension RestoreFailure: CommandFailure {
   var isInterrupted: Bool {
     if case .interrupted = self { return true }
     return false
@@ -126,7 +125,7 @@ extension BackupPassword {
   /// Runs `job` with this password as its source: a password typed at the prompt that does not
   /// open the backup gets three tries, as sudo and ssh give (none once a signal came). Before
   /// the prompt, `display` (the progress line) is paused.
-  func retrying<Result, Failure: JobFailure>(io: CommandIO, caught: SignalFlag? = nil, display: ProgressLine? = nil,
+  func retrying<Result, Failure: CommandFailure>(io: CommandIO, caught: SignalFlag? = nil, display: ProgressLine? = nil,
                                              _ job: (@escaping PasswordSource) throws(Failure) -> Result) throws(Failure) -> Result {
     let password = self
     let source: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
@@ -149,7 +148,7 @@ extension BackupPassword {
   /// A job's failure, after the progress line is erased: an interrupt ends the process with
   /// 128 + the signal's number (its line said first; the run fails whether or not it goes
   /// out), anything else is the refusal to report.
-  static func ending<Failure: JobFailure>(_ error: Failure, caught: SignalFlag, io: CommandIO, erasing: Bool) -> Refusal {
+  static func ending<Failure: CommandFailure>(_ error: Failure, caught: SignalFlag, io: CommandIO, erasing: Bool) -> Refusal {
     if erasing { io.writeError("\r\u{1B}[2K") }
     if error.isInterrupted, let number = caught.number {
       io.error(error.refusal.message)

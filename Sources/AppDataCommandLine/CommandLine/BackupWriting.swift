@@ -32,7 +32,7 @@ extension BackupPassword {
   /// GiB`); the password is retried as `retrying` does; a failure ends as `ending` says; the
   /// progress line is erased after. `finish` shows the report while the signals are still
   /// caught (restore reads the flag there).
-  func runWriting<Options: BackupWritingOptions, Report, Failure: JobFailure>(
+  func runWriting<Options: BackupWritingOptions, Report, Failure: CommandFailure>(
     _ options: Options, io: CommandIO, verb: String, showsProgress: Bool,
     _ job: (Options, @escaping PasswordSource) throws(Failure) -> Report,
     then finish: (Report, SignalFlag) throws(Refusal) -> ExitCode

@@ -8,7 +8,7 @@ import AppDataCore
 /// and escaped for a terminal (`ContainerAccess.display`), except `container`, the container's
 /// root as given. A `SystemError` is the call that failed, with its `errno`. `message` is the one
 /// line `appdata` prints after `appdata: error: `; `cause` is the `Refusal.Cause` it is.
-public enum MigrationError: Error, Sendable {
+public enum MigrationError: JobFailure {
   /// The container's root could not be opened.
   case cannotOpenContainer(container: String, SystemError)
   /// Another appdata migrate holds the container's lock.

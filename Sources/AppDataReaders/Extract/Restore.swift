@@ -98,22 +98,17 @@ public struct RestoreReport: Sendable {
 }
 
 /// Why a restore (or an undo) did not run. Nothing on the device was changed.
-public enum RestoreFailure: Error, Sendable {
+public enum RestoreFailure: JobFailure {
   case refused(Refusal)
   case password(Refusal)
   case interrupted(device: String)
 
-  public var message: String {
-    switch self {
-    case .refused(let refusal), .password(let refusal): return refusal.message
-    case .interrupted(let device): return "\(TerminalText.escaped(device)): interrupted; the device was left as it was"
-    }
-  }
-
+  /// The failure as a `Refusal` (exit status 2); `message` is its line.
   public var refusal: Refusal {
     switch self {
     case .refused(let refusal), .password(let refusal): return refusal
-    case .interrupted(let device): return Refusal(.interrupted, path: device, message: message)
+    case .interrupted(let device):
+      return Refusal(.interrupted, path: device, message: "\(TerminalText.escaped(device)): interrupted; the device was left as it was")
     }
   }
 }
