@@ -21,4 +21,9 @@ public enum MigrationInput {
     let ids = folders.filter { $0.kind == .app }.map { TerminalText.escaped($0.name) }.sorted().joined(separator: ", ")
     throw Refusal(.notMatched, path: path, "holds \(Plural.counted(folders.count, "container")); name the app to migrate with --app ID (app containers: \(ids.isEmpty ? "none" : ids))")
   }
+
+  /// The root folder of that container: what `Migration(rootPath:options:)` takes.
+  public static func root(at path: String, apps: [String]) throws(Refusal) -> String {
+    try container(at: path, apps: apps).root
+  }
 }

@@ -17,6 +17,9 @@ public struct PolicyDraft: Sendable {
   /// policy. `beforeReading` runs once PATH is found to be an input, before it is read (the
   /// command's check that its output may be written), so that a refusal there reads nothing.
   public init(path: String, headroom: Int, beforeReading: () throws(Refusal) -> Void = {}) throws(Refusal) {
+    guard Self.headrooms.contains(headroom) else {
+      throw Refusal(.tooLarge, path: nil, message: "a headroom of \(headroom)% is outside \(Self.headrooms.lowerBound)% to \(Self.headrooms.upperBound)%")
+    }
     let source = try InputResolver.resolve(path)
     try beforeReading()
     let reports = try source.audit(AuditRequest(options: { _ in AuditOptions() })).reports
@@ -45,6 +48,9 @@ public struct PolicyDraft: Sendable {
     maxFileSize = Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom)
     note = report.platform.policyNote
   }
+
+  /// The headrooms a draft takes, in percent (`init-config --headroom`'s range).
+  public static let headrooms = 0...10_000
 
   /// Every key of the policy file, limits from `report`: maxBackupSize from the most a
   /// destination carries (iOS's one: the backup; Android's: the app's own limit on each, never

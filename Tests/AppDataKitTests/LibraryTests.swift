@@ -139,4 +139,17 @@ struct LibraryTests {
     }
     #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
   }
+
+  /// A headroom outside what a draft takes is refused, before PATH is read (a negative one made
+  /// the limit's conversion trap).
+  @Test func aPolicyDraftRefusesAHeadroomOutsideItsRange() throws {
+    let tree = try TestTree("draft")
+    try tree.file("Documents/a.db", contents: Array(repeating: 1, count: 4096))
+    for headroom in [-101, -1, 10_001, Int.max] {
+      #expect(throws: Refusal.self) { _ = try PolicyDraft(path: tree.root, headroom: headroom) }
+      do { _ = try PolicyDraft(path: tree.root, headroom: headroom) } catch { #expect(error.cause == .tooLarge) }
+    }
+    let draft = try PolicyDraft(path: tree.root, headroom: 0)
+    #expect(draft.maxBackupSize == 4096 && draft.maxFileSize == 4096)
+  }
 }

@@ -11,7 +11,7 @@ struct InitConfigCommand: RefusingCommand {
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
     output = parsed.value(.output) ?? AuditPolicy.defaultFileName
-    headroom = try parsed.integer(.headroom, minimum: 0, maximum: 10_000) ?? 20
+    headroom = try parsed.integer(.headroom, minimum: PolicyDraft.headrooms.lowerBound, maximum: PolicyDraft.headrooms.upperBound) ?? 20
     force = parsed.flag(.force)
     quiet = parsed.flag(.quiet)
   }

@@ -1,6 +1,6 @@
 import AppDataSystem
 /// What a container holds, which decides its layout table (`ContainerLayout.forKind`).
-package enum ContainerKind: String, CaseIterable, Sendable, Comparable {
+public enum ContainerKind: String, CaseIterable, Sendable, Comparable {
   /// An app's data container (`Data/Application/<UUID>`, an `.xcappdata`'s `AppData`).
   case app
   /// An app group container (`Shared/AppGroup/<UUID>`, `~/Library/Group Containers/<id>`).
@@ -10,7 +10,7 @@ package enum ContainerKind: String, CaseIterable, Sendable, Comparable {
   /// A device backup's system domains (`HomeDomain`, `CameraRollDomain`, …): not app data.
   case system
 
-  package static func < (lhs: ContainerKind, rhs: ContainerKind) -> Bool {
+  public static func < (lhs: ContainerKind, rhs: ContainerKind) -> Bool {
     allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
   }
 }

@@ -1,6 +1,6 @@
 import AppDataSystem
 /// Every exit status appdata uses. Scripts rely on these; Docs/appdata.1 lists them.
-package enum ExitCode: Int32, Sendable {
+public enum ExitCode: Int32, Sendable {
   /// Done, and nothing reached `--fail-on` (audit) / everything planned was done (migrate).
   case success = 0
   /// The command ran but found a problem: findings at or above `--fail-on`, or some paths

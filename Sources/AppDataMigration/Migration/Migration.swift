@@ -6,7 +6,7 @@ public struct Migration {
   /// The report and the exit status it calls for.
   public struct Outcome: Sendable {
     public var report: MigrationReport
-    package var status: ExitCode
+    public var status: ExitCode
     /// One line per problem that stopped the migration before any change (conflicts).
     public var preCheckErrors: [String]
   }

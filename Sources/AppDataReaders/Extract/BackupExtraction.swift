@@ -47,7 +47,7 @@ public enum BackupExtraction {
   public struct Report: Sendable {
     public struct Container: Sendable {
       public var id: String
-      package var kind: ContainerKind
+      public var kind: ContainerKind
       public var domain: String
       /// Where its root is, relative to OUT (`.`, `AppData`, or its id).
       public var root: String

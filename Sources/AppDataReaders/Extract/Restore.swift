@@ -68,7 +68,7 @@ public struct RestoreOptions: Sendable {
 public struct RestoreReport: Sendable {
   public struct Container: Sendable {
     public var id: String
-    package var kind: ContainerKind
+    public var kind: ContainerKind
     /// The container's folder on the device (its UUID is its name).
     public var path: String
     /// What it holds now (after), from the backup (restore) or the kept copy (undo).
