@@ -110,55 +110,34 @@ package enum Commands {
       .requires(.maxGrowthPercent, .baseline, because: "growth is measured against a baseline"),
     ])
 
-  package static let exclude = CommandSpec(
-    name: "exclude",
-    summary: "Mark files or folders excluded from backup.",
-    operands: "PATH...",
-    minimumOperands: 1, maximumOperands: nil,
-    discussion: [
-      "Sets the backup-exclusion marker on each PATH, the way this platform stores it (with the user. prefix on Linux), and reads it back. A marked folder excludes everything inside it. The modern marker (what NSURLIsExcludedFromBackupKey writes) is the default.",
-    ],
+  package static let exclude = markerCommand(
+    "exclude", summary: "Mark files or folders excluded from backup.",
+    discussion: "Sets the backup-exclusion marker on each PATH, the way this platform stores it (with the user. prefix on Linux), and reads it back. A marked folder excludes everything inside it. The modern marker (what NSURLIsExcludedFromBackupKey writes) is the default.",
     options: [
       .flag(.legacy, help: "Set only the deprecated com.apple.MobileBackup marker (iOS 5.0.1)."),
       .flag(.both, help: "Set both the modern and the legacy marker."),
     ],
-    exitStatus: [
-      "0  every PATH was marked",
-      "1  some PATH could not be marked (the others were)",
-      "2  usage error",
-    ])
+    done: "every PATH was marked", notDone: "some PATH could not be marked (the others were)")
 
-  package static let include = CommandSpec(
-    name: "include",
-    summary: "Remove the backup-exclusion markers from files or folders.",
-    operands: "PATH...",
-    minimumOperands: 1, maximumOperands: nil,
-    discussion: [
-      "Removes both markers, in every spelling this platform can store, from each PATH. A PATH inside a marked folder stays excluded; appdata says so.",
-    ],
+  package static let include = markerCommand(
+    "include", summary: "Remove the backup-exclusion markers from files or folders.",
+    discussion: "Removes both markers, in every spelling this platform can store, from each PATH. A PATH inside a marked folder stays excluded; appdata says so.",
     options: [],
-    exitStatus: [
-      "0  the markers were removed from every PATH",
-      "1  some PATH could not be changed (the others were)",
-      "2  usage error",
-    ])
+    done: "the markers were removed from every PATH", notDone: "some PATH could not be changed (the others were)")
 
-  package static let status = CommandSpec(
-    name: "status",
-    summary: "Tell whether files or folders are excluded from backup, and by which marker.",
-    operands: "PATH...",
-    minimumOperands: 1, maximumOperands: nil,
-    discussion: [
-      "For each PATH prints [Excluded] or [Included], like tmutil isexcluded, with the marker and, when it is inherited, the nearest marked folder above PATH (up to the filesystem root). ARCHIVE//PATH names an entry inside an archive: its markers and its folders' are read from the archive, as appdata audit reads them.",
-    ],
-    options: [
-      .flag(.json, help: "Print a JSON document instead of text."),
-    ],
-    exitStatus: [
-      "0  every PATH was examined",
-      "1  some PATH could not be examined",
-      "2  usage error",
-    ])
+  package static let status = markerCommand(
+    "status", summary: "Tell whether files or folders are excluded from backup, and by which marker.",
+    discussion: "For each PATH prints [Excluded] or [Included], like tmutil isexcluded, with the marker and, when it is inherited, the nearest marked folder above PATH (up to the filesystem root). ARCHIVE//PATH names an entry inside an archive: its markers and its folders' are read from the archive, as appdata audit reads them.",
+    options: [.flag(.json, help: "Print a JSON document instead of text.")],
+    done: "every PATH was examined", notDone: "some PATH could not be examined")
+
+  /// A marker command (exclude, include, status): one or more PATHs, each done or not, and an
+  /// exit status that says which.
+  private static func markerCommand(_ name: String, summary: String, discussion: String, options: [OptionSpec],
+                                    done: String, notDone: String) -> CommandSpec {
+    CommandSpec(name: name, summary: summary, operands: "PATH...", minimumOperands: 1, maximumOperands: nil,
+                discussion: [discussion], options: options, exitStatus: ["0  " + done, "1  " + notDone, "2  usage error"])
+  }
 
   /// Every command, in the order `appdata --help` lists them.
   package static var all: [CommandSpec] { [audit, migrate, extract, restore, exclude, include, status, initConfig, completion] }

@@ -89,24 +89,13 @@ package struct OpenOptions: OptionSet, Sendable {
 /// Syscalls+Files.swift, Syscalls+Process.swift, Syscalls+Terminal.swift.
 package enum Syscalls {}
 
-@inline(__always) package func Glibc_or_Darwin_open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
-  #if canImport(Glibc) && !DARWIN_CHECK
-  return Glibc.open(path, flags, mode)
-  #else
-  return Darwin.open(path, flags, mode)
-  #endif
-}
-@inline(__always) package func Glibc_or_Darwin_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-  #if canImport(Glibc) && !DARWIN_CHECK
-  return Glibc.read(fd, buffer, count)
-  #else
-  return Darwin.read(fd, buffer, count)
-  #endif
-}
-@inline(__always) package func Glibc_or_Darwin_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-  #if canImport(Glibc) && !DARWIN_CHECK
-  return Glibc.write(fd, buffer, count)
-  #else
-  return Darwin.write(fd, buffer, count)
-  #endif
-}
+// The C library's open, read and write, by a name no wrapper of `Syscalls` shadows.
+#if canImport(Glibc) && !DARWIN_CHECK
+@inline(__always) package func Glibc_or_Darwin_open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { Glibc.open(path, flags, mode) }
+@inline(__always) package func Glibc_or_Darwin_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { Glibc.read(fd, buffer, count) }
+@inline(__always) package func Glibc_or_Darwin_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { Glibc.write(fd, buffer, count) }
+#else
+@inline(__always) package func Glibc_or_Darwin_open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { Darwin.open(path, flags, mode) }
+@inline(__always) package func Glibc_or_Darwin_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { Darwin.read(fd, buffer, count) }
+@inline(__always) package func Glibc_or_Darwin_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { Darwin.write(fd, buffer, count) }
+#endif
