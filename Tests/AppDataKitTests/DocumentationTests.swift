@@ -16,6 +16,25 @@ struct DocumentationTests {
     try String(contentsOfFile: AppData.packageRoot + "/" + relative, encoding: .utf8)
   }
 
+  /// Every file of this package's Sources the docs name by its path is there (a file moved
+  /// or renamed takes its docs with it; Docs/development.md's table of where things happen among them).
+  @Test func everySourcePathTheDocsNameExists() throws {
+    let docs = try FileManager.default.contentsOfDirectory(atPath: AppData.packageRoot + "/Docs").filter { $0.hasSuffix(".md") }.map { "Docs/" + $0 } + ["README.md"]
+    let path = try NSRegularExpression(pattern: #"(?<![A-Za-z/])Sources/AppData[A-Za-z]*/[A-Za-z0-9_+./-]+\.swift"#)
+    var named = 0
+    var missing: [String] = []
+    for doc in docs {
+      let text = try String(contentsOfFile: AppData.packageRoot + "/" + doc, encoding: .utf8)
+      for match in path.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+        guard let range = Range(match.range, in: text) else { continue }
+        named += 1
+        if !FileManager.default.fileExists(atPath: AppData.packageRoot + "/" + text[range]) { missing.append("\(doc): \(text[range])") }
+      }
+    }
+    #expect(named >= 10)
+    #expect(missing.isEmpty, "\(missing)")
+  }
+
   @Test func manPageAndRulesAreUpToDate() throws {
     #expect(try read("Docs/appdata.1") == HelpFormatter.manPage(), "run 'make docs'")
     #expect(try read("Docs/rules.md") == RulesDocument.markdown(), "run 'make docs'")

@@ -14,6 +14,48 @@ struct PortabilityTests {
     return try files.map { ($0, try String(contentsOfFile: root + "/" + $0, encoding: .utf8)) }
   }
 
+  /// An `@inlinable` member of a type another module cannot see at the binary level (`package`
+  /// without `@usableFromInline`) compiles, but is never inlined: the compiler drops the body
+  /// without a word. The walk's hot path lost 6% of its CPU so when the package conversion
+  /// (issue 52) turned its public types `package`. So each type that holds an `@inlinable`
+  /// member (in its body or an extension) is `public` or `@usableFromInline`; the compiler then
+  /// checks what the bodies use.
+  @Test func everyInlinableMembersTypeIsVisibleToInlining() throws {
+    let declaration = try NSRegularExpression(pattern: #"^(\s*)(.*)\b(struct|enum|class|extension|protocol|actor)\s+([A-Za-z_][A-Za-z0-9_.]*)"#)
+    var visible: [String: Bool] = [:]
+    var holders: [(type: String, site: String)] = []
+    for (path, text) in try Self.sources() {
+      var stack: [(indent: Int, name: String)] = []
+      var attributes = ""  // the attribute lines just above (`@usableFromInline` alone on a line)
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let line = String(line)
+        defer { attributes = line.trimmingCharacters(in: .whitespaces).hasPrefix("@") ? attributes + line : "" }
+        let indent = line.prefix { $0 == " " }.count
+        if line.trimmingCharacters(in: .whitespaces).isEmpty || line.trimmingCharacters(in: .whitespaces).hasPrefix("//") { continue }
+        stack.removeAll { $0.indent >= indent }
+        let range = NSRange(line.startIndex..., in: line)
+        if let match = declaration.firstMatch(in: line, range: range), !line.contains("//"),
+           let kind = Range(match.range(at: 3), in: line), let name = Range(match.range(at: 4), in: line),
+           let prefix = Range(match.range(at: 2), in: line), !line[prefix].contains("\"") {
+          let qualified = (stack.last.map { $0.name + "." } ?? "") + line[name]
+          if line[kind] != "extension" {
+            let attributes = attributes + line[prefix]
+            visible[qualified] = attributes.contains("public") || attributes.contains("@usableFromInline") || attributes.contains("open")
+            stack.append((indent, qualified))
+          } else {
+            stack.append((indent, String(line[name])))
+          }
+          continue
+        }
+        if line.contains("@inlinable"), let holder = stack.last { holders.append((holder.name, "\(path):\(number + 1)")) }
+        _ = number
+      }
+    }
+    #expect(holders.count >= 20, "the scan finds the @inlinable members (\(holders.count))")
+    let hidden = holders.filter { visible[$0.type] == false }.map { "\($0.site): \($0.type)" }
+    #expect(hidden.isEmpty, "@inlinable members of types neither public nor @usableFromInline (never inlined):\n\(hidden.joined(separator: "\n"))")
+  }
+
   @Test func noErrnoIsANumericLiteral() throws {
     // An errno compared, passed or switched on as a number (0, "no error", aside), or a number
     // with an errno's name beside it in a comment.

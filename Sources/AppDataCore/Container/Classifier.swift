@@ -2,19 +2,19 @@ import AppDataSystem
 /// Where an entry stands in its container: its location rule and its category. Decided by
 /// `ContainerLayout.place(depth:leadingComponents:parent:isExcluded:)` and nowhere else, whichever
 /// reader (the walk on disk, an archive, a device backup's manifest) produced the entry.
-package struct Placement: Sendable, Equatable {
+@usableFromInline package struct Placement: Sendable, Equatable {
   /// The index of the location rule in the layout's `rules` (-1: its fallback). A plain value
   /// rather than the rule itself: sharing one reference-counted object between walker threads
   /// costs more than the walk's own work.
-  package var ruleIndex: Int
+  @usableFromInline package var ruleIndex: Int
   /// Whether the location is part of the standard layout (false only for an unknown top-level entry).
   package var isStandardLocation: Bool
   /// The rule's category: where the entry lives, before markers.
-  package var locationCategory: Category
+  @usableFromInline package var locationCategory: Category
   /// The final category: the rule's, or `offline` when a marker excludes a backed-up location.
   package var category: Category
 
-  package init(ruleIndex: Int, isStandardLocation: Bool, locationCategory: Category, category: Category) {
+  @usableFromInline package init(ruleIndex: Int, isStandardLocation: Bool, locationCategory: Category, category: Category) {
     self.ruleIndex = ruleIndex
     self.isStandardLocation = isStandardLocation
     self.locationCategory = locationCategory
@@ -22,7 +22,7 @@ package struct Placement: Sendable, Equatable {
   }
 
   /// The container root's own placement: what its top-level entries inherit from (nothing).
-  package static let root = Placement(ruleIndex: -1, isStandardLocation: true, locationCategory: .other, category: .other)
+  @usableFromInline package static let root = Placement(ruleIndex: -1, isStandardLocation: true, locationCategory: .other, category: .other)
 }
 
 extension ContainerLayout {

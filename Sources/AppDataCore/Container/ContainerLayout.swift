@@ -2,14 +2,14 @@ import AppDataSystem
 /// The container layout as data: which location rule an entry falls under, decided by
 /// the first one or two components of its path. (Apple's File System Programming Guide, Table 1-1,
 /// QA1719, and MobileBackup's own include and exclude lists of iOS 18.)
-package struct LocationRule: Sendable {
+@usableFromInline package struct LocationRule: Sendable {
   /// Path components from the container root; an element starting with `*` matches
   /// any name with that suffix (`*.app`).
   package let pattern: [String]
   /// The category of files here when no marker applies.
-  package let category: Category
+  @usableFromInline package let category: Category
   /// Whether the location is part of the standard layout (else: `unknown-location`).
-  package let isStandard: Bool
+  @usableFromInline package let isStandard: Bool
   /// What the location is for, for Docs/rules.md.
   package let purpose: String
   /// False for a fact not yet seen in a real backup (*unconfirmed* in Docs/rules.md).
@@ -25,7 +25,7 @@ package struct LocationRule: Sendable {
   }
 
   /// The longest pattern in the table: deeper entries inherit their folder's rule.
-  package static let maximumDepth = 2
+  @usableFromInline package static let maximumDepth = 2
 }
 
 /// A layout's patterns compiled to bytes for the matcher every reader calls per entry: one byte
@@ -106,13 +106,13 @@ struct CompiledPatterns: Sendable {
 /// A layout table: which location rule an entry falls under, first match wins, so the more
 /// specific rules come first. An app (and an app extension) uses `app`; an app group container,
 /// whose files sit at its root, uses `group`.
-package struct ContainerLayout: Sendable {
+@usableFromInline package struct ContainerLayout: Sendable {
   /// A short name for docs and reports (`app`, `group`).
   package let name: String
   /// Every location rule, in matching order.
   package let rules: [LocationRule]
   /// What anything else at the top level falls under.
-  package let fallback: LocationRule
+  @usableFromInline package let fallback: LocationRule
   /// The folders iOS defines, which QA1719 says not to mark (`excluded-system-folder`).
   package let systemDefinedFolders: [String]
 

@@ -1,8 +1,8 @@
 import AppDataSystem
 /// What an entry's extended attributes say.
-package struct EntryAttributes {
-  package var markers: MarkerSet = []
-  package var declinesBackup = false
+@usableFromInline package struct EntryAttributes {
+  @usableFromInline package var markers: MarkerSet = []
+  @usableFromInline package var declinesBackup = false
 
   /// One listxattr per entry; a getxattr only for the names appdata recognises.
   @inlinable

@@ -1,6 +1,6 @@
 import AppDataSystem
 /// The two "do not back up" markers iOS and macOS honour (Apple's Technical Q&A QA1719).
-package enum Marker: String, CaseIterable, Sendable, Comparable {
+@usableFromInline package enum Marker: String, CaseIterable, Sendable, Comparable {
   /// `com.apple.metadata:com_apple_backup_excludeItem`, what `NSURLIsExcludedFromBackupKey`
   /// and `tmutil addexclusion` write (iOS 5.1+).
   case modern
@@ -27,7 +27,7 @@ package enum Marker: String, CaseIterable, Sendable, Comparable {
   /// Legacy: the first byte is non-zero (`u_int8_t attrValue = 1`). Modern: present at all,
   /// as borg does; Duplicacy's stricter "contains com.apple.backupd" is not required because
   /// iOS itself does not check the value (*unconfirmed*: see MarkerTable).
-  package func isExcluding(value: [UInt8]) -> Bool {
+  @usableFromInline package func isExcluding(value: [UInt8]) -> Bool {
     switch self {
     case .modern: return true
     case .legacy: return value.first.map { $0 != 0 } ?? false
@@ -40,19 +40,19 @@ package enum Marker: String, CaseIterable, Sendable, Comparable {
     "62706c69737430305f1011636f6d2e6170706c652e6261636b75706408000000000000010100000000000000010000000000000000000000000000001c"
   )
 
-  package static func < (lhs: Marker, rhs: Marker) -> Bool { lhs.rawValue < rhs.rawValue }
+  @usableFromInline package static func < (lhs: Marker, rhs: Marker) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// Which markers an item carries (or is excluded by): none, one, or both.
-package struct MarkerSet: OptionSet, Hashable, Sendable {
-  package let rawValue: UInt8
-  package init(rawValue: UInt8) { self.rawValue = rawValue }
+@usableFromInline package struct MarkerSet: OptionSet, Hashable, Sendable {
+  @usableFromInline package let rawValue: UInt8
+  @usableFromInline package init(rawValue: UInt8) { self.rawValue = rawValue }
 
   package static let modern = MarkerSet(rawValue: 1)
   package static let legacy = MarkerSet(rawValue: 2)
   package static let both: MarkerSet = [.modern, .legacy]
 
-  package init(_ marker: Marker) { self = marker == .modern ? .modern : .legacy }
+  @usableFromInline package init(_ marker: Marker) { self = marker == .modern ? .modern : .legacy }
 
   /// The JSON spelling: `modern`, `legacy`, `both`, or nil for none.
   package var name: String? {
@@ -65,7 +65,7 @@ package struct MarkerSet: OptionSet, Hashable, Sendable {
   }
 
   /// True when at least one marker excludes the item.
-  package var isExcluding: Bool { !isEmpty }
+  @inlinable package var isExcluding: Bool { !isEmpty }
 }
 
 package func hexBytes(_ hex: String) -> [UInt8] {

@@ -5,9 +5,9 @@ import AppDataSystem
 /// *Unconfirmed* facts live here so they change in one place:
 /// - that iOS treats the modern marker as excluding whatever its value (borg's reading);
 /// - that a copy made with `rsync -X` on Linux keeps the bare name after `user.`.
-package enum MarkerTable {
+@usableFromInline package enum MarkerTable {
   /// What a recognised attribute means.
-  package enum Meaning: Equatable, Sendable {
+  @usableFromInline package enum Meaning: Equatable, Sendable {
     /// One of the two backup-exclusion markers.
     case marker(Marker)
     /// freedesktop's `user.xdg.robots.backup`: `false` asks Linux backup tools to skip the item.
@@ -35,7 +35,7 @@ package enum MarkerTable {
   }()
 
   /// The recognised names as bytes, for matching a listxattr buffer without allocating.
-  package static let recognisedBytes: [(name: [UInt8], meaning: Meaning, attribute: String)] =
+  @usableFromInline package static let recognisedBytes: [(name: [UInt8], meaning: Meaning, attribute: String)] =
     recognised.map { (Array($0.name.utf8), $0.meaning, $0.name) }
 
   /// The name this platform reads and writes for `marker`: `user.` + name on Linux,
@@ -74,7 +74,7 @@ package enum MarkerTable {
   }
 
   /// Whether a `user.xdg.robots.backup` value says "do not back up".
-  package static func robotsValueDeclinesBackup(_ value: [UInt8]) -> Bool {
+  @usableFromInline package static func robotsValueDeclinesBackup(_ value: [UInt8]) -> Bool {
     var text = value
     while let last = text.last, last == 0 || last == 0x0A || last == 0x20 { text.removeLast() }
     return String(decoding: text, as: UTF8.self).lowercased() == "false"

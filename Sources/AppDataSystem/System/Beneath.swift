@@ -24,7 +24,7 @@ import Synchronization
 /// `PortabilityTests.noPathIsBuiltOutsideBeneath` holds the rest of the code to this.
 ///
 /// Sendable: its stored properties are constants; every method opens descriptors of its own.
-package final class Beneath: Sendable {
+@usableFromInline package final class Beneath: Sendable {
   /// The folder as the user named it, for messages.
   package let rootPath: String
   /// The open folder, closed when this value ends.

@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// What a folder listing says an entry is, before any stat(2).
-package enum DirectoryEntryType: Sendable {
+@usableFromInline package enum DirectoryEntryType: Sendable {
   case directory, regular, symbolicLink, other
   /// The filesystem did not say (DT_UNKNOWN): stat to find out.
   case unknown
@@ -18,9 +18,9 @@ package enum DirectoryEntryType: Sendable {
 /// getdents64(2) directly; on Darwin from readdir(3).
 // Unchecked Sendable: the descriptor is a constant, closed only in deinit (when no thread holds
 // the stream); a stream is read by the one worker that opened it.
-package final class DirectoryStream: @unchecked Sendable {
+@usableFromInline package final class DirectoryStream: @unchecked Sendable {
   /// The folder's descriptor, valid as long as this object lives.
-  package let descriptor: FileDescriptor
+  @usableFromInline package let descriptor: FileDescriptor
   #if !canImport(Glibc) || DARWIN_CHECK
   /// Darwin's `DIR` is a complete struct (Libc's dirent.h), so fdopendir(3) gives a typed
   /// pointer, not an OpaquePointer. Usable from inlinable code: `forEachEntry` reads it.
@@ -125,7 +125,7 @@ package final class DirectoryStream: @unchecked Sendable {
 }
 
 /// Memory for getdents64(2) records, reused across folders.
-package final class DirectoryBuffer {
+@usableFromInline package final class DirectoryBuffer {
   @usableFromInline package let size = 64 * 1024
   @usableFromInline package let pointer: UnsafeMutableRawPointer
 

@@ -7,11 +7,11 @@ import Darwin
 
 /// Extended-attribute calls: by (folder descriptor, name) in the walk, by path for
 /// the marker verbs, by descriptor in the migration. Never follows a final symlink.
-package enum ExtendedAttributes {
+@usableFromInline package enum ExtendedAttributes {
   /// True when the `*xattrat` syscalls are not used: the kernel lacks them (ENOSYS,
   /// before Linux 6.13), or `APPDATA_FORCE_XATTR_FALLBACK=1` asks for the fallback
   /// so tests can exercise it on a new kernel.
-  package static let usesPathFallback: Bool = {
+  @usableFromInline package static let usesPathFallback: Bool = {
     if Syscalls.environment("APPDATA_FORCE_XATTR_FALLBACK") == "1" { return true }
     #if canImport(Glibc) && !DARWIN_CHECK
     var byte: CChar = 0
@@ -54,7 +54,7 @@ package enum ExtendedAttributes {
   }
 
   /// getxattrat(2): the value of `attribute` on `cName` in `directory`, or nil if absent.
-  package static func value(
+  @usableFromInline package static func value(
     of attribute: String, on cName: UnsafePointer<CChar>, in directory: FileDescriptor
   ) -> Result<[UInt8]?, Errno> {
     var buffer = [UInt8](repeating: 0, count: 256)

@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// An open file descriptor. A value type like swift-system's: the owner closes it.
-package struct FileDescriptor: Hashable, Sendable {
+@usableFromInline package struct FileDescriptor: Hashable, Sendable {
   /// The raw descriptor number.
-  package let rawValue: Int32
+  @usableFromInline package let rawValue: Int32
 
   package init(rawValue: Int32) { self.rawValue = rawValue }
 

@@ -5,10 +5,10 @@ import Darwin
 #endif
 
 /// A point in time as the filesystem stores it.
-package struct FileTime: Hashable, Sendable, Codable {
+@usableFromInline package struct FileTime: Hashable, Sendable, Codable {
   package var seconds: Int
   package var nanoseconds: Int
-  package init(seconds: Int, nanoseconds: Int) {
+  @usableFromInline package init(seconds: Int, nanoseconds: Int) {
     self.seconds = seconds
     self.nanoseconds = nanoseconds
   }
@@ -26,25 +26,25 @@ package struct FileIdentity: Hashable, Sendable {
 }
 
 /// What appdata needs from stat(2), without exposing `struct stat`.
-package struct FileStatus: Sendable {
+@usableFromInline package struct FileStatus: Sendable {
   /// The kind of entry.
-  package enum Kind: Sendable { case regular, directory, symbolicLink, other }
+  @usableFromInline package enum Kind: Sendable { case regular, directory, symbolicLink, other }
 
-  package var kind: Kind
+  @usableFromInline package var kind: Kind
   /// Permission bits (st_mode & 07777).
-  package var permissions: UInt32
+  @usableFromInline package var permissions: UInt32
   /// Apparent size in bytes (st_size): what a backup copies.
-  package var size: UInt64
+  @usableFromInline package var size: UInt64
   /// Allocated size in bytes (st_blocks * 512).
-  package var allocatedSize: UInt64
+  @usableFromInline package var allocatedSize: UInt64
   /// Number of hard links.
-  package var linkCount: UInt64
-  package var device: UInt64
-  package var inode: UInt64
-  package var accessTime: FileTime
-  package var modificationTime: FileTime
+  @usableFromInline package var linkCount: UInt64
+  @usableFromInline package var device: UInt64
+  @usableFromInline package var inode: UInt64
+  @usableFromInline package var accessTime: FileTime
+  @usableFromInline package var modificationTime: FileTime
   /// The owner's user id (st_uid).
-  package var owner: UInt32
+  @usableFromInline package var owner: UInt32
 
   @inlinable
   package init(_ st: stat) {

@@ -1,5 +1,5 @@
 /// Relative paths as bytes: names on disk need not be UTF-8.
-package enum RelativePath {
+@usableFromInline package enum RelativePath {
   /// The longest path appdata takes from an archive entry or a backup manifest row, as Linux's
   /// PATH_MAX: longer or deeper ones are `unreadable` findings, not counted, so no reader or
   /// report does work that grows with a depth the input chooses. (On disk the walk goes as deep

@@ -87,7 +87,7 @@ package struct OpenOptions: OptionSet, Sendable {
 
 /// The calls appdata makes, each a thin wrapper over one C function, by concern:
 /// Syscalls+Files.swift, Syscalls+Process.swift, Syscalls+Terminal.swift.
-package enum Syscalls {}
+@usableFromInline package enum Syscalls {}
 
 // The C library's open, read and write, by a name no wrapper of `Syscalls` shadows.
 #if canImport(Glibc) && !DARWIN_CHECK
