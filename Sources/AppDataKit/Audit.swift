@@ -134,7 +134,7 @@ public enum AuditFailure: JobFailure {
     case .input(let refusal), .password(let refusal), .backup(let refusal):
       return refusal
     case .notABackup(let path):
-      return Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); --backup takes the backup folder")
+      return Refusal(.notAnInput, path: path, message: OneDeviceBackup.notABackup(path, "--backup takes the backup folder"))
     case .baseline(let path, let reason):
       return Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(reason)")
     case .noMatchingApp(let ids, let source, let candidates, let largest):

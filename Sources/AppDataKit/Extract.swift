@@ -50,9 +50,9 @@ public enum ExtractFailure: JobFailure {
     case .input(let refusal), .password(let refusal), .refused(let refusal):
       return refusal
     case .notABackup(let path):
-      return Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); appdata extract reads backups")
+      return Refusal(.notAnInput, path: path, message: OneDeviceBackup.notABackup(path, "appdata extract reads backups"))
     case .severalBackups(let path, let names):
-      return Refusal(.notMatched, path: path, message: "\(TerminalText.escaped(path)): holds \(Plural.counted(names.count, "backup")); name the one to extract from with --root (\(Plural.listed(names.map(TerminalText.escaped), limit: 10)))")
+      return Refusal(.notMatched, path: path, message: OneDeviceBackup.several(path, names: names, toWhat: "extract from"))
     case .interrupted(let output):
       return Refusal(.interrupted, path: output, message: "\(TerminalText.escaped(output)): interrupted; nothing was written")
     }
@@ -69,19 +69,16 @@ public enum ExtractFailure: JobFailure {
 /// - Two calls may run at once on different outputs.
 public func extract(backup path: String, app id: String, output: String, options: ExtractOptions = ExtractOptions(),
                     password: PasswordSource? = nil) throws(ExtractFailure) -> ExtractReport {
-  let backups: [BackupSource]
-  do {
-    var limits = InputLimits()
-    limits.maximumNameBytes = options.maximumNameBytes
-    backups = try InputResolver.deviceBackups(in: InputResolver.resolve(path, root: options.root, limits: limits))
+  let backup: BackupSource
+  do throws(OneDeviceBackup.Problem) {
+    backup = try OneDeviceBackup.at(path, root: options.root, maximumNameBytes: options.maximumNameBytes)
   } catch {
-    throw .input(error)
+    switch error {
+    case .input(let refusal): throw .input(refusal)
+    case .none: throw .notABackup(path: path)
+    case .several(let names): throw .severalBackups(path: path, names: names)
+    }
   }
-  guard backups.count == 1 else {
-    if backups.isEmpty { throw .notABackup(path: path) }
-    throw .severalBackups(path: path, names: backups.map(\.name))
-  }
-  let backup = backups[0]
   var request = BackupExtraction.Request(id: id, output: output)
   request.withExtensions = options.withExtensions
   request.force = options.force
@@ -90,14 +87,7 @@ public func extract(backup path: String, app id: String, output: String, options
   request.stopAfter = options.stopAfter
   request.isInterrupted = options.isInterrupted
   request.progress = options.progress
-  if backup.needsPassword {
-    guard let password else { throw .password(BackupReader.noPassword(backup.source)) }
-    do {
-      request.password = try password(backup.source)
-    } catch {
-      throw .password(error)
-    }
-  }
+  do { request.password = try backup.secret(from: password) } catch { throw .password(error) }
   do {
     return try BackupExtraction.run(backup, request: request)
   } catch {

@@ -402,11 +402,8 @@ package enum Restore {
                             extensions: targets.count - 1, options: options)
     }
     let backup = try Self.backup(at: source, options: options)
-    var secret: SecretBuffer?
-    if backup.needsPassword {
-      guard let password else { throw .password(BackupReader.noPassword(backup.source)) }
-      do { secret = try password(backup.source) } catch { throw .password(error) }
-    }
+    let secret: SecretBuffer?
+    do { secret = try backup.secret(from: password) } catch { throw .password(error) }
     var report = RestoreReport(source: backup.source, device: simulator.path, udid: simulator.udid, dryRun: options.dryRun)
     report.chosenID = chosen
     // Opened (an encrypted one decrypted, its keys derived) once for every container.
@@ -424,21 +421,15 @@ package enum Restore {
 
   /// The one device backup `source` names (`--root` picks one in a folder of backups).
   private static func backup(at source: String, options: RestoreOptions) throws(RestoreFailure) -> BackupSource {
-    let backups: [BackupSource]
-    do {
-      var limits = InputLimits()
-      limits.maximumNameBytes = options.maximumNameBytes
-      backups = try InputResolver.deviceBackups(in: InputResolver.resolve(source, root: options.root, limits: limits))
+    do throws(OneDeviceBackup.Problem) {
+      return try OneDeviceBackup.at(source, root: options.root, maximumNameBytes: options.maximumNameBytes)
     } catch {
-      throw .refused(error)
-    }
-    guard backups.count == 1 else {
-      if backups.isEmpty {
-        throw .refused(Refusal(.notAnInput, path: source, message: "\(TerminalText.escaped(source)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); appdata restore reads device backups"))
+      switch error {
+      case .input(let refusal): throw .refused(refusal)
+      case .none: throw .refused(Refusal(.notAnInput, path: source, message: OneDeviceBackup.notABackup(source, "appdata restore reads device backups")))
+      case .several(let names): throw .refused(Refusal(.notMatched, path: source, message: OneDeviceBackup.several(source, names: names, toWhat: "restore from")))
       }
-      throw .refused(Refusal(.notMatched, path: source, message: "\(TerminalText.escaped(source)): holds \(Plural.counted(backups.count, "backup")); name the one to restore from with --root (\(Plural.listed(backups.map(\.name).map(TerminalText.escaped), limit: 10)))"))
     }
-    return backups[0]
   }
 
   /// A container's new tree, complete in its partial folder, waiting for its exchange.
