@@ -36,10 +36,16 @@ enum AnyAndroidDataFolder: FolderInputKind {
 protocol AndroidInput: ContainerSource {
   /// The folder or archive as typed.
   var path: String { get }
+  /// What it is, and why `appdata migrate` does not take it (after `PATH: `).
+  static var notMigrated: String { get }
 }
 
 extension AndroidInput {
   var isCollection: Bool { false }
+
+  func folders() throws(Refusal) -> [ContainerRef] {
+    throw Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): \(Self.notMigrated)")
+  }
   var identities: [FileIdentity?] { [Syscalls.identity(ofPath: path)] }
   func excluding(_ seen: Set<FileIdentity>) -> (any ContainerSource)? { wholeExcluding(seen) }
 
@@ -56,9 +62,7 @@ struct AndroidSource: AndroidInput {
   /// (`--backup`) read beside the folder may keep of their names.
   let maximumNameBytes: UInt64
 
-  func folders() throws(Refusal) -> [ContainerRef] {
-    throw Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): an Android app's data folder; appdata migrate moves an iOS container's Library/Caches, which Android has no need of")
-  }
+  static let notMigrated = "an Android app's data folder; appdata migrate moves an iOS container's Library/Caches, which Android has no need of"
 
   /// The package name: as given, else the folder's name where it looks like one
   /// (`/data/data/com.example.app`), else `app`.
@@ -182,9 +186,7 @@ struct AndroidArchiveSource: AndroidInput {
   /// may keep.
   let maximumNameBytes: UInt64
 
-  func folders() throws(Refusal) -> [ContainerRef] {
-    throw Refusal(.notAnInput, path: path, message: "\(TerminalText.escaped(path)): an archive of an Android app's data; appdata migrate changes only folders")
-  }
+  static let notMigrated = "an archive of an Android app's data; appdata migrate changes only folders"
 
   /// An entry's path as `tar x` would extract it in the data folder: `./` and empty components
   /// gone, `a/../` resolved (`files/./a/../b` is `files/b`); nil for one that climbs above the
