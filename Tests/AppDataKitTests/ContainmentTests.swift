@@ -58,8 +58,8 @@ struct ContainmentTests {
       refusedAsName(name) { try Syscalls.exchange(Array("a".utf8), with: bytes, in: folder, displayPath: name) }
       refusedAsName(name) { try Syscalls.exchange(bytes, with: Array("a".utf8), in: folder, displayPath: name) }
       refusedAsName(name) { _ = try Syscalls.readLink(bytes, in: folder, displayPath: name) }
-      let epoch = FileTime(seconds: 0, nanoseconds: 0)
-      refusedAsName(name) { try Syscalls.setTimes(bytes, in: folder, access: epoch, modification: epoch, displayPath: name) }
+      let time = try Syscalls.status(ofPath: tree.root).modificationTime
+      refusedAsName(name) { try Syscalls.setTimes(bytes, in: folder, access: time, modification: time, displayPath: name) }
     }
     #expect(FileManager.default.fileExists(atPath: tree.path("a/b")))
   }
