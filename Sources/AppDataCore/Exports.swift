@@ -10,9 +10,3 @@ public typealias SecretBuffer = AppDataSystem.SecretBuffer
 /// errno, matched by name (`case .noSpace`): the same types, for `import AppDataKit` alone.
 public typealias SystemError = AppDataSystem.SystemError
 public typealias Errno = AppDataSystem.Errno
-
-/// Reads an encrypted backup's password when one is needed, given the backup's path; throws
-/// when there is none to be had (a `Refusal` with cause `.locked` lets a report of many list
-/// the backup as locked). It may prompt: it is called on the caller's thread, before any
-/// worker thread starts, and at most once per call of `audit`, `extract` or `restore`.
-public typealias PasswordSource = @Sendable (String) throws(Refusal) -> SecretBuffer

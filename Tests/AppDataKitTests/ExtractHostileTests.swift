@@ -296,4 +296,20 @@ struct ExtractHostileTests {
     #expect(result.error.contains("No space left on device") && result.error.split(separator: "\n").count == 1, "\(result.error)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/work").isEmpty)
   }
+
+  /// A backup whose files span every shard folder, extracted with a soft limit of 64 open files
+  /// (a Mac's default is 256) and a higher hard one: the writer keeps the shard folders it read
+  /// from open, so the run raises its soft limit, as the audit's walk does (the hostile round of
+  /// issue 52: "Too many open files", exit 2).
+  @Test(.enabled(if: AppData.has("prlimit"), "needs prlimit (util-linux) to lower the soft limit"))
+  func aLowSoftOpenFileLimitIsRaised() throws {
+    let folder = ExtractTests.scratch("nofile")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    #expect(try AppData.shell("python3 '\(AppData.packageRoot)/Scripts/make-extract-backup.py' '\(folder)/fixtures' --files 600 --file-size 100").status == 0)
+    let shards = try FileManager.default.contentsOfDirectory(atPath: folder + "/fixtures/plain").filter { $0.count == 2 }.count
+    #expect(shards > 64, "\(shards) shard folders")
+    let result = try AppData.shell("prlimit --nofile=64:4096 \"$APPDATA\" extract -q --app \(ExtractTests.app) -o '\(folder)/out' '\(folder)/fixtures/plain'")
+    #expect(result.status == 0, "\(result.status) \(result.error)")
+    #expect(try AppData.shell("find '\(folder)/out' -type f | wc -l").output.trimmingCharacters(in: .whitespacesAndNewlines) != "0")
+  }
 }

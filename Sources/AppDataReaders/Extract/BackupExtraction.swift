@@ -146,6 +146,10 @@ public enum BackupExtraction {
   }
 
   static func open(_ source: BackupSource, request: Request) throws(Refusal) -> Opened {
+    // The writer keeps each of the backup's 256 shard folders open once it has read from it: a
+    // Mac's default soft limit of 256 descriptors would refuse the copy of any real backup
+    // (the hostile round of issue 52), so it goes up to the hard limit, as the audit's walk does.
+    Syscalls.raiseOpenFileLimit()
     var reader = BackupReader(manifest: source.manifest, folderPath: source.folderPath)
     reader.password = request.password
     reader.maximumKeyRounds = request.maximumKeyRounds

@@ -574,12 +574,11 @@ package enum Restore {
     } catch {
       throw .refused(Refusal(.cannotWrite, path: target.path, message: "\(display(target)): cannot create the new contents beside it: \(error.reason)"))
     }
-    var links: [(path: [UInt8], target: [UInt8])] = []
-    RestoreFromFolder.symlinks(in: folder, into: &links)
-    var copier = RestoreFromFolder(sourcePath: root, destination: artifact.descriptor, links: SymlinkCheck(links: links), container: summary,
+    var copier = RestoreFromFolder(sourcePath: root, destination: artifact.descriptor, container: summary,
                                    isInterrupted: options.isInterrupted, steps: Checkpoints(passed: 0, stopAfter: options.stopAfter))
     do {
       try copier.copy(folder, into: artifact.descriptor, path: [], depth: 0)
+      try copier.finish()
     } catch {
       artifact.discard()
       if options.isInterrupted() { throw .interrupted(device: simulator.path) }

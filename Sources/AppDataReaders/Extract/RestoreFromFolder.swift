@@ -4,14 +4,23 @@ import AppDataCore
 /// `appdata restore` from a container folder or an `.xcappdata` package (its `AppData`): the
 /// tree copied into restore's partial folder as extract writes one (every file, folder and
 /// symlink made relative to its folder's descriptor with `O_NOFOLLOW | O_EXCL`; modes, times and
-/// extended attributes kept; a symlink judged by where it resolves, `SymlinkCheck`, and written
-/// as a file holding its target when it resolves out), read without following a symlink. The
-/// source's metadata plist is not copied (the container keeps its own), nor a name reserved for
-/// appdata's own files, nor anything but files, folders and symlinks: each is reported.
+/// extended attributes kept), read without following a symlink. The source's metadata plist is
+/// not copied (the container keeps its own), nor a name reserved for appdata's own files, nor
+/// anything but files, folders and symlinks: each is reported.
+///
+/// The symlinks are written last, judged (`SymlinkCheck`) on the tree as it was written: the
+/// links copied, with the targets read when each was copied, and every other name a folder or
+/// a file. A link is written as a file holding its target when it resolves out. So a link the
+/// copy did not write (a reserved name, one another user turned into a folder while the copy
+/// ran) is no way out for the links through it (the hostile rounds of issues 53 and 52). The
+/// folders get their modes and times after the links are in.
 struct RestoreFromFolder {
   let sourcePath: String
   let destination: FileDescriptor
-  var links: SymlinkCheck
+  /// The links read, written by `finish()`.
+  var links: [(path: [UInt8], target: [UInt8], access: FileTime, modification: FileTime)] = []
+  /// The folders made, children before their parent, given their mode and times by `finish()`.
+  var folders: [(path: [UInt8], mode: UInt32, access: FileTime, modification: FileTime)] = []
   var container: RestoreReport.Container
   var problems: [ExtractReport.Problem] = []
   let isInterrupted: @Sendable () -> Bool
@@ -35,21 +44,6 @@ struct RestoreFromFolder {
     let marks = ["Documents", "Library", "tmp"] + ContainerPlaces.metadataFileNames
     guard marks.contains(where: { names.contains(Array($0.utf8)) }) else { return nil }
     return (source, folder.release())
-  }
-
-  /// Every symlink below `folder`, path and target, for `SymlinkCheck`.
-  static func symlinks(in folder: FileDescriptor, path: [UInt8] = [], depth: Int = 0, into links: inout [(path: [UInt8], target: [UInt8])]) {
-    for name in Syscalls.entryNames(of: folder).sorted(by: RelativePath.precedes) {
-      guard let status = try? Syscalls.status(of: name, in: folder, displayPath: "") else { continue }
-      let entry = RelativePath.join(path, name)
-      if status.kind == .symbolicLink, let target = try? Syscalls.readLink(name, in: folder, displayPath: "") {
-        links.append((entry, target))
-      } else if status.kind == .directory, depth < maximumDepth,
-                let opened = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") {
-        let inner = OwnedDescriptor(owning: opened)
-        symlinks(in: inner.descriptor, path: entry, depth: depth + 1, into: &links)
-      }
-    }
   }
 
   func display(_ path: [UInt8]) -> String { sourcePath + "/" + RelativePath.display(path) }
@@ -102,12 +96,6 @@ struct RestoreFromFolder {
   }
 
   private mutating func copyFolder(_ item: Item, depth: Int) throws(Refusal) {
-    // The symlinks were judged on the tree as first read: a folder where a symlink was (another
-    // user changing the source) could make a judged link resolve out through it.
-    guard !links.isLink(item.entry) else {
-      problem(item.entry, "not written: a symlink when the source was first read, a folder now (changed while read)")
-      return
-    }
     guard depth < Self.maximumDepth else {
       problem(item.entry, "not written: deeper than \(Self.maximumDepth) folders")
       return
@@ -128,31 +116,50 @@ struct RestoreFromFolder {
     let made = madeOwner.descriptor
     try copy(inner, into: made, path: item.entry, depth: depth + 1)
     try? ExtendedAttributes.copyAll(from: inner, to: made, displayPath: container.path)
-    try? Syscalls.setMode(made, item.status.permissions, displayPath: container.path)
-    try? Syscalls.setTimes(made, access: item.status.accessTime, modification: item.status.modificationTime, displayPath: container.path)
+    folders.append((item.entry, item.status.permissions, item.status.accessTime, item.status.modificationTime))
     container.folders += 1
   }
 
-  /// A symlink as it is, or, when it resolves out of the container, a file holding its target.
+  /// A symlink: its target read now, the link written by `finish()`.
   private mutating func copyLink(_ item: Item) throws(Refusal) {
     guard let text = try? Syscalls.readLink(item.name, in: item.source, displayPath: display(item.entry)) else {
       problem(item.entry, "not written: the link cannot be read")
       return
     }
-    if let why = links.verdict(item.entry, target: text) {
+    links.append((item.entry, text, item.status.accessTime, item.status.modificationTime))
+  }
+
+  /// The links, each as it is or, when it resolves out of the container as written, as a file
+  /// holding its target; then the folders' modes and times.
+  mutating func finish() throws(Refusal) {
+    var budget = SymlinkCheck.Budget()
+    let check = SymlinkCheck(links: links.map { ($0.path, $0.target) }, budget: &budget, isInterrupted: isInterrupted)
+    for link in links {
+      if isInterrupted() || check.interrupted { throw Refusal(.interrupted, path: sourcePath, message: "\(TerminalText.escaped(sourcePath)): interrupted") }
+      let components = RelativePath.components(link.path)
+      guard let name = components.last else { continue }
       do {
-        let file = OwnedDescriptor(owning: try Syscalls.open(item.name, in: item.target, options: .createNewFile, mode: 0o644, displayPath: container.path))
-        try Syscalls.writeAll(file.descriptor, text, displayPath: container.path)
+        let folder = OwnedDescriptor(owning: try Beneath.open(Array(components.dropLast()), below: destination, options: .directory, displayPath: container.path))
+        if let why = check.verdict(link.path, target: link.target) {
+          let file = OwnedDescriptor(owning: try Syscalls.open(name, in: folder.descriptor, options: .createNewFile, mode: 0o644, displayPath: container.path))
+          try Syscalls.writeAll(file.descriptor, link.target, displayPath: container.path)
+          problem(link.path, "a symlink to '\(TerminalText.escaped(link.target))', which \(why): written as a file holding its target", isError: false)
+          container.files += 1
+          continue
+        }
+        try Syscalls.makeSymbolicLink(name, in: folder.descriptor, target: link.target, displayPath: container.path)
+        try? Syscalls.setTimes(name, in: folder.descriptor, access: link.access, modification: link.modification, displayPath: container.path)
+        container.symlinks += 1
       } catch {
-        throw failed(error, item.entry)
+        throw failed(error, link.path)
       }
-      problem(item.entry, "a symlink to '\(TerminalText.escaped(text))', which \(why): written as a file holding its target", isError: false)
-      container.files += 1
-      return
     }
-    do { try Syscalls.makeSymbolicLink(item.name, in: item.target, target: text, displayPath: container.path) } catch { throw failed(error, item.entry) }
-    try? Syscalls.setTimes(item.name, in: item.target, access: item.status.accessTime, modification: item.status.modificationTime, displayPath: container.path)
-    container.symlinks += 1
+    for folder in folders {
+      guard let opened = try? Beneath.open(RelativePath.components(folder.path), below: destination, options: .directory, displayPath: container.path) else { continue }
+      let made = OwnedDescriptor(owning: opened)
+      try? Syscalls.setMode(made.descriptor, folder.mode, displayPath: container.path)
+      try? Syscalls.setTimes(made.descriptor, access: folder.access, modification: folder.modification, displayPath: container.path)
+    }
   }
 
   /// A regular file (opened without following a symlink, and checked to be one once open),
