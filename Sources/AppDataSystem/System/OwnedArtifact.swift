@@ -325,8 +325,9 @@ package final class OwnedArtifact: Sendable {
     let recordName = name + recordSuffix
     let me = Syscalls.effectiveUserID
     // The record (and its lock, once taken): closed on every way out but the last, where the
-    // artifact takes it.
-    guard let openedRecord = try? Syscalls.open(recordName, in: folder, options: .readMaybeFile, displayPath: "") else { return nil }
+    // artifact takes it. Open for writing too: a claimed artifact rewrites it (`nowNames`,
+    // `mayAlsoName`; the hostile round of issue 52 found undo's rewrite failing with EBADF).
+    guard let openedRecord = try? Syscalls.open(recordName, in: folder, options: .readWriteMaybeFile, displayPath: "") else { return nil }
     let record = OwnedDescriptor(owning: openedRecord)
     guard let status = try? Syscalls.status(of: record.descriptor, displayPath: ""), status.kind == .regular,
           status.owner == me, status.size <= 256, Syscalls.lockExclusively(record.descriptor),

@@ -70,6 +70,9 @@ package struct OpenOptions: OptionSet, Sendable {
   /// O_RDONLY | O_NOFOLLOW | O_NONBLOCK: a file that may turn out not to be one (a FIFO in a
   /// backup): opening does not wait for a writer, and the caller checks what it opened.
   package static let readMaybeFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+  /// O_RDWR | O_NOFOLLOW | O_NONBLOCK: as `readMaybeFile`, for a file this run may rewrite in
+  /// place once it has checked it (an owner record it claims).
+  package static let readWriteMaybeFile = OpenOptions(rawValue: O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
   /// O_WRONLY | O_NONBLOCK: write to a FIFO whose reader is there (fails with ENXIO when none is).
   package static let writeToFIFO = OpenOptions(rawValue: O_WRONLY | O_NONBLOCK | O_CLOEXEC)
   /// O_WRONLY | O_NOFOLLOW: write a file that exists (one appdata made), never through a symlink.
