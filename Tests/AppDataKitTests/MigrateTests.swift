@@ -34,6 +34,28 @@ func same(_ a: [String: [String: Any]], _ b: [String: [String: Any]]) -> Bool {
 /// `appdata migrate` on real trees: every outcome checked against the tree before the run.
 @Suite("migrate")
 struct MigrateTests {
+  /// keep-both's free name fits in the 255 bytes a name may have: the stem loses its end, at a
+  /// UTF-8 character's start, and the extension stays unless it alone is too long.
+  @Test func aFreeNameForALongNameFitsInNameMax() {
+    let long = [UInt8](repeating: 0x61, count: 255)
+    #expect(MigrationPlanner.freeName(for: long) { _ in false } == [UInt8](repeating: 0x61, count: 253) + Array(" 2".utf8))
+    let withExtension = [UInt8](repeating: 0x61, count: 251) + Array(".txt".utf8)
+    #expect(MigrationPlanner.freeName(for: withExtension) { _ in false } == [UInt8](repeating: 0x61, count: 249) + Array(" 2.txt".utf8))
+    // é is two bytes: a cut inside it goes back to its start.
+    let accented = Array(String(repeating: "é", count: 127).utf8) + [0x61]
+    let free = MigrationPlanner.freeName(for: accented) { _ in false }
+    #expect(free.count <= 255 && String(validating: free, as: UTF8.self)?.hasSuffix("é 2") == true, "\(free.count)")
+    let longExtension = Array("a.".utf8) + [UInt8](repeating: 0x62, count: 253)
+    #expect(MigrationPlanner.freeName(for: longExtension) { _ in false }.count == 255)
+    var taken = Set<[UInt8]>()
+    for _ in 0..<12 {
+      let next = MigrationPlanner.freeName(for: long) { taken.contains($0) }
+      #expect(next.count <= 255 && !taken.contains(next))
+      taken.insert(next)
+    }
+    #expect(MigrationPlanner.freeName(for: Array("photo.jpg".utf8)) { _ in false } == Array("photo 2.jpg".utf8))
+  }
+
   /// A container with legacy Caches content: folders, files with modes and xattrs, links.
   static func legacyContainer(_ label: String, in base: String? = nil) throws -> TestTree {
     let tree = try TestTree(label, base: base)

@@ -254,7 +254,11 @@ struct MigrationPlanner {
     }
   }
 
-  /// `name 2.ext`, `name 3.ext`, ... (Finder's style), the first not `taken`.
+  /// `name 2.ext`, `name 3.ext`, ... (Finder's style), the first not `taken`. A name that would
+  /// pass the 255 bytes a file name may have (NAME_MAX on Linux and APFS) loses the end of its
+  /// stem, cut where a UTF-8 character starts (and its extension too when that alone is too
+  /// long): the hostile round of issue 52 found a 255-byte name's `NAME 2` failing at its move,
+  /// every rerun alike.
   static func freeName(for name: [UInt8], avoiding taken: ([UInt8]) -> Bool) -> [UInt8] {
     var base = name
     var suffix: [UInt8] = []
@@ -264,11 +268,23 @@ struct MigrationPlanner {
     }
     var number = 2
     while true {
-      let candidate = base + Array(" \(number)".utf8) + suffix
+      let marker = Array(" \(number)".utf8)
+      var stem = base
+      var ending = suffix
+      if stem.count + marker.count + ending.count > maximumNameBytes {
+        if marker.count + ending.count >= maximumNameBytes { stem = base + suffix; ending = [] }
+        var cut = max(0, min(stem.count, maximumNameBytes - marker.count - ending.count))
+        while cut > 0 && cut < stem.count && stem[cut] & 0xC0 == 0x80 { cut -= 1 }
+        stem = Array(stem[..<cut])
+      }
+      let candidate = stem + marker + ending
       if !taken(candidate) { return candidate }
       number += 1
     }
   }
+
+  /// The most bytes a file name may have (NAME_MAX: Linux's filesystems and APFS alike).
+  static let maximumNameBytes = 255
 
   // MARK: - Helpers
 
