@@ -312,4 +312,29 @@ struct ExtractHostileTests {
     #expect(result.status == 0, "\(result.status) \(result.error)")
     #expect(try AppData.shell("find '\(folder)/out' -type f | wc -l").output.trimmingCharacters(in: .whitespacesAndNewlines) != "0")
   }
+
+  /// A signal while the password is read from a pipe whose writer says nothing ends the run with
+  /// 128 + the signal's number, nothing written (the hostile round of issue 52: the read went on
+  /// until the writer closed, then the run failed with exit 2 as if the password were empty).
+  @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+  func aSignalEndsAPasswordReadThatWaits(signal: Int32) throws {
+    let folder = ExtractTests.scratch("password-wait")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let input = Pipe()
+    defer { try? input.fileHandleForWriting.close() }
+    // Should the signal not end the read, the writer goes away after two minutes, so the test
+    // fails on the exit status rather than waiting for ever.
+    let writer = input.fileHandleForWriting
+    DispatchQueue.global().asyncAfter(deadline: .now() + 120) { try? writer.close() }
+    var environment = ExtractTests.environment
+    environment["APPDATA_BACKUP_PASSWORD"] = nil
+    let result = try AppData.runPaused(["extract", "--app", ExtractTests.app, "-o", folder + "/out", "--password-stdin",
+                                        "\(ExtractTests.fixtures)/encrypted"], at: "password", environment: environment,
+                                       standardInput: input) { process in
+      kill(process.processIdentifier, signal)
+    }
+    #expect(result.status == 128 + signal, "\(result.status) \(result.error)")
+    #expect(result.error.contains("interrupted while reading the password"), "\(result.error)")
+    #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
+  }
 }

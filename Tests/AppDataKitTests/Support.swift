@@ -189,7 +189,8 @@ enum AppData {
   /// Starts `process`, drains stdout and stderr on their own threads (a large output cannot
   /// block it), runs `whileRunning` meanwhile, and waits for it.
   /// `input` is standard input's whole content (else /dev/null).
-  private static func capture(_ process: Process, input: String? = nil, whileRunning: () throws -> Void = {}) throws -> RunResult {
+  private static func capture(_ process: Process, input: String? = nil, standardInput: Pipe? = nil,
+                              whileRunning: () throws -> Void = {}) throws -> RunResult {
     // @unchecked Sendable: each box is written by its one reader thread and read only after
     // `done.wait()`, which orders that write before the read.
     final class Box: @unchecked Sendable { var data = Data() }
@@ -206,7 +207,7 @@ enum AppData {
       })
     }
     let inputPipe = input.map { _ in Pipe() }
-    process.standardInput = inputPipe ?? FileHandle.nullDevice
+    process.standardInput = standardInput ?? inputPipe ?? FileHandle.nullDevice
     try process.run()
     if let inputPipe, let input {
       inputPipe.fileHandleForWriting.write(Data(input.utf8))
@@ -238,7 +239,8 @@ enum AppData {
   /// `runPaused`, handing `change` the paused process: to signal it by its pid, and wait for
   /// it to end before the pause is released.
   static func runPaused(_ arguments: [String], at point: String, environment extra: [String: String] = [:],
-                        ignoringHangUp: Bool = false, withProcess change: (Process) throws -> Void) throws -> RunResult {
+                        ignoringHangUp: Bool = false, standardInput: Pipe? = nil,
+                        withProcess change: (Process) throws -> Void) throws -> RunResult {
     let pause = NSTemporaryDirectory() + "appdata-pause-\(UUID().uuidString)"
     // A FIFO the test holds open for reading and writing (so a read waits for data, never sees
     // an end): appdata writes a byte when it reaches the point, and the process's end writes
@@ -267,7 +269,7 @@ enum AppData {
     process.environment = environment
     process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
     process.terminationHandler = { _ in ready.say(0x78) }
-    return try capture(process) {
+    return try capture(process, standardInput: standardInput) {
       var byte: UInt8 = 0
       guard read(ready.descriptor, &byte, 1) == 1, byte == 0x72 else {
         throw TestFailure("appdata ended before it reached the pause point \(point)")

@@ -30,7 +30,8 @@ struct BackupPassword: Sendable {
     return file == nil && Syscalls.environment(Self.environmentVariable) == nil
   }
 
-  func read(for backup: String) throws(Refusal) -> SecretBuffer {
+  /// The password for `backup`. `stopping` (a signal caught) ends a read from a pipe that waits.
+  func read(for backup: String, stopping: () -> Bool = { false }) throws(Refusal) -> SecretBuffer {
     guard let secret = SecretBuffer(capacity: Self.maximumLength) else {
       throw Refusal(.unreadable, "cannot map memory to hold the password")
     }
@@ -41,7 +42,8 @@ struct BackupPassword: Sendable {
       return secret
     } else if fromStandardInput || file == "-" {
       source = "the first line of standard input"
-      try readLine(into: secret, from: FileDescriptor(rawValue: 0), source: source)
+      TestHooks.pause(at: "password")
+      try readLine(into: secret, from: FileDescriptor(rawValue: 0), source: source, stopping: stopping)
     } else if let file {
       source = "\(TerminalText.escaped(file)): its first line"
       let descriptor: OwnedDescriptor
@@ -86,10 +88,13 @@ struct BackupPassword: Sendable {
     guard secret.count > 0 else { throw Refusal(.emptyPassword, "the password typed is empty; \(TerminalText.escaped(backup)) needs its password") }
   }
 
-  private func readLine(into secret: SecretBuffer, from descriptor: FileDescriptor, source: String) throws(Refusal) {
+  private func readLine(into secret: SecretBuffer, from descriptor: FileDescriptor, source: String,
+                        stopping: () -> Bool = { false }) throws(Refusal) {
     let fits: Bool
     do {
-      fits = try secret.readLine(from: descriptor, displayPath: source)
+      fits = try secret.readLine(from: descriptor, displayPath: source, stopping: stopping)
+    } catch where error.errno == .interrupted {
+      throw Refusal(.interrupted, "interrupted while reading the password from \(source); nothing was written")
     } catch {
       throw Refusal(.unreadable, "cannot read \(source): \(error.reason)")
     }
@@ -103,23 +108,14 @@ protocol CommandFailure: JobFailure {
   var isInterrupted: Bool { get }
 }
 
-extension AuditFailure: CommandFailure {
-  var isInterrupted: Bool { false }
+/// An interrupt: the job's own, or a password read that a signal ended.
+extension CommandFailure {
+  var isInterrupted: Bool { refusal.cause == .interrupted }
 }
 
-extension ExtractFailure: CommandFailure {
-  var isInterrupted: Bool {
-    if case .interrupted = self { return true }
-    return false
-  }
-}
-
-extension RestoreFailure: CommandFailure {
-  var isInterrupted: Bool {
-    if case .interrupted = self { return true }
-    return false
-  }
-}
+extension AuditFailure: CommandFailure {}
+extension ExtractFailure: CommandFailure {}
+extension RestoreFailure: CommandFailure {}
 
 extension BackupPassword {
   /// Runs `job` with this password as its source: a password typed at the prompt that does not
@@ -129,10 +125,11 @@ extension BackupPassword {
                                              _ job: (@escaping PasswordSource) throws(Failure) -> Result) throws(Failure) -> Result {
     let password = self
     let source: PasswordSource = { (backup: String) throws(Refusal) -> SecretBuffer in
-      guard password.prompts, let display else { return try password.read(for: backup) }
+      let stopping = { caught?.number != nil }
+      guard password.prompts, let display else { return try password.read(for: backup, stopping: stopping) }
       display.pause()
       defer { display.resume() }
-      return try password.read(for: backup)
+      return try password.read(for: backup, stopping: stopping)
     }
     var tries = 1
     while true {

@@ -79,10 +79,17 @@ public final class SecretBuffer: @unchecked Sendable {
   /// Appends bytes read from `descriptor` until a newline, the end of the input, or the buffer is
   /// full: the first line (without its newline, or a final `\r`). Reads one byte at a time, so
   /// nothing after the line is taken from a pipe. Returns false when the line did not fit.
-  package func readLine(from descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> Bool {
+  /// While nothing is there to read (a pipe whose writer is silent), `stopping` is asked every
+  /// tenth of a second; true ends the read with EINTR (a signal the process catches does not
+  /// interrupt a read on another thread).
+  package func readLine(from descriptor: FileDescriptor, displayPath: @autoclosure () -> String,
+                        stopping: () -> Bool = { false }) throws(SystemError) -> Bool {
     setCount(0)
     while true {
       if count == mappedLength { return false }
+      while !Syscalls.waitUntilReadable(descriptor, milliseconds: 100) {
+        if stopping() { throw SystemError(errno: .interrupted, operation: .read, path: displayPath()) }
+      }
       let read = try Syscalls.read(descriptor, into: UnsafeMutableRawBufferPointer(start: base + count, count: 1),
                                    displayPath: displayPath())
       if read == 0 { break }

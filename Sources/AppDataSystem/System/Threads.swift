@@ -304,3 +304,13 @@ package final class Ticker: Sendable {
     close(pipe.write)
   }
 }
+
+extension Syscalls {
+  /// poll(2) for input on `descriptor`, at most `milliseconds`: true when a read will not wait
+  /// (data, the end of the input, or an error to report), false when the time ran out.
+  package static func waitUntilReadable(_ descriptor: FileDescriptor, milliseconds: Int32) -> Bool {
+    var waiting = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&waiting, 1, milliseconds)
+    return ready != 0
+  }
+}
