@@ -217,6 +217,36 @@ struct RestoreTests {
     #expect(problems.map { $0["path"] as? String } == ["Documents/z"], "\(problems)")
   }
 
+  /// A dry run from a folder reads it as the copy does: what the run would not write (a FIFO, a
+  /// name reserved for appdata's files, a link written as a file) is in its plan, with the same
+  /// figures and exit status as the run (the hostile round of issue 52: the plan said "none" and
+  /// exit 0 where the run refused both).
+  @Test func aDryRunFromAFolderNamesWhatTheRunWouldNotWrite() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let source = folder + "/source"
+    try FileManager.default.createDirectory(atPath: source + "/Documents/sub", withIntermediateDirectories: true)
+    try Data("abc".utf8).write(to: URL(fileURLWithPath: source + "/Documents/sub/a.txt"))
+    try Data("x".utf8).write(to: URL(fileURLWithPath: source + "/Documents/.appdata-partial-x"))
+    #expect(mkfifo(source + "/Documents/pipe", 0o600) == 0)
+    try FileManager.default.createSymbolicLink(atPath: source + "/Documents/out", withDestinationPath: "../../..")
+    try FileManager.default.createSymbolicLink(atPath: source + "/Documents/in", withDestinationPath: "sub/a.txt")
+    let arguments = ["restore", source, "--simulator", device, "--app", Self.app, "--json"]
+    let planned = try AppData.run(arguments + ["--dry-run"])
+    let done = try AppData.run(arguments)
+    #expect(planned.status == 1 && done.status == 1, "\(planned.status) \(done.status) \(planned.error) \(done.error)")
+    func figures(_ result: RunResult) throws -> [String] {
+      let document = try result.json()
+      let problems = (document["problems"] as? [[String: Any]] ?? []).map { "\($0["path"] ?? "") \($0["message"] ?? "")" }.sorted()
+      let containers = (document["containers"] as? [[String: Any]] ?? []).map { container in
+        ["folders", "files", "symlinks", "bytes"].map { "\($0)=\(container[$0] ?? "")" }.joined(separator: " ")
+      }
+      return problems + containers
+    }
+    #expect(try figures(planned) == figures(done))
+    #expect(try figures(planned).contains { $0.hasPrefix("Documents/pipe ") } && figures(planned).contains { $0.hasPrefix("Documents/.appdata-partial-x ") })
+  }
+
   /// A link the copy does not write (a name reserved for appdata's own files) is no way out for
   /// the links through it: they are judged as if it were a folder, and written as files when
   /// they climb out (the hostile round of issue 52: they were written as links, which named the

@@ -564,8 +564,18 @@ package enum Restore {
       summary.replacedBytes = before.bytes
     }
     if options.dryRun {
-      (summary.folders, summary.files, summary.symlinks, summary.bytes) = measure(folder, skipping: metadata)
-      report.containers = [summary]
+      // Read as the copy reads it, so the plan names what the run would not write.
+      var planner = RestoreFromFolder(sourcePath: root, destination: folder, container: summary, isInterrupted: options.isInterrupted,
+                                      steps: Checkpoints(passed: 0, stopAfter: nil), dryRun: true)
+      do {
+        try planner.copy(folder, into: folder, path: [], depth: 0)
+        try planner.finish()
+      } catch {
+        if options.isInterrupted() { throw .interrupted(device: simulator.path) }
+        throw .refused(error)
+      }
+      report.problems = planner.problems
+      report.containers = [planner.container]
       return report
     }
     let artifact: OwnedArtifact

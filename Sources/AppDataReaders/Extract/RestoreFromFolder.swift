@@ -25,6 +25,9 @@ struct RestoreFromFolder {
   var problems: [ExtractReport.Problem] = []
   let isInterrupted: @Sendable () -> Bool
   var steps: Restore.Checkpoints
+  /// `--dry-run`: the source read and judged as the copy reads it, its figures and its
+  /// problems reported, nothing written (`destination` is not used).
+  var dryRun = false
   let context = CopyContext()
   static let maximumDepth = 1024
 
@@ -106,6 +109,11 @@ struct RestoreFromFolder {
     }
     let innerOwner = OwnedDescriptor(owning: opened)
     let inner = innerOwner.descriptor
+    if dryRun {
+      try copy(inner, into: item.target, path: item.entry, depth: depth + 1)
+      container.folders += 1
+      return
+    }
     let madeOwner: OwnedDescriptor
     do {
       try Syscalls.makeDirectory(item.name, in: item.target, mode: 0o700, displayPath: container.path)
@@ -138,6 +146,15 @@ struct RestoreFromFolder {
       if isInterrupted() || check.interrupted { throw Refusal(.interrupted, path: sourcePath, message: "\(TerminalText.escaped(sourcePath)): interrupted") }
       let components = RelativePath.components(link.path)
       guard let name = components.last else { continue }
+      if dryRun {
+        if let why = check.verdict(link.path, target: link.target) {
+          problem(link.path, "a symlink to '\(TerminalText.escaped(link.target))', which \(why): written as a file holding its target", isError: false)
+          container.files += 1
+        } else {
+          container.symlinks += 1
+        }
+        continue
+      }
       do {
         let folder = OwnedDescriptor(owning: try Beneath.open(Array(components.dropLast()), below: destination, options: .directory, displayPath: container.path))
         if let why = check.verdict(link.path, target: link.target) {
@@ -154,7 +171,7 @@ struct RestoreFromFolder {
         throw failed(error, link.path)
       }
     }
-    for folder in folders {
+    for folder in folders where !dryRun {
       guard let opened = try? Beneath.open(RelativePath.components(folder.path), below: destination, options: .directory, displayPath: container.path) else { continue }
       let made = OwnedDescriptor(owning: opened)
       try? Syscalls.setMode(made.descriptor, folder.mode, displayPath: container.path)
@@ -178,6 +195,11 @@ struct RestoreFromFolder {
     }
     guard opened.kind == .regular else {
       problem(item.entry, "not written: not a regular file")
+      return
+    }
+    if dryRun {
+      container.files += 1
+      container.bytes = container.bytes.saturatingSum(opened.size)
       return
     }
     do {
