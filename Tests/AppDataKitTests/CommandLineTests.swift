@@ -195,6 +195,20 @@ struct ArgumentParserTests {
 /// The command line as a user meets it: the built binary, its help, errors and exit statuses.
 @Suite("command line")
 struct CommandLineTests {
+  /// init-config's output refusals say what the output is (the hostile round of issue 52: a FIFO
+  /// was "Invalid argument", `-o ''` "Is a directory"); nothing is written.
+  @Test func initConfigSaysWhatItsOutputIs() throws {
+    let tree = try TestTree("init-config-output")
+    try tree.file("Documents/a", size: 10)
+    #expect(mkfifo(tree.path("fifo"), 0o600) == 0)
+    let fifo = try AppData.run(["init-config", tree.root, "--output", tree.path("fifo"), "--force"])
+    #expect(fifo.status == 2 && fifo.error == "appdata: error: \(tree.path("fifo")): is a FIFO, socket or device, not a file; give the policy file a file's name\n", "\(fifo.error)")
+    let folder = try AppData.run(["init-config", tree.root, "--output", tree.path("Documents"), "--force"])
+    #expect(folder.status == 2 && folder.error == "appdata: error: \(tree.path("Documents")): is a folder; give the policy file a file's name\n", "\(folder.error)")
+    let empty = try AppData.run(["init-config", tree.root, "--output", ""])
+    #expect(empty.status == 2 && empty.error.contains("'--output' needs a name"), "\(empty.error)")
+  }
+
   @Test func helpAndVersion() throws {
     let overview = try AppData.run(["--help"])
     #expect(overview.status == 0)

@@ -11,6 +11,7 @@ struct InitConfigCommand: RefusingCommand {
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
     output = parsed.value(.output) ?? AuditPolicy.defaultFileName
+    if output.isEmpty { throw UsageError("'--output' needs a name") }
     headroom = try parsed.integer(.headroom, minimum: PolicyDraft.headrooms.lowerBound, maximum: PolicyDraft.headrooms.upperBound) ?? 20
     force = parsed.flag(.force)
     quiet = parsed.flag(.quiet)
@@ -36,6 +37,8 @@ struct InitConfigCommand: RefusingCommand {
       let file = try ReplacingFile(path: output)
       file.write(Array(text.utf8))
       try file.commit()
+    } catch where error.operation == .writeReport {
+      throw Refusal(.cannotWrite, path: output, ReplacingFile.problem(error, writing: "the policy file"))
     } catch {
       throw Refusal(.cannotWrite, path: output, "cannot write: \(error.reason); it was left as it was")
     }

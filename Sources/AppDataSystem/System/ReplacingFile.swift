@@ -78,14 +78,16 @@ package final class ReplacingFile: Sendable {
 
   deinit { discard() }
 
-  /// Why NAME cannot take a report, for a `.writeReport` error; else the system's reason.
-  package static func problem(_ error: SystemError) -> String {
-    guard error.operation == .writeReport else { return "cannot write the report: \(error.reason)" }
+  /// Why NAME cannot take a report (or `what` else: `init-config`'s policy file), for a
+  /// `.writeReport` error; else the system's reason.
+  package static func problem(_ error: SystemError, writing what: String = "the report") -> String {
+    guard error.operation == .writeReport else { return "cannot write \(what): \(error.reason)" }
+    let onlyFiles = what == "the report" ? "; appdata writes reports only to files (leave -o out for standard output)" : "; give \(what) a file's name"
     switch error.errno {
-    case .isDirectory: return "is a folder; give the report a file's name"
-    case .noSuchFileOrDirectory: return "is a symlink to a file that does not exist; give the report a file's name"
-    case .noSuchDevice: return "names a descriptor, a device or a standard stream's file (/dev, /proc, what > or >> opened), not a file of its own; appdata writes reports only to files (leave -o out for standard output)"
-    default: return "is a FIFO, socket or device, not a file; appdata writes reports only to files (leave -o out for standard output)"
+    case .isDirectory: return "is a folder; give \(what) a file's name"
+    case .noSuchFileOrDirectory: return "is a symlink to a file that does not exist; give \(what) a file's name"
+    case .noSuchDevice: return "names a descriptor, a device or a standard stream's file (/dev, /proc, what > or >> opened), not a file of its own" + onlyFiles
+    default: return "is a FIFO, socket or device, not a file" + onlyFiles
     }
   }
 
