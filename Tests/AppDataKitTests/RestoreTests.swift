@@ -217,6 +217,26 @@ struct RestoreTests {
     #expect(problems.map { $0["path"] as? String } == ["Documents/z"], "\(problems)")
   }
 
+  /// A backup whose app domain holds a row for the metadata plist: the row is not written (the
+  /// container keeps the device's own, linked in), and the restore runs (it was refused with
+  /// "File exists", nothing changed).
+  @Test func aMetadataPlistRowInTheBackupIsLeftOut() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try ExtractHostileTests.backup(in: folder, apps: [Self.app], rows: """
+      folder_row(""), folder_row("Documents"), file_row("Documents/a.txt", b"abc"),
+      file_row(".com.apple.mobile_container_manager.metadata.plist", b"not the device's")
+      """)
+    let plist = "\(device)/\(Self.applications)/\(Self.appUUID)/.com.apple.mobile_container_manager.metadata.plist"
+    let before = try Data(contentsOf: URL(fileURLWithPath: plist))
+    let result = try AppData.run(["restore", folder + "/backup", "--simulator", device, "--app", Self.app, "--json"])
+    #expect(result.status == 0, "\(result.status) \(result.error)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: plist)) == before)
+    #expect(try String(contentsOfFile: "\(device)/\(Self.applications)/\(Self.appUUID)/Documents/a.txt", encoding: .utf8) == "abc")
+    let problems = try result.json()["problems"] as? [[String: Any]] ?? []
+    #expect(problems.map { $0["path"] as? String } == [".com.apple.mobile_container_manager.metadata.plist"], "\(problems)")
+  }
+
   /// A dry run from a folder reads it as the copy does: what the run would not write (a FIFO, a
   /// name reserved for appdata's files, a link written as a file) is in its plan, with the same
   /// figures and exit status as the run (the hostile round of issue 52: the plan said "none" and

@@ -249,7 +249,10 @@ public enum BackupExtraction {
                                        isError: true))
         continue
       }
-      containers.append(Plan(domain: domain, kind: kind, id: id, root: root, backup: backup))
+      var plan = Plan(domain: domain, kind: kind, id: id, root: root, backup: backup)
+      // A restore keeps the device's own metadata plist (it is linked in, the same file).
+      plan.keepsMetadataPlist = request.restore != nil
+      containers.append(plan)
     }
     return containers
   }
@@ -304,6 +307,9 @@ extension BackupExtraction {
     /// The container's folder relative to OUT.
     var root: String
     var backup: String
+    /// A row for the container's metadata plist is not written (restore: the container keeps
+    /// its own, which the new tree is given; a row of it would collide with it).
+    var keepsMetadataPlist = false
 
     /// The container with nothing counted yet.
     var summary: Report.Container { Report.Container(id: id, kind: kind, domain: domain, root: root) }
@@ -400,6 +406,11 @@ extension BackupExtraction {
         }
         if let why = Self.unsafePath(path) {
           problem("not written: its path \(why)")
+          continue
+        }
+        if keepsMetadataPlist && path.elementsEqual(ContainerLayout.metadataFileName.utf8) {
+          report(Report.Problem(domain: domain, path: path, message: "not written: the container keeps the device's own metadata plist", isError: false))
+          previous = path
           continue
         }
         // Rows come in path order: a second row with a path is the one right after the first.
