@@ -28,7 +28,9 @@ public struct PolicyDraft: Sendable {
     var report = reports.max { $0.backup.bytes < $1.backup.bytes } ?? AuditReport(
       container: source.source, categories: [:], directories: 0, maxFileSize: nil, maxBackupSize: nil, findings: [], largest: [], entries: nil)
     report.largest = [reports.flatMap(\.largest).max { $0.bytes < $1.bytes }].compactMap { $0 }
-    var document = Self.policy(for: report, headroom: headroom)
+    maxBackupSize = Self.withHeadroom(Self.carried(report), headroom)
+    maxFileSize = Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom)
+    var document = Self.policy(for: report, maxFileSize: maxFileSize, maxBackupSize: maxBackupSize)
     if source.isCollection, case .object(var members) = document {
       var containers: [JSONKey: JSONValue] = [:]
       // A container holding nothing backed up gets no limits of its own (a 1 KiB budget would
@@ -44,23 +46,21 @@ public struct PolicyDraft: Sendable {
       document = .object(members)
     }
     self.document = document
-    maxBackupSize = Self.withHeadroom(Self.carried(report), headroom)
-    maxFileSize = Self.withHeadroom(report.largest.first?.bytes ?? 0, headroom)
     note = report.platform.policyNote
   }
 
   /// The headrooms a draft takes, in percent (`init-config --headroom`'s range).
   public static let headrooms = 0...10_000
 
-  /// Every key of the policy file, limits from `report`: maxBackupSize from the most a
-  /// destination carries (iOS's one: the backup; Android's: the app's own limit on each, never
+  /// Every key of the policy file: the limits (maxBackupSize from the most a destination of
+  /// `report` carries: iOS's one, the backup; Android's, the app's own limit on each, never
   /// Android's quota), the rules and the members its platform lists.
-  static func policy(for report: AuditReport, headroom: Int) -> JSONValue {
+  static func policy(for report: AuditReport, maxFileSize: UInt64, maxBackupSize: UInt64) -> JSONValue {
     var rules: [JSONKey: JSONValue] = [:]
     for rule in report.platform.policyRules { rules[rule.id] = .string(rule.severity.rawValue) }
     var members: [JSONKey: JSONValue] = [
-      "maxFileSize": .string(ByteSize.written(withHeadroom(report.largest.first?.bytes ?? 0, headroom))),
-      "maxBackupSize": .string(ByteSize.written(withHeadroom(carried(report), headroom))),
+      "maxFileSize": .string(ByteSize.written(maxFileSize)),
+      "maxBackupSize": .string(ByteSize.written(maxBackupSize)),
       "warnAt": .double(0.9),
       "rules": .object(rules),
       "ignore": .array([]),

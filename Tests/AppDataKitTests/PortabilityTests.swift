@@ -29,9 +29,10 @@ struct PortabilityTests {
       var attributes = ""  // the attribute lines just above (`@usableFromInline` alone on a line)
       for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
         let line = String(line)
-        defer { attributes = line.trimmingCharacters(in: .whitespaces).hasPrefix("@") ? attributes + line : "" }
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        defer { attributes = trimmed.hasPrefix("@") ? attributes + line : "" }
         let indent = line.prefix { $0 == " " }.count
-        if line.trimmingCharacters(in: .whitespaces).isEmpty || line.trimmingCharacters(in: .whitespaces).hasPrefix("//") { continue }
+        if trimmed.isEmpty || trimmed.hasPrefix("//") { continue }
         stack.removeAll { $0.indent >= indent }
         let range = NSRange(line.startIndex..., in: line)
         if let match = declaration.firstMatch(in: line, range: range), !line.contains("//"),
@@ -39,8 +40,8 @@ struct PortabilityTests {
            let prefix = Range(match.range(at: 2), in: line), !line[prefix].contains("\"") {
           let qualified = (stack.last.map { $0.name + "." } ?? "") + line[name]
           if line[kind] != "extension" {
-            let attributes = attributes + line[prefix]
-            visible[qualified] = attributes.contains("public") || attributes.contains("@usableFromInline") || attributes.contains("open")
+            let declared = attributes + line[prefix]
+            visible[qualified] = declared.contains("public") || declared.contains("@usableFromInline") || declared.contains("open")
             stack.append((indent, qualified))
           } else {
             stack.append((indent, String(line[name])))
@@ -48,7 +49,6 @@ struct PortabilityTests {
           continue
         }
         if line.contains("@inlinable"), let holder = stack.last { holders.append((holder.name, "\(path):\(number + 1)")) }
-        _ = number
       }
     }
     #expect(holders.count >= 20, "the scan finds the @inlinable members (\(holders.count))")

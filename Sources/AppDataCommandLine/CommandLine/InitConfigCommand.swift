@@ -38,7 +38,7 @@ struct InitConfigCommand: RefusingCommand {
       file.write(Array(text.utf8))
       try file.commit()
     } catch where error.operation == .writeReport {
-      throw Refusal(.cannotWrite, path: output, ReplacingFile.problem(error, writing: "the policy file"))
+      throw Refusal(.cannotWrite, path: output, ReplacingFile.problem(error, writing: "the policy file", notAFile: "give the policy file a file's name"))
     } catch {
       throw Refusal(.cannotWrite, path: output, "cannot write: \(error.reason); it was left as it was")
     }

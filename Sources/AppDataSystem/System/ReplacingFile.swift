@@ -79,10 +79,12 @@ package final class ReplacingFile: Sendable {
   deinit { discard() }
 
   /// Why NAME cannot take a report (or `what` else: `init-config`'s policy file), for a
-  /// `.writeReport` error; else the system's reason.
-  package static func problem(_ error: SystemError, writing what: String = "the report") -> String {
+  /// `.writeReport` error; else the system's reason. `notAFile` ends the line for a NAME that
+  /// is no file (a report's: where else it may go).
+  package static func problem(_ error: SystemError, writing what: String = "the report",
+                              notAFile: String = "appdata writes reports only to files (leave -o out for standard output)") -> String {
     guard error.operation == .writeReport else { return "cannot write \(what): \(error.reason)" }
-    let onlyFiles = what == "the report" ? "; appdata writes reports only to files (leave -o out for standard output)" : "; give \(what) a file's name"
+    let onlyFiles = "; " + notAFile
     switch error.errno {
     case .isDirectory: return "is a folder; give \(what) a file's name"
     case .noSuchFileOrDirectory: return "is a symlink to a file that does not exist; give \(what) a file's name"
