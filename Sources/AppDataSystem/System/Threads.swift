@@ -307,10 +307,13 @@ package final class Ticker: Sendable {
 
 extension Syscalls {
   /// poll(2) for input on `descriptor`, at most `milliseconds`: true when a read will not wait
-  /// (data, the end of the input, or an error to report), false when the time ran out.
+  /// (data, the end of the input, or an error to report), false when the time ran out or a
+  /// signal interrupted the wait (the caller asks whether to stop, then waits again; a read
+  /// after a signal would block).
   package static func waitUntilReadable(_ descriptor: FileDescriptor, milliseconds: Int32) -> Bool {
     var waiting = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
     let ready = poll(&waiting, 1, milliseconds)
+    if ready < 0 && currentErrno() == .interrupted { return false }
     return ready != 0
   }
 }
