@@ -563,38 +563,32 @@ package enum Restore {
       summary.replacedFiles = before.files + before.symlinks
       summary.replacedBytes = before.bytes
     }
-    if options.dryRun {
-      // Read as the copy reads it, so the plan names what the run would not write.
-      var planner = RestoreFromFolder(sourcePath: root, destination: folder, container: summary, isInterrupted: options.isInterrupted,
-                                      steps: Checkpoints(passed: 0, stopAfter: nil), dryRun: true)
+    // A dry run reads the source as the copy reads it, writing nothing, so that its plan names
+    // what the run would not write.
+    var artifact: OwnedArtifact?
+    if !options.dryRun {
       do {
-        try planner.copy(folder, into: folder, path: [], depth: 0)
-        try planner.finish()
+        artifact = try OwnedArtifact.make(.folder, prefix: RestoreHandoff.prefix(of: target.name), in: place, mode: 0o700, displayPath: target.path)
       } catch {
-        if options.isInterrupted() { throw .interrupted(device: simulator.path) }
-        throw .refused(error)
+        throw .refused(Refusal(.cannotWrite, path: target.path, message: "\(display(target)): cannot create the new contents beside it: \(error.reason)"))
       }
-      report.problems = planner.problems
-      report.containers = [planner.container]
-      return report
     }
-    let artifact: OwnedArtifact
+    let destination = artifact?.descriptor ?? folder
+    var copier = RestoreFromFolder(sourcePath: root, destination: destination, container: summary, isInterrupted: options.isInterrupted,
+                                   steps: Checkpoints(passed: 0, stopAfter: options.dryRun ? nil : options.stopAfter), dryRun: options.dryRun)
     do {
-      artifact = try OwnedArtifact.make(.folder, prefix: RestoreHandoff.prefix(of: target.name), in: place, mode: 0o700, displayPath: target.path)
-    } catch {
-      throw .refused(Refusal(.cannotWrite, path: target.path, message: "\(display(target)): cannot create the new contents beside it: \(error.reason)"))
-    }
-    var copier = RestoreFromFolder(sourcePath: root, destination: artifact.descriptor, container: summary,
-                                   isInterrupted: options.isInterrupted, steps: Checkpoints(passed: 0, stopAfter: options.stopAfter))
-    do {
-      try copier.copy(folder, into: artifact.descriptor, path: [], depth: 0)
+      try copier.copy(folder, into: destination, path: [], depth: 0)
       try copier.finish()
     } catch {
-      artifact.discard()
+      artifact?.discard()
       if options.isInterrupted() { throw .interrupted(device: simulator.path) }
       throw .refused(error)
     }
     report.problems = copier.problems
+    guard let artifact else {
+      report.containers = [copier.container]
+      return report
+    }
     let handoff = RestoreHandoff(folder: place, name: target.name, displayPath: target.path)
     handoff.take(artifact, checkpoints: copier.steps.passed)
     var steps = copier.steps
