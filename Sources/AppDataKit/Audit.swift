@@ -133,8 +133,7 @@ public enum AuditFailure: JobFailure {
     switch self {
     case .input(let refusal), .password(let refusal), .backup(let refusal):
       return refusal
-    case .notABackup(let path):
-      return Refusal(.notAnInput, path: path, message: OneDeviceBackup.notABackup(path, "--backup takes the backup folder"))
+    case .notABackup(let path): return OneDeviceBackup.notABackup(path, "--backup takes the backup folder")
     case .baseline(let path, let reason):
       return Refusal(.damaged, path: path, message: "\(TerminalText.escaped(path)): \(reason)")
     case .noMatchingApp(let ids, let source, let candidates, let largest):
@@ -307,9 +306,8 @@ struct AuditRun {
         everything.configuration.entrySink = nil
         everything.progress = nil
         let reports = (try? everything.run().reports) ?? []
-        let largest = reports.filter { $0.id != nil && $0.kind == .app && !candidates.contains($0.id!) }
-          .sorted { a, b in a.backup.bytes != b.backup.bytes ? a.backup.bytes > b.backup.bytes : a.id!.utf8.lexicographicallyPrecedes(b.id!.utf8) }
-          .prefix(max(3, AppChoice.limit - candidates.count)).map { AppSize(id: $0.id!, bytes: $0.backup.bytes) }
+        let largest = reports.filter { $0.kind == .app }.compactMap(AppSize.init).filter { !candidates.contains($0.id) }
+          .sorted(by: AppSize.largestFirst).prefix(max(3, AppChoice.limit - candidates.count))
         throw .noMatchingApp(ids: ids, source: source, candidates: candidates, largest: Array(largest))
       }
       var again = self

@@ -27,6 +27,8 @@ public struct ExtractOptions: Sendable {
   public init() {}
 }
 
+extension ExtractOptions: BackupWritingOptions {}
+
 /// Why an extraction could not run. `message` is the one line a terminal shows, escaped.
 public enum ExtractFailure: JobFailure {
   /// BACKUP could not be read (the refusal says why and where).
@@ -49,10 +51,8 @@ public enum ExtractFailure: JobFailure {
     switch self {
     case .input(let refusal), .password(let refusal), .refused(let refusal):
       return refusal
-    case .notABackup(let path):
-      return Refusal(.notAnInput, path: path, message: OneDeviceBackup.notABackup(path, "appdata extract reads backups"))
-    case .severalBackups(let path, let names):
-      return Refusal(.notMatched, path: path, message: OneDeviceBackup.several(path, names: names, toWhat: "extract from"))
+    case .notABackup(let path): return OneDeviceBackup.notABackup(path, "appdata extract reads backups")
+    case .severalBackups(let path, let names): return OneDeviceBackup.several(path, names: names, toWhat: "extract from")
     case .interrupted(let output):
       return Refusal(.interrupted, path: output, message: "\(TerminalText.escaped(output)): interrupted; nothing was written")
     }
@@ -79,14 +79,9 @@ public func extract(backup path: String, app id: String, output: String, options
     case .several(let names): throw .severalBackups(path: path, names: names)
     }
   }
-  var request = BackupExtraction.Request(id: id, output: output)
+  var request = BackupExtraction.Request(id: id, output: output, options: options)
   request.withExtensions = options.withExtensions
   request.force = options.force
-  request.dryRun = options.dryRun
-  request.maximumKeyRounds = options.maximumKeyRounds
-  request.stopAfter = options.stopAfter
-  request.isInterrupted = options.isInterrupted
-  request.progress = options.progress
   do { request.password = try backup.secret(from: password) } catch { throw .password(error) }
   do {
     return try BackupExtraction.run(backup, request: request)

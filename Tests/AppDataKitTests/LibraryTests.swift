@@ -89,7 +89,7 @@ struct LibraryTests {
     } throws: { error in
       guard case AuditFailure.noMatchingApp(let ids, let source, let candidates, let largest) = error else { return false }
       return ids == ["com.example.none"] && source == BackupTests.plain && candidates.first == "com.example.notes"
-        && largest.first == AppSize(id: "com.example.my-app", bytes: 5_000_000_730)
+        && largest.first?.id == "com.example.my-app" && largest.first?.bytes == 5_000_000_730
     }
     let missing = BackupTests.plain + "/no such\nfolder"
     #expect {

@@ -12,9 +12,9 @@ struct AuditCommand: RefusingCommand {
   /// (`AuditConfiguration.loadingFiles`).
   var files = AuditConfiguration.NamedFiles()
   var outputs: [AuditOutput]
-  let failOn: Severity?
-  let exactBytes: Bool
-  let quiet: Bool
+  /// What the command line sets of the reports' look (`--fail-on`, `--bytes`, `-q`, `--top`);
+  /// the rest is known when the command runs.
+  var style = RenderStyle()
   let colorChoice: String
   /// `--list-apps`: ids and sizes, one per line, instead of the report.
   let listsApps: Bool
@@ -30,9 +30,9 @@ struct AuditCommand: RefusingCommand {
     configuration.overrides = try Self.overrides(parsed, hasBaseline: files.baseline != nil)
     outputs = try AuditOutput.outputs(parsed)
     // The parser checked the choices: error, warning, info or never (nil).
-    failOn = Severity(rawValue: parsed.value(.failOn) ?? "error")
-    exactBytes = parsed.flag(.bytes)
-    quiet = parsed.flag(.quiet)
+    style.failOn = Severity(rawValue: parsed.value(.failOn) ?? "error")
+    style.exactBytes = parsed.flag(.bytes)
+    style.findingsOnly = parsed.flag(.quiet)
     colorChoice = parsed.value(.color) ?? "auto"
     listsApps = parsed.flag(.listApps)
     sarifRoot = parsed.value(.sarifRoot)
@@ -54,7 +54,7 @@ struct AuditCommand: RefusingCommand {
 
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     var configuration = try configuration.loadingFiles(files)
-    let progress = quiet || !io.isErrorTerminal ? nil : WalkProgress()
+    let progress = style.findingsOnly || !io.isErrorTerminal ? nil : WalkProgress()
     let display = progress.map { ProgressLine(progress: $0, io: io) }
     // Ctrl-C, SIGTERM, SIGHUP while report files are being written: their hidden files go, the
     // reports named stay as they were, and the process ends with 128 + the signal's number.
@@ -92,10 +92,7 @@ struct AuditCommand: RefusingCommand {
       return .success
     }
     let reports = configuration.listsEveryEntry ? everything.listing(configuration.overrides.listedCategories) : everything
-    var style = RenderStyle()
-    style.failOn = failOn
-    style.exactBytes = exactBytes
-    style.findingsOnly = quiet
+    var style = style
     style.unicode = AuditOutput.localeIsUTF8(io)
     style.disabledRules = Set(configuration.policy.severities.filter { $0.value == nil }.map(\.key))
     style.hasStepSummary = !(io.environment("GITHUB_STEP_SUMMARY") ?? "").isEmpty
@@ -103,7 +100,7 @@ struct AuditCommand: RefusingCommand {
     style.sarif = AuditOutput.sarifAnchors(root: sarifRoot, policyFile: files.policyFile, overrides: configuration.overrides, io: io)
     style.top = configuration.overrides.top
     try AuditOutput.write(outputs, everything: everything, reports: reports, style: style, colorChoice: colorChoice, streamFile: stream.file, io: io)
-    return reports.fails(at: failOn) ? .failure : .success
+    return reports.fails(at: style.failOn) ? .failure : .success
   }
 
   /// NDJSON streams entries as they are classified when it is the only report (every line

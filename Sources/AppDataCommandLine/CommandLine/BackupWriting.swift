@@ -1,17 +1,6 @@
 import AppDataSystem
 import AppDataKit
 
-/// The options of a job that writes a backup's data out (`ExtractOptions`, `RestoreOptions`):
-/// the bounds on reading the backup, what it asks to know whether to stop, and what it tells
-/// its bytes written to.
-protocol BackupWritingOptions {
-  var maximumKeyRounds: UInt64 { get set }
-  var maximumNameBytes: UInt64 { get set }
-  var root: [[UInt8]]? { get set }
-  var isInterrupted: @Sendable () -> Bool { get set }
-  var progress: (@Sendable (UInt64, UInt64) -> Void)? { get set }
-}
-
 extension BackupWritingOptions {
   /// `--max-key-rounds`, `--max-name-bytes` and `--root` (a backup's folder inside `operand`,
   /// as help names it), as extract and restore read them.
@@ -22,8 +11,6 @@ extension BackupWritingOptions {
   }
 }
 
-extension ExtractOptions: BackupWritingOptions {}
-extension RestoreOptions: BackupWritingOptions {}
 
 extension BackupPassword {
   /// Extract's and restore's run of the library's call, with this password. Ctrl-C, SIGTERM and
@@ -55,17 +42,5 @@ extension BackupPassword {
     }
     if showing { io.writeError("\r\u{1B}[2K") }
     return try finish(report, caught)
-  }
-}
-
-extension CommandIO {
-  /// A command's report on standard output: its JSON document, or, unless `quiet`, its table
-  /// fitted to the output's width (extract, restore, migrate).
-  func writeReport(json: Bool, quiet: Bool, document: () -> JSONValue, table: () -> String) {
-    if json {
-      writeOutput(document().serialized(pretty: true) + "\n")
-    } else if !quiet {
-      writeOutput(TextTable.wrapped(TextTable.$width.withValue(outputWidth) { table() }, width: outputWidth))
-    }
   }
 }

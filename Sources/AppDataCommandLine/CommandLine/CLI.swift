@@ -152,6 +152,13 @@ extension ParsedArguments {
     return last == .json ? flag(.json) : value(.format) == "json"
   }
 
+  /// `--output NAME`, else `fallback`; an empty name is a usage error.
+  func outputName(or fallback: String) throws(UsageError) -> String {
+    let name = value(.output) ?? fallback
+    if name.isEmpty { throw UsageError("'--output' needs a name") }
+    return name
+  }
+
   /// A non-negative integer option, or a usage error naming it.
   func integer(_ name: OptionName, minimum: Int = 0, maximum: Int = Int.max) throws(UsageError) -> Int? {
     guard let text = value(name) else { return nil }

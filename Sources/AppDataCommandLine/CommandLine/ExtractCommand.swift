@@ -9,8 +9,7 @@ struct ExtractCommand: RefusingCommand {
   let id: String
   let output: String
   var options = ExtractOptions()
-  let json: Bool
-  let quiet: Bool
+  let shown: ReportChoice
   let failOn: String
   let password: BackupPassword
 
@@ -21,12 +20,10 @@ struct ExtractCommand: RefusingCommand {
     }
     self.id = id
     options.withExtensions = parsed.flag(.withExtensions)
-    output = parsed.value(.output) ?? (options.withExtensions ? id : id + ".xcappdata")
-    if output.isEmpty { throw UsageError("'--output' needs a name") }
+    output = try parsed.outputName(or: options.withExtensions ? id : id + ".xcappdata")
     options.force = parsed.flag(.force)
     options.dryRun = parsed.flag(.dryRun)
-    json = parsed.asksForJSON
-    quiet = parsed.flag(.quiet)
+    shown = ReportChoice(parsed)
     failOn = parsed.value(.failOn) ?? "error"
     try options.readBounds(parsed, operand: "BACKUP")
     password = try BackupPassword(parsed)
@@ -36,7 +33,7 @@ struct ExtractCommand: RefusingCommand {
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     // Ctrl-C, SIGTERM, SIGHUP: the extraction stops at its next file or chunk and removes what
     // it wrote; then the process ends with 128 + the signal's number.
-    try password.runWriting(options, io: io, verb: "Extracting", showsProgress: !quiet && !json) { options, source throws(ExtractFailure) in
+    try password.runWriting(options, io: io, verb: "Extracting", showsProgress: shown.allowsProgress) { options, source throws(ExtractFailure) in
       try extract(backup: path, app: id, output: output, options: options, password: source)
     } then: { report, _ throws(Refusal) in
       show(report, io: io)
@@ -48,13 +45,13 @@ struct ExtractCommand: RefusingCommand {
     if let chosen = report.chosenID {
       io.warning("--app '\(TerminalText.escaped(id))' is \(TerminalText.escaped(chosen)), the one id that fits it")
     }
-    io.writeReport(json: json, quiet: quiet, document: report.jsonDocument, table: report.table)
+    io.writeReport(shown, document: report.jsonDocument, table: report.table)
     let notWritten = report.problems.filter(\.isError)
     let fails = report.fails(at: failOn)
     if !notWritten.isEmpty {
       // Which, too, where no table or JSON said it (-q): an entry by its path, a domain not
       // written at all (its finding has no path) by its name.
-      let which = quiet ? ": " + Plural.listed(notWritten.map { problem in
+      let which = shown.quiet ? ": " + Plural.listed(notWritten.map { problem in
         TerminalText.escaped(problem.path.isEmpty ? problem.domain : RelativePath.display(problem.path))
       }, limit: 10) : ""
       let domains = notWritten.count(where: { $0.path.isEmpty })

@@ -10,8 +10,7 @@ struct InitConfigCommand: RefusingCommand {
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
     path = parsed.operands[0]
-    output = parsed.value(.output) ?? AuditPolicy.defaultFileName
-    if output.isEmpty { throw UsageError("'--output' needs a name") }
+    output = try parsed.outputName(or: AuditPolicy.defaultFileName)
     headroom = try parsed.integer(.headroom, minimum: PolicyDraft.headrooms.lowerBound, maximum: PolicyDraft.headrooms.upperBound) ?? 20
     force = parsed.flag(.force)
     quiet = parsed.flag(.quiet)

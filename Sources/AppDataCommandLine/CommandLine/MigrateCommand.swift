@@ -4,9 +4,8 @@ import AppDataKit
 struct MigrateCommand: RefusingCommand {
   let path: String
   let options: MigrationOptions
-  let json: Bool
   let apps: [String]
-  let quiet: Bool
+  let shown: ReportChoice
 
   /// `--android-rules FILE --output NEW`: the Android rules migration instead.
   let androidRules: (file: String, output: String)?
@@ -50,9 +49,8 @@ struct MigrateCommand: RefusingCommand {
     options.dryRun = parsed.flag(.dryRun)
     options.stopAfter = try parsed.integer(.testStopAfter, minimum: 1)
     self.options = options
-    json = parsed.asksForJSON
     apps = parsed.allValues(.app)
-    quiet = parsed.flag(.quiet)
+    shown = ReportChoice(parsed)
   }
 
   /// The one app container PATH names (the library's `MigrationInput`).
@@ -95,7 +93,7 @@ struct MigrateCommand: RefusingCommand {
     // any instant safe), with one line saying where the migration stopped and how to finish it.
     let progress = MigrationProgress()
     // On a terminal: `Migrating: 1,234 of 20,000 files, 1.2 GiB of 1.9 GiB`, after half a second.
-    let display = options.dryRun || quiet || json || !io.isErrorTerminal ? nil : ProgressLine(io: io) {
+    let display = options.dryRun || !shown.allowsProgress || !io.isErrorTerminal ? nil : ProgressLine(io: io) {
       let amounts = progress.amounts
       guard amounts.totalFiles > 0 || amounts.totalBytes > 0 else { return nil }
       return "Migrating: \(amounts.files) of \(Plural.counted(amounts.totalFiles, "file")), \(ByteSize.human(amounts.bytes)) of \(ByteSize.human(amounts.totalBytes))"
@@ -123,7 +121,7 @@ struct MigrateCommand: RefusingCommand {
       throw error.refusal
     }
     for line in outcome.preCheckErrors { io.error(line) }
-    io.writeReport(json: json, quiet: quiet, document: outcome.report.jsonDocument, table: outcome.report.table)
+    io.writeReport(shown, document: outcome.report.jsonDocument, table: outcome.report.table)
     if outcome.status == .failure {
       let failed = outcome.report.entries.filter { $0.action == .failed || $0.action == .conflict }.count
       io.error("\(TerminalText.escaped(path)): \(Plural.counted(failed, "entry", "entries")) not migrated\(outcome.report.errors.isEmpty ? "" : " and " + Plural.counted(outcome.report.errors.count, "error")); the journal is kept, fix the cause and run 'appdata migrate' again")

@@ -3,19 +3,18 @@ import AppDataKit
 /// `appdata restore SOURCE --simulator DEVICE --app ID` and `appdata restore --undo DEVICE
 /// --app ID`: options to `RestoreOptions`, the library's `Restore` call, the report.
 struct RestoreCommand: RefusingCommand {
+  /// The backup or folder to restore from; nil: `--undo`.
   let source: String?
   let device: String
   let id: String
-  let undo: Bool
   var options = RestoreOptions()
-  let json: Bool
-  let quiet: Bool
+  let shown: ReportChoice
   let password: BackupPassword
 
   init(_ parsed: ParsedArguments) throws(UsageError) {
-    undo = parsed.flag(.undo)
+    let undo = parsed.flag(.undo)
     guard let id = parsed.value(.app), !id.isEmpty else {
-      throw UsageError("'appdata restore' needs '--app ID': the app whose container to \(parsed.flag(.undo) ? "put back" : "restore")")
+      throw UsageError("'appdata restore' needs '--app ID': the app whose container to \(undo ? "put back" : "restore")")
     }
     self.id = id
     if undo {
@@ -35,8 +34,7 @@ struct RestoreCommand: RefusingCommand {
     }
     options.withExtensions = parsed.flag(.withExtensions)
     options.dryRun = parsed.flag(.dryRun)
-    json = parsed.asksForJSON
-    quiet = parsed.flag(.quiet)
+    shown = ReportChoice(parsed)
     try options.readBounds(parsed, operand: "SOURCE")
     password = try BackupPassword(parsed)
     options.stopAfter = try parsed.integer(.testStopAfter, minimum: 1)
@@ -45,7 +43,7 @@ struct RestoreCommand: RefusingCommand {
   func run(io: CommandIO) throws(Refusal) -> ExitCode {
     // Ctrl-C, SIGTERM, SIGHUP: the restore stops at its next file and removes what it wrote (the
     // device is left as it was); then the process ends with 128 + the signal's number.
-    try password.runWriting(options, io: io, verb: "Restoring", showsProgress: !quiet && !json) { options, passwordSource throws(RestoreFailure) in
+    try password.runWriting(options, io: io, verb: "Restoring", showsProgress: shown.allowsProgress) { options, passwordSource throws(RestoreFailure) in
       if let source {
         return try restore(source: source, simulator: device, app: id, options: options, password: passwordSource)
       }
@@ -60,7 +58,7 @@ struct RestoreCommand: RefusingCommand {
     if let chosen = report.chosenID {
       io.warning("--app '\(TerminalText.escaped(id))' is \(TerminalText.escaped(chosen)), the one installed id that fits it")
     }
-    io.writeReport(json: json, quiet: quiet, document: report.jsonDocument, table: report.table)
+    io.writeReport(shown, document: report.jsonDocument, table: report.table)
     // Interrupted after some containers were swapped in (--with-extensions): those stay, the
     // report names the rest, and the run ends with the signal's status.
     if let number = caught.number {
@@ -70,7 +68,7 @@ struct RestoreCommand: RefusingCommand {
     }
     let notWritten = report.problems.filter(\.isError)
     if !notWritten.isEmpty {
-      let which = quiet ? ": " + Plural.listed(notWritten.map { TerminalText.escaped(RelativePath.display($0.path)) }, limit: 10) : ""
+      let which = shown.quiet ? ": " + Plural.listed(notWritten.map { TerminalText.escaped(RelativePath.display($0.path)) }, limit: 10) : ""
       io.error("\(TerminalText.escaped(report.source)): \(Plural.counted(notWritten.count, "entry", "entries")) not written\(which) (the rest were restored)")
       return .failure
     }

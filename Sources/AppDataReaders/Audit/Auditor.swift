@@ -201,7 +201,7 @@ struct AuditAccumulator: EntryVisitor {
     if entry.status.kind == .directory {
       directories += 1
     } else if entry.status.linkCount > 1 {
-      hardLinks[FileIdentity(device: entry.status.device, inode: entry.status.inode), default: []].append(entry.detached())
+      hardLinks[entry.status.identity, default: []].append(entry.detached())
     } else {
       count(entry)
     }

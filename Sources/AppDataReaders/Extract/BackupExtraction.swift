@@ -51,10 +51,8 @@ public enum BackupExtraction {
       public var domain: String
       /// Where its root is, relative to OUT (`.`, `AppData`, or its id).
       public var root: String
-      public var folders: UInt64 = 0
-      public var files: UInt64 = 0
-      public var symlinks: UInt64 = 0
-      public var bytes: UInt64 = 0
+      /// What was written (with `dryRun`, what would be).
+      public var written = TreeCounts()
       /// Files whose decrypted length differs from the manifest's `Size` (a live database).
       public var sizeDifferences: [(path: [UInt8], manifestSize: UInt64, written: UInt64)] = []
     }
@@ -266,9 +264,9 @@ public enum BackupExtraction {
       var container = plan.summary
       try plan.each(database, sharedFileIDs: shared) { entry throws(Refusal) in
         switch entry.kind {
-        case .folder: container.folders += 1
-        case .file: container.files += 1; container.bytes = container.bytes.saturatingSum(entry.record?.size ?? 0)
-        case .symlink: container.symlinks += 1
+        case .folder: container.written.folders += 1
+        case .file: container.written.addFile(bytes: entry.record?.size ?? 0)
+        case .symlink: container.written.symlinks += 1
         }
       } problem: { problems.append($0) }
       counted.append(container)

@@ -322,7 +322,7 @@ struct ExtractionWriter {
     }
     // The stack owns it from here, and closes it when it leaves the folder.
     tree.enter(row.name, descriptor: made, setting: FolderStack.Setting(mode: row.mode ?? 0o755, time: row.entry.record?.lastModified))
-    container.folders += 1
+    container.written.folders += 1
   }
 
   /// A symlink row: made as it is, or, when it resolves out of the container (`SymlinkCheck`), a
@@ -340,7 +340,7 @@ struct ExtractionWriter {
         return
       }
       problem("a symlink to '\(TerminalText.escaped(target))', which \(why): written as a file holding its target", false)
-      container.files += 1
+      container.written.files += 1
       return
     }
     do {
@@ -352,7 +352,7 @@ struct ExtractionWriter {
     if let time = row.entry.record?.lastModified {
       try? Syscalls.setTimes(row.name, in: row.folder, access: Self.fileTime(time), modification: Self.fileTime(time), displayPath: display(row.path))
     }
-    container.symlinks += 1
+    container.written.symlinks += 1
   }
 
   /// A file row: from a backup folder, a job for the writing threads; inside an archive, made
@@ -386,8 +386,7 @@ struct ExtractionWriter {
                    removals: inout [(folder: [UInt8], name: [UInt8])], problem: (String, Bool) -> Void) {
     switch outcome.result {
     case .written(let bytes):
-      container.files += 1
-      container.bytes = container.bytes.saturatingSum(bytes)
+      container.written.addFile(bytes: bytes)
       if let size = outcome.manifestSize, size != bytes { container.sizeDifferences.append((outcome.path, size, bytes)) }
       if outcome.hasNoRecord { problem("its record (the manifest's MBFile) cannot be read: written with mode 0644 and no time of its own", false) }
       for warning in outcome.warnings { problem(warning, false) }

@@ -72,10 +72,7 @@ public struct RestoreReport: Sendable {
     /// The container's folder on the device (its UUID is its name).
     public var path: String
     /// What it holds now (after), from the backup (restore) or the kept copy (undo).
-    public var folders: UInt64 = 0
-    public var files: UInt64 = 0
-    public var symlinks: UInt64 = 0
-    public var bytes: UInt64 = 0
+    public var contents = TreeCounts()
     /// What it held before, which the restore replaces (the metadata plist is not counted).
     public var replacedFiles: UInt64 = 0
     public var replacedBytes: UInt64 = 0
@@ -323,22 +320,16 @@ package enum Restore {
   static func display(_ target: RestoreTarget) -> String { TerminalText.escaped(target.path) }
 
   /// Files and bytes in a folder's tree (`skipping` names at its top), symlinks not followed.
-  static func measure(_ folder: FileDescriptor, skipping: Set<[UInt8]> = []) -> (folders: UInt64, files: UInt64, symlinks: UInt64, bytes: UInt64) {
-    var totals: (folders: UInt64, files: UInt64, symlinks: UInt64, bytes: UInt64) = (0, 0, 0, 0)
+  static func measure(_ folder: FileDescriptor, skipping: Set<[UInt8]> = []) -> TreeCounts {
+    var totals = TreeCounts()
     func walk(_ folder: FileDescriptor, depth: Int, top: Bool) {
       for name in Syscalls.entryNames(of: folder) where !(top && skipping.contains(name)) {
         guard let status = try? Syscalls.status(of: name, in: folder, displayPath: "") else { continue }
-        switch status.kind {
-        case .directory:
-          totals.folders += 1
-          guard depth < 4096, let opened = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") else { continue }
-          let inner = OwnedDescriptor(owning: opened)
-          walk(inner.descriptor, depth: depth + 1, top: false)
-        case .symbolicLink: totals.symlinks += 1
-        default:
-          totals.files += 1
-          totals.bytes = totals.bytes.saturatingSum(status.size)
-        }
+        totals.add(status)
+        guard status.kind == .directory, depth < 4096,
+              let opened = try? Syscalls.open(name, in: folder, options: .directory, displayPath: "") else { continue }
+        let inner = OwnedDescriptor(owning: opened)
+        walk(inner.descriptor, depth: depth + 1, top: false)
       }
     }
     walk(folder, depth: 0, top: true)
@@ -426,8 +417,8 @@ package enum Restore {
     } catch {
       switch error {
       case .input(let refusal): throw .refused(refusal)
-      case .none: throw .refused(Refusal(.notAnInput, path: source, message: OneDeviceBackup.notABackup(source, "appdata restore reads device backups")))
-      case .several(let names): throw .refused(Refusal(.notMatched, path: source, message: OneDeviceBackup.several(source, names: names, toWhat: "restore from")))
+      case .none: throw .refused(OneDeviceBackup.notABackup(source, "appdata restore reads device backups"))
+      case .several(let names): throw .refused(OneDeviceBackup.several(source, names: names, toWhat: "restore from"))
       }
     }
   }
@@ -478,15 +469,11 @@ package enum Restore {
       summary.replacedFiles = before.files + before.symlinks
       summary.replacedBytes = before.bytes
       let handoff = RestoreHandoff(folder: place, name: target.name, displayPath: target.path)
-      var request = BackupExtraction.Request(id: target.id, output: target.path)
+      var request = BackupExtraction.Request(id: target.id, output: target.path, options: options)
       request.exactID = true
-      request.dryRun = options.dryRun
       request.password = secret
-      request.maximumKeyRounds = options.maximumKeyRounds
-      request.isInterrupted = options.isInterrupted
-      request.progress = options.progress
       request.restore = handoff
-      if let stop = options.stopAfter { request.stopAfter = max(1, stop - checkpoints) }
+      request.stopAfter = options.stopAfter.map { max(1, $0 - checkpoints) }
       let extracted: ExtractReport
       do {
         extracted = try BackupExtraction.run(backup, request: request, opened: opened)
@@ -500,12 +487,7 @@ package enum Restore {
         throw .refused(error)
       }
       report.problems += extracted.problems
-      if let written = extracted.containers.first {
-        summary.folders = written.folders
-        summary.files = written.files
-        summary.symlinks = written.symlinks
-        summary.bytes = written.bytes
-      }
+      if let written = extracted.containers.first?.written { summary.contents = written }
       if !options.dryRun {
         checkpoints += handoff.result?.checkpoints ?? 0
         built.append(Built(target: target, place: placeOwner.release(), handoff: handoff, container: summary))
@@ -703,7 +685,7 @@ package enum Restore {
         summary.replacedBytes = now.bytes
       }
       let back = measure(last.descriptor, skipping: [Array(ContainerLayout.metadataFileName.utf8)])
-      (summary.folders, summary.files, summary.symlinks, summary.bytes) = back
+      summary.contents = back
       if options.dryRun {
         last.keep()
         report.containers.append(summary)

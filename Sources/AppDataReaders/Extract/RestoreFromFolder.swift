@@ -111,7 +111,7 @@ struct RestoreFromFolder {
     let inner = innerOwner.descriptor
     if dryRun {
       try copy(inner, into: item.target, path: item.entry, depth: depth + 1)
-      container.folders += 1
+      container.contents.folders += 1
       return
     }
     let madeOwner: OwnedDescriptor
@@ -125,7 +125,7 @@ struct RestoreFromFolder {
     try copy(inner, into: made, path: item.entry, depth: depth + 1)
     try? ExtendedAttributes.copyAll(from: inner, to: made, displayPath: container.path)
     folders.append((item.entry, item.status.permissions, item.status.accessTime, item.status.modificationTime))
-    container.folders += 1
+    container.contents.folders += 1
   }
 
   /// A symlink: its target read now, the link written by `finish()`.
@@ -149,9 +149,9 @@ struct RestoreFromFolder {
       if dryRun {
         if let why = check.verdict(link.path, target: link.target) {
           problem(link.path, "a symlink to '\(TerminalText.escaped(link.target))', which \(why): written as a file holding its target", isError: false)
-          container.files += 1
+          container.contents.files += 1
         } else {
-          container.symlinks += 1
+          container.contents.symlinks += 1
         }
         continue
       }
@@ -161,12 +161,12 @@ struct RestoreFromFolder {
           let file = OwnedDescriptor(owning: try Syscalls.open(name, in: folder.descriptor, options: .createNewFile, mode: 0o644, displayPath: container.path))
           try Syscalls.writeAll(file.descriptor, link.target, displayPath: container.path)
           problem(link.path, "a symlink to '\(TerminalText.escaped(link.target))', which \(why): written as a file holding its target", isError: false)
-          container.files += 1
+          container.contents.files += 1
           continue
         }
         try Syscalls.makeSymbolicLink(name, in: folder.descriptor, target: link.target, displayPath: container.path)
         try? Syscalls.setTimes(name, in: folder.descriptor, access: link.access, modification: link.modification, displayPath: container.path)
-        container.symlinks += 1
+        container.contents.symlinks += 1
       } catch {
         throw failed(error, link.path)
       }
@@ -198,8 +198,7 @@ struct RestoreFromFolder {
       return
     }
     if dryRun {
-      container.files += 1
-      container.bytes = container.bytes.saturatingSum(opened.size)
+      container.contents.addFile(bytes: opened.size)
       return
     }
     do {
@@ -209,8 +208,7 @@ struct RestoreFromFolder {
       try? ExtendedAttributes.copyAll(from: file, to: copy, displayPath: container.path)
       try Syscalls.setMode(copy, opened.permissions, displayPath: container.path)
       try Syscalls.setTimes(copy, access: opened.accessTime, modification: opened.modificationTime, displayPath: container.path)
-      container.files += 1
-      container.bytes = container.bytes.saturatingSum(bytes)
+      container.contents.addFile(bytes: bytes)
     } catch {
       throw failed(error, item.entry)
     }

@@ -27,13 +27,15 @@ package enum OneDeviceBackup {
   }
 
   /// `PATH: not a device backup (…); ` and what the command reads (`hint`).
-  package static func notABackup(_ path: String, _ hint: String) -> String {
-    "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); \(hint)"
+  package static func notABackup(_ path: String, _ hint: String) -> Refusal {
+    Refusal(.notAnInput, path: path,
+            message: "\(TerminalText.escaped(path)): not a device backup (no Manifest.db beside Manifest.plist, Info.plist or Status.plist); \(hint)")
   }
 
   /// `PATH: holds N backups; name the one to VERB with --root (…)`.
-  package static func several(_ path: String, names: [String], toWhat verb: String) -> String {
-    "\(TerminalText.escaped(path)): holds \(Plural.counted(names.count, "backup")); name the one to \(verb) with --root (\(Plural.listed(names.map(TerminalText.escaped), limit: 10)))"
+  package static func several(_ path: String, names: [String], toWhat verb: String) -> Refusal {
+    Refusal(.notMatched, path: path,
+            message: "\(TerminalText.escaped(path)): holds \(Plural.counted(names.count, "backup")); name the one to \(verb) with --root (\(Plural.listed(names.map(TerminalText.escaped), limit: 10)))")
   }
 }
 

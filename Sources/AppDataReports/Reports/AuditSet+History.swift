@@ -73,13 +73,13 @@ extension AuditSet {
   /// Each id's backed-up bytes, largest first (then by id): in a folder of backups, from each
   /// device's latest backup, the largest where several devices hold it (`--list-apps`).
   public func appSizes() -> [AppSize] {
-    var sizes: [JSONKey: UInt64] = [:]
+    var sizes: [JSONKey: AppSize] = [:]
     for index in countedReports(grouping()).indices {
-      guard let id = reports[index].id else { continue }
-      sizes[JSONKey(id)] = max(sizes[JSONKey(id)] ?? 0, reports[index].backup.bytes)
+      guard let size = AppSize(reports[index]) else { continue }
+      if let other = sizes[JSONKey(size.id)], other.bytes >= size.bytes { continue }
+      sizes[JSONKey(size.id)] = size
     }
-    return sizes.map { AppSize(id: $0.key.string, bytes: $0.value) }
-      .sorted { a, b in a.bytes != b.bytes ? a.bytes > b.bytes : a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
+    return sizes.values.sorted(by: AppSize.largestFirst)
   }
 
   /// The reports the totals count: the containers of each device's latest backup, and those
@@ -207,8 +207,17 @@ extension AuditSet {
 public struct AppSize: Sendable, Equatable {
   public var id: String
   public var bytes: UInt64
-  public init(id: String, bytes: UInt64) {
+
+  /// The id and backed-up bytes of a report's container; nil for one without an id.
+  package init?(_ report: AuditReport) {
+    guard let id = report.id else { return nil }
     self.id = id
-    self.bytes = bytes
+    bytes = report.backup.bytes
+  }
+
+  /// The order `--list-apps` and a refused `--app` list sizes in: largest first, then by id
+  /// (its bytes).
+  package static func largestFirst(_ a: AppSize, _ b: AppSize) -> Bool {
+    a.bytes != b.bytes ? a.bytes > b.bytes : a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
   }
 }

@@ -9,8 +9,8 @@ extension BackupExtraction.Report {
                  + (isPackage ? " (an Xcode package; the container in AppData)" : ""), ""]
     var rows: [[String]] = [["CONTAINER", "KIND", "FOLDER", "FOLDERS", "FILES", "SYMLINKS", "BYTES"]]
     for container in containers {
-      rows.append([TerminalText.escaped(container.id), container.kind.rawValue, TerminalText.escaped(container.root), String(container.folders),
-                   String(container.files), String(container.symlinks), ByteSize.human(container.bytes)])
+      rows.append([TerminalText.escaped(container.id), container.kind.rawValue, TerminalText.escaped(container.root), String(container.written.folders),
+                   String(container.written.files), String(container.written.symlinks), ByteSize.human(container.written.bytes)])
     }
     // Narrow terminals: the id and folder cut in the middle, then KIND, SYMLINKS and FOLDERS go.
     lines += TextTable.render(rows, rightAligned: [3, 4, 5, 6], cuttable: [0, 2], dropOrder: [1, 5, 3])
@@ -38,8 +38,8 @@ extension BackupExtraction.Report {
       "containers": .array(containers.map { container in
         .object([
           "id": .string(container.id), "kind": .string(container.kind.rawValue), "domain": .string(container.domain),
-          "folder": .string(container.root), "folders": .unsigned(container.folders), "files": .unsigned(container.files),
-          "symlinks": .unsigned(container.symlinks), "bytes": .unsigned(container.bytes),
+          "folder": .string(container.root), "folders": .unsigned(container.written.folders), "files": .unsigned(container.written.files),
+          "symlinks": .unsigned(container.written.symlinks), "bytes": .unsigned(container.written.bytes),
           "sizeDifferences": .array(container.sizeDifferences.map { difference in
             var object = JSONValue.pathFields(difference.path)
             object["manifestSize"] = .unsigned(difference.manifestSize)

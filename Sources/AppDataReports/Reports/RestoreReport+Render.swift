@@ -12,8 +12,8 @@ extension RestoreReport {
     lines.append("")
     var rows: [[String]] = [["CONTAINER", "KIND", "FILES", "BYTES", "REPLACES FILES", "REPLACES BYTES"]]
     for container in containers {
-      rows.append([TerminalText.escaped(container.id), container.kind.rawValue, String(container.files + container.symlinks),
-                   ByteSize.human(container.bytes), String(container.replacedFiles), ByteSize.human(container.replacedBytes)])
+      rows.append([TerminalText.escaped(container.id), container.kind.rawValue, String(container.contents.files + container.contents.symlinks),
+                   ByteSize.human(container.contents.bytes), String(container.replacedFiles), ByteSize.human(container.replacedBytes)])
     }
     lines += TextTable.render(rows, rightAligned: [2, 3, 4, 5], cuttable: [0], dropOrder: [1])
     lines.append("")
@@ -42,8 +42,8 @@ extension RestoreReport {
       "containers": .array(containers.map { container in
         .object([
           "id": .string(container.id), "kind": .string(container.kind.rawValue), "path": .string(container.path),
-          "folders": .unsigned(container.folders), "files": .unsigned(container.files), "symlinks": .unsigned(container.symlinks),
-          "bytes": .unsigned(container.bytes), "replacedFiles": .unsigned(container.replacedFiles),
+          "folders": .unsigned(container.contents.folders), "files": .unsigned(container.contents.files), "symlinks": .unsigned(container.contents.symlinks),
+          "bytes": .unsigned(container.contents.bytes), "replacedFiles": .unsigned(container.replacedFiles),
           "replacedBytes": .unsigned(container.replacedBytes),
           "keptCopy": container.keptCopy.map { .string($0) } ?? .null, "keptBytes": .unsigned(container.keptBytes),
         ])

@@ -14,12 +14,13 @@ import Darwin
   }
 }
 
-/// A file, whatever path names it: its device and inode.
-package struct FileIdentity: Hashable, Sendable {
+/// A file, whatever path names it: its device and inode. Usable from inlining: the walk's
+/// hard-link table takes one from each entry with several links.
+@usableFromInline package struct FileIdentity: Hashable, Sendable {
   package var device: UInt64
   package var inode: UInt64
 
-  package init(device: UInt64, inode: UInt64) {
+  @usableFromInline package init(device: UInt64, inode: UInt64) {
     self.device = device
     self.inode = inode
   }
@@ -73,31 +74,23 @@ package struct FileIdentity: Hashable, Sendable {
 
   package var isDirectory: Bool { kind == .directory }
   /// Which file it is: its device and inode.
-  package var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
+  @inlinable package var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
 
   /// A folder known from its directory listing alone: the walk does not stat folders,
   /// because it needs nothing from them but that they are folders.
   /// Computed, not stored: a `static let` is a lazily initialised global, checked on every use.
-  @inlinable package static var listedDirectory: FileStatus { FileStatus.described(kind: .directory, size: 0, allocatedSize: 0) }
+  @inlinable package static var listedDirectory: FileStatus { FileStatus(kind: .directory, size: 0, allocatedSize: 0) }
 
   /// The status of an entry known without stat(2) (a listed folder, an archive entry): one
-  /// link, no identity, no times.
-  @inlinable package static func described(kind: Kind, size: UInt64, allocatedSize: UInt64) -> FileStatus {
-    FileStatus(kind: kind, permissions: 0, size: size, allocatedSize: allocatedSize, linkCount: 1, device: 0, inode: 0,
-               accessTime: FileTime(seconds: 0, nanoseconds: 0), modificationTime: FileTime(seconds: 0, nanoseconds: 0))
-  }
-
-  @usableFromInline package init(kind: Kind, permissions: UInt32, size: UInt64, allocatedSize: UInt64, linkCount: UInt64, device: UInt64,
-       inode: UInt64, accessTime: FileTime, modificationTime: FileTime) {
+  /// link, no identity, no owner, no times.
+  @inlinable package init(kind: Kind, size: UInt64, allocatedSize: UInt64) {
     self.kind = kind
-    self.permissions = permissions
     self.size = size
     self.allocatedSize = allocatedSize
-    self.linkCount = linkCount
-    self.device = device
-    self.inode = inode
-    self.accessTime = accessTime
-    self.modificationTime = modificationTime
-    owner = 0
+    permissions = 0
+    linkCount = 1
+    (device, inode, owner) = (0, 0, 0)
+    accessTime = FileTime(seconds: 0, nanoseconds: 0)
+    modificationTime = accessTime
   }
 }
