@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every report format of two appdata builds, byte for byte, on the same generated inputs
 # (containers, a device, an archive, backups, an Android app's data folder and its tar, extract,
-# init-config): a refactoring that must not change output (issue 40) shows `identical` on every
-# line.
+# restore and its undo, migrate, init-config, --list-apps): a refactoring that must not change
+# output (issue 40) shows `identical` on every line.
 #
 # Usage: Scripts/compare-outputs.sh OLD_BINARY NEW_BINARY [WORKDIR]
 # Prints one line per command: identical, or the first lines of the diff; exits 1 if any differ.
@@ -43,15 +43,21 @@ inputs=(
   "$work/history/Backup"
 )
 differ=0
+fresh() { [ -z "${FRESH:-}" ] || { rm -rf "${FRESH#*:}" && cp -a "${FRESH%%:*}" "${FRESH#*:}"; }; }
+tree_of() { [ -z "${FRESH:-}" ] || (cd "${FRESH#*:}" && find . -printf '%y %m %s %p %l\n' | sort); }
+masked() { sed -E 's/appdata-(restore|migrate)-[A-Za-z0-9_-]+/appdata-\1-TOKEN/g'; }
 run() {  # a name, then the arguments; SORTED=1: compare the lines sorted (streamed NDJSON
-  # lines come in the order the walk's threads classify them)
+  # lines come in the order the walk's threads classify them); FRESH=FROM:TO: TO is a new copy
+  # of FROM before each binary runs (what the command changes), and its tree is compared after
+  # (the random names of a restore's kept copy and a migration's journal masked)
   local name=$1; shift
   local a b
   [ -n "${CLEAN:-}" ] && rm -rf "$CLEAN"
-  a=$(cd "$work" && "$old" "$@" 2>&1; echo "exit $?")
+  fresh; a=$(cd "$work" && "$old" "$@" 2>&1; echo "exit $?"); a+=$(tree_of)
   [ -n "${CLEAN:-}" ] && a+=$(cd "$work" && find "${CLEAN#"$work"/}" -printf '%y %m %s %P %l\n' 2>/dev/null | sort) && rm -rf "$CLEAN"
-  b=$(cd "$work" && "$new" "$@" 2>&1; echo "exit $?")
+  fresh; b=$(cd "$work" && "$new" "$@" 2>&1; echo "exit $?"); b+=$(tree_of)
   [ -n "${CLEAN:-}" ] && b+=$(cd "$work" && find "${CLEAN#"$work"/}" -printf '%y %m %s %P %l\n' 2>/dev/null | sort) && rm -rf "$CLEAN"
+  a=$(masked <<<"$a"); b=$(masked <<<"$b")
   if [ -n "${SORTED:-}" ]; then a=$(sort <<<"$a"); b=$(sort <<<"$b"); fi
   if [ "$a" == "$b" ]; then
     echo "identical  $name ($(printf '%s' "$b" | wc -c) bytes)"
@@ -104,4 +110,33 @@ CLEAN=$out run "extract --dry-run" extract "$work/big" --app com.example.app07 -
 CLEAN=$out run "extract no such app" extract "$work/backups/plain" --app com.example.nope -o "$out"
 CLEAN=$out run "extract not a backup" extract "$work/container" --app x -o "$out"
 CLEAN=$out run "extract several backups" extract "$work/history/Backup" --app com.example.notes -o "$out"
+run "--list-apps device" audit --no-config --list-apps "$device"
+run "--list-apps backups" audit --no-config --list-apps "$work/backups/plain" "$work/big"
+run "--list-apps history" audit --no-config --list-apps "$work/history/Backup"
+# A Simulator device that is shut down (state 1), restored into and back.
+sim="$work/simulator"
+if [ ! -d "$sim" ]; then
+  cp -a "$device" "$sim"
+  python3 -c "import plistlib,sys; p=sys.argv[1]; d=plistlib.load(open(p,'rb')); d['state']=1; plistlib.dump(d,open(p,'wb'))" "$sim/device.plist"
+fi
+FRESH=$sim:$work/sim-run run "restore --dry-run" restore "$work/backups/plain" --simulator "$work/sim-run" --app com.example.notes --dry-run
+FRESH=$sim:$work/sim-run run "restore --with-extensions --json" restore "$work/backups/plain" --simulator "$work/sim-run" --app com.example.notes --with-extensions --json
+FRESH=$sim:$work/sim-run run "restore from a folder" restore "$work/inputs/WeightTracker.xcappdata" --simulator "$work/sim-run" --app com.example.notes
+FRESH=$sim:$work/sim-run run "restore no such app" restore "$work/backups/plain" --simulator "$work/sim-run" --app com.example.nope
+FRESH=$sim:$work/sim-run run "restore --undo, none kept" restore --undo "$work/sim-run" --app com.example.notes
+if [ ! -d "$work/sim-restored" ]; then
+  cp -a "$sim" "$work/sim-restored"
+  "$new" restore "$work/inputs/WeightTracker.xcappdata" --simulator "$work/sim-restored" --app com.example.notes >/dev/null
+fi
+FRESH=$work/sim-restored:$work/sim-run run "restore --undo --json" restore --undo "$work/sim-run" --app com.example.notes --json
+# A container whose Library/Caches holds what migrate moves.
+legacy="$work/legacy"
+if [ ! -d "$legacy" ]; then
+  mkdir -p "$legacy"/{Documents,Library/Caches/offline/maps,tmp}
+  printf 'tile' > "$legacy/Library/Caches/offline/maps/a.tile"; head -c 3000 /dev/zero > "$legacy/Library/Caches/offline/b.bin"
+  printf 'keep' > "$legacy/Documents/notes.txt"
+fi
+FRESH=$legacy:$work/legacy-run run "migrate --dry-run" migrate "$work/legacy-run" --from Library/Caches/offline --dry-run
+FRESH=$legacy:$work/legacy-run run "migrate --json" migrate "$work/legacy-run" --from Library/Caches/offline --json
+FRESH=$legacy:$work/legacy-run run "migrate table" migrate "$work/legacy-run" --from Library/Caches/offline
 exit $differ
