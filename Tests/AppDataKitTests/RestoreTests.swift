@@ -295,8 +295,10 @@ struct RestoreTests {
   }
 
   /// A dry run changes nothing, a killed run's leftovers included, on every path: a backup, a
-  /// folder source and --undo (the cold review found the last two removing them).
-  @Test func aDryRunLeavesAKilledRunsLeftoversAsTheyAre() throws {
+  /// folder source and --undo (the cold review found the last two removing them); nor does a
+  /// run refused for a backup without the app, or an undo with nothing to undo (a hostile round
+  /// found both removing them). The next run that goes on does.
+  @Test func aDryRunOrARefusedRunLeavesAKilledRunsLeftoversAsTheyAre() throws {
     let (folder, device) = try Self.device()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let source = folder + "/source.xcappdata"
@@ -312,6 +314,21 @@ struct RestoreTests {
       _ = try AppData.run(arguments)
       #expect(try FileManager.default.contentsOfDirectory(atPath: applications).filter { $0.hasPrefix(".") }.sorted() == left, "\(arguments)")
     }
+    // The backup without the app's rows.
+    let without = folder + "/without"
+    _ = try AppData.shell("""
+      cp -R '\(Self.fixtures)/plain' '\(without)' && python3 -c "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); \
+      d.execute('DELETE FROM Files WHERE domain = ?', ('AppDomain-' + sys.argv[2],)); d.commit()" '\(without)/Manifest.db' '\(Self.app)'
+      """)
+    for arguments in [["restore", without, "--simulator", device, "--app", Self.app],
+                      ["restore", "--undo", device, "--app", Self.app]] {
+      let refused = try AppData.run(arguments)
+      #expect(refused.status == 2 && refused.error.split(separator: "\n").count == 1, "\(arguments): \(refused.status) \(refused.error)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: applications).filter { $0.hasPrefix(".") }.sorted() == left, "\(arguments)")
+    }
+    #expect(try AppData.run(["restore", source, "--simulator", device, "--app", Self.app]).status == 0)
+    let after = try FileManager.default.contentsOfDirectory(atPath: applications).filter { $0.hasPrefix(".") }
+    #expect(after.count == 2 && Set(after).isDisjoint(with: left), "\(after)")
   }
 
   /// With --with-extensions the app's group and plugin on the device are restored too, each

@@ -347,7 +347,7 @@ package enum Restore {
   /// or anything a record does not prove, is left alone. Returns the kept copies, claimed (the
   /// caller `keep`s or uses each). With `removing` false (a dry run), nothing is removed: what
   /// would be is left as it was.
-  static func settle(_ target: RestoreTarget, in placeFolder: FileDescriptor, removing: Bool = true) -> [OwnedArtifact] {
+  static func settle(_ target: RestoreTarget, in placeFolder: FileDescriptor, removing: Bool) -> [OwnedArtifact] {
     let prefix = RestoreHandoff.prefix(of: target.name)
     let tail = Array(".owner".utf8)
     var kept: [OwnedArtifact] = []
@@ -358,6 +358,13 @@ package enum Restore {
       if isKeptCopy(claimed) { kept.append(claimed) } else if removing { claimed.discard() } else { claimed.keep() }
     }
     return kept
+  }
+
+  /// What killed runs left beside `target` removed, once this run goes on to change it: a run
+  /// that is refused, or a dry run, changes nothing, their leftovers included. Kept copies stay;
+  /// what this run holds (its new tree, the copy an undo puts back) is locked, and not claimed.
+  static func removeLeftovers(_ target: RestoreTarget, in placeFolder: FileDescriptor) {
+    for kept in settle(target, in: placeFolder, removing: true) { kept.keep() }
   }
 
   /// Whether a claimed restore folder holds a container's previous contents: its record names
@@ -455,9 +462,7 @@ package enum Restore {
       // unless handed to its `Built`.
       let placeOwner = OwnedDescriptor(owning: placeFolder)
       let place = placeOwner.descriptor
-      // What killed runs left, settled first: a kept copy stays (its lock released). A dry run
-      // changes nothing, their leftovers included.
-      for kept in settle(target, in: place, removing: !options.dryRun) { kept.keep() }
+      // What killed runs left stays until every new tree is complete (`removeLeftovers`).
       var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
       guard let currentFolder = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) else {
         abandon(built[...])
@@ -513,6 +518,7 @@ package enum Restore {
         }
         break
       }
+      removeLeftovers(item.target, in: item.place)
       let container: RestoreReport.Container
       do {
         container = try swapIn(item.target, place: item.place, handoff: item.handoff, summary: item.container, steps: &steps)
@@ -536,7 +542,6 @@ package enum Restore {
     guard let opened = simulator.open(target.place) else { throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened")) }
     let placeOwner = OwnedDescriptor(owning: opened)
     let place = placeOwner.descriptor
-    for kept in settle(target, in: place, removing: !options.dryRun) { kept.keep() }
     var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
     let metadata = Set(ContainerPlaces.metadataFileNames.map { Array($0.utf8) })
     if let currentFolder = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) {
@@ -574,6 +579,7 @@ package enum Restore {
     let handoff = RestoreHandoff(folder: place, name: target.name, displayPath: target.path)
     handoff.take(artifact, checkpoints: copier.steps.passed)
     var steps = copier.steps
+    removeLeftovers(target, in: place)
     do {
       report.containers = [try swapIn(target, place: place, handoff: handoff, summary: copier.container, steps: &steps)]
     } catch {
@@ -662,7 +668,8 @@ package enum Restore {
       guard let opened = simulator.open(target.place) else { continue }
       let placeOwner = OwnedDescriptor(owning: opened)
       let place = placeOwner.descriptor
-      let kept = settle(target, in: place, removing: !options.dryRun)
+      // Found, not removed: what killed runs left goes once the undo goes on (`removeLeftovers`).
+      let kept = settle(target, in: place, removing: false)
       guard let current = try? Syscalls.status(of: target.name, in: place, displayPath: "") else {
         for copy in kept { copy.keep() }
         continue
@@ -691,6 +698,7 @@ package enum Restore {
         report.containers.append(summary)
         continue
       }
+      removeLeftovers(target, in: place)
       steps.pass("undo-exchange")
       do {
         try Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
