@@ -43,19 +43,44 @@ inputs=(
   "$work/history/Backup"
 )
 differ=0
-fresh() { [ -z "${FRESH:-}" ] || { rm -rf "${FRESH#*:}" && cp -a "${FRESH%%:*}" "${FRESH#*:}"; }; }
-tree_of() { [ -z "${FRESH:-}" ] || (cd "${FRESH#*:}" && find . -printf '%y %m %s %p %l\n' | sort); }
-masked() { sed -E 's/appdata-(restore|migrate)-[A-Za-z0-9_-]+/appdata-\1-TOKEN/g'; }
+fresh() {  # the binary
+  [ -z "${FRESH:-}" ] && return
+  rm -rf "${FRESH#*:}" && cp -a "${FRESH%%:*}" "${FRESH#*:}"
+  # shellcheck disable=SC2086  # SETUP is words
+  [ -z "${SETUP:-}" ] || (cd "$work" && "$1" $SETUP >/dev/null 2>&1)
+}
+tree_of() {
+  [ -z "${FRESH:-}" ] && return
+  python3 - "${FRESH#*:}" <<'PY'
+import hashlib, os, stat, sys
+root = sys.argv[1]
+lines = []
+for folder, dirs, files in os.walk(root):
+    for name in dirs + files:
+        path = os.path.join(folder, name)
+        st = os.lstat(path)
+        kind = "l" if stat.S_ISLNK(st.st_mode) else "d" if stat.S_ISDIR(st.st_mode) else "f"
+        what = os.readlink(path) if kind == "l" else ""
+        if kind == "f" and not name.endswith(".owner"):  # an owner record holds its token and inodes
+            with open(path, "rb") as f: what = hashlib.sha256(f.read()).hexdigest()[:12]
+        attrs = sorted(f"{n}={os.getxattr(path, n, follow_symlinks=False).hex()}" for n in os.listxattr(path, follow_symlinks=False))
+        lines.append(f"{kind} {oct(st.st_mode & 0o7777)} {st.st_size if kind == 'f' else '-'} {os.path.relpath(path, root)} {what} {' '.join(attrs)}")
+print("\n".join(sorted(lines)))
+PY
+}
+masked() { sed -E 's/(appdata-([a-z]+-)*)[0-9a-f]{16,}/\1TOKEN/g'; }
 run() {  # a name, then the arguments; SORTED=1: compare the lines sorted (streamed NDJSON
   # lines come in the order the walk's threads classify them); FRESH=FROM:TO: TO is a new copy
   # of FROM before each binary runs (what the command changes), and its tree is compared after
-  # (the random names of a restore's kept copy and a migration's journal masked)
+  # (each entry's kind, mode, size, contents and extended attributes; the random tokens in the
+  # names appdata makes, and its owner records' contents, masked); SETUP='ARGS': run first by the same binary, its output not
+  # compared (a restore before an undo)
   local name=$1; shift
   local a b
   [ -n "${CLEAN:-}" ] && rm -rf "$CLEAN"
-  fresh; a=$(cd "$work" && "$old" "$@" 2>&1; echo "exit $?"); a+=$(tree_of)
+  fresh "$old"; a=$(cd "$work" && "$old" "$@" 2>&1; echo "exit $?"); a+=$(tree_of)
   [ -n "${CLEAN:-}" ] && a+=$(cd "$work" && find "${CLEAN#"$work"/}" -printf '%y %m %s %P %l\n' 2>/dev/null | sort) && rm -rf "$CLEAN"
-  fresh; b=$(cd "$work" && "$new" "$@" 2>&1; echo "exit $?"); b+=$(tree_of)
+  fresh "$new"; b=$(cd "$work" && "$new" "$@" 2>&1; echo "exit $?"); b+=$(tree_of)
   [ -n "${CLEAN:-}" ] && b+=$(cd "$work" && find "${CLEAN#"$work"/}" -printf '%y %m %s %P %l\n' 2>/dev/null | sort) && rm -rf "$CLEAN"
   a=$(masked <<<"$a"); b=$(masked <<<"$b")
   if [ -n "${SORTED:-}" ]; then a=$(sort <<<"$a"); b=$(sort <<<"$b"); fi
@@ -124,11 +149,8 @@ FRESH=$sim:$work/sim-run run "restore --with-extensions --json" restore "$work/b
 FRESH=$sim:$work/sim-run run "restore from a folder" restore "$work/inputs/WeightTracker.xcappdata" --simulator "$work/sim-run" --app com.example.notes
 FRESH=$sim:$work/sim-run run "restore no such app" restore "$work/backups/plain" --simulator "$work/sim-run" --app com.example.nope
 FRESH=$sim:$work/sim-run run "restore --undo, none kept" restore --undo "$work/sim-run" --app com.example.notes
-if [ ! -d "$work/sim-restored" ]; then
-  cp -a "$sim" "$work/sim-restored"
-  "$new" restore "$work/inputs/WeightTracker.xcappdata" --simulator "$work/sim-restored" --app com.example.notes >/dev/null
-fi
-FRESH=$work/sim-restored:$work/sim-run run "restore --undo --json" restore --undo "$work/sim-run" --app com.example.notes --json
+SETUP="restore $work/inputs/WeightTracker.xcappdata --simulator $work/sim-run --app com.example.notes" \
+  FRESH=$sim:$work/sim-run run "restore, then --undo --json" restore --undo "$work/sim-run" --app com.example.notes --json
 # A container whose Library/Caches holds what migrate moves.
 legacy="$work/legacy"
 if [ ! -d "$legacy" ]; then

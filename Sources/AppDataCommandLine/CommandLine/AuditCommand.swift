@@ -12,8 +12,8 @@ struct AuditCommand: RefusingCommand {
   /// (`AuditConfiguration.loadingFiles`).
   var files = AuditConfiguration.NamedFiles()
   var outputs: [AuditOutput]
-  /// What the command line sets of the reports' look (`--fail-on`, `--bytes`, `-q`, `--top`);
-  /// the rest is known when the command runs.
+  /// What the command line sets of the reports' look (`--fail-on`, `--bytes`, `-q`); the rest
+  /// (`--top` among it, from the configuration) is set when the command runs.
   var style = RenderStyle()
   let colorChoice: String
   /// `--list-apps`: ids and sizes, one per line, instead of the report.

@@ -1,8 +1,8 @@
 import AppDataSystem
 import AppDataKit
 
-/// How extract, restore and migrate show their report: as JSON (`--format json`, `--json`), as a
-/// table, or, with `-q`, not at all.
+/// How extract, restore and migrate show their report: as JSON (`--format json`, `--json`, even
+/// with `-q`), else as a table, or, with `-q`, not at all.
 struct ReportChoice {
   let json: Bool
   let quiet: Bool

@@ -96,7 +96,7 @@ extension AuditRule {
     remedy: "Run appdata migrate on the container again: it reads the journal and finishes the job.")
   public static let restoreKeptCopy = AuditRule(
     id: "restore-kept-copy", severity: .info,
-    rationale: "appdata restore left a folder beside this Simulator container (.UUID.appdata-restore-TOKEN, with its owner record): the container's previous contents, kept for --undo, or the partial tree of a killed run, which the next restore or --undo removes. It takes space until then.",
+    rationale: "appdata restore left a folder beside this Simulator container (.UUID.appdata-restore-TOKEN, with its owner record): the container's previous contents, kept for --undo, or the partial tree of a killed run, which the next restore or --undo that goes ahead removes. It takes space until then.",
     remedy: "appdata restore --undo DEVICE --app ID puts the previous contents back; once they are not wanted, remove the folder and its .owner record.")
   public static let unreadable = AuditRule(
     id: "unreadable", severity: .error,

@@ -587,7 +587,7 @@ package struct ArchiveAuditor {
       name: [UInt8], parentPath: [UInt8], depth: Int, kind: FileStatus.Kind, size: UInt64, allocated: UInt64,
       placement: Placement, attributes: EntryAttributes, isCacheTag: Bool, parent: FolderInfo, in index: Int
     ) {
-      let status = FileStatus(kind: kind, size: size, allocatedSize: allocated)
+      let status = FileStatus(describing: kind, size: size, allocatedSize: allocated)
       parentPath.withUnsafeBufferPointer { parentPath in
         name.withUnsafeBufferPointer { buffer in
           BorrowedExclusion.with(parent.exclusion) { exclusion in

@@ -351,7 +351,7 @@ package struct BackupReader {
     let category = placement.category
     let parent = UnsafeBufferPointer(rebasing: bytes[0..<max(lastSlash, 0)])
     let name = UnsafeBufferPointer(rebasing: bytes[(lastSlash + 1)...])
-    let status = FileStatus(kind: kind, size: size, allocatedSize: (size + 4095) / 4096 * 4096)
+    let status = FileStatus(describing: kind, size: size, allocatedSize: (size + 4095) / 4096 * 4096)
     visitor.visit(WalkedEntry(
       parentPath: parent, name: name, depth: slashes + 1, status: status, placement: placement,
       ownMarkers: [], inheritedExclusion: nil, declinesBackup: false, isCacheDirectoryTag: false, parentCategory: category))

@@ -80,8 +80,8 @@ public enum BackupExtraction {
     package var unwrappedClasses: [UInt32] = []
   }
 
-  /// The domains of `id` (and its extensions) in `source`, each with its kind and id.
-  static func domains(in database: SQLiteDatabase, request: Request, backup: String) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
+  /// Every app, group and plugin domain the backup holds, in the manifest's order.
+  static func appDomains(in database: SQLiteDatabase, backup: String) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
     var all: [(domain: String, kind: ContainerKind, id: String)] = []
     do {
       let statement = try database.prepare("SELECT DISTINCT domain FROM Files")
@@ -93,6 +93,12 @@ public enum BackupExtraction {
     } catch {
       throw Refusal(.damaged, path: backup, "cannot read the backup manifest: \(error.message)")
     }
+    return all
+  }
+
+  /// The domains of `id` (and its extensions) in `source`, each with its kind and id.
+  static func domains(in database: SQLiteDatabase, request: Request, backup: String) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
+    let all = try appDomains(in: database, backup: backup)
     func matching(_ wanted: String) -> [(domain: String, kind: ContainerKind, id: String)] {
       all.filter { request.withExtensions ? AppFilter(ids: [wanted]).matches($0.id) : $0.id.utf8.elementsEqual(wanted.utf8) }
     }

@@ -345,26 +345,28 @@ package enum Restore {
   /// identity its record holds was never swapped in (or was swapped back by an undo) and is
   /// removed; one naming the second is a kept copy and stays, with its record. A live run's,
   /// or anything a record does not prove, is left alone. Returns the kept copies, claimed (the
-  /// caller `keep`s or uses each). With `removing` false (a dry run), nothing is removed: what
-  /// would be is left as it was.
-  static func settle(_ target: RestoreTarget, in placeFolder: FileDescriptor, removing: Bool) -> [OwnedArtifact] {
+  /// caller `keep`s or uses each). With `removing` false (a dry run, or an undo looking for its
+  /// copy), nothing is removed: what would be is left as it was. `except` names a folder the
+  /// run holds itself (an undo's copy), never claimed, whatever the filesystem's locks do.
+  static func settle(_ target: RestoreTarget, in placeFolder: FileDescriptor, removing: Bool, except: [UInt8]? = nil) -> [OwnedArtifact] {
     let prefix = RestoreHandoff.prefix(of: target.name)
     let tail = Array(".owner".utf8)
     var kept: [OwnedArtifact] = []
     for entry in Syscalls.entryNames(of: placeFolder)
     where entry.count == prefix.count + 32 + tail.count && entry.starts(with: prefix) && entry.suffix(tail.count).elementsEqual(tail) {
       let token = Array(entry[prefix.count..<(prefix.count + 32)])
+      if let except, except.elementsEqual(entry.dropLast(tail.count)) { continue }
       guard let claimed = OwnedArtifact.claim(prefix: prefix, token: token, in: placeFolder) else { continue }
       if isKeptCopy(claimed) { kept.append(claimed) } else if removing { claimed.discard() } else { claimed.keep() }
     }
     return kept
   }
 
-  /// What killed runs left beside `target` removed, once this run goes on to change it: a run
-  /// that is refused, or a dry run, changes nothing, their leftovers included. Kept copies stay;
-  /// what this run holds (its new tree, the copy an undo puts back) is locked, and not claimed.
-  static func removeLeftovers(_ target: RestoreTarget, in placeFolder: FileDescriptor) {
-    for kept in settle(target, in: placeFolder, removing: true) { kept.keep() }
+  /// What killed runs left beside `target` removed (`settle`), once this run's checks have
+  /// passed: a dry run, or a run refused by its checks (a backup without the app, nothing to
+  /// undo), changes nothing, their leftovers included. Kept copies stay.
+  static func removeLeftovers(_ target: RestoreTarget, in placeFolder: FileDescriptor, except: [UInt8]? = nil) {
+    for kept in settle(target, in: placeFolder, removing: true, except: except) { kept.keep() }
   }
 
   /// Whether a claimed restore folder holds a container's previous contents: its record names
@@ -447,12 +449,16 @@ package enum Restore {
   }
 
   /// Every target's new tree, written by extract's writer into its partial folder (none with
-  /// `dryRun`, which only counts); each target's own leftovers settled first. An extension the
-  /// backup does not hold is left as it is; the app must be there.
+  /// `dryRun`, which only counts); the leftovers of killed runs beside each target the backup
+  /// holds removed first (`removeLeftovers`). An extension the backup does not hold is left as
+  /// it is, its leftovers too; the app must be there.
   private static func build(_ targets: [RestoreTarget], from backup: BackupSource, opened: BackupExtraction.Opened, secret: SecretBuffer?,
                             simulator: borrowing SimulatorDeviceFolder, options: RestoreOptions, report: inout RestoreReport) throws(RestoreFailure) -> [Built] {
     var built: [Built] = []
     var checkpoints = 0
+    // The ids the backup holds, by their bytes (none when its manifest cannot be read: the
+    // extraction then says why).
+    let held = Set(((try? BackupExtraction.appDomains(in: opened.database, backup: backup.source)) ?? []).map { Array($0.id.utf8) })
     for target in targets {
       guard let placeFolder = simulator.open(target.place) else {
         abandon(built[...])
@@ -462,7 +468,8 @@ package enum Restore {
       // unless handed to its `Built`.
       let placeOwner = OwnedDescriptor(owning: placeFolder)
       let place = placeOwner.descriptor
-      // What killed runs left stays until every new tree is complete (`removeLeftovers`).
+      // The room a killed run's tree takes is given back before this one is built.
+      if !options.dryRun && held.contains(Array(target.id.utf8)) { removeLeftovers(target, in: place) }
       var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
       guard let currentFolder = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) else {
         abandon(built[...])
@@ -518,7 +525,6 @@ package enum Restore {
         }
         break
       }
-      removeLeftovers(item.target, in: item.place)
       let container: RestoreReport.Container
       do {
         container = try swapIn(item.target, place: item.place, handoff: item.handoff, summary: item.container, steps: &steps)
@@ -542,6 +548,7 @@ package enum Restore {
     guard let opened = simulator.open(target.place) else { throw .refused(Refusal(.unreadable, "\(display(target)): its folder cannot be opened")) }
     let placeOwner = OwnedDescriptor(owning: opened)
     let place = placeOwner.descriptor
+    if !options.dryRun { removeLeftovers(target, in: place) }
     var summary = RestoreReport.Container(id: target.id, kind: target.kind, path: target.path)
     let metadata = Set(ContainerPlaces.metadataFileNames.map { Array($0.utf8) })
     if let currentFolder = try? Syscalls.open(target.name, in: place, options: .directory, displayPath: target.path) {
@@ -579,7 +586,6 @@ package enum Restore {
     let handoff = RestoreHandoff(folder: place, name: target.name, displayPath: target.path)
     handoff.take(artifact, checkpoints: copier.steps.passed)
     var steps = copier.steps
-    removeLeftovers(target, in: place)
     do {
       report.containers = [try swapIn(target, place: place, handoff: handoff, summary: copier.container, steps: &steps)]
     } catch {
@@ -668,7 +674,7 @@ package enum Restore {
       guard let opened = simulator.open(target.place) else { continue }
       let placeOwner = OwnedDescriptor(owning: opened)
       let place = placeOwner.descriptor
-      // Found, not removed: what killed runs left goes once the undo goes on (`removeLeftovers`).
+      // Found, not removed: what killed runs left goes once the copy is back (`removeLeftovers`).
       let kept = settle(target, in: place, removing: false)
       guard let current = try? Syscalls.status(of: target.name, in: place, displayPath: "") else {
         for copy in kept { copy.keep() }
@@ -698,7 +704,6 @@ package enum Restore {
         report.containers.append(summary)
         continue
       }
-      removeLeftovers(target, in: place)
       steps.pass("undo-exchange")
       do {
         try Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
@@ -707,6 +712,7 @@ package enum Restore {
         throw .refused(Refusal(.cannotWrite, "\(display(target)): cannot put the kept copy back: \(error.reason); nothing was changed"))
       }
       steps.pass("undo-exchanged")
+      removeLeftovers(target, in: place, except: last.name)
       // The previous contents are the container again: without what restore added to them.
       if (try? ExtendedAttributes.value(of: markedAttribute, on: last.descriptor, displayPath: "")) != nil {
         _ = try? ExtendedAttributes.removeValue(of: markerAttribute, onEntry: target.name, in: place, displayPath: target.path)

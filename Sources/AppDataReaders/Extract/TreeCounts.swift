@@ -5,8 +5,8 @@ public struct TreeCounts: Sendable, Equatable {
   public var folders: UInt64 = 0
   public var files: UInt64 = 0
   public var symlinks: UInt64 = 0
-  /// The files' bytes (a symlink written as a file holding its target is counted a file, and
-  /// its target not as bytes).
+  /// The files' bytes. What a run wrote counts a symlink it wrote as a file holding its target as
+  /// a file, not its bytes; what is measured on disk (an undo's kept copy) counts them.
   public var bytes: UInt64 = 0
 
   package init() {}

@@ -215,8 +215,8 @@ public struct AppSize: Sendable, Equatable {
     bytes = report.backup.bytes
   }
 
-  /// The order `--list-apps` and a refused `--app` list sizes in: largest first, then by id
-  /// (its bytes).
+  /// The order `--list-apps` and a refused `--app` list sizes in: largest first, then by id,
+  /// compared by its UTF-8 bytes.
   package static func largestFirst(_ a: AppSize, _ b: AppSize) -> Bool {
     a.bytes != b.bytes ? a.bytes > b.bytes : a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
   }

@@ -79,11 +79,11 @@ import Darwin
   /// A folder known from its directory listing alone: the walk does not stat folders,
   /// because it needs nothing from them but that they are folders.
   /// Computed, not stored: a `static let` is a lazily initialised global, checked on every use.
-  @inlinable package static var listedDirectory: FileStatus { FileStatus(kind: .directory, size: 0, allocatedSize: 0) }
+  @inlinable package static var listedDirectory: FileStatus { FileStatus(describing: .directory, size: 0, allocatedSize: 0) }
 
-  /// The status of an entry known without stat(2) (a listed folder, an archive entry): one
-  /// link, no identity, no owner, no times.
-  @inlinable package init(kind: Kind, size: UInt64, allocatedSize: UInt64) {
+  /// The status of an entry known without stat(2) (a listed folder, an archive entry, a backup's
+  /// row), described by its kind and sizes: one link, identity 0/0, no owner, no times.
+  @inlinable package init(describing kind: Kind, size: UInt64, allocatedSize: UInt64) {
     self.kind = kind
     self.size = size
     self.allocatedSize = allocatedSize
