@@ -119,6 +119,42 @@ struct CaseInsensitiveTests {
     try Self.extractScenario(backupFolder: folder, out: folder + "/out", environment: Self.folding)
   }
 
+  /// A backup of links: `Documents/k -> ..` and `Documents/z -> K/../..`.
+  static func caseLinkBackup(in folder: String) throws {
+    let script = """
+      b = x.backup
+      folder = sys.argv[1] + "/links"
+      os.makedirs(folder)
+      b.write_plists(folder, ["com.example.cases"])
+      d = "AppDomain-com.example.cases"
+      folder_row = lambda p: (d, p, "folder", 0o755, 1, None, None, {}, 0)
+      link_row = lambda p, t: (d, p, "symlink", 0o755, 1, None, t, {}, 0)
+      x.write(folder, [folder_row(""), folder_row("Documents"), link_row("Documents/k", ".."), link_row("Documents/z", "K/../..")])
+      """
+    let made = try ExtractTests.runWithGenerator(script, in: folder)
+    #expect(made.status == 0, "\(made.error)")
+  }
+
+  /// Where names fold, `z` goes through `k` and out of the container, so it is written as a file
+  /// holding its target (the hostile round of issue 53 found it written as a link); byte for
+  /// byte it stays a link.
+  static func caseLinkScenario(backupFolder: String, out: String, environment: [String: String], folds: Bool) throws {
+    let result = try AppData.run(["extract", "--app", "com.example.cases", "-o", out, "--json", backupFolder + "/links"], environment: environment)
+    #expect(result.status == 0, "\(result.output)\(result.error)")
+    let link = try? FileManager.default.destinationOfSymbolicLink(atPath: out + "/Documents/z")
+    #expect(link == (folds ? nil : "K/../.."), "folds: \(folds)")
+    if folds { #expect(try String(contentsOfFile: out + "/Documents/z", encoding: .utf8) == "K/../..") }
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/Documents/k") == "..")
+  }
+
+  @Test func extractJudgesALinkSpelledInAnotherCaseAsTheFilesystemResolvesIt() throws {
+    let folder = ExtractTests.scratch("case-links")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Self.caseLinkBackup(in: folder)
+    try Self.caseLinkScenario(backupFolder: folder, out: folder + "/out-folding", environment: Self.folding, folds: true)
+    try Self.caseLinkScenario(backupFolder: folder, out: folder + "/out-bytes", environment: [:], folds: false)
+  }
+
   /// Names equal only after Unicode normalization (`é` precomposed, and `e` with a combining
   /// accent) are one name on APFS, whether it ignores case or not.
   @Test func extractReportsNormalizationCollisionsAsRows() throws {
@@ -179,5 +215,7 @@ struct CaseInsensitiveTests {
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try Self.caseBackup(in: folder)
     try Self.extractScenario(backupFolder: folder, out: mount + "/out", environment: [:])
+    try Self.caseLinkBackup(in: folder)
+    try Self.caseLinkScenario(backupFolder: folder, out: mount + "/out-links", environment: [:], folds: true)
   }
 }

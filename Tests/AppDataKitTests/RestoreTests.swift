@@ -267,6 +267,32 @@ struct RestoreTests {
     #expect(try figures(planned).contains { $0.hasPrefix("Documents/pipe ") } && figures(planned).contains { $0.hasPrefix("Documents/.appdata-partial-x ") })
   }
 
+  /// Where the device's volume ignores case (a Mac's APFS; `APPDATA_TEST_NAME_COMPARISON=case`
+  /// stands in for it), `Documents/z -> K/../..` goes through the link `Documents/k -> ..` and out
+  /// of the container: it is written as a file holding its target (the hostile round of issue 53
+  /// found it written as a link). Byte for byte, it stays a link.
+  @Test func aLinkThroughALinkSpelledInAnotherCaseIsJudgedAsTheVolumeResolvesIt() throws {
+    for folding in [true, false] {
+      let (folder, device) = try Self.device()
+      defer { try? FileManager.default.removeItem(atPath: folder) }
+      let container = "\(device)/\(Self.applications)/\(Self.appUUID)"
+      let source = folder + "/source"
+      try FileManager.default.createDirectory(atPath: source + "/Documents", withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(atPath: source + "/Documents/k", withDestinationPath: "..")
+      try FileManager.default.createSymbolicLink(atPath: source + "/Documents/z", withDestinationPath: "K/../..")
+      let result = try AppData.run(["restore", source, "--simulator", device, "--app", Self.app, "--json"],
+                                   environment: folding ? CaseInsensitiveTests.folding : [:])
+      #expect(result.status == 0, "\(result.status) \(result.error)")
+      let link = try? FileManager.default.destinationOfSymbolicLink(atPath: container + "/Documents/z")
+      #expect(link == (folding ? nil : "K/../.."), "folding \(folding)")
+      if folding {
+        #expect((try? String(contentsOfFile: container + "/Documents/z", encoding: .utf8)) == "K/../..")
+        #expect(result.output.contains("resolves out of the container through another symlink"), "\(result.output)")
+      }
+      #expect(try FileManager.default.destinationOfSymbolicLink(atPath: container + "/Documents/k") == "..")
+    }
+  }
+
   /// A link the copy does not write (a name reserved for appdata's own files) is no way out for
   /// the links through it: they are judged as if it were a folder, and written as files when
   /// they climb out (the hostile round of issue 52: they were written as links, which named the

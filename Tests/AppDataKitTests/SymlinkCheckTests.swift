@@ -30,6 +30,30 @@ struct SymlinkCheckTests {
     #expect(verdicts["abs"] == .some("is absolute"))
   }
 
+  /// Where the filesystem written to ignores case (macOS's APFS) or normalization, a target's
+  /// `K` names the link `k`, and `é` decomposed the link `é` precomposed: links that stay inside
+  /// byte for byte resolve out through them (the hostile round of issue 53 found them written as
+  /// links). Byte for byte (Linux), the same rows stay links.
+  @Test func namesCompareAsTheFilesystemWrittenToComparesThem() {
+    let deep = String(repeating: "Documents/K/", count: 15) + String(repeating: "../", count: 30) + "etc"
+    let links = [("Documents/k", ".."), ("Documents/z", "K/../.."), ("w", deep), ("Documents/\u{E9}", ".."),
+                 ("Documents/n", "e\u{301}/../.."), ("Documents/inside", "K")]
+    func verdicts(_ comparison: NameComparison) -> [String: String?] {
+      let check = SymlinkCheck(links: links.map { (Self.bytes($0.0), Self.bytes($0.1)) }, comparison: comparison)
+      return Dictionary(uniqueKeysWithValues: links.map { ($0.0, check.verdict(Self.bytes($0.0), target: Self.bytes($0.1))) })
+    }
+    let bytes = verdicts(.bytes)
+    #expect(links.allSatisfy { bytes[$0.0] == .some(nil) }, "\(bytes)")
+    let folding = verdicts(.ignoringCaseAndNormalization)
+    #expect(folding["Documents/z"] == .some("resolves out of the container through another symlink"))
+    #expect(folding["w"] == .some("resolves out of the container through another symlink"))
+    #expect(folding["Documents/n"] == .some("resolves out of the container through another symlink"))
+    #expect(folding["Documents/k"] == .some(nil) && folding["Documents/inside"] == .some(nil))
+    let normalizing = verdicts(.ignoringNormalization)
+    #expect(normalizing["Documents/n"] == .some("resolves out of the container through another symlink"))
+    #expect(normalizing["Documents/z"] == .some(nil) && normalizing["w"] == .some(nil))
+  }
+
   /// Issue 48: the work is counted in components visited (a link's folders, then each component
   /// of the targets it goes through), whatever their depth, and one budget is spent by every
   /// container of a run: past it, the links not yet judged are files, with that reason.

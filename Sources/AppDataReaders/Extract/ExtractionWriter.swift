@@ -184,7 +184,7 @@ struct ExtractionWriter {
     }
     let (symlinks, isComplete) = try plan.symlinks(database)
     TestHooks.pause(at: "symlinks", releasedBy: request.isInterrupted)
-    let links = SymlinkCheck(links: symlinks, isComplete: isComplete, budget: &symlinkBudget, isInterrupted: request.isInterrupted)
+    let links = SymlinkCheck(links: symlinks, isComplete: isComplete, comparison: names, budget: &symlinkBudget, isInterrupted: request.isInterrupted)
     try checkInterrupt()
     let tree = FolderStack(root: root, rootPath: rootPath, comparison: names)
     var rootRecord: MBFileRecord?

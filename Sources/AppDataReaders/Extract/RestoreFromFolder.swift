@@ -141,7 +141,9 @@ struct RestoreFromFolder {
   /// holding its target; then the folders' modes and times.
   mutating func finish() throws(Refusal) {
     var budget = SymlinkCheck.Budget()
-    let check = SymlinkCheck(links: links.map { ($0.path, $0.target) }, budget: &budget, isInterrupted: isInterrupted)
+    // Judged as the filesystem written to compares names (a dry run's: the source's).
+    let check = SymlinkCheck(links: links.map { ($0.path, $0.target) }, comparison: NameComparison.of(destination), budget: &budget,
+                             isInterrupted: isInterrupted)
     for link in links {
       if isInterrupted() || check.interrupted { throw Refusal(.interrupted, path: sourcePath, message: "\(TerminalText.escaped(sourcePath)): interrupted") }
       let components = RelativePath.components(link.path)

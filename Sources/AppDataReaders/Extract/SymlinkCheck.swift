@@ -32,6 +32,12 @@ import AppDataCore
 /// steps): past it, every link not yet judged inside is written as a file, with that reason.
 /// The interrupt flag is read every 1,024 steps; once it is set the check stops (`interrupted`)
 /// and the caller ends the run.
+///
+/// **Names compare as the filesystem written to compares them** (`NameComparison`): on a volume
+/// that ignores case (macOS's default APFS, where a Simulator's devices live) `K` names the link
+/// `k`, so `Documents/z -> K/../..` with `Documents/k -> ..` resolves out of the container, though
+/// byte for byte it stays inside (a hostile round of issue 53). Each component is hashed by its
+/// key under that comparison; byte for byte (Linux, a case-sensitive volume) it is its bytes.
 struct SymlinkCheck {
   /// What every container's check of one extraction spends, and may: steps of resolution (a
   /// component of a link's folder or of a target, visited).
@@ -48,19 +54,25 @@ struct SymlinkCheck {
     var second: Int
     static let root = PathHash(first: 0, second: 0)
 
-    /// The path `self` then `name`.
-    func appending(_ name: ArraySlice<UInt8>) -> PathHash {
+    /// The path `self` then `name`, as `comparison` tells names apart.
+    func appending(_ name: ArraySlice<UInt8>, _ comparison: NameComparison) -> PathHash {
       var a = Hasher()
       var b = Hasher()
       a.combine(0 as UInt8)
       b.combine(1 as UInt8)
       a.combine(first)
       b.combine(second)
-      a.combine(name.count)
-      b.combine(name.count)
-      name.withUnsafeBytes { bytes in
-        a.combine(bytes: bytes)
-        b.combine(bytes: bytes)
+      if comparison == .bytes {
+        a.combine(name.count)
+        b.combine(name.count)
+        name.withUnsafeBytes { bytes in
+          a.combine(bytes: bytes)
+          b.combine(bytes: bytes)
+        }
+      } else {
+        let key = comparison.key(Array(name))
+        a.combine(key)
+        b.combine(key)
       }
       return PathHash(first: a.finalize(), second: b.finalize())
     }
@@ -87,20 +99,25 @@ struct SymlinkCheck {
   static let interruptInterval = 1024
   /// Links beyond what `Plan.symlinks` holds in memory (`isComplete` false): written as files.
   private var isComplete = true
+  /// How the filesystem written to tells names apart.
+  private let comparison: NameComparison
   /// The check stopped for an interrupt: its verdicts are not to be used.
   private(set) var interrupted = false
 
   /// `isComplete`: false when the container has more symlink rows than were handed over (their
   /// targets passed the memory bound); those are all written as files. `budget`: the steps the
   /// run may still spend, spent here. `isInterrupted`: read every `interruptInterval` steps.
-  init(links: [(path: [UInt8], target: [UInt8])], isComplete: Bool = true, budget: inout Budget,
+  /// `comparison`: how the filesystem written to tells names apart; of two rows it takes for one
+  /// name, the first is the one found (the writer writes the first, and refuses the second).
+  init(links: [(path: [UInt8], target: [UInt8])], isComplete: Bool = true, comparison: NameComparison = .bytes, budget: inout Budget,
        isInterrupted: () -> Bool = { false }) {
     self.isComplete = isComplete
+    self.comparison = comparison
     for link in links where targets[link.path] == nil {
       targets[link.path] = link.target
       var hash = PathHash.root
-      for component in link.path.split(separator: 0x2F, omittingEmptySubsequences: true) { hash = hash.appending(component) }
-      byHash[hash] = rows.count
+      for component in link.path.split(separator: 0x2F, omittingEmptySubsequences: true) { hash = hash.appending(component, comparison) }
+      if byHash[hash] == nil { byHash[hash] = rows.count }
       rows.append(link)
       isDemoted.append(false)
       isInside.append(false)
@@ -141,9 +158,9 @@ struct SymlinkCheck {
   }
 
   /// A check with a budget of its own (tests, the fuzz target).
-  init(links: [(path: [UInt8], target: [UInt8])], isComplete: Bool = true) {
+  init(links: [(path: [UInt8], target: [UInt8])], isComplete: Bool = true, comparison: NameComparison = .bytes) {
     var budget = Budget()
-    self.init(links: links, isComplete: isComplete, budget: &budget)
+    self.init(links: links, isComplete: isComplete, comparison: comparison, budget: &budget)
   }
 
   /// Whether a symlink row holds `path`: no folder may be made there.
@@ -177,7 +194,7 @@ struct SymlinkCheck {
     let folders = path.split(separator: 0x2F, omittingEmptySubsequences: true).dropLast()
     budget.spent += folders.count
     WorkCounters.addSymlinkSteps(UInt64(folders.count))
-    for component in folders { here.append(here[here.count - 1].appending(component)) }
+    for component in folders { here.append(here[here.count - 1].appending(component, comparison)) }
     var work = Array(target.split(separator: 0x2F, omittingEmptySubsequences: true).reversed())
     var hops = 0
     var steps = 0
@@ -197,7 +214,7 @@ struct SymlinkCheck {
         here.removeLast()
         continue
       }
-      let next = here[here.count - 1].appending(component)
+      let next = here[here.count - 1].appending(component, comparison)
       guard let link = byHash[next] else {
         here.append(next)
         continue

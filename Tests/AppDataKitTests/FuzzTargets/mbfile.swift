@@ -12,7 +12,7 @@
 // reads (mode, time, target, encryption key, extended attributes); and extract's checks of a
 // manifest path, an extension id and a symlink target, on the same bytes, the target resolved
 // through a container of links the input also makes (each of its lines a link's path, the
-// next its target).
+// next its target), byte for byte and with names folded as APFS folds them.
 func fuzz_mbfile(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let raw = UnsafeRawBufferPointer(start: data, count: size)
   if let file = MBFile.decode(raw) { _ = file.size.saturatingSum(file.size) }
@@ -32,7 +32,11 @@ func fuzz_mbfile(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   for pair in stride(from: 0, to: lines.count - 1, by: 2) where BackupExtraction.Plan.unsafePath(lines[pair]) == nil {
     links.append((lines[pair], lines[pair + 1]))
   }
-  let check = SymlinkCheck(links: links)
-  for link in links { _ = check.verdict(link.path, target: link.target) }
+  // Judged as each filesystem compares names: byte for byte, and as APFS does (case and
+  // normalization folded, the keys of names that are not UTF-8 their bytes).
+  for comparison in [NameComparison.bytes, .ignoringCaseAndNormalization] {
+    let check = SymlinkCheck(links: links, comparison: comparison)
+    for link in links { _ = check.verdict(link.path, target: link.target) }
+  }
   return 0
 }
