@@ -209,6 +209,40 @@ struct CommandLineTests {
     #expect(empty.status == 2 && empty.error.contains("'--output' needs a name"), "\(empty.error)")
   }
 
+  /// A link another user made in a shared folder (sticky and world-writable, as /tmp) is not
+  /// followed by `init-config --output` nor `audit -o`, as Linux's fs.protected_symlinks does not
+  /// follow it, whatever that is set to (a hostile round of issue 53: appdata resolved the link
+  /// itself and replaced the file it named, the kernel's rule bypassed); one of this user's is,
+  /// and a loop is the kernel's ELOOP in words.
+  @Test(.enabled(if: AppData.isRoot, "needs root to make another user's link"))
+  func anotherUsersLinkInASharedFolderIsNotFollowed() throws {
+    let tree = try TestTree("shared-links")
+    try tree.file("Documents/a", size: 10)
+    let shared = tree.scratch + "/shared"
+    let precious = tree.scratch + "/precious.txt"
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+    #expect(chmod(shared, 0o1777) == 0)
+    try "precious".write(toFile: precious, atomically: false, encoding: .utf8)
+    for name in ["policy.json", "report.json", "mine.json"] {
+      try FileManager.default.createSymbolicLink(atPath: shared + "/" + name, withDestinationPath: precious)
+    }
+    #expect(lchown(shared + "/policy.json", 1234, 1234) == 0 && lchown(shared + "/report.json", 1234, 1234) == 0)
+    let why = "leads through a symlink another user made in a shared folder (sticky and world-writable, as /tmp); appdata does not follow it, as Linux does not with fs.protected_symlinks"
+    let policy = try AppData.run(["init-config", tree.root, "--output", shared + "/policy.json", "--force"])
+    #expect(policy.status == 2 && policy.error == "appdata: error: \(shared)/policy.json: \(why); give the policy file a name of your own\n", "\(policy.error)")
+    let report = try AppData.run(["audit", "--no-config", tree.root, "--format", "json", "-o", shared + "/report.json"])
+    #expect(report.status == 2 && report.error.hasPrefix("appdata: error: \(shared)/report.json: \(why)"), "\(report.error)")
+    #expect(try String(contentsOfFile: precious, encoding: .utf8) == "precious")
+    // This user's own link is followed: the file it names is replaced, the link stays.
+    let mine = try AppData.run(["init-config", tree.root, "--output", shared + "/mine.json", "--force"])
+    #expect(mine.status == 0, "\(mine.error)")
+    #expect(try String(contentsOfFile: precious, encoding: .utf8).hasPrefix("{"))
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: shared + "/mine.json") == precious)
+    try FileManager.default.createSymbolicLink(atPath: tree.scratch + "/loop", withDestinationPath: "loop")
+    let loop = try AppData.run(["init-config", tree.root, "--output", tree.scratch + "/loop", "--force"])
+    #expect(loop.status == 2 && loop.error == "appdata: error: \(tree.scratch)/loop: cannot write: Too many levels of symbolic links; it was left as it was\n", "\(loop.error)")
+  }
+
   @Test func helpAndVersion() throws {
     let overview = try AppData.run(["--help"])
     #expect(overview.status == 0)

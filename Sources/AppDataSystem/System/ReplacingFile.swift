@@ -16,7 +16,11 @@ import Synchronization
 ///
 /// NAME that is a symlink: its target is written the same way (the hidden file beside the
 /// target, renamed over it), so the link stays and points at a complete report; a link whose
-/// target does not exist is refused. NAME that is a FIFO, a socket, a device or a folder is
+/// target does not exist is refused. The kernel follows it first, so what the kernel refuses to
+/// follow (`fs.protected_symlinks`, a loop) is refused with its errno, and the file replaced is
+/// the one it reached; and a link another user made in a shared folder (sticky and
+/// world-writable, as /tmp), on the way to the file, is never followed, whatever that setting
+/// says (the kernel's rule, applied by appdata: `foreignLink`). NAME that is a FIFO, a socket, a device or a folder is
 /// refused (`notAFile`), found by its status (`lstat`, then `stat` of a link's target), which
 /// opens nothing, so nothing waits.
 package final class ReplacingFile: Sendable {
@@ -39,6 +43,10 @@ package final class ReplacingFile: Sendable {
   /// The errno a NAME that is not a regular file (a FIFO, socket, device or folder) is refused
   /// with, under operation `.writeReport`.
   package static let notAFile = Errno.invalidArgument
+  /// The errno of a NAME that leads through another user's link in a shared folder
+  /// (`foreignLink`), and of one whose links changed while they were followed.
+  static let foreignLinkErrno = Errno.permissionDenied
+  static let changedErrno = Errno(rawValue: EBUSY)
 
   package init(path: String) throws(SystemError) {
     self.path = path
@@ -51,12 +59,21 @@ package final class ReplacingFile: Sendable {
     if let status = try? Syscalls.status(ofPath: path) {
       existing = status
       if status.kind == .symbolicLink {
-        // The link's target, resolved through every link; it must exist.
+        if let link = Self.foreignLink(on: path) { throw SystemError(errno: Self.foreignLinkErrno, operation: .writeReport, path: link) }
+        // Followed by the kernel, with its rules; a target that does not exist is refused.
+        let reached: FileStatus
+        do { reached = try Syscalls.status(followingPath: path) } catch {
+          throw error.errno == .noSuchFileOrDirectory ? SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path) : error
+        }
+        // The link's target, resolved through every link: the file the kernel reached, or refused.
         guard let resolved = Syscalls.resolvedPath(path) else {
           throw SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path)
         }
         target = Array(resolved.utf8)
         existing = try Syscalls.status(ofPath: resolved)
+        if existing?.kind == .regular && existing?.identity != reached.identity {
+          throw SystemError(errno: Self.changedErrno, operation: .writeReport, path: path)
+        }
       }
       if let kind = existing?.kind, kind != .regular {
         // Known from its status alone (stat(2) never opens it, so a FIFO with no reader is not
@@ -89,13 +106,18 @@ package final class ReplacingFile: Sendable {
     case .isDirectory: return "is a folder; give \(what) a file's name"
     case .noSuchFileOrDirectory: return "is a symlink to a file that does not exist; give \(what) a file's name"
     case .noSuchDevice: return "names a descriptor, a device or a standard stream's file (/dev, /proc, what > or >> opened), not a file of its own" + onlyFiles
+    case foreignLinkErrno:
+      return "leads through a symlink another user made in a shared folder (sticky and world-writable, as /tmp); appdata does not follow it, "
+        + "as Linux does not with fs.protected_symlinks; give \(what) a name of your own"
+    case changedErrno: return "its symlinks changed while appdata followed them; nothing was written"
     default: return "is a FIFO, socket or device, not a file" + onlyFiles
     }
   }
 
   /// Whether `path`, or a link on the way from it (at most 40), names something under `/dev` or
   /// `/proc`: each hop made absolute and normalised (`//`, `.` and `..` taken out) first, and
-  /// each hop's folder resolved too (a link partway along the path).
+  /// each hop's folder resolved too (a link partway along the path). A longer chain (a loop) is
+  /// left to the kernel, which refuses it (ELOOP).
   private static func leadsToSystemName(_ path: String) -> Bool {
     func isSystem(_ text: String) -> Bool { text == "/dev" || text == "/proc" || text.hasPrefix("/dev/") || text.hasPrefix("/proc/") }
     var current = normalizedAbsolute(path)
@@ -114,7 +136,30 @@ package final class ReplacingFile: Sendable {
       let text = String(decoding: target, as: UTF8.self)
       current = normalizedAbsolute(target.first == 0x2F ? text : (folderPath == "/" ? "/" : folderPath + "/") + text)
     }
-    return true
+    return false
+  }
+
+  /// The first link on the way from `path` to what it names (at most 40) that another user made
+  /// in a folder that is sticky and world-writable (as /tmp), owned by neither this user nor the
+  /// folder's owner: the links Linux's `fs.protected_symlinks` does not follow. nil when there
+  /// is none.
+  private static func foreignLink(on path: String) -> String? {
+    var current = normalizedAbsolute(path)
+    for _ in 0..<40 {
+      guard let status = try? Syscalls.status(ofPath: current), status.kind == .symbolicLink else { return nil }
+      let bytes = Array(current.utf8)
+      let folderPath = Syscalls.folderPart(of: bytes)
+      guard let folder = try? Syscalls.status(followingPath: folderPath) else { return nil }
+      let shared = folder.permissions & 0o1002 == 0o1002
+      if shared && status.owner != Syscalls.effectiveUserID && status.owner != folder.owner { return current }
+      guard let opened = try? Syscalls.openDirectory(atPath: folderPath) else { return nil }
+      let folderOwner = OwnedDescriptor(owning: opened)
+      let name = Array(bytes[((bytes.lastIndex(of: 0x2F)).map { $0 + 1 } ?? 0)...])
+      guard let target = try? Syscalls.readLink(name, in: folderOwner.descriptor, displayPath: current), !target.isEmpty else { return nil }
+      let text = String(decoding: target, as: UTF8.self)
+      current = normalizedAbsolute(target.first == 0x2F ? text : (folderPath == "/" ? "/" : folderPath + "/") + text)
+    }
+    return nil
   }
 
   /// `path` made absolute (from the working folder) with `//`, `.` and `..` taken out as text.

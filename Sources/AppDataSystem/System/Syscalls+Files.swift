@@ -83,6 +83,14 @@ extension Syscalls {
     return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
   }
 
+  /// stat(2) on a path the user typed: its symlinks followed by the kernel, which refuses what
+  /// its rules refuse (`fs.protected_symlinks`, a loop).
+  package static func status(followingPath path: String) throws(SystemError) -> FileStatus {
+    var st = stat()
+    _ = try valueOrErrno(.readStatus, path: path) { stat(path, &st) }
+    return FileStatus(st)
+  }
+
   /// lstat(2) on a path (used only for paths the user typed).
   package static func status(ofPath path: String) throws(SystemError) -> FileStatus {
     var st = stat()
