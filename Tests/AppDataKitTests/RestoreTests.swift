@@ -503,6 +503,57 @@ struct RestoreTests {
     #expect(try String(contentsOfFile: folder + "/moved-away/Documents/old.txt", encoding: .utf8) == "old data of com.example.extract\n")
   }
 
+  /// An undo killed at each of its checkpoints never leaves restore's marks (do-not-back-up, and
+  /// `appdata.restore`) on the container, whichever tree it holds, and a later restore does not
+  /// copy them onto its new tree (a hostile round of issue 53: the marks were taken off after the
+  /// exchange, so a kill between left the old contents excluded from backups, and the next
+  /// restore's tree too).
+  @Test func anUndoKilledAtEachCheckpointLeavesNoMarkOnTheContainer() throws {
+    let marks = ["user.appdata.restore", "user.com.apple.metadata:com_apple_backup_excludeItem"]
+    var stop = 1
+    while stop < 10 {
+      let (folder, device) = try Self.device()
+      defer { try? FileManager.default.removeItem(atPath: folder) }
+      let container = "\(device)/\(Self.applications)/\(Self.appUUID)"
+      #expect(try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app]).status == 0)
+      let killed = try AppData.run(["restore", "--undo", "--test-stop-after", String(stop), device, "--app", Self.app])
+      if killed.status == 0 { break }
+      #expect(killed.status == 137 || killed.status == -9 || killed.status == 9, "checkpoint \(stop): \(killed.status)")
+      #expect(marks.allSatisfy { ExtractTests.attributes(container)[$0] == nil }, "checkpoint \(stop): \(ExtractTests.attributes(container))")
+      #expect(try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app]).status == 0, "checkpoint \(stop)")
+      #expect(marks.allSatisfy { ExtractTests.attributes(container)[$0] == nil }, "checkpoint \(stop): \(ExtractTests.attributes(container))")
+      stop += 1
+    }
+    #expect(stop == 3, "an undo has two checkpoints")
+  }
+
+  /// A restore that runs while an undo waits at its exchange (`undo-exchange`) swaps in a tree
+  /// of its own: the undo's exchange is seen to have taken the wrong folder, is undone, and the
+  /// undo refuses in one line; the restore's work stays, and a next undo puts back what it
+  /// replaced (a hostile round of issue 53: the undo swapped the new tree out, reported the old
+  /// figures, and left two folders no run could prove).
+  @Test func aRestoreDuringAnUndoIsNotSwappedOut() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let applications = "\(device)/\(Self.applications)"
+    let container = "\(applications)/\(Self.appUUID)"
+    let source = folder + "/source"
+    try FileManager.default.createDirectory(atPath: source + "/Documents", withIntermediateDirectories: true)
+    try Data("second\n".utf8).write(to: URL(fileURLWithPath: source + "/Documents/second.txt"))
+    #expect(try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app]).status == 0)
+    let first = try Self.manifest(container, skip: [Self.metadata], root: false)
+    var meanwhile: RunResult?
+    let undo = try AppData.runPaused(["restore", "--undo", device, "--app", Self.app], at: "undo-exchange") {
+      meanwhile = try AppData.run(["restore", source, "--simulator", device, "--app", Self.app])
+    }
+    #expect(meanwhile?.status == 0, "\(meanwhile?.error ?? "")")
+    #expect(undo.status == 2 && undo.error == "appdata: error: \(container): changed while it was being undone; it was left as it is\n", "\(undo.error)")
+    #expect(try String(contentsOfFile: container + "/Documents/second.txt", encoding: .utf8) == "second\n")
+    // The next undo puts back what the second restore replaced: the first restore's tree.
+    #expect(try AppData.run(["restore", "--undo", device, "--app", Self.app]).status == 0)
+    #expect(try Self.manifest(container, skip: [Self.metadata], root: false) == first)
+  }
+
   /// Names restore keeps for its own folders, planted as a user's (no record, a record that
   /// proves nothing, names of another shape) and as a live run's (a valid record naming it,
   /// locked by this test): restore and --undo leave every planted byte as it was, and do their

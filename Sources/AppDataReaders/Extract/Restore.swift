@@ -341,6 +341,19 @@ package enum Restore {
   static let markedAttribute = MarkerTable.platformAttributeName("appdata.restore")
   static var markerAttribute: String { MarkerTable.platformName(of: .modern) }
 
+  /// Marks the previous contents `folder` holds as restore's kept copy: do-not-back-up, and
+  /// that restore put it there.
+  static func mark(_ folder: FileDescriptor) {
+    try? ExtendedAttributes.setValue([0x31], of: markedAttribute, on: folder, displayPath: "")
+    try? ExtendedAttributes.setValue(Marker.modern.valueToWrite, of: markerAttribute, on: folder, displayPath: "")
+  }
+
+  /// Takes off what `mark` put on `folder`.
+  static func unmark(_ folder: FileDescriptor) {
+    _ = try? ExtendedAttributes.removeValue(of: markerAttribute, on: folder, displayPath: "")
+    _ = try? ExtendedAttributes.removeValue(of: markedAttribute, on: folder, displayPath: "")
+  }
+
   /// Settles what dead runs left beside a container: a folder whose name names the first
   /// identity its record holds was never swapped in (or was swapped back by an undo) and is
   /// removed; one naming the second is a kept copy and stays, with its record. A live run's,
@@ -619,6 +632,9 @@ package enum Restore {
       // The same file: the metadata plist is never rewritten.
       try Syscalls.link(metadata, in: current, to: metadata, in: artifact.descriptor, displayPath: target.path + "/" + ContainerLayout.metadataFileName)
       try ExtendedAttributes.copyAll(from: current, to: artifact.descriptor, displayPath: target.path)
+      // Never what restore itself put on a kept copy (a container an older undo, killed, left
+      // marked).
+      if (try? ExtendedAttributes.value(of: markedAttribute, on: artifact.descriptor, displayPath: "")) != nil { unmark(artifact.descriptor) }
       try Syscalls.setMode(artifact.descriptor, currentStatus.permissions, displayPath: target.path)
       try Syscalls.setTimes(artifact.descriptor, access: currentStatus.accessTime, modification: currentStatus.modificationTime, displayPath: target.path)
     } catch {
@@ -646,10 +662,7 @@ package enum Restore {
     steps.pass("restore-exchanged")
     // The previous contents, kept: marked not to be backed up (unless they were), then left
     // with their record, which `--undo` proves them by.
-    if (try? ExtendedAttributes.value(of: markerAttribute, on: current, displayPath: "")) == nil {
-      try? ExtendedAttributes.setValue([0x31], of: markedAttribute, on: current, displayPath: "")
-      try? ExtendedAttributes.setValue(Marker.modern.valueToWrite, of: markerAttribute, on: current, displayPath: "")
-    }
+    if (try? ExtendedAttributes.value(of: markerAttribute, on: current, displayPath: "")) == nil { mark(current) }
     // What it held, measured before it was replaced (nothing writes it meanwhile).
     artifact.keep()
     summary.keptCopy = target.path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/"
@@ -704,20 +717,31 @@ package enum Restore {
         report.containers.append(summary)
         continue
       }
+      // What restore added to the previous contents goes before they are the container again,
+      // through the kept copy's own descriptor (a kill after the exchange would otherwise leave
+      // the container marked do-not-back-up); it is put back if they stay the kept copy.
+      let marked = (try? ExtendedAttributes.value(of: markedAttribute, on: last.descriptor, displayPath: "")) != nil
+      if marked { unmark(last.descriptor) }
       steps.pass("undo-exchange")
       do {
         try Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
       } catch {
+        if marked { mark(last.descriptor) }
         last.keep()
         throw .refused(Refusal(.cannotWrite, "\(display(target)): cannot put the kept copy back: \(error.reason); nothing was changed"))
       }
+      // The exchange swapped what the names named at that instant: they must be the kept copy
+      // and the container measured (a restore that ran meanwhile swapped in a tree of its own).
+      let now = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.identity
+      let aside = (try? Syscalls.status(of: last.name, in: place, displayPath: ""))?.identity
+      guard now == last.identity && aside == current.identity else {
+        try? Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
+        if marked { mark(last.descriptor) }
+        last.keep()
+        throw .refused(Refusal(.conflict, "\(display(target)): changed while it was being undone; it was left as it is"))
+      }
       steps.pass("undo-exchanged")
       removeLeftovers(target, in: place, except: last.name)
-      // The previous contents are the container again: without what restore added to them.
-      if (try? ExtendedAttributes.value(of: markedAttribute, on: last.descriptor, displayPath: "")) != nil {
-        _ = try? ExtendedAttributes.removeValue(of: markerAttribute, onEntry: target.name, in: place, displayPath: target.path)
-        _ = try? ExtendedAttributes.removeValue(of: markedAttribute, onEntry: target.name, in: place, displayPath: target.path)
-      }
       // The restored tree now has the hidden name: the record says so (and owns its
       // descriptor), then it goes. One that is not the tree checked is closed here.
       if let restoredFolder = try? Syscalls.open(last.name, in: place, options: .directory, displayPath: "") {

@@ -112,6 +112,21 @@ import Darwin
     }
   }
 
+  /// Removes `attribute` from the open file `descriptor` (fremovexattr(2)); false when it was
+  /// not there.
+  @discardableResult
+  package static func removeValue(of attribute: String, on descriptor: FileDescriptor, displayPath: @autoclosure () -> String) throws(SystemError) -> Bool {
+    #if canImport(Glibc) && !DARWIN_CHECK
+    let result = fremovexattr(descriptor.rawValue, attribute)
+    #else
+    let result = fremovexattr(descriptor.rawValue, attribute, 0)
+    #endif
+    if result == 0 { return true }
+    let code = currentErrno()
+    if code == .noAttribute { return false }
+    throw SystemError(errno: code, operation: .removeExtendedAttribute(attribute), path: displayPath())
+  }
+
   /// The value of `attribute` on the open file `descriptor` (fgetxattr(2)), up to 64 bytes (a
   /// longer one reads as its first 64 bytes and a 65th, so it compares unequal to any shorter);
   /// nil when absent.
