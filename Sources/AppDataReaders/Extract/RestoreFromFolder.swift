@@ -103,8 +103,11 @@ struct RestoreFromFolder {
       problem(item.entry, "not written: deeper than \(Self.maximumDepth) folders")
       return
     }
-    guard let opened = try? Syscalls.open(item.name, in: item.source, options: .directory, displayPath: display(item.entry)) else {
-      problem(item.entry, "not written: the folder cannot be opened without following a symlink")
+    let opened: FileDescriptor
+    do { opened = try Syscalls.open(item.name, in: item.source, options: .directory, displayPath: display(item.entry)) } catch {
+      // ELOOP or ENOTDIR: it was turned into a symlink or a file since it was listed.
+      let changed = error.errno == .tooManySymbolicLinkLevels || error.errno == .notDirectory
+      problem(item.entry, changed ? "not written: the folder cannot be opened without following a symlink" : "not written: the folder cannot be opened: \(error.reason)")
       return
     }
     let innerOwner = OwnedDescriptor(owning: opened)
