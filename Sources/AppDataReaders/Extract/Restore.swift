@@ -717,49 +717,56 @@ package enum Restore {
         report.containers.append(summary)
         continue
       }
-      // What restore added to the previous contents goes before they are the container again,
-      // through the kept copy's own descriptor (a kill after the exchange would otherwise leave
-      // the container marked do-not-back-up); it is put back if they stay the kept copy.
-      let marked = (try? ExtendedAttributes.value(of: markedAttribute, on: last.descriptor, displayPath: "")) != nil
-      if marked { unmark(last.descriptor) }
-      steps.pass("undo-exchange")
-      do {
-        try Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
-      } catch {
-        if marked { mark(last.descriptor) }
-        last.keep()
-        throw .refused(Refusal(.cannotWrite, "\(display(target)): cannot put the kept copy back: \(error.reason); nothing was changed"))
-      }
-      // The exchange swapped what the names named at that instant: they must be the kept copy
-      // and the container measured (a restore that ran meanwhile swapped in a tree of its own).
-      let now = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.identity
-      let aside = (try? Syscalls.status(of: last.name, in: place, displayPath: ""))?.identity
-      guard now == last.identity && aside == current.identity else {
-        try? Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
-        if marked { mark(last.descriptor) }
-        last.keep()
-        throw .refused(Refusal(.conflict, "\(display(target)): changed while it was being undone; it was left as it is"))
-      }
-      steps.pass("undo-exchanged")
-      removeLeftovers(target, in: place, except: last.name)
-      // The restored tree now has the hidden name: the record says so (and owns its
-      // descriptor), then it goes. One that is not the tree checked is closed here.
-      if let restoredFolder = try? Syscalls.open(last.name, in: place, options: .directory, displayPath: "") {
-        let restored = OwnedDescriptor(owning: restoredFolder)
-        if let identity = try? Syscalls.status(of: restored.descriptor, displayPath: "").identity, identity == current.identity {
-          last.nowNames(identity, descriptor: restored.release())
-          last.discard()
-        } else {
-          last.keep()
-        }
-      } else {
-        last.keep()
-      }
+      do { try putBack(last, over: current, of: target, in: place, steps: &steps) } catch { throw .refused(error) }
       report.containers.append(summary)
     }
     if found == 0 && targets.isEmpty {
       throw .refused(Refusal(.notFound, path: simulator.path, message: "\(TerminalText.escaped(simulator.path)): nothing to undo"))
     }
     return report
+  }
+
+  /// Puts `last`, the kept copy of `target`'s previous contents, back in one exchange with the
+  /// container (`current`, the restored tree), then removes the restored tree through its record.
+  private static func putBack(_ last: OwnedArtifact, over current: FileStatus, of target: RestoreTarget, in place: FileDescriptor,
+                              steps: inout Checkpoints) throws(Refusal) {
+    // What restore added to the previous contents goes before they are the container again,
+    // through the kept copy's own descriptor (a kill after the exchange would otherwise leave
+    // the container marked do-not-back-up); it is put back if they stay the kept copy.
+    let marked = (try? ExtendedAttributes.value(of: markedAttribute, on: last.descriptor, displayPath: "")) != nil
+    if marked { unmark(last.descriptor) }
+    steps.pass("undo-exchange")
+    do {
+      try Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
+    } catch {
+      if marked { mark(last.descriptor) }
+      last.keep()
+      throw Refusal(.cannotWrite, "\(display(target)): cannot put the kept copy back: \(error.reason); nothing was changed")
+    }
+    // The exchange swapped what the names named at that instant: they must be the kept copy
+    // and the container measured (a restore that ran meanwhile swapped in a tree of its own).
+    let now = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.identity
+    let aside = (try? Syscalls.status(of: last.name, in: place, displayPath: ""))?.identity
+    guard now == last.identity && aside == current.identity else {
+      try? Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
+      if marked { mark(last.descriptor) }
+      last.keep()
+      throw Refusal(.conflict, "\(display(target)): changed while it was being undone; it was left as it is")
+    }
+    steps.pass("undo-exchanged")
+    removeLeftovers(target, in: place, except: last.name)
+    // The restored tree now has the hidden name: the record says so (and owns its
+    // descriptor), then it goes. One that is not the tree checked is closed here.
+    if let restoredFolder = try? Syscalls.open(last.name, in: place, options: .directory, displayPath: "") {
+      let restored = OwnedDescriptor(owning: restoredFolder)
+      if let identity = try? Syscalls.status(of: restored.descriptor, displayPath: "").identity, identity == current.identity {
+        last.nowNames(identity, descriptor: restored.release())
+        last.discard()
+      } else {
+        last.keep()
+      }
+    } else {
+      last.keep()
+    }
   }
 }
