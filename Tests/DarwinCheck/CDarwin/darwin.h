@@ -84,6 +84,7 @@ extern int *__error(void);
 #define EBADF 9
 #define EDEADLK 11
 #define EACCES 13
+#define EBUSY 16
 #define EEXIST 17
 #define EXDEV 18
 #define ENODEV 19
