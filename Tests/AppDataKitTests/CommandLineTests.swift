@@ -227,11 +227,26 @@ struct CommandLineTests {
       try FileManager.default.createSymbolicLink(atPath: shared + "/" + name, withDestinationPath: precious)
     }
     #expect(lchown(shared + "/policy.json", 1234, 1234) == 0 && lchown(shared + "/report.json", 1234, 1234) == 0)
-    let why = "leads through a symlink another user made in a shared folder (sticky and world-writable, as /tmp); appdata does not follow it, as Linux does not with fs.protected_symlinks"
+    func why(_ link: String) -> String {
+      "leads through a symlink another user made in a shared folder (sticky and world-writable, as /tmp), \(link); appdata does not follow it, as Linux does not with fs.protected_symlinks"
+    }
     let policy = try AppData.run(["init-config", tree.root, "--output", shared + "/policy.json", "--force"])
-    #expect(policy.status == 2 && policy.error == "appdata: error: \(shared)/policy.json: \(why); give the policy file a name of your own\n", "\(policy.error)")
+    #expect(policy.status == 2 && policy.error == "appdata: error: \(shared)/policy.json: \(why(shared + "/policy.json")); give the policy file a name of your own\n", "\(policy.error)")
     let report = try AppData.run(["audit", "--no-config", tree.root, "--format", "json", "-o", shared + "/report.json"])
-    #expect(report.status == 2 && report.error.hasPrefix("appdata: error: \(shared)/report.json: \(why)"), "\(report.error)")
+    #expect(report.status == 2 && report.error.hasPrefix("appdata: error: \(shared)/report.json: \(why(shared + "/report.json"))"), "\(report.error)")
+    // Another user's link to a folder of this user's, on the way to the file (a folder of the
+    // path, then one reached through this user's own link, with a '..' after it).
+    let mineFolder = tree.scratch + "/mine"
+    try FileManager.default.createDirectory(atPath: mineFolder + "/sub", withIntermediateDirectories: true)
+    try "precious".write(toFile: mineFolder + "/report.json", atomically: false, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(atPath: shared + "/build", withDestinationPath: mineFolder)
+    #expect(lchown(shared + "/build", 1234, 1234) == 0)
+    try FileManager.default.createSymbolicLink(atPath: tree.scratch + "/via", withDestinationPath: "shared/build/sub")
+    for output in [shared + "/build/report.json", tree.scratch + "/via/../report.json"] {
+      let through = try AppData.run(["audit", "--no-config", tree.root, "--format", "json", "-o", output])
+      #expect(through.status == 2 && through.error.hasPrefix("appdata: error: \(output): \(why(shared + "/build"))"), "\(through.error)")
+    }
+    #expect(try String(contentsOfFile: mineFolder + "/report.json", encoding: .utf8) == "precious")
     #expect(try String(contentsOfFile: precious, encoding: .utf8) == "precious")
     // This user's own link is followed: the file it names is replaced, the link stays.
     let mine = try AppData.run(["init-config", tree.root, "--output", shared + "/mine.json", "--force"])

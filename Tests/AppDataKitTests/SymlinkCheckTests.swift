@@ -47,11 +47,37 @@ struct SymlinkCheckTests {
     let folding = verdicts(.ignoringCaseAndNormalization)
     #expect(folding["Documents/z"] == .some("resolves out of the container through another symlink"))
     #expect(folding["w"] == .some("resolves out of the container through another symlink"))
-    #expect(folding["Documents/n"] == .some("resolves out of the container through another symlink"))
+    // Names that are not ASCII: no judgement rests on how they fold (see below).
+    #expect(folding["Documents/n"] == .some(SymlinkCheck.notASCII) && folding["Documents/\u{E9}"] == .some(SymlinkCheck.notASCII))
     #expect(folding["Documents/k"] == .some(nil) && folding["Documents/inside"] == .some(nil))
     let normalizing = verdicts(.ignoringNormalization)
     #expect(normalizing["Documents/n"] == .some("resolves out of the container through another symlink"))
     #expect(normalizing["Documents/z"] == .some(nil) && normalizing["w"] == .some(nil))
+  }
+
+  /// Where case is ignored, a folder whose name folds onto a link row's is never made (the
+  /// writer would otherwise make `Documents/K` first and the check take `K` for the link `k`,
+  /// which then is not written: a cold review of issue 53's change); and no judgement rests on a
+  /// name that is not ASCII, whose folding appdata cannot know (`ſ` is `s` on such a filesystem,
+  /// the Kelvin sign `k`): such a link is a file, a resolution through such a name ends outside,
+  /// and such a folder is not made beside a link. Byte for byte, none of this applies.
+  @Test func whereCaseIsIgnoredNoJudgementRestsOnAFoldThatCannotBeKnown() {
+    let links = [("Documents/k", "a/b/c"), ("Documents/z", "K/../../.."), ("Documents/s", ".."), ("Documents/y", "\u{17F}/../.."),
+                 ("Documents/\u{17F}x", "k")]
+    let folding = SymlinkCheck(links: links.map { (Self.bytes($0.0), Self.bytes($0.1)) }, comparison: .ignoringCaseAndNormalization)
+    let notASCII = SymlinkCheck.notASCII
+    #expect(folding.folderBlocked(Self.bytes("Documents/K")) == "a symlink row has the same path")
+    #expect(folding.folderBlocked(Self.bytes("Documents/\u{212A}"))?.hasPrefix("its name is not ASCII and a symlink row is beside it") == true)
+    #expect(folding.folderBlocked(Self.bytes("Documents/\u{E9}/deeper")) == nil)  // no link beside it
+    #expect(folding.folderBlocked(Self.bytes("Library/\u{212A}")) == nil)
+    #expect(folding.verdict(Self.bytes("Documents/z"), target: Self.bytes("K/../../..")) == nil)  // through the link k, which is written
+    #expect(folding.verdict(Self.bytes("Documents/y"), target: Self.bytes("\u{17F}/../..")) == notASCII)
+    #expect(folding.verdict(Self.bytes("Documents/\u{17F}x"), target: Self.bytes("k")) == notASCII)
+    let bytes = SymlinkCheck(links: links.map { (Self.bytes($0.0), Self.bytes($0.1)) })
+    #expect(bytes.folderBlocked(Self.bytes("Documents/K")) == nil && bytes.folderBlocked(Self.bytes("Documents/\u{212A}")) == nil)
+    #expect(bytes.folderBlocked(Self.bytes("Documents/k")) == "a symlink row has the same path")
+    #expect(bytes.verdict(Self.bytes("Documents/y"), target: Self.bytes("\u{17F}/../..")) == nil)
+    #expect(bytes.verdict(Self.bytes("Documents/z"), target: Self.bytes("K/../../..")) == "climbs out of the container")
   }
 
   /// Issue 48: the work is counted in components visited (a link's folders, then each component

@@ -139,7 +139,7 @@ struct AuditOutput {
       openReports.add(replacing)
       return replacing
     } catch {
-      throw Refusal(.cannotWrite, path: file, ReplacingFile.problem(error))
+      throw Refusal(.cannotWrite, path: file, ReplacingFile.problem(error, shown: TerminalText.escaped))
     }
   }
 }

@@ -37,7 +37,7 @@ struct InitConfigCommand: RefusingCommand {
       file.write(Array(text.utf8))
       try file.commit()
     } catch where error.operation == .writeReport {
-      throw Refusal(.cannotWrite, path: output, ReplacingFile.problem(error, writing: "the policy file", notAFile: "give the policy file a file's name"))
+      throw Refusal(.cannotWrite, path: output, ReplacingFile.problem(error, writing: "the policy file", notAFile: "give the policy file a file's name", shown: TerminalText.escaped))
     } catch {
       throw Refusal(.cannotWrite, path: output, "cannot write: \(error.reason); it was left as it was")
     }

@@ -255,13 +255,18 @@ struct ExtractionWriter {
       return
     case .success: break
     }
+    // A folder not made where a link row's path is (or may be) takes no name from the link.
+    if entry.kind == .folder, let why = links.folderBlocked(path) {
+      problem("not written: \(why)")
+      return
+    }
     if let other = tree.claim(name) {
       problem("not written: its name is the same as \(TerminalText.escaped(other)), made from another row, on this filesystem (it \(tree.comparison.phrase))")
       return
     }
     let row = Row(entry: entry, name: name, folder: tree.descriptor, mode: entry.record?.mode.map { $0 & 0o777 })
     switch entry.kind {
-    case .folder: try makeFolder(row, tree: tree, links: links, container: &container, problem: problem)
+    case .folder: try makeFolder(row, tree: tree, container: &container, problem: problem)
     case .symlink: try makeSymlink(row, comparison: tree.comparison, links: links, container: &container, problem: problem)
     case .file: try makeFile(row, index: index, tree: tree, domain: plan.domain, containerIndex: containerIndex, problem: problem)
     }
@@ -293,12 +298,8 @@ struct ExtractionWriter {
 
   /// A folder row: made (0700 until the rows leave it), given its extended attributes but
   /// appdata's own, and entered; its mode and time are set when the stack leaves it.
-  private func makeFolder(_ row: Row, tree: FolderStack, links: SymlinkCheck, container: inout BackupExtraction.Report.Container,
+  private func makeFolder(_ row: Row, tree: FolderStack, container: inout BackupExtraction.Report.Container,
                           problem: (String, Bool) -> Void) throws(Refusal) {
-    if links.isLink(row.path) {
-      problem("not written: a symlink row has the same path", true)
-      return
-    }
     do {
       try Syscalls.makeDirectory(row.name, in: row.folder, mode: 0o700, displayPath: display(row.path))
     } catch {

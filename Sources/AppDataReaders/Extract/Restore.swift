@@ -582,7 +582,8 @@ package enum Restore {
     }
     let destination = artifact?.descriptor ?? folder
     var copier = RestoreFromFolder(sourcePath: root, destination: destination, container: summary, isInterrupted: options.isInterrupted,
-                                   steps: Checkpoints(passed: 0, stopAfter: options.dryRun ? nil : options.stopAfter), dryRun: options.dryRun)
+                                   steps: Checkpoints(passed: 0, stopAfter: options.dryRun ? nil : options.stopAfter), dryRun: options.dryRun,
+                                   comparison: NameComparison.of(place))
     do {
       try copier.copy(folder, into: destination, path: [], depth: 0)
       try copier.finish()
@@ -655,9 +656,9 @@ package enum Restore {
     let now = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.identity
     let aside = (try? Syscalls.status(of: artifact.name, in: place, displayPath: ""))?.identity
     guard now == newIdentity && aside == currentStatus.identity else {
-      try? Syscalls.exchange(artifact.name, with: target.name, in: place, displayPath: target.path)
+      let back = swapBack(artifact.name, expecting: newIdentity, target: target, in: place)
       artifact.discard()
-      throw Refusal(.conflict, "\(shown): changed while it was being replaced; it was left as it is")
+      throw Refusal(.conflict, "\(shown): changed while it was being replaced; \(back ? "it was left as it is" : Self.notPutBack)")
     }
     steps.pass("restore-exchanged")
     // The previous contents, kept: marked not to be backed up (unless they were), then left
@@ -726,6 +727,17 @@ package enum Restore {
     return report
   }
 
+  /// The exchange of `name` and the container's, made again after a check found that it took
+  /// another folder than expected; true when `name` then names `expected` again (the names are
+  /// as they were before the first exchange).
+  private static func swapBack(_ name: [UInt8], expecting expected: FileIdentity, target: RestoreTarget, in place: FileDescriptor) -> Bool {
+    try? Syscalls.exchange(name, with: target.name, in: place, displayPath: target.path)
+    return (try? Syscalls.status(of: name, in: place, displayPath: ""))?.identity == expected
+  }
+
+  /// The end of the line when a swap back did not put the names as they were.
+  static let notPutBack = "the names could not be put back as they were; see what the container and the folders beside it hold"
+
   /// Puts `last`, the kept copy of `target`'s previous contents, back in one exchange with the
   /// container (`current`, the restored tree), then removes the restored tree through its record.
   private static func putBack(_ last: OwnedArtifact, over current: FileStatus, of target: RestoreTarget, in place: FileDescriptor,
@@ -748,10 +760,11 @@ package enum Restore {
     let now = (try? Syscalls.status(of: target.name, in: place, displayPath: ""))?.identity
     let aside = (try? Syscalls.status(of: last.name, in: place, displayPath: ""))?.identity
     guard now == last.identity && aside == current.identity else {
-      try? Syscalls.exchange(last.name, with: target.name, in: place, displayPath: target.path)
-      if marked { mark(last.descriptor) }
+      let back = swapBack(last.name, expecting: last.identity, target: target, in: place)
+      // The marks go back on the kept copy only where it is the kept copy again.
+      if marked && back { mark(last.descriptor) }
       last.keep()
-      throw Refusal(.conflict, "\(display(target)): changed while it was being undone; it was left as it is")
+      throw Refusal(.conflict, "\(display(target)): changed while it was being undone; \(back ? "it was left as it is" : Self.notPutBack)")
     }
     steps.pass("undo-exchanged")
     removeLeftovers(target, in: place, except: last.name)

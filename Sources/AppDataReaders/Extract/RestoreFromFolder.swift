@@ -28,6 +28,9 @@ struct RestoreFromFolder {
   /// `--dry-run`: the source read and judged as the copy reads it, its figures and its
   /// problems reported, nothing written (`destination` is not used).
   var dryRun = false
+  /// How the device's filesystem tells names apart, which the links are judged by (a dry run's
+  /// too).
+  var comparison = NameComparison.bytes
   let context = CopyContext()
   static let maximumDepth = 1024
 
@@ -144,8 +147,8 @@ struct RestoreFromFolder {
   /// holding its target; then the folders' modes and times.
   mutating func finish() throws(Refusal) {
     var budget = SymlinkCheck.Budget()
-    // Judged as the filesystem written to compares names (a dry run's: the source's).
-    let check = SymlinkCheck(links: links.map { ($0.path, $0.target) }, comparison: NameComparison.of(destination), budget: &budget,
+    // Judged as the device's filesystem compares names.
+    let check = SymlinkCheck(links: links.map { ($0.path, $0.target) }, comparison: comparison, budget: &budget,
                              isInterrupted: isInterrupted)
     for link in links {
       if isInterrupted() || check.interrupted { throw Refusal(.interrupted, path: sourcePath, message: "\(TerminalText.escaped(sourcePath)): interrupted") }

@@ -37,7 +37,15 @@ import AppDataCore
 /// that ignores case (macOS's default APFS, where a Simulator's devices live) `K` names the link
 /// `k`, so `Documents/z -> K/../..` with `Documents/k -> ..` resolves out of the container, though
 /// byte for byte it stays inside (a hostile round of issue 53). Each component is hashed by its
-/// key under that comparison; byte for byte (Linux, a case-sensitive volume) it is its bytes.
+/// key under that comparison: its bytes (Linux, a case-sensitive volume), its ASCII letters
+/// lowercased where case is ignored, a name that is not ASCII by its canonical equivalence. Where
+/// case is ignored, how the filesystem folds a name that is not ASCII cannot be known here (APFS
+/// folds with tables of its own, and folding is not lowercasing: `ſ` is `s`, the Kelvin sign
+/// `k`), so no judgement rests on one: a link whose own path, or whose resolution, has a name
+/// that is not ASCII is written as a file, and no folder whose name is not ASCII is made beside
+/// a link (`folderBlocked`), so that every link on disk, and every name a resolution looks up,
+/// is ASCII, which folds one way only. The second promise below reads "no folder is ever made
+/// at such a path, or where the filesystem may take it for one".
 struct SymlinkCheck {
   /// What every container's check of one extraction spends, and may: steps of resolution (a
   /// component of a link's folder or of a target, visited).
@@ -62,10 +70,20 @@ struct SymlinkCheck {
       b.combine(1 as UInt8)
       a.combine(first)
       b.combine(second)
-      if comparison == .bytes {
+      if comparison == .bytes || (comparison == .ignoringNormalization && SymlinkCheck.isASCII(name)) {
         a.combine(name.count)
         b.combine(name.count)
         name.withUnsafeBytes { bytes in
+          a.combine(bytes: bytes)
+          b.combine(bytes: bytes)
+        }
+      } else if SymlinkCheck.isASCII(name) {
+        // Where case is ignored: the ASCII letters lowercased (the same bytes hashed as a name
+        // that has them).
+        let folded = SymlinkCheck.asciiLowercased(name)
+        a.combine(folded.count)
+        b.combine(folded.count)
+        folded.withUnsafeBytes { bytes in
           a.combine(bytes: bytes)
           b.combine(bytes: bytes)
         }
@@ -99,6 +117,10 @@ struct SymlinkCheck {
   static let interruptInterval = 1024
   /// Links beyond what `Plan.symlinks` holds in memory (`isComplete` false): written as files.
   private var isComplete = true
+  /// The folders holding a link row, by their path's hash (`folderBlocked`).
+  private var linkFolders: Set<PathHash> = []
+  /// Where case is ignored: the link rows' paths that are ASCII, lowercased (`folderBlocked`).
+  private var foldedLinkPaths: Set<[UInt8]> = []
   /// How the filesystem written to tells names apart.
   private let comparison: NameComparison
   /// The check stopped for an interrupt: its verdicts are not to be used.
@@ -113,13 +135,22 @@ struct SymlinkCheck {
        isInterrupted: () -> Bool = { false }) {
     self.isComplete = isComplete
     self.comparison = comparison
+    let foldsCase = comparison == .ignoringCaseAndNormalization
     for link in links where targets[link.path] == nil {
       targets[link.path] = link.target
       var hash = PathHash.root
-      for component in link.path.split(separator: 0x2F, omittingEmptySubsequences: true) { hash = hash.appending(component, comparison) }
+      var folder = PathHash.root
+      for component in link.path.split(separator: 0x2F, omittingEmptySubsequences: true) {
+        folder = hash
+        hash = hash.appending(component, comparison)
+      }
       if byHash[hash] == nil { byHash[hash] = rows.count }
+      linkFolders.insert(folder)
+      let unfoldable = foldsCase && !Self.isASCII(link.path[...])
+      if unfoldable { demoted[link.path] = Self.notASCII }
+      if foldsCase && !unfoldable { foldedLinkPaths.insert(Self.asciiLowercased(link.path[...])) }
       rows.append(link)
-      isDemoted.append(false)
+      isDemoted.append(unfoldable)
       isInside.append(false)
     }
     var round = 0
@@ -163,8 +194,39 @@ struct SymlinkCheck {
     self.init(links: links, isComplete: isComplete, comparison: comparison, budget: &budget)
   }
 
-  /// Whether a symlink row holds `path`: no folder may be made there.
-  func isLink(_ path: [UInt8]) -> Bool { targets[path] != nil }
+  /// Whether no folder may be made at `path` (`folderBlocked`).
+  func isLink(_ path: [UInt8]) -> Bool { folderBlocked(path) != nil }
+
+  /// Why no folder may be made at `path`, or nil: a symlink row holds it, as the filesystem
+  /// compares names; or, where case is ignored, its name is not ASCII and a symlink row is beside
+  /// it (whether the filesystem takes the two for one name cannot be known here).
+  func folderBlocked(_ path: [UInt8]) -> String? {
+    let sameAsLink = "a symlink row has the same path"
+    // A path that is ASCII (any, byte for byte): looked up whole, as its bytes or folded.
+    if comparison == .bytes || Self.isASCII(path[...]) {
+      if comparison == .ignoringCaseAndNormalization { return foldedLinkPaths.contains(Self.asciiLowercased(path[...])) ? sameAsLink : nil }
+      return targets[path] != nil ? sameAsLink : nil
+    }
+    var hash = PathHash.root
+    var folder = PathHash.root
+    var last: ArraySlice<UInt8> = []
+    for component in path.split(separator: 0x2F, omittingEmptySubsequences: true) {
+      folder = hash
+      hash = hash.appending(component, comparison)
+      last = component
+    }
+    if byHash[hash] != nil { return sameAsLink }
+    if comparison == .ignoringCaseAndNormalization && !Self.isASCII(last) && linkFolders.contains(folder) {
+      return "its name is not ASCII and a symlink row is beside it, on a filesystem that ignores case (whether it takes them for one name cannot be known here)"
+    }
+    return nil
+  }
+
+  /// Whether every byte of `bytes` is ASCII.
+  static func isASCII(_ bytes: ArraySlice<UInt8>) -> Bool { bytes.allSatisfy { $0 < 0x80 } }
+  /// `bytes` with the ASCII capitals lowercased.
+  static func asciiLowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] { bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } }
+  static let notASCII = "has a name that is not ASCII, where the filesystem ignores case (how it folds such a name cannot be known here)"
 
   /// Why the symlink row at `path` is written as a file, or nil: it is written as a symlink.
   func verdict(_ path: [UInt8], target: [UInt8]) -> String? {
@@ -207,6 +269,7 @@ struct SymlinkCheck {
       if steps > Self.maximumSteps { return .outside(why: "takes more than \(Self.maximumSteps) steps to resolve", hops: hops) }
       if steps % Self.interruptInterval == 0 && isInterrupted() { return .interrupted }
       if component.count == 1 && component.first == 0x2E { continue }
+      if comparison == .ignoringCaseAndNormalization && !Self.isASCII(component) { return .outside(why: Self.notASCII, hops: hops) }
       if component.count == 2 && component.first == 0x2E && component.last == 0x2E {
         if here.count == 1 {
           return .outside(why: hops == 0 ? "climbs out of the container" : "resolves out of the container through another symlink", hops: hops)

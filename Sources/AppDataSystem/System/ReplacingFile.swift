@@ -18,9 +18,10 @@ import Synchronization
 /// target, renamed over it), so the link stays and points at a complete report; a link whose
 /// target does not exist is refused. The kernel follows it first, so what the kernel refuses to
 /// follow (`fs.protected_symlinks`, a loop) is refused with its errno, and the file replaced is
-/// the one it reached; and a link another user made in a shared folder (sticky and
-/// world-writable, as /tmp), on the way to the file, is never followed, whatever that setting
-/// says (the kernel's rule, applied by appdata: `foreignLink`). NAME that is a FIFO, a socket, a device or a folder is
+/// the one it reached. A link another user made in a shared folder (sticky and world-writable,
+/// as /tmp) anywhere on the way to the file, a folder's or NAME's, is never followed, whatever
+/// that setting says (the kernel's rule, applied by appdata before it writes: `foreignLink`; one
+/// made between that check and the write is the kernel's to refuse). NAME that is a FIFO, a socket, a device or a folder is
 /// refused (`notAFile`), found by its status (`lstat`, then `stat` of a link's target), which
 /// opens nothing, so nothing waits.
 package final class ReplacingFile: Sendable {
@@ -54,12 +55,12 @@ package final class ReplacingFile: Sendable {
     // files. Followed, they would name the file behind a shell's `>>`, replaced rather than
     // appended to; they are refused, whatever they lead to.
     if Self.leadsToSystemName(path) || Self.isAStandardStream(path) { throw SystemError(errno: .noSuchDevice, operation: .writeReport, path: path) }
+    if let link = Self.foreignLink(on: path) { throw SystemError(errno: Self.foreignLinkErrno, operation: .writeReport, path: link) }
     var target = Array(path.utf8)
     var existing: FileStatus?
     if let status = try? Syscalls.status(ofPath: path) {
       existing = status
       if status.kind == .symbolicLink {
-        if let link = Self.foreignLink(on: path) { throw SystemError(errno: Self.foreignLinkErrno, operation: .writeReport, path: link) }
         // Followed by the kernel, with its rules; a target that does not exist is refused.
         let reached: FileStatus
         do { reached = try Syscalls.status(followingPath: path) } catch {
@@ -98,8 +99,10 @@ package final class ReplacingFile: Sendable {
   /// Why NAME cannot take a report (or `what` else: `init-config`'s policy file), for a
   /// `.writeReport` error; else the system's reason. `notAFile` ends the line for a NAME that
   /// is no file (a report's: where else it may go).
+  /// `shown` escapes a path for the terminal (the link a shared folder's refusal names).
   package static func problem(_ error: SystemError, writing what: String = "the report",
-                              notAFile: String = "appdata writes reports only to files (leave -o out for standard output)") -> String {
+                              notAFile: String = "appdata writes reports only to files (leave -o out for standard output)",
+                              shown: (String) -> String) -> String {
     guard error.operation == .writeReport else { return "cannot write \(what): \(error.reason)" }
     let onlyFiles = "; " + notAFile
     switch error.errno {
@@ -107,8 +110,8 @@ package final class ReplacingFile: Sendable {
     case .noSuchFileOrDirectory: return "is a symlink to a file that does not exist; give \(what) a file's name"
     case .noSuchDevice: return "names a descriptor, a device or a standard stream's file (/dev, /proc, what > or >> opened), not a file of its own" + onlyFiles
     case foreignLinkErrno:
-      return "leads through a symlink another user made in a shared folder (sticky and world-writable, as /tmp); appdata does not follow it, "
-        + "as Linux does not with fs.protected_symlinks; give \(what) a name of your own"
+      return "leads through a symlink another user made in a shared folder (sticky and world-writable, as /tmp), \(shown(error.path)); "
+        + "appdata does not follow it, as Linux does not with fs.protected_symlinks; give \(what) a name of your own"
     case changedErrno: return "its symlinks changed while appdata followed them; nothing was written"
     default: return "is a FIFO, socket or device, not a file" + onlyFiles
     }
@@ -139,25 +142,36 @@ package final class ReplacingFile: Sendable {
     return false
   }
 
-  /// The first link on the way from `path` to what it names (at most 40) that another user made
-  /// in a folder that is sticky and world-writable (as /tmp), owned by neither this user nor the
-  /// folder's owner: the links Linux's `fs.protected_symlinks` does not follow. nil when there
-  /// is none.
-  private static func foreignLink(on path: String) -> String? {
-    var current = normalizedAbsolute(path)
-    for _ in 0..<40 {
-      guard let status = try? Syscalls.status(ofPath: current), status.kind == .symbolicLink else { return nil }
-      let bytes = Array(current.utf8)
-      let folderPath = Syscalls.folderPart(of: bytes)
-      guard let folder = try? Syscalls.status(followingPath: folderPath) else { return nil }
-      let shared = folder.permissions & 0o1002 == 0o1002
-      if shared && status.owner != Syscalls.effectiveUserID && status.owner != folder.owner { return current }
-      guard let opened = try? Syscalls.openDirectory(atPath: folderPath) else { return nil }
+  /// The first symlink on the way to what `path` names, met as the kernel meets them (component
+  /// by component, a link's target in its place, `..` taken from the folder reached; at most 40
+  /// links), that another user made in a folder that is sticky and world-writable (as /tmp),
+  /// owned by neither this user nor the folder's owner: the links Linux's fs.protected_symlinks
+  /// does not follow. nil when there is none, or where the walk cannot go on (the kernel, which
+  /// follows the path next, then says why).
+  static func foreignLink(on path: String) -> String? {
+    // The folder reached, from the root, as its real components (no link among them).
+    var reached: [String] = path.hasPrefix("/") ? [] : Syscalls.absolutePath(".").split(separator: "/").map(String.init)
+    var pending = path.split(separator: "/").map(String.init).reversed() as [String]
+    var links = 0
+    let me = Syscalls.effectiveUserID
+    func joined(_ components: [String]) -> String { "/" + components.joined(separator: "/") }
+    while let component = pending.popLast() {
+      if component == "." { continue }
+      if component == ".." { _ = reached.popLast(); continue }
+      let candidate = joined(reached + [component])
+      guard let status = try? Syscalls.status(ofPath: candidate) else { return nil }
+      guard status.kind == .symbolicLink else {
+        reached.append(component)
+        continue
+      }
+      links += 1
+      guard links <= 40, let folder = try? Syscalls.status(ofPath: joined(reached)) else { return nil }
+      if folder.permissions & 0o1002 == 0o1002 && status.owner != me && status.owner != folder.owner { return candidate }
+      guard let opened = try? Syscalls.openDirectory(atPath: joined(reached)) else { return nil }
       let folderOwner = OwnedDescriptor(owning: opened)
-      let name = Array(bytes[((bytes.lastIndex(of: 0x2F)).map { $0 + 1 } ?? 0)...])
-      guard let target = try? Syscalls.readLink(name, in: folderOwner.descriptor, displayPath: current), !target.isEmpty else { return nil }
-      let text = String(decoding: target, as: UTF8.self)
-      current = normalizedAbsolute(target.first == 0x2F ? text : (folderPath == "/" ? "/" : folderPath + "/") + text)
+      guard let target = try? Syscalls.readLink(Array(component.utf8), in: folderOwner.descriptor, displayPath: candidate), !target.isEmpty else { return nil }
+      if target.first == 0x2F { reached = [] }
+      pending += String(decoding: target, as: UTF8.self).split(separator: "/").map(String.init).reversed()
     }
     return nil
   }

@@ -36,7 +36,10 @@ func fuzz_mbfile(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   // normalization folded, the keys of names that are not UTF-8 their bytes).
   for comparison in [NameComparison.bytes, .ignoringCaseAndNormalization] {
     let check = SymlinkCheck(links: links, comparison: comparison)
-    for link in links { _ = check.verdict(link.path, target: link.target) }
+    for link in links {
+      _ = check.verdict(link.path, target: link.target)
+      _ = check.folderBlocked(link.target)
+    }
   }
   return 0
 }
