@@ -543,6 +543,24 @@ struct RestoreTests {
     #expect(stop == 3, "an undo has two checkpoints")
   }
 
+  /// A container an older undo left marked (killed between its exchange and taking the marks
+  /// off, before the marks came off first): the restore's new tree does not take restore's
+  /// marks from it, and the kept copy keeps them.
+  @Test func restoresMarksOnTheContainerAreNotCopiedOntoTheNewTree() throws {
+    let (folder, device) = try Self.device()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let container = "\(device)/\(Self.applications)/\(Self.appUUID)"
+    let marks = ["user.appdata.restore", "user.com.apple.metadata:com_apple_backup_excludeItem"]
+    _ = try AppData.shell("python3 -c \"import os,sys; os.setxattr(sys.argv[1], 'user.appdata.restore', b'1'); "
+      + "os.setxattr(sys.argv[1], 'user.com.apple.metadata:com_apple_backup_excludeItem', b'com.apple.backupd')\" '\(container)'")
+    #expect(marks.allSatisfy { ExtractTests.attributes(container)[$0] != nil })
+    let result = try AppData.run(["restore", "\(Self.fixtures)/plain", "--simulator", device, "--app", Self.app, "--json"])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(marks.allSatisfy { ExtractTests.attributes(container)[$0] == nil }, "\(ExtractTests.attributes(container))")
+    let kept = (try result.json()["containers"] as? [[String: Any]])?.first?["keptCopy"] as? String ?? ""
+    #expect(marks.allSatisfy { ExtractTests.attributes(kept)[$0] != nil }, "\(ExtractTests.attributes(kept))")
+  }
+
   /// A restore that runs while an undo waits at its exchange (`undo-exchange`) swaps in a tree
   /// of its own: the undo's exchange is seen to have taken the wrong folder, is undone, and the
   /// undo refuses in one line; the restore's work stays, and a next undo puts back what it
