@@ -82,21 +82,10 @@ struct CaseInsensitiveTests {
   /// names where case is ignored: files `Documents/A` and `Documents/a`, folder `Library/Prefs`
   /// with `x`, and `Library/prefs/y` (no row for the folder `prefs` itself).
   static func caseBackup(in folder: String) throws {
-    let script = """
-      b = x.backup
-      folder = sys.argv[1] + "/backup"
-      os.makedirs(folder)
-      b.write_plists(folder, ["com.example.cases"])
-      d = "AppDomain-com.example.cases"
-      folder_row = lambda p: (d, p, "folder", 0o755, 1, None, None, {}, 0)
-      file_row = lambda p, c: (d, p, "file", 0o644, 1, c, None, {}, len(c))
-      rows = [folder_row(""), folder_row("Documents"), file_row("Documents/A", b"upper"), file_row("Documents/a", b"lower"),
-              folder_row("Library"), folder_row("Library/Prefs"), file_row("Library/Prefs/x", b"x"),
-              file_row("Library/prefs/y", b"y")]
-      x.write(folder, rows)
-      """
-    let made = try ExtractTests.runWithGenerator(script, in: folder)
-    #expect(made.status == 0, "\(made.error)")
+    try ExtractTests.backupOfRows("""
+      [folder_row(""), folder_row("Documents"), file_row("Documents/A", b"upper"), file_row("Documents/a", b"lower"),
+       folder_row("Library"), folder_row("Library/Prefs"), file_row("Library/Prefs/x", b"x"), file_row("Library/prefs/y", b"y")]
+      """, app: "com.example.cases", in: folder)
   }
 
   static func extractScenario(backupFolder: String, out: String, environment: [String: String]) throws {
@@ -121,19 +110,10 @@ struct CaseInsensitiveTests {
 
   /// A backup of links: `Documents/k -> ..` and `Documents/z -> K/../..`.
   static func caseLinkBackup(in folder: String) throws {
-    let script = """
-      b = x.backup
-      folder = sys.argv[1] + "/links"
-      os.makedirs(folder)
-      b.write_plists(folder, ["com.example.cases"])
-      d = "AppDomain-com.example.cases"
-      folder_row = lambda p: (d, p, "folder", 0o755, 1, None, None, {}, 0)
-      link_row = lambda p, t: (d, p, "symlink", 0o755, 1, None, t, {}, 0)
-      x.write(folder, [folder_row(""), folder_row("Documents"), link_row("Documents/k", ".."), link_row("Documents/z", "K/../.."),
-                       folder_row("Library"), folder_row("Library/K"), link_row("Library/k", "a/b/c"), link_row("Library/w", "K/../../..")])
-      """
-    let made = try ExtractTests.runWithGenerator(script, in: folder)
-    #expect(made.status == 0, "\(made.error)")
+    try ExtractTests.backupOfRows("""
+      [folder_row(""), folder_row("Documents"), link_row("Documents/k", ".."), link_row("Documents/z", "K/../.."),
+       folder_row("Library"), folder_row("Library/K"), link_row("Library/k", "a/b/c"), link_row("Library/w", "K/../../..")]
+      """, app: "com.example.cases", named: "links", in: folder)
   }
 
   /// Where names fold, `z` goes through `k` and out of the container, so it is written as a file
@@ -168,18 +148,10 @@ struct CaseInsensitiveTests {
   @Test func extractReportsNormalizationCollisionsAsRows() throws {
     let folder = ExtractTests.scratch("nfd")
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let script = """
-      b = x.backup
-      folder = sys.argv[1] + "/backup"
-      os.makedirs(folder)
-      b.write_plists(folder, ["com.example.cases"])
-      d = "AppDomain-com.example.cases"
-      file_row = lambda p, c: (d, p, "file", 0o644, 1, c, None, {}, len(c))
-      rows = [(d, "", "folder", 0o755, 1, None, None, {}, 0), (d, "Documents", "folder", 0o755, 1, None, None, {}, 0),
-              file_row("Documents/caf\\u00e9", b"nfc"), file_row("Documents/cafe\\u0301", b"nfd"), file_row("Documents/CAF\\u00c9", b"upper")]
-      x.write(folder, rows)
-      """
-    #expect(try ExtractTests.runWithGenerator(script, in: folder).status == 0)
+    try ExtractTests.backupOfRows("""
+      [folder_row(""), folder_row("Documents"),
+       file_row("Documents/caf\\u00e9", b"nfc"), file_row("Documents/cafe\\u0301", b"nfd"), file_row("Documents/CAF\\u00c9", b"upper")]
+      """, app: "com.example.cases", in: folder)
     let result = try AppData.run(["extract", "--app", "com.example.cases", "-o", folder + "/out", "--json", folder + "/backup"],
                                  environment: ["APPDATA_TEST_NAME_COMPARISON": "normalization"])
     #expect(result.status == 1, "\(result.output)\(result.error)")

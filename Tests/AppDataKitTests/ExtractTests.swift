@@ -35,6 +35,26 @@ struct ExtractTests {
     return try AppData.shell("python3 - '\(folder)' '\(AppData.packageRoot)/Scripts/make-extract-backup.py' <<'EOF'\n\(prelude)\(script)\nEOF")
   }
 
+  /// A backup at `folder`/`name` of one app's rows: `rows`, a Python list over `folder_row(path)`,
+  /// `file_row(path, content)` and `link_row(path, target)`; `after`, Python run next (`folder`,
+  /// `d` the domain, `b` and `x` the generators).
+  static func backupOfRows(_ rows: String, app: String, named name: String = "backup", in folder: String, after: String = "") throws {
+    let script = """
+      b = x.backup
+      folder = sys.argv[1] + "/\(name)"
+      os.makedirs(folder)
+      b.write_plists(folder, ["\(app)"])
+      d = "AppDomain-\(app)"
+      folder_row = lambda p: (d, p, "folder", 0o755, 1, None, None, {}, 0)
+      file_row = lambda p, c: (d, p, "file", 0o644, 1, c, None, {}, len(c))
+      link_row = lambda p, t: (d, p, "symlink", 0o755, 1, None, t, {}, 0)
+      x.write(folder, \(rows))
+      \(after)
+      """
+    let made = try runWithGenerator(script, in: folder)
+    #expect(made.status == 0, "\(made.error)")
+  }
+
   static func sha256(_ path: String) throws -> String {
     // Python's hashlib, not GNU coreutils' sha256sum (macOS has shasum), so that it runs there too.
     try AppData.shell("python3 -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],\"rb\").read()).hexdigest())' '\(path)'")
@@ -225,22 +245,14 @@ struct ExtractTests {
   @Test func hostileManifestsWriteNothingOutsideOut() throws {
     let folder = Self.scratch("hostile")
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let script = """
-      b = x.backup
-      folder = sys.argv[1] + "/backup"
-      os.makedirs(folder)
-      b.write_plists(folder, ["com.example.evil"])
-      d = "AppDomain-com.example.evil"
-      folder_row = lambda p: (d, p, "folder", 0o755, 1, None, None, {}, 0)
-      file_row = lambda p, c: (d, p, "file", 0o644, 1, c, None, {}, 3)
-      link_row = lambda p, t: (d, p, "symlink", 0o755, 1, None, t, {}, 0)
-      rows = [folder_row(""), folder_row("Documents"), file_row("Documents/ok.txt", b"ok"),
-              file_row("../escape.txt", b"x"), file_row("/abs.txt", b"x"), file_row("Documents//empty-component", b"x"),
-              file_row("Documents/./dot", b"x"),
-              link_row("Documents/a", "/etc"), file_row("Documents/a/passwd", b"pwned"),
-              link_row("Documents/l1", "l2"), link_row("Documents/l2", "../../.."),
-              file_row("Documents/payload-link", b"x"), file_row("Documents/payload-fifo", b"x")]
-      x.write(folder, rows)
+    try Self.backupOfRows("""
+      [folder_row(""), folder_row("Documents"), file_row("Documents/ok.txt", b"ok"),
+       file_row("../escape.txt", b"x"), file_row("/abs.txt", b"x"), file_row("Documents//empty-component", b"x"),
+       file_row("Documents/./dot", b"x"),
+       link_row("Documents/a", "/etc"), file_row("Documents/a/passwd", b"pwned"),
+       link_row("Documents/l1", "l2"), link_row("Documents/l2", "../../.."),
+       file_row("Documents/payload-link", b"x"), file_row("Documents/payload-fifo", b"x")]
+      """, app: "com.example.evil", in: folder, after: """
       # A second row with the same path (another fileID: the generator derives it from the path).
       import sqlite3
       db = sqlite3.connect(os.path.join(folder, "Manifest.db"))
@@ -255,8 +267,7 @@ struct ExtractTests {
               os.symlink("/etc/hostname", stored)
           else:
               os.mkfifo(stored)
-      """
-    #expect(try Self.runWithGenerator(script, in: folder).status == 0)
+      """)
     let out = folder + "/work/out"
     try FileManager.default.createDirectory(atPath: folder + "/work", withIntermediateDirectories: true)
     let result = try AppData.run(["extract", "--app", "com.example.evil", "-o", out, "--json", folder + "/backup"])
