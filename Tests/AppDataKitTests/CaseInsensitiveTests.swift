@@ -135,6 +135,29 @@ struct CaseInsensitiveTests {
     if !folds { #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: out + "/Library/w")) == nil) }
   }
 
+  /// A folder whose path has a name that is not ASCII, where a link row's ASCII path goes on
+  /// (`A/ſdir/x` and the link `a/sdir/x`, ſ folding to s, or the Kelvin sign to k, or ß to ss), is
+  /// not made where case is ignored: a hostile round of issue 53 had it made first, the link's
+  /// rows refused (`a` is `A`), and `e` judged through the link, which the filesystem would take
+  /// for that folder, and so climb out. No symlink is written that climbs out through it.
+  @Test func aFolderTheFilesystemMayTakeForALinksPathIsNotMade() throws {
+    let folder = ExtractTests.scratch("case-fold-way")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    for (index, (odd, plain)) in [("\\u017fdir", "sdir"), ("\\u212adir", "kdir"), ("\\u00df", "ss")].enumerated() {
+      let deep = (0..<30).map { "d\($0)" }.joined(separator: "/")
+      try ExtractTests.backupOfRows("""
+        [folder_row(""), folder_row("A/\(odd)/x"), link_row("a/\(plain)/x", "\(deep)"), link_row("e", "a/\(plain)/x/" + "../" * 32 + "etc/passwd")]
+        """, app: "com.example.cases", named: "way\(index)", in: folder)
+      let out = folder + "/out\(index)"
+      let result = try AppData.run(["extract", "--app", "com.example.cases", "-o", out, "--json", folder + "/way\(index)"], environment: Self.folding)
+      #expect(result.status == 1, "\(result.output)\(result.error)")
+      let problems = (try result.json()["problems"] as? [[String: Any]] ?? []).map { "\($0["path"] as? String ?? ""): \($0["message"] as? String ?? "")" }
+      #expect(problems.contains { $0.contains("is not made: its name is not ASCII and a symlink row is in its folder or below it") }, "\(problems)")
+      // Nothing but A was made, and nothing is below it that a link's way could be taken for.
+      #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/A").isEmpty, "\(index)")
+    }
+  }
+
   @Test func extractJudgesALinkSpelledInAnotherCaseAsTheFilesystemResolvesIt() throws {
     let folder = ExtractTests.scratch("case-links")
     defer { try? FileManager.default.removeItem(atPath: folder) }

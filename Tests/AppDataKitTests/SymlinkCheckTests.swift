@@ -67,8 +67,12 @@ struct SymlinkCheckTests {
     let folding = SymlinkCheck(links: links.map { (Self.bytes($0.0), Self.bytes($0.1)) }, comparison: .ignoringCaseAndNormalization)
     let notASCII = SymlinkCheck.notASCII
     #expect(folding.folderBlocked(Self.bytes("Documents/K")) == "a symlink row has the same path")
-    #expect(folding.folderBlocked(Self.bytes("Documents/\u{212A}"))?.hasPrefix("its name is not ASCII and a symlink row is beside it") == true)
-    #expect(folding.folderBlocked(Self.bytes("Documents/\u{E9}/deeper")) == nil)  // no link beside it
+    let notASCIIFolder = "its name is not ASCII and a symlink row is in its folder or below it"
+    #expect(folding.folderBlocked(Self.bytes("Documents/\u{212A}"))?.hasPrefix(notASCIIFolder) == true)
+    // At the top, a folder on a link row's way (A/ſdir where a/sdir/x is a link: a hostile round
+    // of issue 53 had A/ſdir/x taken for the link, which was not written).
+    #expect(folding.folderBlocked(Self.bytes("\u{17F}"))?.hasPrefix(notASCIIFolder) == true)
+    #expect(folding.folderBlocked(Self.bytes("Documents/\u{E9}/deeper")) == nil)  // not ASCII above it: not a link's way
     #expect(folding.folderBlocked(Self.bytes("Library/\u{212A}")) == nil)
     #expect(folding.verdict(Self.bytes("Documents/z"), target: Self.bytes("K/../../..")) == nil)  // through the link k, which is written
     #expect(folding.verdict(Self.bytes("Documents/y"), target: Self.bytes("\u{17F}/../..")) == notASCII)
@@ -162,6 +166,6 @@ struct SymlinkCheckTests {
     let check = SymlinkCheck(links: [(Self.bytes("a"), Self.bytes("b"))], isComplete: false)
     #expect(check.verdict(Self.bytes("a"), target: Self.bytes("b")) == nil)
     #expect(check.verdict(Self.bytes("c"), target: Self.bytes("d"))?.hasPrefix("is one of more symlinks than appdata holds") == true)
-    #expect(check.isLink(Self.bytes("a")) && !check.isLink(Self.bytes("c")))
+    #expect(check.folderBlocked(Self.bytes("a")) != nil && check.folderBlocked(Self.bytes("c")) == nil)
   }
 }

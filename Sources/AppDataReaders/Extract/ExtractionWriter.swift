@@ -245,7 +245,10 @@ struct ExtractionWriter {
     }
     let slash = path.lastIndex(of: 0x2F)
     let name = Array(path[(slash.map { $0 + 1 } ?? 0)...])
-    switch tree.move(to: path[..<(slash ?? 0)], isLink: links.isLink) {
+    switch tree.move(to: path[..<(slash ?? 0)], blocked: links.folderBlocked) {
+    case .failure(.blocked(let folder, let why)):
+      problem("not written: its folder \(TerminalText.escaped(folder)) is not made: \(why)")
+      return
     case .failure(.collision(let folder, let other)):
       problem("not written: its folder \(TerminalText.escaped(folder)) is the same name as \(TerminalText.escaped(other)), made from another row, on this filesystem (it \(tree.comparison.phrase))")
       return

@@ -21,6 +21,9 @@ final class FolderStack {
     /// A component is, on this filesystem, the same name as `other`, made before from another
     /// row (`Prefs` and `prefs` where case is ignored): entering it would write into `other`.
     case collision(folder: [UInt8], other: [UInt8])
+    /// A component missing that may not be made (`SymlinkCheck.folderBlocked`: a symlink row's
+    /// path), with why.
+    case blocked(folder: [UInt8], why: String)
   }
 
   let root: FileDescriptor
@@ -62,8 +65,9 @@ final class FolderStack {
 
   /// Goes to the folder `folder` (a path below the root, empty for the root): leaves the
   /// folders not on its way, enters (or makes, where no symlink row holds the path) the ones
-  /// missing. A component that is not a folder (a file, a symlink) stops it there with its error.
-  func move(to folder: ArraySlice<UInt8>, isLink: ([UInt8]) -> Bool) -> Result<Void, MoveFailure> {
+  /// missing. A component that is not a folder (a file, a symlink) stops it there with its error;
+  /// one missing where `blocked` says no folder may be made, with that.
+  func move(to folder: ArraySlice<UInt8>, blocked: ([UInt8]) -> String?) -> Result<Void, MoveFailure> {
     // The folders kept: those whose whole path `folder` starts with, up to a `/` or its end.
     var same = 0
     joined.withUnsafeBufferPointer { have in
@@ -87,7 +91,7 @@ final class FolderStack {
           // Made before and left: its mode and time are set already.
           enter(name, descriptor: opened, setting: Setting(mode: nil, time: nil))
         case .failure(.noSuchFileOrDirectory):
-          if isLink(RelativePath.join(joined, name)) { return .failure(.system(SystemError(errno: .tooManySymbolicLinkLevels, operation: .openFolder, path: ""))) }
+          if let why = blocked(RelativePath.join(joined, name)) { return .failure(.blocked(folder: RelativePath.join(joined, name), why: why)) }
           try Syscalls.makeDirectory(name, in: descriptor, mode: 0o700, displayPath: "")
           enter(name, descriptor: try Syscalls.open(name, in: descriptor, options: .directory, displayPath: ""), setting: Setting(mode: 0o755, time: nil))
         case .failure(let error):

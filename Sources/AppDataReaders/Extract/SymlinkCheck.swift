@@ -42,10 +42,12 @@ import AppDataCore
 /// case is ignored, how the filesystem folds a name that is not ASCII cannot be known here (APFS
 /// folds with tables of its own, and folding is not lowercasing: `ſ` is `s`, the Kelvin sign
 /// `k`), so no judgement rests on one: a link whose own path, or whose resolution, has a name
-/// that is not ASCII is written as a file, and no folder whose name is not ASCII is made beside
-/// a link (`folderBlocked`), so that every link on disk, and every name a resolution looks up,
-/// is ASCII, which folds one way only. The second promise below reads "no folder is ever made
-/// at such a path, or where the filesystem may take it for one".
+/// that is not ASCII is written as a file, and no folder whose name is not ASCII is made in a
+/// folder a link row lies in or below (`folderBlocked`); so every link on disk, and every name
+/// a resolution looks up, is ASCII, which folds one way only, and no folder exists that the
+/// filesystem may take for a link row's path (a link row not written, its name taken, leaves a
+/// file or nothing there, where a resolution stops). The second promise above reads "no folder
+/// is ever made at such a path, nor where the filesystem may take it for one".
 struct SymlinkCheck {
   /// What every container's check of one extraction spends, and may: steps of resolution (a
   /// component of a link's folder or of a target, visited).
@@ -117,8 +119,8 @@ struct SymlinkCheck {
   static let interruptInterval = 1024
   /// Links beyond what `Plan.symlinks` holds in memory (`isComplete` false): written as files.
   private var isComplete = true
-  /// The folders holding a link row, by their path's hash (`folderBlocked`).
-  private var linkFolders: Set<PathHash> = []
+  /// Every folder above a link row (the root included), by its path's hash (`folderBlocked`).
+  private var linkAncestors: Set<PathHash> = []
   /// Where case is ignored: the link rows' paths that are ASCII, lowercased (`folderBlocked`).
   private var foldedLinkPaths: Set<[UInt8]> = []
   /// How the filesystem written to tells names apart.
@@ -139,13 +141,11 @@ struct SymlinkCheck {
     for link in links where targets[link.path] == nil {
       targets[link.path] = link.target
       var hash = PathHash.root
-      var folder = PathHash.root
       for component in link.path.split(separator: 0x2F, omittingEmptySubsequences: true) {
-        folder = hash
+        linkAncestors.insert(hash)
         hash = hash.appending(component, comparison)
       }
       if byHash[hash] == nil { byHash[hash] = rows.count }
-      linkFolders.insert(folder)
       let unfoldable = foldsCase && !Self.isASCII(link.path[...])
       if unfoldable { demoted[link.path] = Self.notASCII }
       if foldsCase && !unfoldable { foldedLinkPaths.insert(Self.asciiLowercased(link.path[...])) }
@@ -194,12 +194,12 @@ struct SymlinkCheck {
     self.init(links: links, isComplete: isComplete, comparison: comparison, budget: &budget)
   }
 
-  /// Whether no folder may be made at `path` (`folderBlocked`).
-  func isLink(_ path: [UInt8]) -> Bool { folderBlocked(path) != nil }
-
   /// Why no folder may be made at `path`, or nil: a symlink row holds it, as the filesystem
-  /// compares names; or, where case is ignored, its name is not ASCII and a symlink row is beside
-  /// it (whether the filesystem takes the two for one name cannot be known here).
+  /// compares names; or, where case is ignored, its name is not ASCII and a symlink row lies in
+  /// its folder or below it (whether the filesystem takes that name for the link's, or for a
+  /// folder on the link's way, cannot be known here). So a folder the filesystem may take for a
+  /// link row's path never exists: the first name of its path that is not ASCII would have
+  /// needed its folder made where a link row's ASCII path goes on.
   func folderBlocked(_ path: [UInt8]) -> String? {
     let sameAsLink = "a symlink row has the same path"
     // A path that is ASCII (any, byte for byte): looked up whole, as its bytes or folded.
@@ -216,8 +216,8 @@ struct SymlinkCheck {
       last = component
     }
     if byHash[hash] != nil { return sameAsLink }
-    if comparison == .ignoringCaseAndNormalization && !Self.isASCII(last) && linkFolders.contains(folder) {
-      return "its name is not ASCII and a symlink row is beside it, on a filesystem that ignores case (whether it takes them for one name cannot be known here)"
+    if comparison == .ignoringCaseAndNormalization && !Self.isASCII(last) && linkAncestors.contains(folder) {
+      return "its name is not ASCII and a symlink row is in its folder or below it, on a filesystem that ignores case (whether it takes the names for one cannot be known here)"
     }
     return nil
   }

@@ -143,35 +143,52 @@ package final class ReplacingFile: Sendable {
   }
 
   /// The first symlink on the way to what `path` names, met as the kernel meets them (component
-  /// by component, a link's target in its place, `..` taken from the folder reached; at most 40
-  /// links), that another user made in a folder that is sticky and world-writable (as /tmp),
-  /// owned by neither this user nor the folder's owner: the links Linux's fs.protected_symlinks
-  /// does not follow. nil when there is none, or where the walk cannot go on (the kernel, which
-  /// follows the path next, then says why).
+  /// by component, by their bytes, each folder entered through a descriptor, a link's target in
+  /// its place; at most 40 links), that another user made in a folder that is sticky and
+  /// world-writable (as /tmp), owned by neither this user nor the folder's owner: the links
+  /// Linux's fs.protected_symlinks does not follow as the last name of a path (as a folder on
+  /// the way it follows them even so, and macOS has no such rule). nil when there is none, or
+  /// where the walk cannot go on (the kernel, which follows the path next, then says why).
   static func foreignLink(on path: String) -> String? {
-    // The folder reached, from the root, as its real components (no link among them).
-    var reached: [String] = path.hasPrefix("/") ? [] : Syscalls.absolutePath(".").split(separator: "/").map(String.init)
-    var pending = path.split(separator: "/").map(String.init).reversed() as [String]
+    let bytes = Array(path.utf8)
+    let slash: UInt8 = 0x2F
+    let absolute = bytes.first == slash
+    guard let start = try? Syscalls.openDirectory(atPath: absolute ? "/" : ".") else { return nil }
+    var folder = OwnedDescriptor(owning: start)
+    // The folders entered, for the message (the working folder's first, for a relative path).
+    var reached: [[UInt8]] = absolute ? [] : Array(Syscalls.absolutePath(".").utf8).split(separator: slash).map(Array.init)
+    var pending: [[UInt8]] = bytes.split(separator: slash).map(Array.init).reversed()
     var links = 0
     let me = Syscalls.effectiveUserID
-    func joined(_ components: [String]) -> String { "/" + components.joined(separator: "/") }
     while let component = pending.popLast() {
-      if component == "." { continue }
-      if component == ".." { _ = reached.popLast(); continue }
-      let candidate = joined(reached + [component])
-      guard let status = try? Syscalls.status(ofPath: candidate) else { return nil }
-      guard status.kind == .symbolicLink else {
+      if component == [0x2E] { continue }
+      if component == [0x2E, 0x2E] {
+        guard case .success(let up) = withCName(component, { Syscalls.open(cName: $0, in: folder.descriptor, options: .directory) }) else { return nil }
+        folder = OwnedDescriptor(owning: up)
+        _ = reached.popLast()
+        continue
+      }
+      guard let status = try? Syscalls.status(of: component, in: folder.descriptor, displayPath: "") else { return nil }
+      if status.kind != .symbolicLink {
+        // The last name, not a link: the file (or what the kernel will refuse).
+        guard !pending.isEmpty, status.kind == .directory,
+              let next = try? Syscalls.open(component, in: folder.descriptor, options: .directory, displayPath: "") else { return nil }
+        folder = OwnedDescriptor(owning: next)
         reached.append(component)
         continue
       }
       links += 1
-      guard links <= 40, let folder = try? Syscalls.status(ofPath: joined(reached)) else { return nil }
-      if folder.permissions & 0o1002 == 0o1002 && status.owner != me && status.owner != folder.owner { return candidate }
-      guard let opened = try? Syscalls.openDirectory(atPath: joined(reached)) else { return nil }
-      let folderOwner = OwnedDescriptor(owning: opened)
-      guard let target = try? Syscalls.readLink(Array(component.utf8), in: folderOwner.descriptor, displayPath: candidate), !target.isEmpty else { return nil }
-      if target.first == 0x2F { reached = [] }
-      pending += String(decoding: target, as: UTF8.self).split(separator: "/").map(String.init).reversed()
+      guard links <= 40, let holder = try? Syscalls.status(of: folder.descriptor, displayPath: "") else { return nil }
+      if holder.permissions & 0o1002 == 0o1002 && status.owner != me && status.owner != holder.owner {
+        return String(decoding: [slash] + (reached + [component]).joined(separator: [slash]), as: UTF8.self)
+      }
+      guard let target = try? Syscalls.readLink(component, in: folder.descriptor, displayPath: ""), !target.isEmpty else { return nil }
+      if target.first == slash {
+        guard let root = try? Syscalls.openDirectory(atPath: "/") else { return nil }
+        folder = OwnedDescriptor(owning: root)
+        reached = []
+      }
+      pending += target.split(separator: slash).map(Array.init).reversed()
     }
     return nil
   }
