@@ -185,6 +185,8 @@ struct ExtractionWriter {
     let (symlinks, isComplete) = try plan.symlinks(database)
     TestHooks.pause(at: "symlinks", releasedBy: request.isInterrupted)
     let links = SymlinkCheck(links: symlinks, isComplete: isComplete, comparison: names, budget: &symlinkBudget, isInterrupted: request.isInterrupted)
+    // An interrupted check's verdicts are not to be used, whatever the flag says next.
+    if links.interrupted { throw PayloadCopier.interrupted(output: output.path) }
     try checkInterrupt()
     let tree = FolderStack(root: root, rootPath: rootPath, comparison: names)
     var rootRecord: MBFileRecord?

@@ -86,12 +86,13 @@ final class FolderStack {
         let name = Array(folder[start..<end])
         start = end + 1
         if let other = claim(name) { return .failure(.collision(folder: RelativePath.join(joined, name), other: other)) }
+        // Neither made nor entered (the filesystem may find a folder made under another name).
+        if let why = blocked(RelativePath.join(joined, name)) { return .failure(.blocked(folder: RelativePath.join(joined, name), why: why)) }
         switch withCName(name, { Syscalls.open(cName: $0, in: descriptor, options: .directory) }) {
         case .success(let opened):
           // Made before and left: its mode and time are set already.
           enter(name, descriptor: opened, setting: Setting(mode: nil, time: nil))
         case .failure(.noSuchFileOrDirectory):
-          if let why = blocked(RelativePath.join(joined, name)) { return .failure(.blocked(folder: RelativePath.join(joined, name), why: why)) }
           try Syscalls.makeDirectory(name, in: descriptor, mode: 0o700, displayPath: "")
           enter(name, descriptor: try Syscalls.open(name, in: descriptor, options: .directory, displayPath: ""), setting: Setting(mode: 0o755, time: nil))
         case .failure(let error):

@@ -137,7 +137,8 @@ struct SymlinkCheck {
        isInterrupted: () -> Bool = { false }) {
     self.isComplete = isComplete
     self.comparison = comparison
-    let foldsCase = comparison == .ignoringCaseAndNormalization
+    // Where names fold at all (case, or normalization alone: U+212A is K there too).
+    let folds = comparison != .bytes
     for link in links where targets[link.path] == nil {
       targets[link.path] = link.target
       var hash = PathHash.root
@@ -146,9 +147,9 @@ struct SymlinkCheck {
         hash = hash.appending(component, comparison)
       }
       if byHash[hash] == nil { byHash[hash] = rows.count }
-      let unfoldable = foldsCase && !Self.isASCII(link.path[...])
+      let unfoldable = folds && !Self.isASCII(link.path[...])
       if unfoldable { demoted[link.path] = Self.notASCII }
-      if foldsCase && !unfoldable { foldedLinkPaths.insert(Self.asciiLowercased(link.path[...])) }
+      if comparison == .ignoringCaseAndNormalization && !unfoldable { foldedLinkPaths.insert(Self.asciiLowercased(link.path[...])) }
       rows.append(link)
       isDemoted.append(unfoldable)
       isInside.append(false)
@@ -194,12 +195,13 @@ struct SymlinkCheck {
     self.init(links: links, isComplete: isComplete, comparison: comparison, budget: &budget)
   }
 
-  /// Why no folder may be made at `path`, or nil: a symlink row holds it, as the filesystem
-  /// compares names; or, where case is ignored, its name is not ASCII and a symlink row lies in
-  /// its folder or below it (whether the filesystem takes that name for the link's, or for a
-  /// folder on the link's way, cannot be known here). So a folder the filesystem may take for a
-  /// link row's path never exists: the first name of its path that is not ASCII would have
-  /// needed its folder made where a link row's ASCII path goes on.
+  /// Why no folder may be made, nor entered, at `path`, or nil: a symlink row holds it, as the
+  /// filesystem compares names; or, where names fold, the first of its names that is not ASCII
+  /// lies in a folder that a symlink row lies in or below (whether the filesystem takes that name
+  /// for one on the link's way, as ſ for s, cannot be known here). So no folder the writer makes
+  /// or enters is one the filesystem may take for a link row's path, or for a folder on its way:
+  /// a path whose names are ASCII folds one way only, and one with a name that is not ASCII
+  /// branches off every link row's way before that name.
   func folderBlocked(_ path: [UInt8]) -> String? {
     let sameAsLink = "a symlink row has the same path"
     // A path that is ASCII (any, byte for byte): looked up whole, as its bytes or folded.
@@ -208,25 +210,20 @@ struct SymlinkCheck {
       return targets[path] != nil ? sameAsLink : nil
     }
     var hash = PathHash.root
-    var folder = PathHash.root
-    var last: ArraySlice<UInt8> = []
     for component in path.split(separator: 0x2F, omittingEmptySubsequences: true) {
-      folder = hash
+      if !Self.isASCII(component) {
+        return linkAncestors.contains(hash) ? "a name of its path is not ASCII where a symlink row lies in or below that name's folder, on a filesystem that folds names (whether it takes the name for one on the link's way cannot be known here)" : nil
+      }
       hash = hash.appending(component, comparison)
-      last = component
     }
-    if byHash[hash] != nil { return sameAsLink }
-    if comparison == .ignoringCaseAndNormalization && !Self.isASCII(last) && linkAncestors.contains(folder) {
-      return "its name is not ASCII and a symlink row is in its folder or below it, on a filesystem that ignores case (whether it takes the names for one cannot be known here)"
-    }
-    return nil
+    return byHash[hash] != nil ? sameAsLink : nil
   }
 
   /// Whether every byte of `bytes` is ASCII.
   static func isASCII(_ bytes: ArraySlice<UInt8>) -> Bool { bytes.allSatisfy { $0 < 0x80 } }
   /// `bytes` with the ASCII capitals lowercased.
   static func asciiLowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] { bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } }
-  static let notASCII = "has a name that is not ASCII, where the filesystem ignores case (how it folds such a name cannot be known here)"
+  static let notASCII = "has a name that is not ASCII, where the filesystem folds names (how it folds such a name cannot be known here)"
 
   /// Why the symlink row at `path` is written as a file, or nil: it is written as a symlink.
   func verdict(_ path: [UInt8], target: [UInt8]) -> String? {
@@ -269,7 +266,7 @@ struct SymlinkCheck {
       if steps > Self.maximumSteps { return .outside(why: "takes more than \(Self.maximumSteps) steps to resolve", hops: hops) }
       if steps % Self.interruptInterval == 0 && isInterrupted() { return .interrupted }
       if component.count == 1 && component.first == 0x2E { continue }
-      if comparison == .ignoringCaseAndNormalization && !Self.isASCII(component) { return .outside(why: Self.notASCII, hops: hops) }
+      if comparison != .bytes && !Self.isASCII(component) { return .outside(why: Self.notASCII, hops: hops) }
       if component.count == 2 && component.first == 0x2E && component.last == 0x2E {
         if here.count == 1 {
           return .outside(why: hops == 0 ? "climbs out of the container" : "resolves out of the container through another symlink", hops: hops)
