@@ -14,16 +14,15 @@ import Synchronization
 /// killed runs are removed by the next run that writes NAME, when their owner records prove them
 /// (a name alone never does).
 ///
-/// NAME that is a symlink: its target is written the same way (the hidden file beside the
-/// target, renamed over it), so the link stays and points at a complete report; a link whose
-/// target does not exist is refused. The kernel follows it first, so what the kernel refuses to
-/// follow (`fs.protected_symlinks`, a loop) is refused with its errno, and the file replaced is
-/// the one it reached. A link another user made in a shared folder (sticky and world-writable,
-/// as /tmp) anywhere on the way to the file, a folder's or NAME's, is never followed, whatever
-/// that setting says (the kernel's rule, applied by appdata before it writes: `foreignLink`; one
-/// made between that check and the write is the kernel's to refuse). NAME that is a FIFO, a socket, a device or a folder is
-/// refused (`notAFile`), found by its status (`lstat`, then `stat` of a link's target), which
-/// opens nothing, so nothing waits.
+/// NAME is found by one walk of its path through descriptors (`locate`), as the kernel would
+/// walk it, and written where that walk arrived: nothing is opened again by path. NAME that is a
+/// symlink: its target is written the same way (the hidden file beside the target, renamed over
+/// it), so the link stays and points at a complete report; a link whose target does not exist is
+/// refused, as is a loop (more than 40 links). A link another user made in a shared folder
+/// (sticky and world-writable, as /tmp) anywhere on the way, a folder's or NAME's, is never
+/// followed (Linux's fs.protected_symlinks rule, applied to every link and on macOS too). NAME
+/// that is a FIFO, a socket, a device or a folder is refused (`notAFile`), found by its status
+/// (fstatat), which opens nothing, so nothing waits.
 package final class ReplacingFile: Sendable {
   package let path: String
   private let folder: FileDescriptor
@@ -44,10 +43,8 @@ package final class ReplacingFile: Sendable {
   /// The errno a NAME that is not a regular file (a FIFO, socket, device or folder) is refused
   /// with, under operation `.writeReport`.
   package static let notAFile = Errno.invalidArgument
-  /// The errno of a NAME that leads through another user's link in a shared folder
-  /// (`foreignLink`), and of one whose links changed while they were followed.
+  /// The errno of a NAME that leads through another user's link in a shared folder (`locate`).
   static let foreignLinkErrno = Errno.permissionDenied
-  static let changedErrno = Errno(rawValue: EBUSY)
 
   package init(path: String) throws(SystemError) {
     self.path = path
@@ -55,37 +52,19 @@ package final class ReplacingFile: Sendable {
     // files. Followed, they would name the file behind a shell's `>>`, replaced rather than
     // appended to; they are refused, whatever they lead to.
     if Self.leadsToSystemName(path) || Self.isAStandardStream(path) { throw SystemError(errno: .noSuchDevice, operation: .writeReport, path: path) }
-    if let link = Self.foreignLink(on: path) { throw SystemError(errno: Self.foreignLinkErrno, operation: .writeReport, path: link) }
-    var target = Array(path.utf8)
-    var existing: FileStatus?
-    if let status = try? Syscalls.status(ofPath: path) {
-      existing = status
-      if status.kind == .symbolicLink {
-        // Followed by the kernel, with its rules; a target that does not exist is refused.
-        let reached: FileStatus
-        do { reached = try Syscalls.status(followingPath: path) } catch {
-          throw error.errno == .noSuchFileOrDirectory ? SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path) : error
-        }
-        // The link's target, resolved through every link: the file the kernel reached, or refused.
-        guard let resolved = Syscalls.resolvedPath(path) else {
-          throw SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path)
-        }
-        target = Array(resolved.utf8)
-        existing = try Syscalls.status(ofPath: resolved)
-        if existing?.kind == .regular && existing?.identity != reached.identity {
-          throw SystemError(errno: Self.changedErrno, operation: .writeReport, path: path)
-        }
-      }
-      if let kind = existing?.kind, kind != .regular {
-        // Known from its status alone (stat(2) never opens it, so a FIFO with no reader is not
-        // waited on).
-        throw SystemError(errno: kind == .directory ? Errno.isDirectory : Self.notAFile, operation: .writeReport, path: path)
-      }
+    let located = try Self.locate(path)
+    // The folder arrived at, opened again through its descriptor (not its path) to be listed
+    // and written in.
+    let passed = OwnedDescriptor(owning: located.folder)
+    let folder = OwnedDescriptor(owning: try Syscalls.reopen(passed.descriptor, displayPath: path))
+    _ = consume passed
+    let existing = located.status
+    if let kind = existing?.kind, kind != .regular {
+      // Known from its status alone (fstatat never opens it, so a FIFO with no reader is not
+      // waited on).
+      throw SystemError(errno: kind == .directory ? Errno.isDirectory : Self.notAFile, operation: .writeReport, path: path)
     }
-    let slash = target.lastIndex(of: 0x2F)
-    name = Array(target[(slash.map { $0 + 1 } ?? 0)...])
-    guard Beneath.isPlainName(name) else { throw SystemError(errno: .isDirectory, operation: .writeReport, path: path) }
-    let folder = OwnedDescriptor(owning: try Syscalls.openDirectory(atPath: Syscalls.folderPart(of: target)))
+    name = located.name
     OwnedArtifact.sweep(prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder.descriptor)
     hidden = try OwnedArtifact.make(.file, prefix: Self.prefix(of: name), suffix: Self.suffix, in: folder.descriptor, mode: 0o644, displayPath: path)
     // Kept open until the commit or the discard closes it.
@@ -112,7 +91,6 @@ package final class ReplacingFile: Sendable {
     case foreignLinkErrno:
       return "leads through a symlink another user made in a shared folder (sticky and world-writable, as /tmp), \(shown(error.path)); "
         + "appdata does not follow it, as Linux does not with fs.protected_symlinks; give \(what) a name of your own"
-    case changedErrno: return "its symlinks changed while appdata followed them; nothing was written"
     default: return "is a FIFO, socket or device, not a file" + onlyFiles
     }
   }
@@ -142,55 +120,85 @@ package final class ReplacingFile: Sendable {
     return false
   }
 
-  /// The first symlink on the way to what `path` names, met as the kernel meets them (component
-  /// by component, by their bytes, each folder entered through a descriptor, a link's target in
-  /// its place; at most 40 links), that another user made in a folder that is sticky and
-  /// world-writable (as /tmp), owned by neither this user nor the folder's owner: the links
-  /// Linux's fs.protected_symlinks does not follow as the last name of a path (as a folder on
-  /// the way it follows them even so, and macOS has no such rule). nil when there is none, or
-  /// where the walk cannot go on (the kernel, which follows the path next, then says why).
-  static func foreignLink(on path: String) -> String? {
-    let bytes = Array(path.utf8)
+  /// Where NAME is: its folder, open, and its name there, with its status (nil: not there yet, to
+  /// be made). `path` is walked once, component by component by their bytes, from `/` or the
+  /// working folder, each folder passed through by a descriptor (`openPassingThrough`: search
+  /// permission is enough), a link's target put in its place, `..` taken from the folder reached,
+  /// at most 40 links; the last name followed while it is a link. Nothing is opened again by
+  /// path, so what is written is where this walk arrived. A link that another user made in a
+  /// folder that is sticky and world-writable (as /tmp), owned by neither this user nor the
+  /// folder's owner, is not followed (Linux's fs.protected_symlinks rule, applied to every link,
+  /// as a folder's too, and on macOS, which has none). A last link whose target is not there is
+  /// refused; a folder on the way that is not there, or cannot be passed, is the kernel's error.
+  static func locate(_ path: String) throws(SystemError) -> (folder: FileDescriptor, name: [UInt8], status: FileStatus?) {
     let slash: UInt8 = 0x2F
+    let bytes = Array(path.utf8)
     let absolute = bytes.first == slash
-    guard let start = try? Syscalls.openDirectory(atPath: absolute ? "/" : ".") else { return nil }
-    var folder = OwnedDescriptor(owning: start)
-    // The folders entered, for the message (the working folder's first, for a relative path).
+    func start(_ where: String) throws(SystemError) -> OwnedDescriptor {
+      switch Syscalls.openPassingThrough(Array(`where`.utf8), in: .currentWorkingDirectory) {
+      case .success(let opened): return OwnedDescriptor(owning: opened)
+      case .failure(let error): throw SystemError(errno: error, operation: .openFolder, path: path)
+      }
+    }
+    var folder = try start(absolute ? "/" : ".")
+    // The folders passed, for a message (the working folder's first, for a relative path).
     var reached: [[UInt8]] = absolute ? [] : Array(Syscalls.absolutePath(".").utf8).split(separator: slash).map(Array.init)
     var pending: [[UInt8]] = bytes.split(separator: slash).map(Array.init).reversed()
+    if pending.isEmpty || bytes.last == slash { throw SystemError(errno: .isDirectory, operation: .writeReport, path: path) }
     var links = 0
+    var lastWasLink = false
     let me = Syscalls.effectiveUserID
+    func shown(_ components: [[UInt8]]) -> String { String(decoding: [slash] + components.joined(separator: [slash]), as: UTF8.self) }
     while let component = pending.popLast() {
-      if component == [0x2E] { continue }
-      if component == [0x2E, 0x2E] {
-        guard case .success(let up) = withCName(component, { Syscalls.open(cName: $0, in: folder.descriptor, options: .directory) }) else { return nil }
-        folder = OwnedDescriptor(owning: up)
+      let isLast = pending.isEmpty
+      if component == [0x2E] || component == [0x2E, 0x2E] {
+        if isLast { throw SystemError(errno: .isDirectory, operation: .writeReport, path: path) }
+        if component == [0x2E] { continue }
+        switch Syscalls.openPassingThrough(component, in: folder.descriptor) {
+        case .success(let up): folder = OwnedDescriptor(owning: up)
+        case .failure(let error): throw SystemError(errno: error, operation: .openFolder, path: path)
+        }
         _ = reached.popLast()
         continue
       }
-      guard let status = try? Syscalls.status(of: component, in: folder.descriptor, displayPath: "") else { return nil }
-      if status.kind != .symbolicLink {
-        // The last name, not a link: the file (or what the kernel will refuse).
-        guard !pending.isEmpty, status.kind == .directory,
-              let next = try? Syscalls.open(component, in: folder.descriptor, options: .directory, displayPath: "") else { return nil }
-        folder = OwnedDescriptor(owning: next)
-        reached.append(component)
+      let status: FileStatus
+      do { status = try Syscalls.status(of: component, in: folder.descriptor, displayPath: path) } catch {
+        guard isLast, error.errno == .noSuchFileOrDirectory else { throw error }
+        // Not there: made, unless a link named it.
+        if lastWasLink { throw SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path) }
+        return (folder.release(), component, nil)
+      }
+      if status.kind == .symbolicLink {
+        links += 1
+        if links > 40 { throw SystemError(errno: .tooManySymbolicLinkLevels, operation: .readStatus, path: path) }
+        let holder = try Syscalls.status(of: folder.descriptor, displayPath: path)
+        if holder.permissions & 0o1002 == 0o1002 && status.owner != me && status.owner != holder.owner {
+          throw SystemError(errno: Self.foreignLinkErrno, operation: .writeReport, path: shown(reached + [component]))
+        }
+        let target = try Syscalls.readLink(component, in: folder.descriptor, displayPath: path)
+        if target.isEmpty { throw SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path) }
+        if target.first == slash {
+          folder = try start("/")
+          reached = []
+        }
+        let parts = target.split(separator: slash).map(Array.init)
+        if parts.isEmpty || target.last == slash {
+          // A link to a folder (`/`, `d/`): NAME is a folder.
+          if isLast { throw SystemError(errno: .isDirectory, operation: .writeReport, path: path) }
+        }
+        pending += parts.reversed()
+        lastWasLink = isLast
         continue
       }
-      links += 1
-      guard links <= 40, let holder = try? Syscalls.status(of: folder.descriptor, displayPath: "") else { return nil }
-      if holder.permissions & 0o1002 == 0o1002 && status.owner != me && status.owner != holder.owner {
-        return String(decoding: [slash] + (reached + [component]).joined(separator: [slash]), as: UTF8.self)
+      if isLast { return (folder.release(), component, status) }
+      guard status.kind == .directory else { throw SystemError(errno: .notDirectory, operation: .openFolder, path: path) }
+      switch Syscalls.openPassingThrough(component, in: folder.descriptor) {
+      case .success(let next): folder = OwnedDescriptor(owning: next)
+      case .failure(let error): throw SystemError(errno: error, operation: .openFolder, path: path)
       }
-      guard let target = try? Syscalls.readLink(component, in: folder.descriptor, displayPath: ""), !target.isEmpty else { return nil }
-      if target.first == slash {
-        guard let root = try? Syscalls.openDirectory(atPath: "/") else { return nil }
-        folder = OwnedDescriptor(owning: root)
-        reached = []
-      }
-      pending += target.split(separator: slash).map(Array.init).reversed()
+      reached.append(component)
     }
-    return nil
+    throw SystemError(errno: .isDirectory, operation: .writeReport, path: path)
   }
 
   /// `path` made absolute (from the working folder) with `//`, `.` and `..` taken out as text.

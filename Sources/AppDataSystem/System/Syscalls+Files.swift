@@ -83,12 +83,18 @@ extension Syscalls {
     return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
   }
 
-  /// stat(2) on a path the user typed: its symlinks followed by the kernel, which refuses what
-  /// its rules refuse (`fs.protected_symlinks`, a loop).
-  package static func status(followingPath path: String) throws(SystemError) -> FileStatus {
-    var st = stat()
-    _ = try valueOrErrno(.readStatus, path: path) { stat(path, &st) }
-    return FileStatus(st)
+  /// The folder `name` in `directory`, opened only to be passed through (Linux: O_PATH, which
+  /// needs search permission on `directory` alone; macOS: read, as it has no such open), never
+  /// through a symlink. Used as the folder of *at calls, or reopened (`Syscalls.reopen`).
+  package static func openPassingThrough(_ name: [UInt8], in directory: FileDescriptor) -> Result<FileDescriptor, Errno> {
+    withCName(name) { cName in
+      #if canImport(Glibc) && !DARWIN_CHECK
+      let fd = appdata_open_path_folder(directory.rawValue, cName)
+      #else
+      let fd = openat(directory.rawValue, cName, OpenOptions.directory.rawValue)
+      #endif
+      return fd >= 0 ? .success(FileDescriptor(rawValue: fd)) : .failure(currentErrno())
+    }
   }
 
   /// lstat(2) on a path (used only for paths the user typed).
