@@ -273,6 +273,29 @@ struct CommandLineTests {
     #expect(loop.status == 2 && loop.error == "appdata: error: \(tree.scratch)/loop: cannot write: Too many levels of symbolic links; it was left as it was\n", "\(loop.error)")
   }
 
+  /// The output file is written where the walk of its path arrived: a folder another user
+  /// swaps for a link to a folder of this user's after the walk (paused at `output-located`)
+  /// does not redirect the write (a cold review: the path was resolved again, by path).
+  @Test(.enabled(if: AppData.isRoot, "needs root to act as another user"))
+  func aFolderSwappedForALinkAfterTheWalkIsNotFollowed() throws {
+    let tree = try TestTree("swapped-output-folder")
+    try tree.file("Documents/a", size: 10)
+    let shared = tree.scratch + "/shared"
+    let mine = tree.scratch + "/mine"
+    try FileManager.default.createDirectory(atPath: shared + "/d", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
+    #expect(chmod(shared, 0o1777) == 0 && chown(shared + "/d", 1234, 1234) == 0)
+    try "precious".write(toFile: mine + "/report.json", atomically: false, encoding: .utf8)
+    let result = try AppData.runPaused(["audit", "--no-config", tree.root, "--format", "json", "-o", shared + "/d/report.json"], at: "output-located") {
+      try FileManager.default.moveItem(atPath: shared + "/d", toPath: shared + "/d.old")
+      try FileManager.default.createSymbolicLink(atPath: shared + "/d", withDestinationPath: mine)
+      #expect(lchown(shared + "/d", 1234, 1234) == 0)
+    }
+    #expect(result.status == 0, "\(result.error)")
+    #expect(try String(contentsOfFile: mine + "/report.json", encoding: .utf8) == "precious")
+    #expect(try String(contentsOfFile: shared + "/d.old/report.json", encoding: .utf8).hasPrefix("{"))
+  }
+
   @Test func helpAndVersion() throws {
     let overview = try AppData.run(["--help"])
     #expect(overview.status == 0)

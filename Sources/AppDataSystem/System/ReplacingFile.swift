@@ -53,6 +53,7 @@ package final class ReplacingFile: Sendable {
     // appended to; they are refused, whatever they lead to.
     if Self.leadsToSystemName(path) || Self.isAStandardStream(path) { throw SystemError(errno: .noSuchDevice, operation: .writeReport, path: path) }
     let located = try Self.locate(path)
+    TestHooks.pause(at: "output-located")
     // The folder arrived at, opened again through its descriptor (not its path) to be listed
     // and written in.
     let passed = OwnedDescriptor(owning: located.folder)
