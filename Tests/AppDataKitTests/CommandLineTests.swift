@@ -209,6 +209,16 @@ struct CommandLineTests {
     #expect(empty.status == 2 && empty.error.contains("'--output' needs a name"), "\(empty.error)")
   }
 
+  /// A container of one file, and beside it a shared folder (sticky and world-writable, as /tmp).
+  static func sharedFolder(_ label: String) throws -> (TestTree, String) {
+    let tree = try TestTree(label)
+    try tree.file("Documents/a", size: 10)
+    let shared = tree.scratch + "/shared"
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+    #expect(chmod(shared, 0o1777) == 0)
+    return (tree, shared)
+  }
+
   /// A link another user made in a shared folder (sticky and world-writable, as /tmp) is not
   /// followed by `init-config --output` nor `audit -o`, as Linux's fs.protected_symlinks does not
   /// follow it, whatever that is set to (a hostile round of issue 53: appdata resolved the link
@@ -216,12 +226,8 @@ struct CommandLineTests {
   /// and a loop is the kernel's ELOOP in words.
   @Test(.enabled(if: AppData.isRoot, "needs root to make another user's link"))
   func anotherUsersLinkInASharedFolderIsNotFollowed() throws {
-    let tree = try TestTree("shared-links")
-    try tree.file("Documents/a", size: 10)
-    let shared = tree.scratch + "/shared"
+    let (tree, shared) = try Self.sharedFolder("shared-links")
     let precious = tree.scratch + "/precious.txt"
-    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
-    #expect(chmod(shared, 0o1777) == 0)
     try "precious".write(toFile: precious, atomically: false, encoding: .utf8)
     for name in ["policy.json", "report.json", "mine.json"] {
       try FileManager.default.createSymbolicLink(atPath: shared + "/" + name, withDestinationPath: precious)
@@ -278,13 +284,11 @@ struct CommandLineTests {
   /// does not redirect the write (a cold review: the path was resolved again, by path).
   @Test(.enabled(if: AppData.isRoot, "needs root to act as another user"))
   func aFolderSwappedForALinkAfterTheWalkIsNotFollowed() throws {
-    let tree = try TestTree("swapped-output-folder")
-    try tree.file("Documents/a", size: 10)
-    let shared = tree.scratch + "/shared"
+    let (tree, shared) = try Self.sharedFolder("swapped-output-folder")
     let mine = tree.scratch + "/mine"
     try FileManager.default.createDirectory(atPath: shared + "/d", withIntermediateDirectories: true)
     try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
-    #expect(chmod(shared, 0o1777) == 0 && chown(shared + "/d", 1234, 1234) == 0)
+    #expect(chown(shared + "/d", 1234, 1234) == 0)
     try "precious".write(toFile: mine + "/report.json", atomically: false, encoding: .utf8)
     let result = try AppData.runPaused(["audit", "--no-config", tree.root, "--format", "json", "-o", shared + "/d/report.json"], at: "output-located") {
       try FileManager.default.moveItem(atPath: shared + "/d", toPath: shared + "/d.old")

@@ -135,13 +135,13 @@ package final class ReplacingFile: Sendable {
     let slash: UInt8 = 0x2F
     let bytes = Array(path.utf8)
     let absolute = bytes.first == slash
-    func start(_ where: String) throws(SystemError) -> OwnedDescriptor {
-      switch Syscalls.openPassingThrough(Array(`where`.utf8), in: .currentWorkingDirectory) {
+    func start(root: Bool) throws(SystemError) -> OwnedDescriptor {
+      switch Syscalls.openPassingThrough(root: root) {
       case .success(let opened): return OwnedDescriptor(owning: opened)
       case .failure(let error): throw SystemError(errno: error, operation: .openFolder, path: path)
       }
     }
-    var folder = try start(absolute ? "/" : ".")
+    var folder = try start(root: absolute)
     // The folders passed, for a message (the working folder's first, for a relative path).
     var reached: [[UInt8]] = absolute ? [] : Array(Syscalls.absolutePath(".").utf8).split(separator: slash).map(Array.init)
     var pending: [[UInt8]] = bytes.split(separator: slash).map(Array.init).reversed()
@@ -179,7 +179,7 @@ package final class ReplacingFile: Sendable {
         let target = try Syscalls.readLink(component, in: folder.descriptor, displayPath: path)
         if target.isEmpty { throw SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path) }
         if target.first == slash {
-          folder = try start("/")
+          folder = try start(root: true)
           reached = []
         }
         let parts = target.split(separator: slash).map(Array.init)

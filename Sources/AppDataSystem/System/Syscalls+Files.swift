@@ -83,10 +83,23 @@ extension Syscalls {
     return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
   }
 
-  /// The folder `name` in `directory`, opened only to be passed through (Linux: O_PATH, which
-  /// needs search permission on `directory` alone; macOS: read, as it has no such open), never
-  /// through a symlink. Used as the folder of *at calls, or reopened (`Syscalls.reopen`).
+  /// The folder `name` in `directory` (a plain name, or `..`), opened only to be passed through
+  /// (Linux: O_PATH, which needs search permission on `directory` alone; macOS: read, as it has
+  /// no such open), never through a symlink. Used as the folder of *at calls, or reopened
+  /// (`Syscalls.reopen`).
   package static func openPassingThrough(_ name: [UInt8], in directory: FileDescriptor) -> Result<FileDescriptor, Errno> {
+    if name != [0x2E, 0x2E] {
+      do { try checkName(name, .openFolder, path: "") } catch { return .failure(error.errno) }
+    }
+    return passThrough(name, in: directory)
+  }
+
+  /// The root folder (`/`) or the working folder (`.`), opened as `openPassingThrough` opens.
+  package static func openPassingThrough(root: Bool) -> Result<FileDescriptor, Errno> {
+    passThrough(root ? [0x2F] : [0x2E], in: .currentWorkingDirectory)
+  }
+
+  private static func passThrough(_ name: [UInt8], in directory: FileDescriptor) -> Result<FileDescriptor, Errno> {
     withCName(name) { cName in
       #if canImport(Glibc) && !DARWIN_CHECK
       let fd = appdata_open_path_folder(directory.rawValue, cName)
