@@ -188,7 +188,7 @@ package final class ReplacingFile: Sendable {
           if isLast { throw SystemError(errno: .isDirectory, operation: .writeReport, path: path) }
         }
         pending += parts.reversed()
-        lastWasLink = isLast
+        lastWasLink = lastWasLink || isLast  // NAME was a link: its target must be there
         continue
       }
       if isLast { return (folder.release(), component, status) }
