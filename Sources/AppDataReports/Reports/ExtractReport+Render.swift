@@ -36,17 +36,16 @@ extension BackupExtraction.Report {
       "package": .bool(isPackage),
       "dryRun": .bool(dryRun),
       "containers": .array(containers.map { container in
-        .object([
+        .object(container.written.jsonMembers.merging([
           "id": .string(container.id), "kind": .string(container.kind.rawValue), "domain": .string(container.domain),
-          "folder": .string(container.root), "folders": .unsigned(container.written.folders), "files": .unsigned(container.written.files),
-          "symlinks": .unsigned(container.written.symlinks), "bytes": .unsigned(container.written.bytes),
+          "folder": .string(container.root),
           "sizeDifferences": .array(container.sizeDifferences.map { difference in
             var object = JSONValue.pathFields(difference.path)
             object["manifestSize"] = .unsigned(difference.manifestSize)
             object["written"] = .unsigned(difference.written)
             return .object(object)
           }),
-        ])
+        ]) { $1 })
       }),
     ])
   }
@@ -92,5 +91,13 @@ extension [ExtractReport.Problem] {
       return .object(object)
     })
     return .object(document)
+  }
+}
+
+extension TreeCounts {
+  /// `folders`, `files`, `symlinks` and `bytes`: the members extract's and restore's JSON give a
+  /// container's tree.
+  var jsonMembers: [JSONKey: JSONValue] {
+    ["folders": .unsigned(folders), "files": .unsigned(files), "symlinks": .unsigned(symlinks), "bytes": .unsigned(bytes)]
   }
 }

@@ -40,13 +40,11 @@ extension RestoreReport {
       "undo": .bool(isUndo),
       "dryRun": .bool(dryRun),
       "containers": .array(containers.map { container in
-        .object([
+        .object(container.contents.jsonMembers.merging([
           "id": .string(container.id), "kind": .string(container.kind.rawValue), "path": .string(container.path),
-          "folders": .unsigned(container.contents.folders), "files": .unsigned(container.contents.files), "symlinks": .unsigned(container.contents.symlinks),
-          "bytes": .unsigned(container.contents.bytes), "replacedFiles": .unsigned(container.replacedFiles),
-          "replacedBytes": .unsigned(container.replacedBytes),
+          "replacedFiles": .unsigned(container.replacedFiles), "replacedBytes": .unsigned(container.replacedBytes),
           "keptCopy": container.keptCopy.map { .string($0) } ?? .null, "keptBytes": .unsigned(container.keptBytes),
-        ])
+        ]) { $1 })
       }),
     ])
   }
