@@ -51,7 +51,7 @@ package final class ReplacingFile: Sendable {
     // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, and a link to one: names of descriptors, not
     // files. Followed, they would name the file behind a shell's `>>`, replaced rather than
     // appended to; they are refused, whatever they lead to.
-    if Self.leadsToSystemName(path) || Self.isAStandardStream(path) { throw SystemError(errno: .noSuchDevice, operation: .writeReport, path: path) }
+    if Self.isAStandardStream(path) { throw SystemError(errno: .noSuchDevice, operation: .writeReport, path: path) }
     let located = try Self.locate(path)
     TestHooks.pause(at: "output-located")
     // The folder arrived at, opened again through its descriptor (not its path) to be listed
@@ -96,31 +96,6 @@ package final class ReplacingFile: Sendable {
     }
   }
 
-  /// Whether `path`, or a link on the way from it (at most 40), names something under `/dev` or
-  /// `/proc`: each hop made absolute and normalised (`//`, `.` and `..` taken out) first, and
-  /// each hop's folder resolved too (a link partway along the path). A longer chain (a loop) is
-  /// left to the kernel, which refuses it (ELOOP).
-  private static func leadsToSystemName(_ path: String) -> Bool {
-    func isSystem(_ text: String) -> Bool { text == "/dev" || text == "/proc" || text.hasPrefix("/dev/") || text.hasPrefix("/proc/") }
-    var current = normalizedAbsolute(path)
-    for _ in 0..<40 {
-      if isSystem(current) { return true }
-      let folderOfCurrent = Syscalls.folderPart(of: Array(current.utf8))
-      if let resolved = Syscalls.resolvedPath(folderOfCurrent), isSystem(resolved) { return true }
-      guard (try? Syscalls.status(ofPath: current))?.kind == .symbolicLink else { return false }
-      let bytes = Array(current.utf8)
-      let folderPath = Syscalls.folderPart(of: bytes)
-      let name = Array(bytes[((bytes.lastIndex(of: 0x2F)).map { $0 + 1 } ?? 0)...])
-      guard let opened = try? Syscalls.openDirectory(atPath: folderPath) else { return false }
-      let folder = OwnedDescriptor(owning: opened)
-      let target = try? Syscalls.readLink(name, in: folder.descriptor, displayPath: current)
-      guard let target, !target.isEmpty else { return false }
-      let text = String(decoding: target, as: UTF8.self)
-      current = normalizedAbsolute(target.first == 0x2F ? text : (folderPath == "/" ? "/" : folderPath + "/") + text)
-    }
-    return false
-  }
-
   /// Where NAME is: its folder, open, and its name there, with its status (nil: not there yet, to
   /// be made). `path` is walked once, component by component by their bytes, from `/` or the
   /// working folder, each folder passed through by a descriptor (`openPassingThrough`: search
@@ -131,6 +106,9 @@ package final class ReplacingFile: Sendable {
   /// folder's owner, is not followed (Linux's fs.protected_symlinks rule, applied to every link,
   /// as a folder's too, and on macOS, which has none). A last link whose target is not there is
   /// refused; a folder on the way that is not there, or cannot be passed, is the kernel's error.
+  /// A walk that comes to `/dev` or `/proc` (`/dev/stdout`, `/proc/self/fd/1`, a link to one)
+  /// ends refused: their names are descriptors', not files, and followed would name the file
+  /// behind a shell's `>>`, replaced rather than appended to.
   static func locate(_ path: String) throws(SystemError) -> (folder: FileDescriptor, name: [UInt8], status: FileStatus?) {
     let slash: UInt8 = 0x2F
     let bytes = Array(path.utf8)
@@ -150,6 +128,12 @@ package final class ReplacingFile: Sendable {
     var lastWasLink = false
     let me = Syscalls.effectiveUserID
     func shown(_ components: [[UInt8]]) -> String { String(decoding: [slash] + components.joined(separator: [slash]), as: UTF8.self) }
+    // Whether the walk, at `component` in the folder reached, is in /dev or /proc: asked where
+    // it would follow a link or arrive (a path that only passes through and climbs out is not).
+    let system: Set<[UInt8]> = [Array("dev".utf8), Array("proc".utf8)]
+    func inSystem(_ component: [UInt8]) throws(SystemError) {
+      if system.contains(reached.first ?? component) { throw SystemError(errno: .noSuchDevice, operation: .writeReport, path: path) }
+    }
     while let component = pending.popLast() {
       let isLast = pending.isEmpty
       if component == [0x2E] || component == [0x2E, 0x2E] {
@@ -165,11 +149,13 @@ package final class ReplacingFile: Sendable {
       let status: FileStatus
       do { status = try Syscalls.status(of: component, in: folder.descriptor, displayPath: path) } catch {
         guard isLast, error.errno == .noSuchFileOrDirectory else { throw error }
+        try inSystem(component)
         // Not there: made, unless a link named it.
         if lastWasLink { throw SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path) }
         return (folder.release(), component, nil)
       }
       if status.kind == .symbolicLink {
+        try inSystem(component)
         links += 1
         if links > 40 { throw SystemError(errno: .tooManySymbolicLinkLevels, operation: .readStatus, path: path) }
         let holder = try Syscalls.status(of: folder.descriptor, displayPath: path)
@@ -191,7 +177,10 @@ package final class ReplacingFile: Sendable {
         lastWasLink = lastWasLink || isLast  // NAME was a link: its target must be there
         continue
       }
-      if isLast { return (folder.release(), component, status) }
+      if isLast {
+        try inSystem(component)
+        return (folder.release(), component, status)
+      }
       guard status.kind == .directory else { throw SystemError(errno: .notDirectory, operation: .openFolder, path: path) }
       switch Syscalls.openPassingThrough(component, in: folder.descriptor) {
       case .success(let next): folder = OwnedDescriptor(owning: next)
@@ -200,18 +189,6 @@ package final class ReplacingFile: Sendable {
       reached.append(component)
     }
     throw SystemError(errno: .isDirectory, operation: .writeReport, path: path)
-  }
-
-  /// `path` made absolute (from the working folder) with `//`, `.` and `..` taken out as text.
-  private static func normalizedAbsolute(_ path: String) -> String {
-    let absolute = path.hasPrefix("/") ? path : Syscalls.absolutePath(".") + "/" + path
-    var parts: [Substring] = []
-    for part in absolute.split(separator: "/", omittingEmptySubsequences: true) {
-      if part == "." { continue }
-      if part == ".." { _ = parts.popLast(); continue }
-      parts.append(part)
-    }
-    return "/" + parts.joined(separator: "/")
   }
 
   /// Whether `path`, followed, is the file standard input, output or error is (a shell's `>>`
