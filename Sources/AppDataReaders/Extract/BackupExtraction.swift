@@ -80,7 +80,8 @@ public enum BackupExtraction {
     package var unwrappedClasses: [UInt32] = []
   }
 
-  /// Every app, group and plugin domain the backup holds, in the manifest's order.
+  /// Every app, group and plugin domain the backup holds, in the manifest's order (read once per
+  /// opened manifest: `Opened.appDomains`).
   static func appDomains(in database: SQLiteDatabase, backup: String) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
     var all: [(domain: String, kind: ContainerKind, id: String)] = []
     do {
@@ -97,8 +98,8 @@ public enum BackupExtraction {
   }
 
   /// The domains of `id` (and its extensions) in `source`, each with its kind and id.
-  static func domains(in database: SQLiteDatabase, request: Request, backup: String) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
-    let all = try appDomains(in: database, backup: backup)
+  static func domains(in opened: Opened, request: Request, backup: String) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
+    let all = try opened.appDomains(backup: backup)
     func matching(_ wanted: String) -> [(domain: String, kind: ContainerKind, id: String)] {
       all.filter { request.withExtensions ? AppFilter(ids: [wanted]).matches($0.id) : $0.id.utf8.elementsEqual(wanted.utf8) }
     }
@@ -143,9 +144,20 @@ public enum BackupExtraction {
   final class Opened {
     let database: SQLiteDatabase
     let keys: UnlockedKeys
+    /// The manifest's app, group and plugin domains, once read (restore asks for them before it
+    /// builds, then each container's run).
+    private var domainsRead: [(domain: String, kind: ContainerKind, id: String)]?
     init(database: SQLiteDatabase, keys: UnlockedKeys) {
       self.database = database
       self.keys = keys
+    }
+
+    /// `BackupExtraction.appDomains` of this manifest, read at the first call.
+    func appDomains(backup: String) throws(Refusal) -> [(domain: String, kind: ContainerKind, id: String)] {
+      if let domainsRead { return domainsRead }
+      let read = try BackupExtraction.appDomains(in: database, backup: backup)
+      domainsRead = read
+      return read
     }
   }
 
@@ -176,7 +188,7 @@ public enum BackupExtraction {
     // The class keys are unwrapped as files ask for them, and all released when this ends (or,
     // opened by the caller, when the caller's last run ends).
     defer { if given == nil { keys.value?.wipe() } }
-    let domains = try domains(in: database, request: request, backup: source.source)
+    let domains = try domains(in: opened, request: request, backup: source.source)
     // `--app whatsapp` chose `net.whatsapp.WhatsApp`: the report says so.
     let chosen = domains.first.map(\.id).flatMap { first in
       domains.contains { $0.id.utf8.elementsEqual(request.id.utf8) } ? nil : first

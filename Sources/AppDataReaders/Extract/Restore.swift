@@ -471,7 +471,7 @@ package enum Restore {
     var checkpoints = 0
     // The ids the backup holds, by their bytes (none when its manifest cannot be read: the
     // extraction then says why).
-    let held = Set(((try? BackupExtraction.appDomains(in: opened.database, backup: backup.source)) ?? []).map { Array($0.id.utf8) })
+    let held = Set(((try? opened.appDomains(backup: backup.source)) ?? []).map { Array($0.id.utf8) })
     for target in targets {
       guard let placeFolder = simulator.open(target.place) else {
         abandon(built[...])
