@@ -161,10 +161,11 @@ static inline int appdata_link_tmpfile(int fd, int dirfd, const char *name) {
   return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
 }
 
-/// The folder `name` in `dirfd`, opened to be passed through only (O_PATH | O_DIRECTORY |
-/// O_NOFOLLOW): search permission on `dirfd` is enough, none on the folder itself. -1 with errno.
-static inline int appdata_open_path_folder(int dirfd, const char *name) {
-  return openat(dirfd, name, __O_PATH | O_NOFOLLOW | __O_DIRECTORY | O_CLOEXEC);
+/// The flags of a folder opened to be passed through only (O_PATH | O_DIRECTORY | O_NOFOLLOW):
+/// search permission on the folder holding it is enough, none on the folder itself. Swift does
+/// not see glibc's O_PATH.
+static inline int appdata_pass_through_folder_flags(void) {
+  return __O_PATH | O_NOFOLLOW | __O_DIRECTORY | O_CLOEXEC;
 }
 
 /// chmod(2) of the folder `name` in `dirfd` without following a symlink: opened with O_PATH |

@@ -100,14 +100,7 @@ extension Syscalls {
   }
 
   private static func passThrough(_ name: [UInt8], in directory: FileDescriptor) -> Result<FileDescriptor, Errno> {
-    withCName(name) { cName in
-      #if canImport(Glibc) && !DARWIN_CHECK
-      let fd = appdata_open_path_folder(directory.rawValue, cName)
-      #else
-      let fd = openat(directory.rawValue, cName, OpenOptions.directory.rawValue)
-      #endif
-      return fd >= 0 ? .success(FileDescriptor(rawValue: fd)) : .failure(currentErrno())
-    }
+    withCName(name) { open(cName: $0, in: directory, options: .passThroughFolder) }
   }
 
   /// lstat(2) on a path (used only for paths the user typed).

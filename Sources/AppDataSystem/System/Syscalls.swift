@@ -63,6 +63,14 @@ package struct OpenOptions: OptionSet, Sendable {
 
   /// O_DIRECTORY | O_NOFOLLOW | O_RDONLY: a folder, never through a symlink.
   package static let directory = OpenOptions(rawValue: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+  /// A folder opened only to be passed through (the folder of *at calls, or reopened), never
+  /// through a symlink: Linux's O_PATH, which needs search permission on the folder holding it
+  /// alone; macOS has no such open, and reads it (`directory`).
+  #if canImport(Glibc) && !DARWIN_CHECK
+  package static let passThroughFolder = OpenOptions(rawValue: appdata_pass_through_folder_flags())
+  #else
+  package static let passThroughFolder = directory
+  #endif
   /// O_RDONLY | O_NOFOLLOW: read a file, never through a symlink.
   package static let readFile = OpenOptions(rawValue: O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
   /// O_WRONLY | O_APPEND | O_NOFOLLOW: add to an existing file (the journal).
