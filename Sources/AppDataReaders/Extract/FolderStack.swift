@@ -21,8 +21,8 @@ final class FolderStack {
     /// A component is, on this filesystem, the same name as `other`, made before from another
     /// row (`Prefs` and `prefs` where case is ignored): entering it would write into `other`.
     case collision(folder: [UInt8], other: [UInt8])
-    /// A component missing that may not be made (`SymlinkCheck.folderBlocked`: a symlink row's
-    /// path), with why.
+    /// A component that may be neither made nor entered (`SymlinkCheck.folderBlocked`: a symlink
+    /// row's path, or where the filesystem may take it for one), with why.
     case blocked(folder: [UInt8], why: String)
   }
 
@@ -66,7 +66,7 @@ final class FolderStack {
   /// Goes to the folder `folder` (a path below the root, empty for the root): leaves the
   /// folders not on its way, enters (or makes, where no symlink row holds the path) the ones
   /// missing. A component that is not a folder (a file, a symlink) stops it there with its error;
-  /// one missing where `blocked` says no folder may be made, with that.
+  /// one `blocked` names (neither made nor entered), with why.
   func move(to folder: ArraySlice<UInt8>, blocked: ([UInt8]) -> String?) -> Result<Void, MoveFailure> {
     // The folders kept: those whose whole path `folder` starts with, up to a `/` or its end.
     var same = 0
@@ -87,7 +87,8 @@ final class FolderStack {
         start = end + 1
         if let other = claim(name) { return .failure(.collision(folder: RelativePath.join(joined, name), other: other)) }
         // Neither made nor entered (the filesystem may find a folder made under another name).
-        if let why = blocked(RelativePath.join(joined, name)) { return .failure(.blocked(folder: RelativePath.join(joined, name), why: why)) }
+        let path = RelativePath.join(joined, name)
+        if let why = blocked(path) { return .failure(.blocked(folder: path, why: why)) }
         switch withCName(name, { Syscalls.open(cName: $0, in: descriptor, options: .directory) }) {
         case .success(let opened):
           // Made before and left: its mode and time are set already.
