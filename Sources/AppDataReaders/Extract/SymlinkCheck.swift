@@ -119,7 +119,8 @@ struct SymlinkCheck {
   static let interruptInterval = 1024
   /// Links beyond what `Plan.symlinks` holds in memory (`isComplete` false): written as files.
   private var isComplete = true
-  /// Every folder above a link row (the root included), by its path's hash (`folderBlocked`).
+  /// Where names fold: every folder above a link row (the root included), by its path's hash
+  /// (`folderBlocked`).
   private var linkAncestors: Set<PathHash> = []
   /// Where case is ignored: the link rows' paths that are ASCII, lowercased (`folderBlocked`).
   private var foldedLinkPaths: Set<[UInt8]> = []
@@ -143,7 +144,7 @@ struct SymlinkCheck {
       targets[link.path] = link.target
       var hash = PathHash.root
       for component in link.path.split(separator: 0x2F, omittingEmptySubsequences: true) {
-        linkAncestors.insert(hash)
+        if folds { linkAncestors.insert(hash) }  // asked only where names fold
         hash = hash.appending(component, comparison)
       }
       if byHash[hash] == nil { byHash[hash] = rows.count }
