@@ -96,6 +96,14 @@ package final class ReplacingFile: Sendable {
     }
   }
 
+  /// Where `locate`'s walk starts: the root folder, or the working folder.
+  private static func walkStart(root: Bool, path: String) throws(SystemError) -> OwnedDescriptor {
+    switch Syscalls.openPassingThrough(root: root) {
+    case .success(let opened): return OwnedDescriptor(owning: opened)
+    case .failure(let error): throw SystemError(errno: error, operation: .openFolder, path: path)
+    }
+  }
+
   /// Where NAME is: its folder, open, and its name there, with its status (nil: not there yet, to
   /// be made). `path` is walked once, component by component by their bytes, from `/` or the
   /// working folder, each folder passed through by a descriptor (`openPassingThrough`: search
@@ -113,13 +121,7 @@ package final class ReplacingFile: Sendable {
     let slash: UInt8 = 0x2F
     let bytes = Array(path.utf8)
     let absolute = bytes.first == slash
-    func start(root: Bool) throws(SystemError) -> OwnedDescriptor {
-      switch Syscalls.openPassingThrough(root: root) {
-      case .success(let opened): return OwnedDescriptor(owning: opened)
-      case .failure(let error): throw SystemError(errno: error, operation: .openFolder, path: path)
-      }
-    }
-    var folder = try start(root: absolute)
+    var folder = try walkStart(root: absolute, path: path)
     // The folders passed, for a message (the working folder's first, for a relative path).
     var reached: [[UInt8]] = absolute ? [] : Array(Syscalls.absolutePath(".").utf8).split(separator: slash).map(Array.init)
     var pending: [[UInt8]] = bytes.split(separator: slash).map(Array.init).reversed()
@@ -165,7 +167,7 @@ package final class ReplacingFile: Sendable {
         let target = try Syscalls.readLink(component, in: folder.descriptor, displayPath: path)
         if target.isEmpty { throw SystemError(errno: .noSuchFileOrDirectory, operation: .writeReport, path: path) }
         if target.first == slash {
-          folder = try start(root: true)
+          folder = try walkStart(root: true, path: path)
           reached = []
         }
         let parts = target.split(separator: slash).map(Array.init)
